@@ -1,0 +1,282 @@
+package io.jrma;
+
+import io.jrma.core.runtime.CommCore;
+import java.nio.ByteBuffer;
+import java.util.Iterator;
+import java.util.ServiceLoader;
+import net.openhft.chronicle.bytes.BytesStore;
+
+/**
+ * An RMA window (MPI-3 one-sided communication): memory each rank of a communicator exposes to the others,
+ * accessed with put, get and the accumulate family inside synchronization epochs (fence, post/start/complete/
+ * wait, lock/unlock, lock_all) with MPI-3's semantics: same error classes, same completion rules, the unified
+ * memory model.
+ *
+ * <h2>Buffers</h2>
+ * Origin, compare and result buffers ({@code Object buf} parameters) may be a direct {@link ByteBuffer}, a
+ * Chronicle {@link BytesStore} with native memory (the zero-copy fast path), or a Java primitive array
+ * ({@code byte[]}, {@code short[]}, {@code char[]}, {@code int[]}, {@code long[]}, {@code float[]},
+ * {@code double[]}, {@code boolean[]}). Buffers are addressed from their first byte: a ByteBuffer's position
+ * and limit are ignored (use {@code slice()} to offset); datatype offsets are bytes from that start. Counts are
+ * elements of the given datatype; displacements are in units of the target's {@code disp_unit}.
+ *
+ * <h2>Paths</h2>
+ * The path to each target is chosen once, at creation: <em>direct</em> (load/store and CPU atomics on the
+ * target's memory; passive-target locks are lock words the origin takes itself) when the target's memory is in
+ * this address space, else <em>packet</em> (wire-ready packets queued per target and applied by the target's
+ * progress agent). Run-time parameter {@code jrma.path=packet} forces the packet path for every peer.
+ *
+ * <h2>Info keys</h2>
+ * MPI's {@code no_locks}, {@code accumulate_ordering} ({@code rar,raw,war,waw} default, or {@code none}),
+ * {@code accumulate_ops} ({@code same_op_no_op} default, or {@code same_op}), {@code same_size},
+ * {@code same_disp_unit}, {@code alloc_shared_noncontig}, {@code mpi_accumulate_granularity}; jrma's own
+ * {@code jrma_issue} ({@code lazy}|{@code eager}), {@code jrma_max_pending_ops} (positive integer) and
+ * {@code jrma_path} ({@code auto}|{@code packet}, read-only: reports the path chosen).
+ *
+ * <h2>Threads</h2>
+ * A window object belongs to one rank; several threads of that rank may issue operations and flushes on it at
+ * once. Synchronization calls that open or close epochs must not race with each other (MPI's rule).
+ */
+public interface Win extends AutoCloseable {
+    /** Target rank that makes an operation a no-op. */
+    int PROC_NULL = -2;
+    /** Assert: no other process holds or attempts a conflicting lock (lock, lock_all, start, post). */
+    int MODE_NOCHECK = 1;
+    /** Assert (fence): no RMA operations complete at this fence: the fence opens a new sequence. */
+    int MODE_NOPRECEDE = 2;
+    /** Assert (fence, post): the local window is not updated by put or accumulate in the coming epoch. */
+    int MODE_NOPUT = 4;
+    /** Assert (fence, post): the local window was not updated by local stores since the last sync. */
+    int MODE_NOSTORE = 8;
+    /** Assert (fence): no RMA operations are started after this fence. */
+    int MODE_NOSUCCEED = 16;
+
+    // ---------------------------------------------------------------- creation
+
+    /** MPI_Win_create over memory the caller owns (a direct ByteBuffer or a native BytesStore). Collective. */
+    static Win create(Comm comm, Object memory, int dispUnit, Info info) {
+        return provider().create((CommCore) comm, memory, dispUnit, info);
+    }
+
+    /** MPI_Win_allocate: {@code size} bytes of library-owned off-heap memory per rank. Collective. */
+    static Win allocate(Comm comm, long size, int dispUnit, Info info) {
+        return provider().allocate((CommCore) comm, size, dispUnit, info, false);
+    }
+
+    /**
+     * MPI_Win_allocate_shared: memory every rank of {@code comm} can load/store ({@link #sharedQuery}); all
+     * ranks' segments are contiguous unless info {@code alloc_shared_noncontig=true}. Collective.
+     */
+    static Win allocateShared(Comm comm, long size, int dispUnit, Info info) {
+        return provider().allocate((CommCore) comm, size, dispUnit, info, true);
+    }
+
+    /** MPI_Win_create_dynamic: memory is attached later with {@link #attach}; disp is an absolute address. */
+    static Win createDynamic(Comm comm, Info info) {
+        return provider().createDynamic((CommCore) comm, info);
+    }
+
+    /** The absolute address of the first byte of a direct ByteBuffer or native BytesStore (MPI_Get_address). */
+    static long address(Object memory) {
+        return provider().address(memory);
+    }
+
+    private static WindowProvider provider() {
+        return WindowProvider.Holder.INSTANCE;
+    }
+
+    // ---------------------------------------------------------------- communication
+
+    /** Copies {@code originCount} elements of {@code originType} from {@code origin} to the target. */
+    void put(Object origin, long originCount, Datatype originType, int targetRank, long targetDisp,
+             long targetCount, Datatype targetType);
+
+    /** {@link #put} with the same count and type on both sides. */
+    default void put(Object origin, long count, Datatype type, int targetRank, long targetDisp) {
+        put(origin, count, type, targetRank, targetDisp, count, type);
+    }
+
+    /** Copies from the target into {@code origin}; the data is there once the operation completes locally. */
+    void get(Object origin, long originCount, Datatype originType, int targetRank, long targetDisp,
+             long targetCount, Datatype targetType);
+
+    default void get(Object origin, long count, Datatype type, int targetRank, long targetDisp) {
+        get(origin, count, type, targetRank, targetDisp, count, type);
+    }
+
+    /** Combines origin data into the target with {@code op}, atomically per element. */
+    void accumulate(Object origin, long originCount, Datatype originType, int targetRank, long targetDisp,
+                    long targetCount, Datatype targetType, Op op);
+
+    default void accumulate(Object origin, long count, Datatype type, int targetRank, long targetDisp, Op op) {
+        accumulate(origin, count, type, targetRank, targetDisp, count, type, op);
+    }
+
+    /** Fetches the target's data into {@code result}, then combines the origin data into it; atomic per element. */
+    void getAccumulate(Object origin, long originCount, Datatype originType, Object result, long resultCount,
+                       Datatype resultType, int targetRank, long targetDisp, long targetCount,
+                       Datatype targetType, Op op);
+
+    /** Single-element get_accumulate: {@code result = target; target = target op origin}. */
+    void fetchAndOp(Object origin, Object result, Datatype type, int targetRank, long targetDisp, Op op);
+
+    /** Single element: {@code result = target; if (target == compare) target = origin}, atomically. */
+    void compareAndSwap(Object origin, Object compare, Object result, Datatype type, int targetRank, long targetDisp);
+
+    /** Request-based {@link #put}: the request completes when the origin buffer may be reused. */
+    Request rput(Object origin, long originCount, Datatype originType, int targetRank, long targetDisp,
+                 long targetCount, Datatype targetType);
+
+    /** Request-based {@link #get}: the request completes when the data is in {@code origin}. */
+    Request rget(Object origin, long originCount, Datatype originType, int targetRank, long targetDisp,
+                 long targetCount, Datatype targetType);
+
+    Request raccumulate(Object origin, long originCount, Datatype originType, int targetRank, long targetDisp,
+                        long targetCount, Datatype targetType, Op op);
+
+    Request rgetAccumulate(Object origin, long originCount, Datatype originType, Object result, long resultCount,
+                           Datatype resultType, int targetRank, long targetDisp, long targetCount,
+                           Datatype targetType, Op op);
+
+    /** Convenience: atomic fetch-and-add on a {@code long} at the target. */
+    long fetchAndAddLong(int targetRank, long targetDisp, long delta);
+
+    /** Convenience: atomic compare-and-swap on a {@code long} at the target; returns the old value. */
+    long compareAndSwapLong(int targetRank, long targetDisp, long expected, long newValue);
+
+    // ---------------------------------------------------------------- active target
+
+    /** MPI_Win_fence with the given asserts (MODE_* or 0). Collective over the window's group. */
+    void fence(int assertion);
+
+    /** MPI_Win_start: opens an access epoch to the ranks of {@code group} (a group of the window's comm). */
+    void start(Group group, int assertion);
+
+    /** MPI_Win_complete: ends the access epoch; operations are complete at the origin. */
+    void complete();
+
+    /** MPI_Win_post: opens an exposure epoch to the origins in {@code group}. */
+    void post(Group group, int assertion);
+
+    /** MPI_Win_wait: ends the exposure epoch once every origin has completed. */
+    void waitFor();
+
+    /** MPI_Win_test: {@code true} (and the exposure epoch ended) if {@link #waitFor} would not block. */
+    boolean test();
+
+    // ---------------------------------------------------------------- passive target
+
+    void lock(LockType type, int targetRank, int assertion);
+
+    void unlock(int targetRank);
+
+    void lockAll(int assertion);
+
+    void unlockAll();
+
+    /** Completes all operations to the target, at origin and target. */
+    void flush(int targetRank);
+
+    void flushAll();
+
+    /** Completes all operations to the target at the origin only (buffers reusable, gets arrived). */
+    void flushLocal(int targetRank);
+
+    void flushLocalAll();
+
+    /** MPI_Win_sync: synchronizes the public and private copies (a full memory fence in the unified model). */
+    void sync();
+
+    // ---------------------------------------------------------------- dynamic windows
+
+    /** Attaches memory (direct ByteBuffer or native BytesStore) to a dynamic window. Local. */
+    void attach(Object memory);
+
+    /** Detaches memory attached earlier. Local. */
+    void detach(Object memory);
+
+    // ---------------------------------------------------------------- shared memory
+
+    /** MPI_Win_shared_query: the memory of {@code rank} (or of the first rank with size > 0 for PROC_NULL). */
+    SharedMemory sharedQuery(int rank);
+
+    // ---------------------------------------------------------------- attributes
+
+    /** MPI_WIN_BASE: absolute address of this rank's window memory (0 for dynamic or empty windows). */
+    long base();
+
+    /** MPI_WIN_SIZE in bytes. */
+    long size();
+
+    /** MPI_WIN_DISP_UNIT in bytes. */
+    int dispUnit();
+
+    Flavor flavor();
+
+    MemoryModel model();
+
+    /** This rank's window memory as a Chronicle BytesStore (library-owned for allocate flavors); null for dynamic. */
+    BytesStore<?, ?> memory();
+
+    /** This rank's window memory as a direct ByteBuffer (little-endian); null for dynamic or over 2 GiB. */
+    ByteBuffer buffer();
+
+    /** The window's group (a new object each call, as MPI_Win_get_group). */
+    Group group();
+
+    /** This rank's rank in the window's group. */
+    int rank();
+
+    String name();
+
+    void setName(String name);
+
+    /** The info in force: every key jrma honours with its value. */
+    Info info();
+
+    /** Sets hints; keys that may not change after creation are checked and rejected with ERR_INFO_VALUE. */
+    void setInfo(Info info);
+
+    void setErrorHandler(ErrorHandler handler);
+
+    ErrorHandler errorHandler();
+
+    /** Counters of this window at this rank. */
+    WinCounters counters();
+
+    /** MPI_Win_free. Collective; every epoch must be closed. */
+    void free();
+
+    /** Same as {@link #free()}. */
+    @Override
+    default void close() {
+        free();
+    }
+
+    /** The window engine behind the static factories (found with ServiceLoader). Internal SPI. */
+    interface WindowProvider {
+        Win create(CommCore comm, Object memory, int dispUnit, Info info);
+
+        Win allocate(CommCore comm, long size, int dispUnit, Info info, boolean shared);
+
+        Win createDynamic(CommCore comm, Info info);
+
+        long address(Object memory);
+
+        /** Lazily loads the one provider. */
+        final class Holder {
+            static final WindowProvider INSTANCE = load();
+
+            private Holder() {
+            }
+
+            private static WindowProvider load() {
+                Iterator<WindowProvider> it = ServiceLoader.load(WindowProvider.class).iterator();
+                if (!it.hasNext()) {
+                    throw new RmaException(ErrorClass.ERR_INTERN, "no window engine on the class path: add io.jrma:sync-epochs");
+                }
+                return it.next();
+            }
+        }
+    }
+}

@@ -1,0 +1,90 @@
+package io.jrma;
+
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLongArray;
+
+/**
+ * Counters of one window at one rank (or, summed, of a whole JVM): what MPICH's RMA design calls the
+ * instrumentation that is part of the design. Values only grow, except {@link Counter#PENDING_OPS}.
+ *
+ * <p>Thread-safe: written by the rank's threads and the progress agent, read by anyone.
+ */
+public final class WinCounters {
+    /** What is counted. */
+    public enum Counter {
+        PUTS("put operations issued"),
+        GETS("get operations issued"),
+        ACCUMULATES("accumulate operations issued"),
+        GET_ACCUMULATES("get_accumulate operations issued"),
+        FETCH_AND_OPS("fetch_and_op operations issued"),
+        COMPARE_AND_SWAPS("compare_and_swap operations issued"),
+        DIRECT_OPS("operations done by load/store on the target's memory"),
+        PACKETS_SENT("request packets sent (packet path)"),
+        BATCHES_SENT("batches of packets handed to a transport"),
+        REPLIES_RECEIVED("reply packets received (acks and data replies)"),
+        PACKETS_COALESCED("lock or unlock requests carried inside an operation packet instead of their own"),
+        ACKS_ELIDED("acknowledgements not requested because they would carry no information"),
+        ACKS_PIGGYBACKED("acknowledgements carried by a data reply (GET moved to the tail)"),
+        BYTES_PUT("bytes written to target memory"),
+        BYTES_GOT("bytes read from target memory"),
+        PENDING_OPS("operations issued but not yet complete"),
+        SYNC_WAIT_NS("nanoseconds spent waiting in synchronization calls"),
+        PACKETS_APPLIED("request packets applied here as a target"),
+        PACKETS_REJECTED("request packets rejected here as a target (bad input)"),
+        LOCK_WAITS("lock requests that had to queue at this target");
+
+        private final String description;
+
+        Counter(String description) {
+            this.description = description;
+        }
+
+        public String description() {
+            return description;
+        }
+    }
+
+    private final AtomicLongArray values = new AtomicLongArray(Counter.values().length);
+
+    public long get(Counter c) {
+        return values.get(c.ordinal());
+    }
+
+    public void add(Counter c, long delta) {
+        values.getAndAdd(c.ordinal(), delta);
+    }
+
+    public void increment(Counter c) {
+        values.getAndIncrement(c.ordinal());
+    }
+
+    /** Adds all of {@code other} into this. */
+    public void addAll(WinCounters other) {
+        for (Counter c : Counter.values()) {
+            add(c, other.get(c));
+        }
+    }
+
+    /** A copy of every counter. */
+    public Map<Counter, Long> snapshot() {
+        Map<Counter, Long> m = new EnumMap<>(Counter.class);
+        for (Counter c : Counter.values()) {
+            m.put(c, get(c));
+        }
+        return m;
+    }
+
+    /** Non-zero counters as {@code name=value} pairs. */
+    @Override
+    public String toString() {
+        StringBuilder sb = new StringBuilder("{");
+        for (Counter c : Counter.values()) {
+            long v = get(c);
+            if (v != 0) {
+                sb.append(sb.length() > 1 ? ", " : "").append(c.name().toLowerCase(java.util.Locale.ROOT)).append('=').append(v);
+            }
+        }
+        return sb.append('}').toString();
+    }
+}

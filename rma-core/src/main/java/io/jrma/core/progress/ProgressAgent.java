@@ -1,0 +1,128 @@
+package io.jrma.core.progress;
+
+import io.jrma.core.wire.Batch;
+import io.jrma.core.wire.BatchReceiver;
+import io.jrma.core.wire.PacketTransport;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import org.agrona.collections.Int2ObjectHashMap;
+import org.agrona.concurrent.Agent;
+import org.agrona.concurrent.ManyToOneConcurrentLinkedQueue;
+
+/**
+ * The JVM's progress agent (one per job per JVM): delivers batches of packets that arrived for ranks of this
+ * JVM to the window that owns them, lets receivers continue blocked work, and drives the transports.
+ * {@link #doWork()} never blocks and returns how much it did, so it can run on a dedicated thread or inside
+ * a waiting caller's loop ({@link #tryProgress()}): at most one thread runs it at any time.
+ *
+ * <p>Threads: {@link #deliver} and {@link #register} from any thread; {@code doWork} from whichever thread
+ * holds the run flag.
+ */
+public final class ProgressAgent implements Agent {
+    private final ManyToOneConcurrentLinkedQueue<Batch> inbox = new ManyToOneConcurrentLinkedQueue<>();
+    private final AtomicBoolean running = new AtomicBoolean();
+    private volatile Int2ObjectHashMap<BatchReceiver> receivers = new Int2ObjectHashMap<>();
+    private volatile BatchReceiver[] pollables = new BatchReceiver[0];
+    private volatile PacketTransport[] transports = new PacketTransport[0];
+    private volatile BatchReceiver unknownWindow;
+    private final AtomicLong batchesDelivered = new AtomicLong();
+    private final AtomicLong dutyCycles = new AtomicLong();
+
+    /** Registers the receiver of batches addressed to window {@code windowId}. */
+    public synchronized void register(int windowId, BatchReceiver receiver) {
+        Int2ObjectHashMap<BatchReceiver> copy = new Int2ObjectHashMap<>(receivers);
+        copy.put(windowId, receiver);
+        receivers = copy; // volatile store publishes the new map to the agent
+        BatchReceiver[] p = java.util.Arrays.copyOf(pollables, pollables.length + 1);
+        p[p.length - 1] = receiver;
+        pollables = p;
+    }
+
+    /** Removes a window's receiver (after the window is freed and drained). */
+    public synchronized void unregister(int windowId) {
+        Int2ObjectHashMap<BatchReceiver> copy = new Int2ObjectHashMap<>(receivers);
+        BatchReceiver r = copy.remove(windowId);
+        receivers = copy;
+        if (r != null) {
+            java.util.List<BatchReceiver> list = new java.util.ArrayList<>(java.util.Arrays.asList(pollables));
+            list.remove(r);
+            pollables = list.toArray(new BatchReceiver[0]);
+        }
+    }
+
+    /** Who gets batches naming an unknown window (it answers with an error reply); may be null. */
+    public void unknownWindowReceiver(BatchReceiver r) {
+        this.unknownWindow = r;
+    }
+
+    public synchronized void addTransport(PacketTransport t) {
+        PacketTransport[] a = java.util.Arrays.copyOf(transports, transports.length + 1);
+        a[a.length - 1] = t;
+        transports = a;
+    }
+
+    /** Called by a transport when a batch has arrived for a rank of this JVM. Any thread. */
+    public void deliver(Batch batch) {
+        inbox.offer(batch);
+    }
+
+    /** Runs one duty cycle if no other thread is running one; returns work done (0 if busy or idle). */
+    public int tryProgress() {
+        if (!running.compareAndSet(false, true)) {
+            return 0;
+        }
+        try {
+            return doWork();
+        } finally {
+            running.set(false);
+        }
+    }
+
+    @Override
+    public int doWork() {
+        int work = 0;
+        for (PacketTransport t : transports) {
+            work += t.progress();
+        }
+        Batch b;
+        int limit = 64;
+        while (limit-- > 0 && (b = inbox.poll()) != null) {
+            dispatch(b);
+            work++;
+        }
+        for (BatchReceiver r : pollables) {
+            work += r.poll();
+        }
+        dutyCycles.lazySet(dutyCycles.get() + 1);
+        return work;
+    }
+
+    private void dispatch(Batch b) {
+        batchesDelivered.lazySet(batchesDelivered.get() + 1);
+        int windowId = b.count() == 0 ? -1 : io.jrma.core.wire.PacketHeader.windowId(b.buffer(), b.offsetAt(0));
+        BatchReceiver r = receivers.get(windowId);
+        if (r == null) {
+            r = unknownWindow;
+        }
+        if (r == null) {
+            b.markConsumed();
+            return;
+        }
+        r.onBatch(b);
+    }
+
+    /** Batches delivered to windows of this JVM so far. */
+    public long batchesDelivered() {
+        return batchesDelivered.get();
+    }
+
+    /** Duty cycles run so far. */
+    public long dutyCycles() {
+        return dutyCycles.get();
+    }
+
+    @Override
+    public String roleName() {
+        return "jrma-progress";
+    }
+}

@@ -1,0 +1,153 @@
+package io.jrma.core.runtime;
+
+import io.jrma.ErrorClass;
+import io.jrma.RmaException;
+import io.jrma.core.progress.ProgressAgent;
+import io.jrma.core.wire.PacketTransport;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
+import org.agrona.concurrent.BackoffIdleStrategy;
+
+/**
+ * The part of a job that lives in this JVM: its ranks (threads), its run-time parameters, its progress agent
+ * and transports, and its abort state. Every blocking wait in the library checks {@link #checkAborted()},
+ * so one failed rank makes every other rank fail fast instead of hanging.
+ *
+ * <p>Thread-safe.
+ */
+public final class Job {
+    private final int size;
+    private final Map<String, String> params;
+    private final ProgressAgent agent = new ProgressAgent();
+    private final AtomicReference<RmaException> abort = new AtomicReference<>();
+    private final Thread[] rankThreads;
+    private final AtomicInteger nextObjectId = new AtomicInteger(1);
+    private final Map<String, Object> shared = new ConcurrentHashMap<>();
+    private final String progressMode;
+    private final WaitPolicy waitPolicy;
+    private volatile PacketTransport transport;
+    private volatile boolean stopping;
+    private Thread progressThread;
+
+    public Job(int size, Map<String, String> params) {
+        if (size < 1) {
+            throw new RmaException(ErrorClass.ERR_ARG, "a job needs at least one rank, got " + size);
+        }
+        this.size = size;
+        this.params = Map.copyOf(params);
+        this.rankThreads = new Thread[size];
+        this.progressMode = Params.PROGRESS.getChoice(this.params, "thread", "caller", "both");
+        this.waitPolicy = new WaitPolicy(Params.WAIT_SPINS.getLong(this.params),
+                Params.WAIT_YIELDS.getLong(this.params), Params.WAIT_MAX_PARK_NS.getLong(this.params));
+        this.transport = new LocalTransport(this);
+        agent.addTransport(transport);
+    }
+
+    /** Number of ranks in the job. */
+    public int size() {
+        return size;
+    }
+
+    public Map<String, String> params() {
+        return params;
+    }
+
+    public String param(Param p) {
+        return p.get(params);
+    }
+
+    public ProgressAgent agent() {
+        return agent;
+    }
+
+    public PacketTransport transport() {
+        return transport;
+    }
+
+    public WaitPolicy waitPolicy() {
+        return waitPolicy;
+    }
+
+    /** A new id, unique in this JVM's part of the job, for windows and communicators. */
+    public int newObjectId() {
+        return nextObjectId.getAndIncrement();
+    }
+
+    /** A map for objects that the ranks of this JVM share (e.g. per-communicator collective state). */
+    public Map<String, Object> shared() {
+        return shared;
+    }
+
+    /** Records the thread that runs {@code rank}, so an abort can wake it. */
+    public void bindRank(int rank, Thread t) {
+        rankThreads[rank] = t;
+    }
+
+    /** Starts the dedicated progress thread if the progress mode asks for one. */
+    public synchronized void start() {
+        if (!progressMode.equals("caller") && progressThread == null) {
+            long maxPark = Params.AGENT_MAX_PARK_NS.getLong(params);
+            BackoffIdleStrategy idle = new BackoffIdleStrategy(200, 50, 1_000, Math.max(1_000, maxPark));
+            progressThread = new Thread(() -> {
+                while (!stopping) {
+                    idle.idle(agent.tryProgress());
+                }
+            }, "jrma-progress");
+            progressThread.setDaemon(true);
+            progressThread.start();
+        }
+    }
+
+    /** Whether callers waiting in the library should drive the progress agent. */
+    public boolean callersProgress() {
+        return !progressMode.equals("thread");
+    }
+
+    /** Stops the progress thread (job end). */
+    public synchronized void stop() {
+        stopping = true;
+        if (progressThread != null) {
+            LockSupport.unpark(progressThread);
+            try {
+                progressThread.join(2_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /**
+     * Aborts the job: every rank blocked in the library, now or later, gets an {@link RmaException} with this
+     * error class and message. The first abort wins.
+     */
+    public void abort(ErrorClass errorClass, String message, Throwable cause) {
+        if (abort.compareAndSet(null, new RmaException(errorClass, message, cause))) {
+            for (Thread t : rankThreads) {
+                if (t != null) {
+                    LockSupport.unpark(t);
+                }
+            }
+        }
+    }
+
+    public boolean isAborted() {
+        return abort.get() != null;
+    }
+
+    /** The abort reason, or null. */
+    public RmaException abortReason() {
+        return abort.get();
+    }
+
+    /** Throws if the job was aborted. */
+    public void checkAborted() {
+        RmaException e = abort.get();
+        if (e != null) {
+            throw new RmaException(e.errorClass(), "job aborted: " + e.getMessage().substring(
+                    e.errorClass().name().length() + 2), e.getCause());
+        }
+    }
+}

@@ -1,0 +1,44 @@
+package io.jrma.core.runtime;
+
+import java.util.List;
+
+/**
+ * Every run-time parameter of rma-core and sync-epochs, each with its default and one sentence of
+ * description. {@code io.jrma.JrmaInfo} prints this table.
+ */
+public final class Params {
+    /** Which path windows use between ranks that share memory: {@code auto} (direct) or {@code packet}. */
+    public static final Param PATH = new Param("jrma.path", "auto", "window",
+            "auto: direct load/store where memory is reachable; packet: force the active-message path for every peer");
+    /** Who runs the JVM's progress agent. */
+    public static final Param PROGRESS = new Param("jrma.progress", "both", "job",
+            "thread: a dedicated progress thread; caller: threads waiting in the library; both: either, whichever is free");
+    /** Busy-spin iterations before a waiting thread starts yielding. */
+    public static final Param WAIT_SPINS = new Param("jrma.wait.spins", "2000", "job",
+            "iterations a waiting thread spins (driving progress) before it yields");
+    /** Yields before a waiting thread starts parking. */
+    public static final Param WAIT_YIELDS = new Param("jrma.wait.yields", "200", "job",
+            "Thread.yield() calls a waiting thread makes before it parks");
+    /** Longest single park of a waiting thread. */
+    public static final Param WAIT_MAX_PARK_NS = new Param("jrma.wait.maxParkNs", "200000", "job",
+            "longest single park (ns) of a waiting thread; parks grow from 1 us to this");
+    /** Idle strategy of the dedicated progress thread. */
+    public static final Param AGENT_MAX_PARK_NS = new Param("jrma.agent.maxParkNs", "100000", "job",
+            "longest park (ns) of the idle dedicated progress thread (spin, yield, then park up to this)");
+    /** Default issue mode of the packet path; the info key jrma_issue overrides it per window. */
+    public static final Param ISSUE = new Param("jrma.issue", "lazy", "window",
+            "lazy: queue packets until a synchronization call; eager: send each operation when issued");
+    /** Default bound on queued operations per target before they are sent; info key jrma_max_pending_ops. */
+    public static final Param MAX_PENDING = new Param("jrma.maxPendingOps", "256", "window",
+            "queued operations per target after which the queue is sent without waiting for a sync call");
+    /** Job timeout for programs started with Jrma.run without an explicit timeout (0 = none). */
+    public static final Param JOB_TIMEOUT_MS = new Param("jrma.job.timeoutMs", "0", "job",
+            "a job still running after this many milliseconds is aborted (0: no limit)");
+
+    /** All parameters, for listing. */
+    public static final List<Param> ALL = List.of(PATH, PROGRESS, WAIT_SPINS, WAIT_YIELDS, WAIT_MAX_PARK_NS,
+            AGENT_MAX_PARK_NS, ISSUE, MAX_PENDING, JOB_TIMEOUT_MS);
+
+    private Params() {
+    }
+}

@@ -1,0 +1,60 @@
+package io.jrma.core.runtime;
+
+import io.jrma.RmaException;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
+
+/**
+ * How a thread waits inside the library: it spins (driving the progress agent), then yields, then parks for
+ * growing intervals, as Lockless MPI and TMPI do when ranks may outnumber cores. Every round checks whether
+ * the job was aborted, so a wait never outlives a failed rank.
+ *
+ * <p>Immutable; any thread.
+ */
+public final class WaitPolicy {
+    private final long spins;
+    private final long yields;
+    private final long maxParkNs;
+
+    public WaitPolicy(long spins, long yields, long maxParkNs) {
+        this.spins = spins;
+        this.yields = yields;
+        this.maxParkNs = Math.max(1_000, maxParkNs);
+    }
+
+    /**
+     * Waits until {@code done} is true, driving progress meanwhile.
+     *
+     * @throws RmaException if the job is aborted while waiting
+     */
+    public void await(Job job, BooleanSupplier done) {
+        if (done.getAsBoolean()) {
+            return;
+        }
+        boolean drive = job.callersProgress();
+        long round = 0;
+        long parkNs = 1_000;
+        while (!done.getAsBoolean()) {
+            int work = drive ? job.agent().tryProgress() : 0;
+            if (work > 0) {
+                round = 0;
+                parkNs = 1_000;
+                continue;
+            }
+            round++;
+            if (round <= spins) {
+                Thread.onSpinWait();
+                if ((round & 1023) == 0) {
+                    job.checkAborted();
+                }
+            } else if (round <= spins + yields) {
+                Thread.yield();
+                job.checkAborted();
+            } else {
+                job.checkAborted();
+                LockSupport.parkNanos(parkNs);
+                parkNs = Math.min(maxParkNs, parkNs * 2);
+            }
+        }
+    }
+}

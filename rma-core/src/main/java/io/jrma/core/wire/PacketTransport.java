@@ -1,0 +1,26 @@
+package io.jrma.core.wire;
+
+/**
+ * The transport seam of DESIGN.md: moves batches of wire-ready packets between ranks. A transport sees
+ * bytes and ranks only, never a datatype, an op, an epoch or a group.
+ *
+ * <p>Implementations are thread-safe: any thread of the JVM may call {@link #send}.
+ */
+public interface PacketTransport {
+    /** Short name shown in diagnostics ({@code local}, {@code tcp}, {@code shm}). */
+    String name();
+
+    /** Whether this transport can deliver to the given world rank. */
+    boolean reaches(int worldRank);
+
+    /**
+     * Hands a batch to the transport for delivery to {@code batch.dstRank()}, in order with every earlier batch
+     * from the same sender to the same receiver.
+     *
+     * @return {@code false} when back-pressured: nothing was taken; drive progress and try again
+     */
+    boolean send(Batch batch);
+
+    /** Does pending transport work; returns how much was done (0 = idle). Never blocks. */
+    int progress();
+}

@@ -1,0 +1,568 @@
+package io.jrma.sync;
+
+import io.jrma.ErrorClass;
+import io.jrma.Group;
+import io.jrma.LockType;
+import io.jrma.Win;
+import io.jrma.WinCounters.Counter;
+import io.jrma.core.wire.PacketType;
+import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.BooleanSupplier;
+
+/**
+ * The epoch state machine of one rank's window and the synchronization algorithms: fence by completion
+ * counting, PSCW matched by groups, passive-target locks. Access and exposure epochs are separate fields;
+ * every synchronization call begins with a named check that raises {@code ERR_RMA_SYNC} with the current and
+ * expected state.
+ *
+ * <p>Fence, post, complete and start/wait are <em>signals</em> to peers: on the direct path the origin
+ * increments the counter in the peer's {@link TargetState} itself (after its direct operations, so the
+ * peer's acquire of the counter sees them); on the packet path a FENCE/POST/COMPLETE packet follows the queued
+ * operations to that peer and its progress agent increments the same counter after applying them.
+ *
+ * <p>Passive-target locks on the direct path are acquired lazily, at the first operation to the target (as
+ * MPICH does), except on the calling rank itself, where MPI requires the lock to be held when lock returns.
+ *
+ * <p>Threads: transitions are made under {@link #lock}; the fields read on the operation fast path are
+ * volatile or atomic.
+ */
+final class Epochs {
+    /** Access epoch states. */
+    enum Access { NONE, FENCE, PSCW, LOCK, LOCK_ALL }
+
+    /** Exposure epoch states. */
+    enum Exposure { NONE, FENCE, POST }
+
+    private static final int MODE_FENCE = Win.MODE_NOSTORE | Win.MODE_NOPUT | Win.MODE_NOPRECEDE | Win.MODE_NOSUCCEED;
+    private static final int MODE_POST = Win.MODE_NOCHECK | Win.MODE_NOSTORE | Win.MODE_NOPUT;
+
+    private final WindowImpl w;
+    private final int n;
+    private final ReentrantLock lock = new ReentrantLock();
+    private volatile Access access = Access.NONE;
+    private volatile Exposure exposure = Exposure.NONE;
+    private volatile boolean opsSinceFence;
+    private boolean[] startMember;
+    private int[] startRanks = new int[0];
+    private boolean startNoCheck;
+    private int[] postRanks = new int[0];
+    private final AtomicIntegerArray lockMode;
+    private final boolean[] lockNoCheck;
+    private final AtomicIntegerArray lockHeld;
+    private int lockedCount;
+    private volatile boolean lockAllNoCheck;
+    private int fenceEpoch;
+    private final long[] postConsumed;
+    private final long[] completeConsumed;
+
+    Epochs(WindowImpl w) {
+        this.w = w;
+        this.n = w.groupSize;
+        this.lockMode = new AtomicIntegerArray(n);
+        this.lockNoCheck = new boolean[n];
+        this.lockHeld = new AtomicIntegerArray(n);
+        this.postConsumed = new long[n];
+        this.completeConsumed = new long[n];
+    }
+
+    Access access() {
+        return access;
+    }
+
+    Exposure exposure() {
+        return exposure;
+    }
+
+    private String state() {
+        return "access epoch " + access + ", exposure epoch " + exposure;
+    }
+
+    private void checkAssert(int assertion, int allowed, String call) {
+        if ((assertion & ~allowed) != 0) {
+            throw w.fail(ErrorClass.ERR_ASSERT, call + ": assert 0x" + Integer.toHexString(assertion)
+                    + " has bits not allowed here (allowed: 0x" + Integer.toHexString(allowed) + ")");
+        }
+    }
+
+    private int groupRank(int worldRank, String call) {
+        for (int i = 0; i < n; i++) {
+            if (w.worldRanks[i] == worldRank) {
+                return i;
+            }
+        }
+        throw w.fail(ErrorClass.ERR_GROUP, call + ": world rank " + worldRank + " is not in the window's group");
+    }
+
+    private int[] toWindowRanks(Group g, String call) {
+        if (g == null) {
+            throw w.fail(ErrorClass.ERR_GROUP, call + ": group is null");
+        }
+        int[] r = new int[g.size()];
+        for (int i = 0; i < r.length; i++) {
+            r[i] = groupRank(g.worldRank(i), call);
+        }
+        return r;
+    }
+
+    /** Whether access is allowed to open a new epoch kind (fence epochs end implicitly if nothing was issued). */
+    private boolean accessFree() {
+        return access == Access.NONE || (access == Access.FENCE && !opsSinceFence);
+    }
+
+    // ------------------------------------------------------------------ the operation fast path
+
+    void checkAccess(int t, String what) {
+        Access a = access;
+        switch (a) {
+            case FENCE:
+                if (!opsSinceFence) {
+                    opsSinceFence = true;
+                }
+                return;
+            case PSCW:
+                if (startMember[t]) {
+                    return;
+                }
+                break;
+            case LOCK:
+                if (lockMode.get(t) != 0) {
+                    return;
+                }
+                break;
+            case LOCK_ALL:
+                return;
+            default:
+                break;
+        }
+        throw w.fail(ErrorClass.ERR_RMA_SYNC, what + " to rank " + t + " outside an access epoch to it (" + state()
+                + (a == Access.LOCK ? "; rank " + t + " is not locked" : "") + ")");
+    }
+
+    /** On the direct path, takes the target's lock word the first time an epoch touches the target. */
+    void ensureDirectLock(int t) {
+        Access a = access;
+        if (a != Access.LOCK && a != Access.LOCK_ALL) {
+            return;
+        }
+        if (lockHeld.get(t) != 0 || (a == Access.LOCK_ALL ? lockAllNoCheck : lockNoCheck[t])) {
+            return;
+        }
+        lock.lock();
+        try {
+            if (lockHeld.get(t) == 0) {
+                acquireDirect(t, a == Access.LOCK && lockMode.get(t) == LockType.EXCLUSIVE.mpiValue());
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void acquireDirect(int t, boolean exclusive) {
+        LockWord lw = w.peers[t].local.target.lockWord;
+        long ticket = lw.takeTicket();
+        if (!lw.tryEnter(ticket, exclusive)) {
+            w.counters.increment(Counter.LOCK_WAITS);
+            await(() -> lw.tryEnter(ticket, exclusive));
+        }
+        lockHeld.set(t, exclusive ? 1 : 2);
+    }
+
+    private void releaseDirect(int t) {
+        int held = lockHeld.get(t);
+        if (held == 0) {
+            return;
+        }
+        LockWord lw = w.peers[t].local.target.lockWord;
+        if (held == 1) {
+            lw.releaseExclusive();
+        } else {
+            lw.releaseShared();
+        }
+        lockHeld.set(t, 0);
+    }
+
+    private void await(BooleanSupplier done) {
+        if (done.getAsBoolean()) {
+            return;
+        }
+        long t0 = System.nanoTime();
+        try {
+            w.job.waitPolicy().await(w.job, done);
+        } finally {
+            w.counters.add(Counter.SYNC_WAIT_NS, System.nanoTime() - t0);
+        }
+    }
+
+    /** Sends a FENCE/POST/COMPLETE signal to peer {@code p}: directly, or behind the queued packets. */
+    private void signal(int p, int type, int aux) {
+        Peer peer = w.peers[p];
+        if (!peer.direct) {
+            w.packets.signal(p, type, aux);
+            return;
+        }
+        TargetState ts = peer.local.target;
+        switch (type) {
+            case PacketType.FENCE: ts.fenceArrived.incrementAndGet(aux & 1); break;
+            case PacketType.POST: ts.postArrived.incrementAndGet(w.rank); break;
+            default: ts.completeArrived.incrementAndGet(w.rank); break;
+        }
+    }
+
+    // ------------------------------------------------------------------ fence
+
+    void fence(int assertion) {
+        checkAssert(assertion, MODE_FENCE, "fence");
+        lock.lock();
+        try {
+            if (!(access == Access.NONE || access == Access.FENCE) || !(exposure == Exposure.NONE || exposure == Exposure.FENCE)) {
+                throw w.fail(ErrorClass.ERR_RMA_SYNC, "fence inside another epoch (" + state() + "; expected none or fence)");
+            }
+            if ((assertion & Win.MODE_NOPRECEDE) != 0 && opsSinceFence) {
+                throw w.fail(ErrorClass.ERR_RMA_SYNC, "fence asserted MODE_NOPRECEDE but operations were issued since the last fence");
+            }
+            int e = fenceEpoch++;
+            for (int p = 0; p < n; p++) {
+                signal(p, PacketType.FENCE, e);
+            }
+            TargetState ts = w.target;
+            await(() -> ts.fenceArrived.get(e & 1) >= n && w.packets.pendingReplies() == 0);
+            ts.fenceArrived.addAndGet(e & 1, -n);
+            w.packets.checkAsyncErrors();
+            opsSinceFence = false;
+            boolean end = (assertion & Win.MODE_NOSUCCEED) != 0;
+            access = end ? Access.NONE : Access.FENCE;
+            exposure = end ? Exposure.NONE : Exposure.FENCE;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    // ------------------------------------------------------------------ PSCW
+
+    void start(Group g, int assertion) {
+        checkAssert(assertion, Win.MODE_NOCHECK, "start");
+        lock.lock();
+        try {
+            if (!accessFree()) {
+                throw w.fail(ErrorClass.ERR_RMA_SYNC, "start inside another access epoch (" + state() + "; expected none)");
+            }
+            int[] ranks = toWindowRanks(g, "start");
+            boolean noCheck = (assertion & Win.MODE_NOCHECK) != 0;
+            if (!noCheck) {
+                for (int t : ranks) {
+                    long want = postConsumed[t] + 1;
+                    TargetState ts = w.target;
+                    await(() -> ts.postArrived.get(t) >= want);
+                    postConsumed[t] = want;
+                }
+            }
+            boolean[] member = new boolean[n];
+            for (int t : ranks) {
+                member[t] = true;
+            }
+            startMember = member;
+            startRanks = ranks;
+            startNoCheck = noCheck;
+            opsSinceFence = false;
+            access = Access.PSCW;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    void complete() {
+        lock.lock();
+        try {
+            if (access != Access.PSCW) {
+                throw w.fail(ErrorClass.ERR_RMA_SYNC, "complete without start (" + state() + "; expected PSCW access)");
+            }
+            for (int t : startRanks) {
+                signal(t, PacketType.COMPLETE, 0);
+            }
+            await(() -> w.packets.pendingReplies() == 0);
+            w.packets.checkAsyncErrors();
+            access = Access.NONE;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    void post(Group g, int assertion) {
+        checkAssert(assertion, MODE_POST, "post");
+        lock.lock();
+        try {
+            if (!(exposure == Exposure.NONE || (exposure == Exposure.FENCE && !opsSinceFence))) {
+                throw w.fail(ErrorClass.ERR_RMA_SYNC, "post inside another exposure epoch (" + state() + "; expected none)");
+            }
+            int[] ranks = toWindowRanks(g, "post");
+            if (exposure == Exposure.FENCE && access == Access.FENCE) {
+                access = Access.NONE;
+            }
+            postRanks = ranks;
+            exposure = Exposure.POST;
+            java.lang.invoke.VarHandle.fullFence();
+            if ((assertion & Win.MODE_NOCHECK) == 0) {
+                for (int o : ranks) {
+                    signal(o, PacketType.POST, 0);
+                }
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    void waitFor() {
+        lock.lock();
+        try {
+            if (exposure != Exposure.POST) {
+                throw w.fail(ErrorClass.ERR_RMA_SYNC, "wait without post (" + state() + "; expected PSCW exposure)");
+            }
+            TargetState ts = w.target;
+            for (int o : postRanks) {
+                long want = completeConsumed[o] + 1;
+                await(() -> ts.completeArrived.get(o) >= want);
+                completeConsumed[o] = want;
+            }
+            exposure = Exposure.NONE;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    boolean test() {
+        lock.lock();
+        try {
+            if (exposure != Exposure.POST) {
+                throw w.fail(ErrorClass.ERR_RMA_SYNC, "test without post (" + state() + "; expected PSCW exposure)");
+            }
+            w.job.agent().tryProgress();
+            TargetState ts = w.target;
+            for (int o : postRanks) {
+                if (ts.completeArrived.get(o) < completeConsumed[o] + 1) {
+                    return false;
+                }
+            }
+            for (int o : postRanks) {
+                completeConsumed[o]++;
+            }
+            exposure = Exposure.NONE;
+            return true;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    // ------------------------------------------------------------------ passive target
+
+    private boolean checkTarget(int t, String call) {
+        if (t == Win.PROC_NULL) {
+            return false;
+        }
+        if (t < 0 || t >= n) {
+            throw w.fail(ErrorClass.ERR_RANK, call + ": rank " + t + " is not in the window's group of size " + n);
+        }
+        return true;
+    }
+
+    void lock(LockType type, int t, int assertion) {
+        if (type == null) {
+            throw w.fail(ErrorClass.ERR_LOCKTYPE, "lock: lock type is null");
+        }
+        checkAssert(assertion, Win.MODE_NOCHECK, "lock");
+        if (!checkTarget(t, "lock")) {
+            return;
+        }
+        if (w.config.noLocks) {
+            throw w.fail(ErrorClass.ERR_RMA_SYNC, "lock on a window created with info no_locks=true");
+        }
+        lock.lock();
+        try {
+            if (!(accessFree() || access == Access.LOCK)) {
+                throw w.fail(ErrorClass.ERR_RMA_SYNC, "lock inside another access epoch (" + state() + "; expected none or lock)");
+            }
+            if (lockMode.get(t) != 0) {
+                throw w.fail(ErrorClass.ERR_RMA_SYNC, "lock: rank " + t + " is already locked by this rank");
+            }
+            boolean noCheck = (assertion & Win.MODE_NOCHECK) != 0;
+            boolean exclusive = type == LockType.EXCLUSIVE;
+            lockMode.set(t, type.mpiValue());
+            lockNoCheck[t] = noCheck;
+            lockedCount++;
+            opsSinceFence = false;
+            access = Access.LOCK;
+            if (!noCheck) {
+                if (w.peers[t].direct) {
+                    if (t == w.rank) {
+                        acquireDirect(t, exclusive);
+                    }
+                } else {
+                    w.packets.onLock(t, exclusive, t == w.rank);
+                }
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    void unlock(int t) {
+        if (!checkTarget(t, "unlock")) {
+            return;
+        }
+        lock.lock();
+        try {
+            if (access != Access.LOCK || lockMode.get(t) == 0) {
+                throw w.fail(ErrorClass.ERR_RMA_SYNC, "unlock of rank " + t + " which this rank has not locked (" + state() + ")");
+            }
+            if (w.peers[t].direct) {
+                java.lang.invoke.VarHandle.fullFence();
+                releaseDirect(t);
+            } else {
+                w.packets.unlock(new int[] {t}, !lockNoCheck[t]);
+            }
+            lockMode.set(t, 0);
+            lockNoCheck[t] = false;
+            if (--lockedCount == 0) {
+                access = Access.NONE;
+            }
+        } finally {
+            lock.unlock();
+        }
+        w.packets.checkAsyncErrors();
+    }
+
+    void lockAll(int assertion) {
+        checkAssert(assertion, Win.MODE_NOCHECK, "lock_all");
+        if (w.config.noLocks) {
+            throw w.fail(ErrorClass.ERR_RMA_SYNC, "lock_all on a window created with info no_locks=true");
+        }
+        lock.lock();
+        try {
+            if (!accessFree()) {
+                throw w.fail(ErrorClass.ERR_RMA_SYNC, "lock_all inside another access epoch (" + state() + "; expected none)");
+            }
+            boolean noCheck = (assertion & Win.MODE_NOCHECK) != 0;
+            lockAllNoCheck = noCheck;
+            opsSinceFence = false;
+            access = Access.LOCK_ALL;
+            if (!noCheck) {
+                for (int t = 0; t < n; t++) {
+                    if (!w.peers[t].direct) {
+                        w.packets.onLock(t, false, false);
+                    }
+                }
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    void unlockAll() {
+        lock.lock();
+        try {
+            if (access != Access.LOCK_ALL) {
+                throw w.fail(ErrorClass.ERR_RMA_SYNC, "unlock_all without lock_all (" + state() + ")");
+            }
+            java.lang.invoke.VarHandle.fullFence();
+            int packetPeers = 0;
+            for (int t = 0; t < n; t++) {
+                if (w.peers[t].direct) {
+                    releaseDirect(t);
+                } else {
+                    packetPeers++;
+                }
+            }
+            if (packetPeers > 0) {
+                int[] ts = new int[packetPeers];
+                for (int t = 0, k = 0; t < n; t++) {
+                    if (!w.peers[t].direct) {
+                        ts[k++] = t;
+                    }
+                }
+                w.packets.unlock(ts, !lockAllNoCheck);
+            }
+            access = Access.NONE;
+        } finally {
+            lock.unlock();
+        }
+        w.packets.checkAsyncErrors();
+    }
+
+    private void checkPassive(int t, String call) {
+        Access a = access;
+        if (a == Access.LOCK_ALL || (a == Access.LOCK && lockMode.get(t) != 0)) {
+            return;
+        }
+        throw w.fail(ErrorClass.ERR_RMA_SYNC, call + " of rank " + t + " outside a passive-target epoch to it (" + state() + ")");
+    }
+
+    private void checkPassiveAny(String call) {
+        Access a = access;
+        if (a != Access.LOCK_ALL && a != Access.LOCK) {
+            throw w.fail(ErrorClass.ERR_RMA_SYNC, call + " outside a passive-target epoch (" + state() + ")");
+        }
+    }
+
+    void flush(int t) {
+        if (!checkTarget(t, "flush")) {
+            return;
+        }
+        checkPassive(t, "flush");
+        if (w.peers[t].direct) {
+            java.lang.invoke.VarHandle.fullFence();
+            w.counters.increment(Counter.ACKS_ELIDED);
+        } else {
+            w.packets.flush(new int[] {t}, true);
+        }
+        w.packets.checkAsyncErrors();
+    }
+
+    void flushAll() {
+        checkPassiveAny("flush_all");
+        java.lang.invoke.VarHandle.fullFence();
+        if (w.anyPacketPeer) {
+            w.packets.flush(lockedPacketTargets(), true);
+        }
+        w.packets.checkAsyncErrors();
+    }
+
+    void flushLocal(int t) {
+        if (!checkTarget(t, "flush_local")) {
+            return;
+        }
+        checkPassive(t, "flush_local");
+        if (!w.peers[t].direct) {
+            w.packets.flush(new int[] {t}, false);
+        }
+        w.packets.checkAsyncErrors();
+    }
+
+    void flushLocalAll() {
+        checkPassiveAny("flush_local_all");
+        if (w.anyPacketPeer) {
+            w.packets.flush(lockedPacketTargets(), false);
+        }
+        w.packets.checkAsyncErrors();
+    }
+
+    private int[] lockedPacketTargets() {
+        int[] out = new int[n];
+        int k = 0;
+        boolean all = access == Access.LOCK_ALL;
+        for (int t = 0; t < n; t++) {
+            if (!w.peers[t].direct && (all || lockMode.get(t) != 0)) {
+                out[k++] = t;
+            }
+        }
+        return java.util.Arrays.copyOf(out, k);
+    }
+
+    void checkFreeable() {
+        boolean accessOk = access == Access.NONE || (access == Access.FENCE && !opsSinceFence);
+        boolean exposureOk = exposure == Exposure.NONE || exposure == Exposure.FENCE;
+        if (!accessOk || !exposureOk) {
+            throw w.fail(ErrorClass.ERR_RMA_SYNC, "free with an epoch still open (" + state()
+                    + (opsSinceFence ? ", operations issued since the last fence" : "") + ")");
+        }
+    }
+}

@@ -1,0 +1,492 @@
+package io.jrma.sync;
+
+import static io.jrma.core.mem.UnsafeAccess.UNSAFE;
+import static io.jrma.core.wire.PacketType.F_ACK_REQUIRED;
+import static io.jrma.core.wire.PacketType.F_CONTIG;
+import static io.jrma.core.wire.PacketType.F_DYNAMIC;
+import static io.jrma.core.wire.PacketType.F_LOCK_EXCLUSIVE;
+import static io.jrma.core.wire.PacketType.F_LOCK_SHARED;
+import static io.jrma.core.wire.PacketType.F_PIGGYBACK_ACK;
+import static io.jrma.core.wire.PacketType.F_UNLOCK;
+
+import io.jrma.Datatype;
+import io.jrma.ErrorClass;
+import io.jrma.Flavor;
+import io.jrma.RmaException;
+import io.jrma.WinCounters.Counter;
+import io.jrma.core.dt.TypeLayout;
+import io.jrma.core.wire.Batch;
+import io.jrma.core.wire.PacketHeader;
+import io.jrma.core.wire.PacketType;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.agrona.ExpandableDirectByteBuffer;
+import org.agrona.MutableDirectBuffer;
+
+/**
+ * The origin side of the packet path (MPICH's RMA design): every operation is encoded at issue time as a
+ * wire-ready packet in a per-target off-heap queue; a synchronization call sends the queue as one batch.
+ * <ul>
+ *   <li>lazy issue by default; eager issue and a bound on queued operations as info keys;</li>
+ *   <li>a lock is not a message: its flag rides on the first packet sent to the target, and the unlock flag
+ *       on the last, so a single-operation epoch is one packet and one reply;</li>
+ *   <li>acknowledgements are requested only when they carry information: a flush or unlock with nothing
+ *       outstanding sends nothing (or, for unlock, a fire-and-forget release);</li>
+ *   <li>a GET is moved to the tail of the batch so its data reply also carries the flush/unlock ack;
+ *       get_accumulate, fetch_and_op and compare_and_swap are never moved (ordered with accumulates);</li>
+ *   <li>flush_local waits only for data replies (puts are packed at issue, so their buffers are free).</li>
+ * </ul>
+ *
+ * <p>Threads: the rank's threads issue and synchronize (each queue is guarded by its own monitor; waits happen
+ * outside it); the progress agent delivers replies through {@link #onReply}.
+ */
+final class PacketOrigin {
+    private final WindowImpl w;
+    private final TargetQueue[] queues;
+    private final ConcurrentHashMap<Integer, PendingOp> pending = new ConcurrentHashMap<>();
+    private final AtomicInteger nextSeq = new AtomicInteger(1);
+    private final AtomicInteger pendingReplies = new AtomicInteger();
+    private volatile RmaException asyncError;
+
+    PacketOrigin(WindowImpl w) {
+        this.w = w;
+        this.queues = new TargetQueue[w.groupSize];
+        for (int t = 0; t < queues.length; t++) {
+            queues[t] = new TargetQueue(t);
+        }
+    }
+
+    /** The queue and counters for one target. Fields guarded by the queue's monitor unless volatile/atomic. */
+    final class TargetQueue {
+        final int t;
+        Batch open;
+        int getIndex = -1;
+        int lockFlags;
+        boolean lockSent;
+        long sent;
+        volatile int acked;
+        final AtomicInteger replies = new AtomicInteger();
+        final ArrayDeque<Batch> inFlight = new ArrayDeque<>();
+        final ArrayDeque<Batch> free = new ArrayDeque<>();
+
+        TargetQueue(int t) {
+            this.t = t;
+        }
+
+        int dst() {
+            return w.worldRanks[t];
+        }
+
+        Batch open() {
+            if (open == null) {
+                while (!inFlight.isEmpty() && inFlight.peekFirst().isConsumed()) {
+                    Batch b = inFlight.pollFirst();
+                    b.clear();
+                    free.add(b);
+                }
+                open = free.isEmpty() ? new Batch(new ExpandableDirectByteBuffer(4096)) : free.poll();
+                open.address(w.worldRanks[w.rank], dst());
+                writePos = 0;
+            }
+            return open;
+        }
+
+        int writePos;
+
+        /** Whether every packet sent has been acknowledged. */
+        boolean allAcked() {
+            return (int) sent == acked;
+        }
+    }
+
+    // ------------------------------------------------------------------ issue
+
+    void issue(OpArgs a, CompletionRequest r) {
+        if (a.bytes > PacketHeader.MAX_PACKET_LENGTH - 65536) {
+            throw w.fail(ErrorClass.ERR_COUNT, OpArgs.kindName(a.kind) + " of " + a.bytes + " bytes exceeds the packet path's limit of 1 GiB per operation");
+        }
+        TargetQueue q = queues[a.target];
+        boolean data = a.kind != OpArgs.PUT && a.kind != OpArgs.ACC;
+        synchronized (q) {
+            int seq = 0;
+            if (data) {
+                seq = nextSeq.getAndIncrement();
+                if (seq == 0) {
+                    seq = nextSeq.getAndIncrement();
+                }
+                PendingOp p = a.kind == OpArgs.GET
+                        ? new PendingOp(a.kind, a.target, a.origin.base, a.origin.offset, a.originCount, a.originLayout, r)
+                        : new PendingOp(a.kind, a.target, a.result.base, a.result.offset, a.resultCount, a.resultLayout, r);
+                pending.put(seq, p);
+                q.replies.incrementAndGet();
+                pendingReplies.incrementAndGet();
+                w.counters.increment(Counter.PENDING_OPS);
+            }
+            int index = q.open().count();
+            encode(q, a, seq);
+            if (a.kind == OpArgs.GET) {
+                q.getIndex = index;
+            }
+            if (w.config.eager || q.open.count() >= w.config.maxPendingOps) {
+                send(q, false, 0);
+            }
+        }
+        if (r != null && !data) {
+            r.complete();
+        }
+    }
+
+    private void encode(TargetQueue q, OpArgs a, int seq) {
+        Batch b = q.open();
+        MutableDirectBuffer buf = b.buffer();
+        int at = q.writePos;
+        boolean contig = a.targetLayout.isContiguous();
+        int layoutLen = contig ? 0 : a.targetLayout.encodedLength();
+        long payload;
+        switch (a.kind) {
+            case OpArgs.GET: payload = 0; break;
+            case OpArgs.CAS: payload = 2L * a.elem.size(); break;
+            case OpArgs.GET_ACC: case OpArgs.FOP: payload = a.op == io.jrma.core.op.OpCode.NO_OP ? 0 : a.bytes; break;
+            default: payload = a.bytes; break;
+        }
+        int length = Math.toIntExact(PacketHeader.HEADER_LENGTH + layoutLen + payload);
+        buf.checkLimit(at + length);
+        int type;
+        switch (a.kind) {
+            case OpArgs.PUT: type = PacketType.PUT; break;
+            case OpArgs.GET: type = PacketType.GET; break;
+            case OpArgs.ACC: type = PacketType.ACC; break;
+            case OpArgs.CAS: type = PacketType.CAS; break;
+            default: type = PacketType.GET_ACC; break;
+        }
+        int flags = (contig ? F_CONTIG : 0) | (w.flavor == Flavor.DYNAMIC ? F_DYNAMIC : 0);
+        long off = contig ? a.targetOffset + a.targetLayout.trueLb() : a.targetOffset;
+        long count = contig ? a.bytes : a.targetCount;
+        PacketHeader.write(buf, at, length, type, flags, w.windowId, w.worldRanks[w.rank], q.dst(), seq, off,
+                a.elem == null ? 0 : a.elem.id(), a.op == null ? 0 : a.op.id(), 0, count, layoutLen);
+        if (!contig) {
+            a.targetLayout.encode(buf, at + PacketHeader.HEADER_LENGTH);
+        }
+        long p = buf.addressOffset() + at + PacketHeader.HEADER_LENGTH + layoutLen;
+        if (a.kind == OpArgs.CAS) {
+            int es = a.elem.size();
+            UNSAFE.copyMemory(a.compare.base, a.compare.offset, null, p, es);
+            UNSAFE.copyMemory(a.origin.base, a.origin.offset, null, p + es, es);
+        } else if (payload > 0) {
+            TypeLayout.copy(a.origin.base, a.origin.offset, a.originCount, a.originLayout, null, p, payload, Datatype.BYTE.layout());
+        }
+        b.add(at);
+        q.writePos = at + length;
+        w.counters.add(a.kind == OpArgs.GET ? Counter.BYTES_GOT : Counter.BYTES_PUT, a.bytes);
+    }
+
+    /** Appends a packet with no operation (SYNC, FENCE, POST, COMPLETE). Caller holds q's monitor. */
+    private void appendControl(TargetQueue q, int type, int aux) {
+        Batch b = q.open();
+        int at = q.writePos;
+        b.buffer().checkLimit(at + PacketHeader.HEADER_LENGTH);
+        PacketHeader.write(b.buffer(), at, PacketHeader.HEADER_LENGTH, type, 0, w.windowId, w.worldRanks[w.rank],
+                q.dst(), 0, 0, 0, 0, aux, 0, 0);
+        b.add(at);
+        q.writePos = at + PacketHeader.HEADER_LENGTH;
+    }
+
+    /**
+     * Sends the open batch (caller holds q's monitor). With {@code ack}, the last packet asks for an ack that
+     * covers every packet sent so far; returns the ack value to wait for.
+     */
+    private int send(TargetQueue q, boolean ack, int lastFlags) {
+        Batch b = q.open;
+        if (b == null || b.count() == 0) {
+            return q.acked;
+        }
+        MutableDirectBuffer buf = b.buffer();
+        if (q.lockFlags != 0) {
+            int first = b.offsetAt(0);
+            PacketHeader.addFlags(buf, first, q.lockFlags);
+            if (PacketHeader.type(buf, first) != PacketType.SYNC) {
+                w.counters.increment(Counter.PACKETS_COALESCED);
+            }
+            q.lockFlags = 0;
+            q.lockSent = true;
+        }
+        int n = b.count();
+        if (ack && q.getIndex >= 0 && q.getIndex < n - 1
+                && !PacketType.hasDataReply(PacketHeader.type(buf, b.offsetAt(n - 1)))) {
+            b.moveToTail(q.getIndex);
+        }
+        int last = b.offsetAt(n - 1);
+        int lastType = PacketHeader.type(buf, last);
+        if (lastFlags != 0) {
+            PacketHeader.addFlags(buf, last, lastFlags);
+            if (lastType != PacketType.SYNC) {
+                w.counters.increment(Counter.PACKETS_COALESCED);
+            }
+        }
+        q.sent += n;
+        int want = (int) q.sent;
+        if (ack) {
+            PacketHeader.addFlags(buf, last, F_ACK_REQUIRED);
+            PacketHeader.aux(buf, last, want);
+            if (PacketType.hasDataReply(lastType)) {
+                w.counters.increment(Counter.ACKS_PIGGYBACKED);
+            }
+        }
+        w.counters.add(Counter.PACKETS_SENT, n);
+        w.counters.increment(Counter.BATCHES_SENT);
+        q.inFlight.add(b);
+        q.open = null;
+        q.getIndex = -1;
+        while (!w.job.transport().send(b)) {
+            w.job.agent().tryProgress();
+        }
+        return want;
+    }
+
+    /** Sends whatever is queued for {@code t} without asking for an ack (a request is being waited on). */
+    void kick(int t) {
+        TargetQueue q = queues[t];
+        synchronized (q) {
+            send(q, false, 0);
+        }
+    }
+
+    // ------------------------------------------------------------------ synchronization
+
+    void signal(int t, int type, int aux) {
+        TargetQueue q = queues[t];
+        synchronized (q) {
+            appendControl(q, type, aux);
+            send(q, false, 0);
+        }
+    }
+
+    /** Records a lock request; it travels on the first packet to the target ({@code now}: at once, acked). */
+    void onLock(int t, boolean exclusive, boolean now) {
+        TargetQueue q = queues[t];
+        int want;
+        synchronized (q) {
+            q.lockFlags = exclusive ? F_LOCK_EXCLUSIVE : F_LOCK_SHARED;
+            if (!now) {
+                return;
+            }
+            appendControl(q, PacketType.SYNC, 0);
+            want = send(q, true, 0);
+        }
+        awaitAck(q, want);
+    }
+
+    /** Ends passive-target epochs to the targets: sends what is queued with the unlock flag, then waits. */
+    void unlock(int[] targets, boolean lockTaken) {
+        int[] want = new int[targets.length];
+        boolean[] wait = new boolean[targets.length];
+        for (int i = 0; i < targets.length; i++) {
+            TargetQueue q = queues[targets[i]];
+            synchronized (q) {
+                boolean hasOpen = q.open != null && q.open.count() > 0;
+                if (!lockTaken || (!q.lockSent && !hasOpen)) {
+                    // no lock travelled (MODE_NOCHECK, or nothing was ever sent): complete like a flush
+                    q.lockFlags = 0;
+                    if (hasOpen || !q.allAcked()) {
+                        if (!hasOpen) {
+                            appendControl(q, PacketType.SYNC, 0);
+                        }
+                        want[i] = send(q, true, 0);
+                        wait[i] = true;
+                    } else {
+                        w.counters.increment(Counter.ACKS_ELIDED);
+                    }
+                    continue;
+                }
+                if (hasOpen) {
+                    want[i] = send(q, true, F_UNLOCK);
+                    wait[i] = true;
+                } else if (!q.allAcked()) {
+                    appendControl(q, PacketType.SYNC, 0);
+                    want[i] = send(q, true, F_UNLOCK);
+                    wait[i] = true;
+                } else {
+                    appendControl(q, PacketType.SYNC, 0);
+                    send(q, false, F_UNLOCK);
+                    w.counters.increment(Counter.ACKS_ELIDED);
+                }
+                q.lockSent = false;
+            }
+        }
+        for (int i = 0; i < targets.length; i++) {
+            if (wait[i]) {
+                awaitAck(queues[targets[i]], want[i]);
+            }
+        }
+    }
+
+    /** flush ({@code remote}) or flush_local to the targets. */
+    void flush(int[] targets, boolean remote) {
+        int[] want = new int[targets.length];
+        boolean[] wait = new boolean[targets.length];
+        for (int i = 0; i < targets.length; i++) {
+            TargetQueue q = queues[targets[i]];
+            synchronized (q) {
+                boolean hasOpen = q.open != null && q.open.count() > 0;
+                if (remote) {
+                    if (hasOpen) {
+                        want[i] = send(q, true, 0);
+                        wait[i] = true;
+                    } else if (!q.allAcked()) {
+                        appendControl(q, PacketType.SYNC, 0);
+                        want[i] = send(q, true, 0);
+                        wait[i] = true;
+                    } else {
+                        w.counters.increment(Counter.ACKS_ELIDED);
+                    }
+                } else if (q.replies.get() > 0) {
+                    send(q, false, 0);
+                    wait[i] = true;
+                } else {
+                    w.counters.increment(Counter.ACKS_ELIDED);
+                }
+            }
+        }
+        for (int i = 0; i < targets.length; i++) {
+            if (!wait[i]) {
+                continue;
+            }
+            TargetQueue q = queues[targets[i]];
+            if (remote) {
+                awaitAck(q, want[i]);
+            } else {
+                await(() -> q.replies.get() == 0);
+            }
+        }
+    }
+
+    private void awaitAck(TargetQueue q, int want) {
+        await(() -> q.acked - want >= 0 && (asyncError != null || q.replies.get() == 0 || q.acked - want >= 0));
+    }
+
+    private void await(java.util.function.BooleanSupplier done) {
+        if (done.getAsBoolean()) {
+            return;
+        }
+        long t0 = System.nanoTime();
+        try {
+            w.job.waitPolicy().await(w.job, done);
+        } finally {
+            w.counters.add(Counter.SYNC_WAIT_NS, System.nanoTime() - t0);
+        }
+    }
+
+    int pendingReplies() {
+        return pendingReplies.get();
+    }
+
+    /** Throws (once) the first error a target reported for an operation without a data reply. */
+    void checkAsyncErrors() {
+        RmaException e = asyncError;
+        if (e != null) {
+            asyncError = null;
+            throw new RmaException(e.errorClass(), e.getMessage().substring(e.errorClass().name().length() + 2), e);
+        }
+    }
+
+    /** Sends everything still queued and waits until every batch is consumed (before free). */
+    void drain() {
+        for (TargetQueue q : queues) {
+            synchronized (q) {
+                send(q, false, 0);
+            }
+        }
+        await(() -> {
+            for (TargetQueue q : queues) {
+                synchronized (q) {
+                    for (Batch b : q.inFlight) {
+                        if (!b.isConsumed()) {
+                            return false;
+                        }
+                    }
+                }
+            }
+            return pendingReplies.get() == 0;
+        });
+    }
+
+    void release() {
+        for (TargetQueue q : queues) {
+            synchronized (q) {
+                q.inFlight.clear();
+                q.free.clear();
+                q.open = null;
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ replies (progress agent)
+
+    /** Handles one reply packet from window rank {@code from}. Agent thread only. */
+    void onReply(MutableDirectBuffer buf, int at, int from) {
+        w.counters.increment(Counter.REPLIES_RECEIVED);
+        TargetQueue q = queues[from];
+        int type = PacketHeader.type(buf, at);
+        int flags = PacketHeader.flags(buf, at);
+        int seq = PacketHeader.seq(buf, at);
+        int length = PacketHeader.length(buf, at);
+        long payloadAddr = buf.addressOffset() + at + PacketHeader.HEADER_LENGTH;
+        int payloadLen = length - PacketHeader.HEADER_LENGTH;
+        if (type == PacketType.ERROR) {
+            ErrorClass ec = ErrorClass.of((int) PacketHeader.targetOffset(buf, at));
+            byte[] msg = new byte[payloadLen];
+            buf.getBytes(at + PacketHeader.HEADER_LENGTH, msg);
+            RmaException e = new RmaException(ec, "window " + w.name() + ": rank " + from + " rejected an operation: "
+                    + new String(msg, StandardCharsets.UTF_8));
+            PendingOp p = seq != 0 ? pending.remove(seq) : null;
+            if (p != null) {
+                finishPending(q, p);
+                if (p.request != null) {
+                    p.request.fail(e);
+                }
+            }
+            if (p == null || p.request == null) {
+                asyncError = asyncError == null ? e : asyncError;
+            }
+            if (seq == -1) {
+                q.acked = (int) q.sent; // the rest of the batch was dropped: nothing more will be acked
+                for (java.util.Iterator<PendingOp> it = pending.values().iterator(); it.hasNext();) {
+                    PendingOp o = it.next();
+                    if (o.target == from) {
+                        it.remove();
+                        finishPending(q, o);
+                        if (o.request != null) {
+                            o.request.fail(e);
+                        }
+                    }
+                }
+            }
+        } else if (type != PacketType.ACK) {
+            PendingOp p = pending.remove(seq);
+            if (p != null) {
+                if (payloadLen > 0) {
+                    if (p.kind == OpArgs.CAS || p.kind == OpArgs.FOP) {
+                        UNSAFE.copyMemory(null, payloadAddr, p.base, p.offset, payloadLen);
+                    } else {
+                        TypeLayout.copy(null, payloadAddr, payloadLen, Datatype.BYTE.layout(), p.base, p.offset, p.count, p.layout);
+                    }
+                }
+                finishPending(q, p);
+                if (p.request != null) {
+                    p.request.complete();
+                }
+            }
+        }
+        if (type == PacketType.ACK || (flags & F_PIGGYBACK_ACK) != 0) {
+            q.acked = PacketHeader.aux(buf, at); // release: the data copied above is visible to the waiter
+        }
+    }
+
+    private void finishPending(TargetQueue q, PendingOp p) {
+        q.replies.decrementAndGet();
+        pendingReplies.decrementAndGet();
+        w.counters.add(Counter.PENDING_OPS, -1);
+    }
+}

@@ -1,0 +1,419 @@
+package io.jrma.sync;
+
+import static io.jrma.core.mem.UnsafeAccess.UNSAFE;
+import static io.jrma.core.wire.PacketType.F_ACK_REQUIRED;
+import static io.jrma.core.wire.PacketType.F_CONTIG;
+import static io.jrma.core.wire.PacketType.F_DYNAMIC;
+import static io.jrma.core.wire.PacketType.F_LOCK_EXCLUSIVE;
+import static io.jrma.core.wire.PacketType.F_LOCK_SHARED;
+import static io.jrma.core.wire.PacketType.F_PIGGYBACK_ACK;
+import static io.jrma.core.wire.PacketType.F_UNLOCK;
+
+import io.jrma.Datatype;
+import io.jrma.ErrorClass;
+import io.jrma.Flavor;
+import io.jrma.RmaException;
+import io.jrma.WinCounters.Counter;
+import io.jrma.core.dt.BasicType;
+import io.jrma.core.dt.TypeLayout;
+import io.jrma.core.op.AccumulateKernel;
+import io.jrma.core.op.OpCode;
+import io.jrma.core.wire.Batch;
+import io.jrma.core.wire.PacketHeader;
+import io.jrma.core.wire.PacketType;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
+import org.agrona.ExpandableDirectByteBuffer;
+import org.agrona.MutableDirectBuffer;
+
+/**
+ * The target side of the packet path for one rank's window: decodes each packet, validates every field
+ * against the window before touching memory (a bad packet gets an ERROR reply and is counted, never applied),
+ * applies it, and replies. It is also the lock manager: lock requests take a ticket in the window's
+ * {@link LockWord} (the same word direct-path origins take), and a batch whose lock is not yet granted waits,
+ * together with everything after it from the same origin, until {@link #poll()} finds the lock granted —
+ * FIFO, so neither readers nor writers starve.
+ *
+ * <p>Threads: only the progress agent calls {@link #onBatch} and {@link #poll}.
+ */
+final class PacketTarget {
+    private static final int BLOCKED = -1;
+
+    private final WindowImpl w;
+    private final ArrayDeque<Batch>[] blocked;
+    private final int[] holding;
+    private final long[] ticket;
+    private final boolean[] waitingExclusive;
+    private final boolean[] waiting;
+    private int waitingCount;
+    private final ArrayDeque<Batch> replyInFlight = new ArrayDeque<>();
+    private final ArrayDeque<Batch> replyFree = new ArrayDeque<>();
+    private Batch reply;
+    private int replyPos;
+
+    @SuppressWarnings("unchecked")
+    PacketTarget(WindowImpl w) {
+        this.w = w;
+        int n = w.groupSize;
+        blocked = new ArrayDeque[n];
+        for (int i = 0; i < n; i++) {
+            blocked[i] = new ArrayDeque<>();
+        }
+        holding = new int[n];
+        ticket = new long[n];
+        waitingExclusive = new boolean[n];
+        waiting = new boolean[n];
+    }
+
+    private int groupRank(int world) {
+        int[] wr = w.worldRanks;
+        for (int i = 0; i < wr.length; i++) {
+            if (wr[i] == world) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    void onBatch(Batch b) {
+        MutableDirectBuffer buf = b.buffer();
+        int first = b.offsetAt(0);
+        int origin = groupRank(PacketHeader.src(buf, first));
+        if (origin < 0) {
+            w.counters.increment(Counter.PACKETS_REJECTED);
+            b.markConsumed();
+            return;
+        }
+        if (PacketHeader.type(buf, first) >= PacketType.ACK) {
+            for (int i = 0; i < b.count(); i++) {
+                int at = b.offsetAt(i);
+                if (PacketHeader.type(buf, at) >= PacketType.ACK && PacketHeader.length(buf, at) >= PacketHeader.HEADER_LENGTH) {
+                    w.packets.onReply(buf, at, origin);
+                }
+            }
+            b.markConsumed();
+            return;
+        }
+        if (!blocked[origin].isEmpty()) {
+            blocked[origin].add(b);
+            return;
+        }
+        process(b, origin);
+    }
+
+    /** Processes from b.resumeIndex; returns false if it blocked on a lock (then b heads blocked[origin]). */
+    private boolean process(Batch b, int origin) {
+        try {
+            for (int i = b.resumeIndex; i < b.count(); i++) {
+                int r = packet(b.buffer(), b.offsetAt(i), origin);
+                if (r == BLOCKED) {
+                    b.resumeIndex = i;
+                    blocked[origin].addFirst(b);
+                    return false;
+                }
+                if (r < 0) {
+                    break; // malformed: the rest of the batch is dropped (an ERROR reply said so)
+                }
+            }
+            b.markConsumed();
+            return true;
+        } finally {
+            flushReplies(origin);
+        }
+    }
+
+    int poll() {
+        if (waitingCount == 0) {
+            return 0;
+        }
+        int work = 0;
+        LockWord lw = w.target.lockWord;
+        for (int o = 0; o < waiting.length; o++) {
+            if (waiting[o] && lw.tryEnter(ticket[o], waitingExclusive[o])) {
+                waiting[o] = false;
+                waitingCount--;
+                holding[o] = waitingExclusive[o] ? 1 : 2;
+                work++;
+                while (!blocked[o].isEmpty()) {
+                    Batch b = blocked[o].pollFirst();
+                    if (!process(b, o)) {
+                        break;
+                    }
+                }
+            }
+        }
+        return work;
+    }
+
+    // ------------------------------------------------------------------ one packet
+
+    /** Returns 0 when done, BLOCKED when waiting for a lock, -2 when the batch must be dropped. */
+    private int packet(MutableDirectBuffer buf, int at, int origin) {
+        int length = PacketHeader.length(buf, at);
+        if (length < PacketHeader.HEADER_LENGTH || (long) at + length > buf.capacity()
+                || PacketHeader.version(buf, at) != PacketHeader.VERSION || PacketHeader.windowId(buf, at) != w.windowId
+                || PacketHeader.dst(buf, at) != w.worldRanks[w.rank]) {
+            reject(origin, -1, 0, ErrorClass.ERR_INTERN, "malformed packet header (length " + length + ", version "
+                    + (length >= 8 ? PacketHeader.version(buf, at) : -1) + ", window " + PacketHeader.windowId(buf, at)
+                    + ", destination " + PacketHeader.dst(buf, at) + "); rest of batch dropped");
+            if (holding[origin] != 0) {
+                release(origin);
+            }
+            return -2;
+        }
+        int flags = PacketHeader.flags(buf, at);
+        int lockFlags = flags & (F_LOCK_SHARED | F_LOCK_EXCLUSIVE);
+        if (lockFlags != 0) {
+            if (holding[origin] != 0 || lockFlags == (F_LOCK_SHARED | F_LOCK_EXCLUSIVE)) {
+                reject(origin, PacketHeader.seq(buf, at), 0, ErrorClass.ERR_RMA_SYNC,
+                        "lock request from rank " + origin + " which already holds a lock");
+                PacketHeader.clearFlags(buf, at, lockFlags);
+            } else {
+                boolean excl = lockFlags == F_LOCK_EXCLUSIVE;
+                LockWord lw = w.target.lockWord;
+                long t = lw.takeTicket();
+                PacketHeader.clearFlags(buf, at, lockFlags); // the lock is requested once, even if we resume
+                if (!lw.tryEnter(t, excl)) {
+                    ticket[origin] = t;
+                    waitingExclusive[origin] = excl;
+                    waiting[origin] = true;
+                    waitingCount++;
+                    w.counters.increment(Counter.LOCK_WAITS);
+                    return BLOCKED;
+                }
+                holding[origin] = excl ? 1 : 2;
+            }
+        }
+        int type = PacketHeader.type(buf, at);
+        int seq = PacketHeader.seq(buf, at);
+        boolean replied = false;
+        try {
+            replied = apply(buf, at, length, type, origin);
+            w.counters.increment(Counter.PACKETS_APPLIED);
+        } catch (RmaException e) {
+            reject(origin, seq, 0, e.errorClass(), e.getMessage());
+            replied = true; // an ack requested by this packet rides on the ERROR reply
+        } catch (RuntimeException e) {
+            reject(origin, seq, 0, ErrorClass.ERR_INTERN, String.valueOf(e));
+            replied = true;
+        }
+        if ((flags & F_UNLOCK) != 0) {
+            if (holding[origin] == 0) {
+                reject(origin, 0, 0, ErrorClass.ERR_RMA_SYNC, "unlock from rank " + origin + " which holds no lock");
+            } else {
+                release(origin);
+            }
+        }
+        if ((flags & F_ACK_REQUIRED) != 0) {
+            if (replied) {
+                PacketHeader.addFlags(reply.buffer(), reply.offsetAt(reply.count() - 1), F_PIGGYBACK_ACK);
+                PacketHeader.aux(reply.buffer(), reply.offsetAt(reply.count() - 1), PacketHeader.aux(buf, at));
+            } else {
+                replyHeader(origin, PacketType.ACK, 0, PacketHeader.aux(buf, at), 0);
+            }
+        }
+        return 0;
+    }
+
+    private void release(int origin) {
+        LockWord lw = w.target.lockWord;
+        if (holding[origin] == 1) {
+            lw.releaseExclusive();
+        } else {
+            lw.releaseShared();
+        }
+        holding[origin] = 0;
+    }
+
+    /** Applies a request; returns true if it wrote a data reply. Throws RmaException on invalid input. */
+    private boolean apply(MutableDirectBuffer buf, int at, int length, int type, int origin) {
+        switch (type) {
+            case PacketType.SYNC:
+                return false;
+            case PacketType.FENCE:
+                w.target.fenceArrived.incrementAndGet(PacketHeader.aux(buf, at) & 1);
+                return false;
+            case PacketType.POST:
+                w.target.postArrived.incrementAndGet(origin);
+                return false;
+            case PacketType.COMPLETE:
+                w.target.completeArrived.incrementAndGet(origin);
+                return false;
+            case PacketType.PUT: case PacketType.GET: case PacketType.ACC: case PacketType.GET_ACC: case PacketType.CAS:
+                return operation(buf, at, length, type, origin);
+            default:
+                throw new RmaException(ErrorClass.ERR_ARG, "unknown packet type " + type);
+        }
+    }
+
+    private boolean operation(MutableDirectBuffer buf, int at, int length, int type, int origin) {
+        int flags = PacketHeader.flags(buf, at);
+        int layoutLen = PacketHeader.layoutLength(buf, at);
+        long count = PacketHeader.targetCount(buf, at);
+        long off = PacketHeader.targetOffset(buf, at);
+        if (layoutLen < 0 || layoutLen > length - PacketHeader.HEADER_LENGTH || count < 0) {
+            throw new RmaException(ErrorClass.ERR_COUNT, "layout length " + layoutLen + " / count " + count + " invalid for a packet of " + length + " bytes");
+        }
+        boolean contig = (flags & F_CONTIG) != 0;
+        TypeLayout layout = contig ? null : TypeLayout.decode(buf, at + PacketHeader.HEADER_LENGTH, layoutLen);
+        long bytes;
+        long lo;
+        long hi;
+        try {
+            bytes = contig ? count : Math.multiplyExact(count, layout.size());
+            lo = contig ? off : Math.addExact(off, layout.dataLow(count));
+            hi = contig ? Math.addExact(off, count) : Math.addExact(off, layout.dataHigh(count));
+        } catch (ArithmeticException e) {
+            throw new RmaException(ErrorClass.ERR_RMA_RANGE, "target range overflows (offset " + off + ", count " + count + ")");
+        }
+        boolean dynamic = (flags & F_DYNAMIC) != 0;
+        if (dynamic != (w.flavor == Flavor.DYNAMIC)) {
+            throw new RmaException(ErrorClass.ERR_RMA_FLAVOR, "packet addressing (" + (dynamic ? "absolute" : "offset")
+                    + ") does not match window flavor " + w.flavor);
+        }
+        if (bytes > 0) {
+            if (dynamic ? !w.regions.contains(lo, hi) : (lo < 0 || hi > w.memory.length)) {
+                throw new RmaException(ErrorClass.ERR_RMA_RANGE, PacketType.name(type) + " from rank " + origin + ": target bytes ["
+                        + (dynamic ? "0x" + Long.toHexString(lo) + ", 0x" + Long.toHexString(hi)
+                        : lo + ", " + hi) + ") are outside " + (dynamic ? "the attached memory (" + w.regions.describe() + ")"
+                        : "the window of " + w.memory.length + " bytes"));
+            }
+        }
+        long base = (dynamic ? 0 : w.memory.address) + off;
+        int payloadLen = length - PacketHeader.HEADER_LENGTH - layoutLen;
+        long payload = buf.addressOffset() + at + PacketHeader.HEADER_LENGTH + layoutLen;
+        BasicType elem = null;
+        OpCode op = null;
+        if (type == PacketType.ACC || type == PacketType.GET_ACC || type == PacketType.CAS) {
+            elem = BasicType.ofId(PacketHeader.elemType(buf, at));
+            if (elem == null) {
+                throw new RmaException(ErrorClass.ERR_TYPE, "unknown element type id " + PacketHeader.elemType(buf, at));
+            }
+            if (bytes % elem.size() != 0 || (layout != null && layout.elementType() != elem)) {
+                throw new RmaException(ErrorClass.ERR_TYPE, "target layout is not made of " + elem);
+            }
+            if (type != PacketType.CAS) {
+                op = OpCode.ofId(PacketHeader.op(buf, at));
+                if (op == null || !AccumulateKernel.isValid(op, elem)) {
+                    throw new RmaException(ErrorClass.ERR_OP, "op id " + PacketHeader.op(buf, at) + " is not valid for " + elem);
+                }
+            }
+        }
+        int seq = PacketHeader.seq(buf, at);
+        TypeLayout packed = Datatype.BYTE.layout();
+        switch (type) {
+            case PacketType.PUT:
+                expect(payloadLen, bytes);
+                if (contig) {
+                    UNSAFE.copyMemory(payload, base, bytes);
+                } else {
+                    TypeLayout.copy(null, payload, bytes, packed, null, base, count, layout);
+                }
+                return false;
+            case PacketType.GET: {
+                expect(payloadLen, 0);
+                long dst = replyHeader(origin, PacketType.GET_RESP, seq, 0, bytes);
+                if (contig) {
+                    UNSAFE.copyMemory(base, dst, bytes);
+                } else {
+                    TypeLayout.copy(null, base, count, layout, null, dst, bytes, packed);
+                }
+                return true;
+            }
+            case PacketType.ACC: {
+                expect(payloadLen, bytes);
+                int es = elem.size();
+                OpCode o = op;
+                BasicType e = elem;
+                if (contig) {
+                    AccumulateKernel.accumulate(op, elem, null, payload, null, base, bytes / es);
+                } else {
+                    TypeLayout.zip(packed.cursor(bytes), layout.cursor(count),
+                            (p, t, len) -> AccumulateKernel.accumulate(o, e, null, payload + p, null, base + t, len / es));
+                }
+                return false;
+            }
+            case PacketType.GET_ACC: {
+                expect(payloadLen, op == OpCode.NO_OP ? 0 : bytes);
+                long dst = replyHeader(origin, PacketType.GET_ACC_RESP, seq, 0, bytes);
+                int es = elem.size();
+                OpCode o = op;
+                BasicType e = elem;
+                if (contig) {
+                    AccumulateKernel.getAccumulate(op, elem, null, payload, null, base, null, dst, bytes / es);
+                } else {
+                    TypeLayout.zip(packed.cursor(bytes), layout.cursor(count),
+                            (p, t, len) -> AccumulateKernel.getAccumulate(o, e, null, payload + p, null, base + t, null, dst + p, len / es));
+                }
+                return true;
+            }
+            default: { // CAS
+                int es = elem.size();
+                expect(payloadLen, 2L * es);
+                if (bytes != es) {
+                    throw new RmaException(ErrorClass.ERR_COUNT, "compare_and_swap on " + bytes + " bytes, expected one " + elem);
+                }
+                long dst = replyHeader(origin, PacketType.CAS_RESP, seq, 0, es);
+                AccumulateKernel.compareAndSwap(elem, null, payload, null, payload + es, null, base, null, dst);
+                return true;
+            }
+        }
+    }
+
+    private static void expect(long payloadLen, long want) {
+        if (payloadLen != want) {
+            throw new RmaException(ErrorClass.ERR_COUNT, "payload of " + payloadLen + " bytes, expected " + want);
+        }
+    }
+
+    // ------------------------------------------------------------------ replies
+
+    private void reject(int origin, int seq, int flags, ErrorClass ec, String message) {
+        w.counters.increment(Counter.PACKETS_REJECTED);
+        byte[] msg = message.getBytes(StandardCharsets.UTF_8);
+        int len = Math.min(msg.length, 4096);
+        long dst = replyHeader(origin, PacketType.ERROR, seq, 0, len);
+        MutableDirectBuffer rb = reply.buffer();
+        int rat = reply.offsetAt(reply.count() - 1);
+        rb.putLong(rat + PacketHeader.TARGET_OFFSET_OFFSET, ec.code());
+        UNSAFE.copyMemory(msg, UNSAFE.arrayBaseOffset(byte[].class), null, dst, len);
+        if ((flags & F_ACK_REQUIRED) != 0) {
+            PacketHeader.addFlags(rb, rat, F_PIGGYBACK_ACK);
+        }
+    }
+
+    /** Appends a reply header with room for {@code payload} bytes; returns the payload address. */
+    private long replyHeader(int origin, int type, int seq, int aux, long payload) {
+        if (reply == null) {
+            while (!replyInFlight.isEmpty() && replyInFlight.peekFirst().isConsumed()) {
+                Batch b = replyInFlight.pollFirst();
+                b.clear();
+                replyFree.add(b);
+            }
+            reply = replyFree.isEmpty() ? new Batch(new ExpandableDirectByteBuffer(1024)) : replyFree.poll();
+            reply.address(w.worldRanks[w.rank], w.worldRanks[origin]);
+            replyPos = 0;
+        }
+        int length = Math.toIntExact(PacketHeader.HEADER_LENGTH + payload);
+        MutableDirectBuffer rb = reply.buffer();
+        rb.checkLimit(replyPos + length);
+        PacketHeader.write(rb, replyPos, length, type, 0, w.windowId, w.worldRanks[w.rank], w.worldRanks[origin], seq,
+                0, 0, 0, aux, 0, 0);
+        reply.add(replyPos);
+        long addr = rb.addressOffset() + replyPos + PacketHeader.HEADER_LENGTH;
+        replyPos += length;
+        return addr;
+    }
+
+    private void flushReplies(int origin) {
+        if (reply == null || reply.count() == 0) {
+            return;
+        }
+        Batch b = reply;
+        reply = null;
+        replyInFlight.add(b);
+        while (!w.job.transport().send(b)) {
+            w.job.agent().tryProgress();
+        }
+    }
+}

@@ -1,0 +1,28 @@
+package io.jrma.sync;
+
+/**
+ * What one rank of a window knows about another, exchanged once at creation: its size and displacement
+ * unit (for origin-side range checks), its base address, and the path chosen to reach it. {@code local} is
+ * the peer's window object when the peer lives in this JVM (null otherwise).
+ *
+ * <p>Immutable; any thread.
+ */
+final class Peer {
+    final int rank;
+    final int worldRank;
+    final long size;
+    final int dispUnit;
+    final long base;
+    final boolean direct;
+    final WindowImpl local;
+
+    Peer(int rank, int worldRank, long size, int dispUnit, long base, boolean direct, WindowImpl local) {
+        this.rank = rank;
+        this.worldRank = worldRank;
+        this.size = size;
+        this.dispUnit = dispUnit;
+        this.base = base;
+        this.direct = direct;
+        this.local = local;
+    }
+}

@@ -1,0 +1,134 @@
+package io.jrma.sync;
+
+import io.jrma.ErrorClass;
+import io.jrma.Info;
+import io.jrma.RmaException;
+import io.jrma.core.runtime.Job;
+import io.jrma.core.runtime.Params;
+
+/**
+ * The info keys of one window, parsed and validated once at creation (MPICH: decisions are made once).
+ * {@link #toInfo()} reports every key jrma honours with the value in force.
+ *
+ * <p>Immutable except {@link #name}; any thread.
+ */
+final class WinConfig {
+    final boolean noLocks;
+    final String accumulateOrdering;
+    final String accumulateOps;
+    final boolean sameSize;
+    final boolean sameDispUnit;
+    final boolean allocSharedNoncontig;
+    final long accumulateGranularity;
+    final boolean eager;
+    final int maxPendingOps;
+    final boolean forcePacket;
+
+    WinConfig(Job job, Info info) {
+        Info i = info == null ? new Info() : info;
+        noLocks = bool(i, "no_locks", false);
+        accumulateOrdering = ordering(i.get("accumulate_ordering"));
+        accumulateOps = choice(i, "accumulate_ops", "same_op_no_op", "same_op_no_op", "same_op");
+        sameSize = bool(i, "same_size", false);
+        sameDispUnit = bool(i, "same_disp_unit", false);
+        allocSharedNoncontig = bool(i, "alloc_shared_noncontig", false);
+        accumulateGranularity = positive(i, "mpi_accumulate_granularity", 0, true);
+        String issue = i.get("jrma_issue") != null ? i.get("jrma_issue") : job.param(Params.ISSUE);
+        if (!issue.equals("lazy") && !issue.equals("eager")) {
+            throw bad("jrma_issue", issue, "lazy|eager");
+        }
+        eager = issue.equals("eager");
+        String maxp = i.get("jrma_max_pending_ops") != null ? i.get("jrma_max_pending_ops") : job.param(Params.MAX_PENDING);
+        long mp = parse("jrma_max_pending_ops", maxp);
+        if (mp < 1 || mp > 1_000_000) {
+            throw bad("jrma_max_pending_ops", maxp, "an integer in 1..1000000");
+        }
+        maxPendingOps = (int) mp;
+        String path = job.param(Params.PATH);
+        if (!path.equals("auto") && !path.equals("packet")) {
+            throw bad("jrma.path", path, "auto|packet");
+        }
+        forcePacket = path.equals("packet");
+    }
+
+    private static boolean bool(Info i, String key, boolean dflt) {
+        String v = i.get(key);
+        if (v == null) {
+            return dflt;
+        }
+        if (v.equalsIgnoreCase("true")) {
+            return true;
+        }
+        if (v.equalsIgnoreCase("false")) {
+            return false;
+        }
+        throw bad(key, v, "true|false");
+    }
+
+    private static String choice(Info i, String key, String dflt, String... allowed) {
+        String v = i.get(key);
+        if (v == null) {
+            return dflt;
+        }
+        for (String a : allowed) {
+            if (a.equals(v)) {
+                return v;
+            }
+        }
+        throw bad(key, v, String.join("|", allowed));
+    }
+
+    private static String ordering(String v) {
+        if (v == null) {
+            return "rar,raw,war,waw";
+        }
+        if (v.equals("none")) {
+            return v;
+        }
+        for (String part : v.split(",")) {
+            String p = part.trim();
+            if (!p.equals("rar") && !p.equals("raw") && !p.equals("war") && !p.equals("waw")) {
+                throw bad("accumulate_ordering", v, "none or a comma-separated subset of rar,raw,war,waw");
+            }
+        }
+        return v;
+    }
+
+    private static long positive(Info i, String key, long dflt, boolean zeroOk) {
+        String v = i.get(key);
+        if (v == null) {
+            return dflt;
+        }
+        long n = parse(key, v);
+        if (n < 0 || (!zeroOk && n == 0)) {
+            throw bad(key, v, "a non-negative integer");
+        }
+        return n;
+    }
+
+    private static long parse(String key, String v) {
+        try {
+            return Long.parseLong(v.trim());
+        } catch (NumberFormatException e) {
+            throw bad(key, v, "an integer");
+        }
+    }
+
+    private static RmaException bad(String key, String v, String allowed) {
+        return new RmaException(ErrorClass.ERR_INFO_VALUE, "info " + key + "=" + v + " is not valid (allowed: " + allowed + ")");
+    }
+
+    /** Every key jrma honours with its value in force; {@code path} is the path chosen for remote peers. */
+    Info toInfo(String path) {
+        return Info.of("no_locks", Boolean.toString(noLocks),
+                "accumulate_ordering", accumulateOrdering,
+                "accumulate_ops", accumulateOps,
+                "same_size", Boolean.toString(sameSize),
+                "same_disp_unit", Boolean.toString(sameDispUnit),
+                "alloc_shared_noncontig", Boolean.toString(allocSharedNoncontig),
+                "mpi_accumulate_granularity", Long.toString(accumulateGranularity),
+                "jrma_issue", eager ? "eager" : "lazy",
+                "jrma_max_pending_ops", Integer.toString(maxPendingOps),
+                "jrma_path", path);
+    }
+}

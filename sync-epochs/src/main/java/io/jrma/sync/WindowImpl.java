@@ -1,0 +1,743 @@
+package io.jrma.sync;
+
+import io.jrma.Datatype;
+import io.jrma.ErrorClass;
+import io.jrma.ErrorHandler;
+import io.jrma.Flavor;
+import io.jrma.Group;
+import io.jrma.Info;
+import io.jrma.LockType;
+import io.jrma.MemoryModel;
+import io.jrma.Op;
+import io.jrma.Request;
+import io.jrma.RmaException;
+import io.jrma.SharedMemory;
+import io.jrma.Win;
+import io.jrma.WinCounters;
+import io.jrma.WinCounters.Counter;
+import io.jrma.core.dt.TypeLayout;
+import io.jrma.core.op.AccumulateKernel;
+import io.jrma.core.op.OpCode;
+import io.jrma.core.runtime.CollectiveState;
+import io.jrma.core.runtime.CommCore;
+import io.jrma.core.runtime.Job;
+import java.nio.ByteBuffer;
+import net.openhft.chronicle.bytes.BytesStore;
+
+/**
+ * One rank's handle on a window: creation, attributes, argument checking of every communication call, and
+ * dispatch to the path chosen for the target at creation ({@link DirectOps} or {@link PacketOrigin}).
+ * Synchronization lives in {@link Epochs}; the packet path's target side in {@link PacketTarget}.
+ *
+ * <p>Owned by one rank; several of its threads may issue operations concurrently (see {@link Win}).
+ */
+final class WindowImpl implements Win {
+    final Job job;
+    final CommCore comm;
+    final int rank;
+    final int groupSize;
+    final int[] worldRanks;
+    final int windowId;
+    final Flavor flavor;
+    final int dispUnit;
+    final WindowMemory memory;
+    final WinConfig config;
+    final WinCounters counters = new WinCounters();
+    final TargetState target;
+    final DynamicRegions regions;
+    final WindowRouter router;
+    final CollectiveState coll;
+    final Epochs epochs;
+    final PacketOrigin packets;
+    final PacketTarget receiver;
+    Peer[] peers;
+    SharedMemory[] shared;
+    boolean anyPacketPeer;
+    private volatile boolean freed;
+    private volatile String name;
+    private volatile ErrorHandler errorHandler = ErrorHandler.ERRORS_THROW;
+    private final Info userInfo = new Info();
+
+    WindowImpl(CommCore comm, int windowId, Flavor flavor, WindowMemory memory, int dispUnit, WinConfig config,
+               WindowRouter router) {
+        this.job = comm.job();
+        this.comm = comm;
+        this.rank = comm.rank();
+        this.groupSize = comm.size();
+        this.worldRanks = comm.worldRanks();
+        this.windowId = windowId;
+        this.flavor = flavor;
+        this.memory = memory;
+        this.dispUnit = dispUnit;
+        this.config = config;
+        this.router = router;
+        this.coll = router.coll;
+        this.name = "win" + windowId;
+        this.target = new TargetState(groupSize);
+        this.regions = flavor == Flavor.DYNAMIC ? new DynamicRegions() : null;
+        this.epochs = new Epochs(this);
+        this.packets = new PacketOrigin(this);
+        this.receiver = new PacketTarget(this);
+    }
+
+    // ------------------------------------------------------------------ errors
+
+    /** Applies the error handler to an error about to be thrown. */
+    RmaException handle(RmaException e) {
+        if (errorHandler == ErrorHandler.ERRORS_ARE_FATAL) {
+            job.abort(e.errorClass(), "window " + name + " at rank " + rank + ": " + e.getMessage(), e);
+        }
+        return e;
+    }
+
+    RmaException fail(ErrorClass c, String msg) {
+        return new RmaException(c, "window " + name + ", rank " + rank + ": " + msg);
+    }
+
+    void checkLive() {
+        if (freed) {
+            throw fail(ErrorClass.ERR_WIN, "the window was freed");
+        }
+        job.checkAborted();
+    }
+
+    // ------------------------------------------------------------------ communication
+
+    @Override
+    public void put(Object origin, long oc, Datatype ot, int t, long disp, long tc, Datatype tt) {
+        try {
+            OpArgs a = prepare(OpArgs.PUT, origin, oc, ot, null, 0, null, null, t, disp, tc, tt, null);
+            if (a != null) {
+                issue(a, null);
+            }
+        } catch (RmaException e) {
+            throw handle(e);
+        }
+    }
+
+    @Override
+    public void get(Object origin, long oc, Datatype ot, int t, long disp, long tc, Datatype tt) {
+        try {
+            OpArgs a = prepare(OpArgs.GET, origin, oc, ot, null, 0, null, null, t, disp, tc, tt, null);
+            if (a != null) {
+                issue(a, null);
+            }
+        } catch (RmaException e) {
+            throw handle(e);
+        }
+    }
+
+    @Override
+    public void accumulate(Object origin, long oc, Datatype ot, int t, long disp, long tc, Datatype tt, Op op) {
+        try {
+            OpArgs a = prepare(OpArgs.ACC, origin, oc, ot, null, 0, null, null, t, disp, tc, tt, op);
+            if (a != null) {
+                issue(a, null);
+            }
+        } catch (RmaException e) {
+            throw handle(e);
+        }
+    }
+
+    @Override
+    public void getAccumulate(Object origin, long oc, Datatype ot, Object result, long rc, Datatype rt, int t,
+                              long disp, long tc, Datatype tt, Op op) {
+        try {
+            OpArgs a = prepare(OpArgs.GET_ACC, origin, oc, ot, result, rc, rt, null, t, disp, tc, tt, op);
+            if (a != null) {
+                issue(a, null);
+            }
+        } catch (RmaException e) {
+            throw handle(e);
+        }
+    }
+
+    @Override
+    public void fetchAndOp(Object origin, Object result, Datatype type, int t, long disp, Op op) {
+        try {
+            OpArgs a = prepare(OpArgs.FOP, origin, 1, type, result, 1, type, null, t, disp, 1, type, op);
+            if (a != null) {
+                issue(a, null);
+            }
+        } catch (RmaException e) {
+            throw handle(e);
+        }
+    }
+
+    @Override
+    public void compareAndSwap(Object origin, Object compare, Object result, Datatype type, int t, long disp) {
+        try {
+            OpArgs a = prepare(OpArgs.CAS, origin, 1, type, result, 1, type, compare, t, disp, 1, type, null);
+            if (a != null) {
+                issue(a, null);
+            }
+        } catch (RmaException e) {
+            throw handle(e);
+        }
+    }
+
+    @Override
+    public Request rput(Object origin, long oc, Datatype ot, int t, long disp, long tc, Datatype tt) {
+        return request(OpArgs.PUT, origin, oc, ot, null, 0, null, t, disp, tc, tt, null);
+    }
+
+    @Override
+    public Request rget(Object origin, long oc, Datatype ot, int t, long disp, long tc, Datatype tt) {
+        return request(OpArgs.GET, origin, oc, ot, null, 0, null, t, disp, tc, tt, null);
+    }
+
+    @Override
+    public Request raccumulate(Object origin, long oc, Datatype ot, int t, long disp, long tc, Datatype tt, Op op) {
+        return request(OpArgs.ACC, origin, oc, ot, null, 0, null, t, disp, tc, tt, op);
+    }
+
+    @Override
+    public Request rgetAccumulate(Object origin, long oc, Datatype ot, Object result, long rc, Datatype rt, int t,
+                                  long disp, long tc, Datatype tt, Op op) {
+        return request(OpArgs.GET_ACC, origin, oc, ot, result, rc, rt, t, disp, tc, tt, op);
+    }
+
+    private Request request(int kind, Object origin, long oc, Datatype ot, Object result, long rc, Datatype rt,
+                            int t, long disp, long tc, Datatype tt, Op op) {
+        try {
+            if (epochs.access() != Epochs.Access.LOCK && epochs.access() != Epochs.Access.LOCK_ALL) {
+                throw fail(ErrorClass.ERR_RMA_SYNC, "request-based " + OpArgs.kindName(kind)
+                        + " is only allowed in a passive-target epoch (lock or lock_all); access epoch is " + epochs.access());
+            }
+            OpArgs a = prepare(kind, origin, oc, ot, result, rc, rt, null, t, disp, tc, tt, op);
+            if (a == null) {
+                return CompletionRequest.completed(job);
+            }
+            int target = a.target;
+            CompletionRequest r = new CompletionRequest(job, peers[target].direct ? null : () -> packets.kick(target));
+            issue(a, r);
+            return r;
+        } catch (RmaException e) {
+            throw handle(e);
+        }
+    }
+
+    @Override
+    public long fetchAndAddLong(int t, long disp, long delta) {
+        long[] in = {delta};
+        long[] out = new long[1];
+        fetchAndOp(in, out, Datatype.LONG, t, disp, Op.SUM);
+        if (t != PROC_NULL && !peers[t].direct) {
+            epochs.flushLocal(t);
+        }
+        return out[0];
+    }
+
+    @Override
+    public long compareAndSwapLong(int t, long disp, long expected, long newValue) {
+        long[] in = {newValue};
+        long[] cmp = {expected};
+        long[] out = new long[1];
+        compareAndSwap(in, cmp, out, Datatype.LONG, t, disp);
+        if (t != PROC_NULL && !peers[t].direct) {
+            epochs.flushLocal(t);
+        }
+        return out[0];
+    }
+
+    /** Checks a call's arguments and epoch; returns null for a PROC_NULL target. */
+    private OpArgs prepare(int kind, Object origin, long oc, Datatype ot, Object result, long rc, Datatype rt,
+                           Object compare, int t, long disp, long tc, Datatype tt, Op op) {
+        checkLive();
+        String what = OpArgs.kindName(kind);
+        if (t == PROC_NULL) {
+            return null;
+        }
+        if (t < 0 || t >= groupSize) {
+            throw fail(ErrorClass.ERR_RANK, what + ": target rank " + t + " is not in the window's group of size " + groupSize);
+        }
+        if (oc < 0 || tc < 0 || rc < 0) {
+            throw fail(ErrorClass.ERR_COUNT, what + ": negative count (origin " + oc + ", target " + tc + ", result " + rc + ")");
+        }
+        requireType(ot, "origin", what);
+        requireType(tt, "target", what);
+        OpArgs a = new OpArgs();
+        a.kind = kind;
+        a.target = t;
+        a.originCount = oc;
+        a.originLayout = ot.layout();
+        a.targetCount = tc;
+        a.targetLayout = tt.layout();
+        a.bytes = tc * tt.size();
+        boolean accFamily = kind == OpArgs.ACC || kind == OpArgs.GET_ACC || kind == OpArgs.FOP;
+        if (accFamily) {
+            if (op == null) {
+                throw fail(ErrorClass.ERR_OP, what + ": op is null");
+            }
+            a.op = op.code();
+        }
+        if (kind == OpArgs.FOP || kind == OpArgs.CAS) {
+            if (!tt.isPredefined()) {
+                throw fail(ErrorClass.ERR_TYPE, what + " needs a predefined datatype, got " + tt);
+            }
+        }
+        if (kind == OpArgs.PUT || kind == OpArgs.GET) {
+            if (!a.originLayout.signatureMatches(oc, a.targetLayout, tc)) {
+                throw fail(ErrorClass.ERR_TYPE, what + ": origin " + oc + " x " + ot + " does not match target " + tc + " x " + tt);
+            }
+        } else {
+            a.elem = tt.elementType();
+            if (a.elem == null) {
+                throw fail(ErrorClass.ERR_TYPE, what + ": target datatype " + tt + " must consist of one predefined type");
+            }
+            if (accFamily) {
+                if (!AccumulateKernel.isValid(a.op, a.elem)) {
+                    throw fail(ErrorClass.ERR_OP, what + ": op " + op + " is not defined for " + a.elem);
+                }
+            }
+            boolean usesOrigin = a.op != OpCode.NO_OP;
+            if (usesOrigin && (ot.elementType() != a.elem || !a.originLayout.signatureMatches(oc, a.targetLayout, tc))) {
+                throw fail(ErrorClass.ERR_TYPE, what + ": origin " + oc + " x " + ot + " does not match target " + tc + " x " + tt);
+            }
+            if (kind != OpArgs.ACC) {
+                requireType(rt, "result", what);
+                a.resultCount = rc;
+                a.resultLayout = rt.layout();
+                if (rt.elementType() != a.elem || !a.resultLayout.signatureMatches(rc, a.targetLayout, tc)) {
+                    throw fail(ErrorClass.ERR_TYPE, what + ": result " + rc + " x " + rt + " does not match target " + tc + " x " + tt);
+                }
+                a.result = buffer(result, rc, a.resultLayout, "result", what);
+            }
+            if (!usesOrigin) {
+                a.originCount = 0;
+            }
+        }
+        a.origin = buffer(origin, a.originCount, a.originLayout, "origin", what);
+        if (kind == OpArgs.CAS) {
+            a.compare = buffer(compare, 1, a.targetLayout, "compare", what);
+        }
+        Peer p = peers[t];
+        if (flavor == Flavor.DYNAMIC) {
+            a.targetOffset = disp;
+        } else {
+            if (disp < 0) {
+                throw fail(ErrorClass.ERR_DISP, what + ": negative target displacement " + disp);
+            }
+            long off;
+            try {
+                off = Math.multiplyExact(disp, (long) p.dispUnit);
+            } catch (ArithmeticException e) {
+                throw fail(ErrorClass.ERR_DISP, what + ": displacement " + disp + " x disp_unit " + p.dispUnit + " overflows");
+            }
+            a.targetOffset = off;
+            if (a.bytes > 0) {
+                long lo = off + a.targetLayout.dataLow(tc);
+                long hi = off + a.targetLayout.dataHigh(tc);
+                if (lo < 0 || hi > p.size) {
+                    throw fail(ErrorClass.ERR_RMA_RANGE, what + " to rank " + t + ": target bytes [" + lo + ", " + hi
+                            + ") (disp " + disp + " x disp_unit " + p.dispUnit + ", " + tc + " x " + tt
+                            + ") are outside its window of " + p.size + " bytes");
+                }
+            }
+        }
+        epochs.checkAccess(t, what);
+        return a;
+    }
+
+    private void requireType(Datatype d, String role, String what) {
+        if (d == null) {
+            throw fail(ErrorClass.ERR_TYPE, what + ": " + role + " datatype is null");
+        }
+        if (!d.isCommitted()) {
+            throw fail(ErrorClass.ERR_TYPE, what + ": " + role + " datatype " + d + " is not committed");
+        }
+    }
+
+    private Buffers.Ref buffer(Object buf, long count, TypeLayout layout, String role, String what) {
+        if (count == 0 || layout.size() == 0) {
+            return buf == null ? Buffers.NONE : Buffers.resolve(buf, role);
+        }
+        if (buf == null) {
+            throw fail(ErrorClass.ERR_BUFFER, what + ": " + role + " buffer is null");
+        }
+        Buffers.Ref r = Buffers.resolve(buf, role);
+        long lo = layout.dataLow(count);
+        long hi = layout.dataHigh(count);
+        if (lo < 0 || hi > r.capacity) {
+            throw fail(ErrorClass.ERR_BUFFER, what + ": " + role + " data spans bytes [" + lo + ", " + hi
+                    + ") but the " + role + " buffer has " + r.capacity);
+        }
+        return r;
+    }
+
+    /** Runs a checked operation on the target's path. */
+    private void issue(OpArgs a, CompletionRequest r) {
+        Peer p = peers[a.target];
+        countOp(a.kind);
+        if (!p.direct) {
+            packets.issue(a, r);
+            return;
+        }
+        epochs.ensureDirectLock(a.target);
+        long addr;
+        if (flavor == Flavor.DYNAMIC) {
+            addr = a.targetOffset;
+            if (a.bytes > 0) {
+                long lo = addr + a.targetLayout.dataLow(a.targetCount);
+                long hi = addr + a.targetLayout.dataHigh(a.targetCount);
+                if (!p.local.regions.contains(lo, hi)) {
+                    throw fail(ErrorClass.ERR_RMA_RANGE, OpArgs.kindName(a.kind) + " to rank " + a.target + ": bytes [0x"
+                            + Long.toHexString(lo) + ", 0x" + Long.toHexString(hi) + ") are not attached there (attached: "
+                            + p.local.regions.describe() + ")");
+                }
+            }
+        } else {
+            addr = p.base + a.targetOffset;
+        }
+        switch (a.kind) {
+            case OpArgs.PUT: DirectOps.put(a, addr); counters.add(Counter.BYTES_PUT, a.bytes); break;
+            case OpArgs.GET: DirectOps.get(a, addr); counters.add(Counter.BYTES_GOT, a.bytes); break;
+            case OpArgs.ACC: DirectOps.accumulate(a, addr); counters.add(Counter.BYTES_PUT, a.bytes); break;
+            case OpArgs.CAS: DirectOps.compareAndSwap(a, addr); break;
+            default: DirectOps.getAccumulate(a, addr); counters.add(Counter.BYTES_GOT, a.bytes); break;
+        }
+        counters.increment(Counter.DIRECT_OPS);
+        if (r != null) {
+            r.complete();
+        }
+    }
+
+    private void countOp(int kind) {
+        switch (kind) {
+            case OpArgs.PUT: counters.increment(Counter.PUTS); break;
+            case OpArgs.GET: counters.increment(Counter.GETS); break;
+            case OpArgs.ACC: counters.increment(Counter.ACCUMULATES); break;
+            case OpArgs.GET_ACC: counters.increment(Counter.GET_ACCUMULATES); break;
+            case OpArgs.FOP: counters.increment(Counter.FETCH_AND_OPS); break;
+            default: counters.increment(Counter.COMPARE_AND_SWAPS); break;
+        }
+    }
+
+    // ------------------------------------------------------------------ synchronization (see Epochs)
+
+    @Override
+    public void fence(int assertion) {
+        try {
+            checkLive();
+            epochs.fence(assertion);
+        } catch (RmaException e) {
+            throw handle(e);
+        }
+    }
+
+    @Override
+    public void start(Group group, int assertion) {
+        try {
+            checkLive();
+            epochs.start(group, assertion);
+        } catch (RmaException e) {
+            throw handle(e);
+        }
+    }
+
+    @Override
+    public void complete() {
+        try {
+            checkLive();
+            epochs.complete();
+        } catch (RmaException e) {
+            throw handle(e);
+        }
+    }
+
+    @Override
+    public void post(Group group, int assertion) {
+        try {
+            checkLive();
+            epochs.post(group, assertion);
+        } catch (RmaException e) {
+            throw handle(e);
+        }
+    }
+
+    @Override
+    public void waitFor() {
+        try {
+            checkLive();
+            epochs.waitFor();
+        } catch (RmaException e) {
+            throw handle(e);
+        }
+    }
+
+    @Override
+    public boolean test() {
+        try {
+            checkLive();
+            return epochs.test();
+        } catch (RmaException e) {
+            throw handle(e);
+        }
+    }
+
+    @Override
+    public void lock(LockType type, int t, int assertion) {
+        try {
+            checkLive();
+            epochs.lock(type, t, assertion);
+        } catch (RmaException e) {
+            throw handle(e);
+        }
+    }
+
+    @Override
+    public void unlock(int t) {
+        try {
+            checkLive();
+            epochs.unlock(t);
+        } catch (RmaException e) {
+            throw handle(e);
+        }
+    }
+
+    @Override
+    public void lockAll(int assertion) {
+        try {
+            checkLive();
+            epochs.lockAll(assertion);
+        } catch (RmaException e) {
+            throw handle(e);
+        }
+    }
+
+    @Override
+    public void unlockAll() {
+        try {
+            checkLive();
+            epochs.unlockAll();
+        } catch (RmaException e) {
+            throw handle(e);
+        }
+    }
+
+    @Override
+    public void flush(int t) {
+        try {
+            checkLive();
+            epochs.flush(t);
+        } catch (RmaException e) {
+            throw handle(e);
+        }
+    }
+
+    @Override
+    public void flushAll() {
+        try {
+            checkLive();
+            epochs.flushAll();
+        } catch (RmaException e) {
+            throw handle(e);
+        }
+    }
+
+    @Override
+    public void flushLocal(int t) {
+        try {
+            checkLive();
+            epochs.flushLocal(t);
+        } catch (RmaException e) {
+            throw handle(e);
+        }
+    }
+
+    @Override
+    public void flushLocalAll() {
+        try {
+            checkLive();
+            epochs.flushLocalAll();
+        } catch (RmaException e) {
+            throw handle(e);
+        }
+    }
+
+    @Override
+    public void sync() {
+        checkLive();
+        java.lang.invoke.VarHandle.fullFence();
+    }
+
+    // ------------------------------------------------------------------ dynamic, shared
+
+    @Override
+    public void attach(Object mem) {
+        try {
+            checkLive();
+            if (flavor != Flavor.DYNAMIC) {
+                throw fail(ErrorClass.ERR_RMA_FLAVOR, "attach needs a dynamic window; this one is " + flavor);
+            }
+            WindowMemory m = WindowMemory.wrap(mem);
+            regions.attach(m.address, m.length, name);
+        } catch (RmaException e) {
+            throw handle(e);
+        }
+    }
+
+    @Override
+    public void detach(Object mem) {
+        try {
+            checkLive();
+            if (flavor != Flavor.DYNAMIC) {
+                throw fail(ErrorClass.ERR_RMA_FLAVOR, "detach needs a dynamic window; this one is " + flavor);
+            }
+            regions.detach(WindowMemory.wrap(mem).address, name);
+        } catch (RmaException e) {
+            throw handle(e);
+        }
+    }
+
+    @Override
+    public SharedMemory sharedQuery(int r) {
+        try {
+            checkLive();
+            if (shared == null) {
+                throw fail(ErrorClass.ERR_RMA_FLAVOR, "shared_query needs a window from allocateShared; this one is " + flavor);
+            }
+            if (r == PROC_NULL) {
+                for (SharedMemory s : shared) {
+                    if (s.size() > 0) {
+                        return s;
+                    }
+                }
+                return shared[0];
+            }
+            if (r < 0 || r >= groupSize) {
+                throw fail(ErrorClass.ERR_RANK, "shared_query: rank " + r + " is not in the window's group of size " + groupSize);
+            }
+            return shared[r];
+        } catch (RmaException e) {
+            throw handle(e);
+        }
+    }
+
+    // ------------------------------------------------------------------ attributes
+
+    @Override
+    public long base() {
+        return flavor == Flavor.DYNAMIC ? 0 : memory.address;
+    }
+
+    @Override
+    public long size() {
+        return memory.length;
+    }
+
+    @Override
+    public int dispUnit() {
+        return dispUnit;
+    }
+
+    @Override
+    public Flavor flavor() {
+        return flavor;
+    }
+
+    @Override
+    public MemoryModel model() {
+        return MemoryModel.UNIFIED;
+    }
+
+    @Override
+    public BytesStore<?, ?> memory() {
+        return memory.bytes;
+    }
+
+    @Override
+    public ByteBuffer buffer() {
+        return memory.buffer == null ? null : memory.buffer.duplicate().order(java.nio.ByteOrder.LITTLE_ENDIAN);
+    }
+
+    @Override
+    public Group group() {
+        return comm.group();
+    }
+
+    @Override
+    public int rank() {
+        return rank;
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public void setName(String name) {
+        this.name = name;
+    }
+
+    @Override
+    public Info info() {
+        Info i = config.toInfo(anyPacketPeer ? "packet" : "direct");
+        synchronized (userInfo) {
+            for (String k : userInfo.keys()) {
+                if (i.get(k) == null) {
+                    i.set(k, userInfo.get(k));
+                }
+            }
+        }
+        return i;
+    }
+
+    @Override
+    public void setInfo(Info info) {
+        checkLive();
+        new WinConfig(job, info); // validates values; keys that shape the engine stay as chosen at creation (MPI allows)
+        synchronized (userInfo) {
+            for (String k : info.keys()) {
+                userInfo.set(k, info.get(k));
+            }
+        }
+    }
+
+    @Override
+    public void setErrorHandler(ErrorHandler handler) {
+        this.errorHandler = handler == null ? ErrorHandler.ERRORS_THROW : handler;
+    }
+
+    @Override
+    public ErrorHandler errorHandler() {
+        return errorHandler;
+    }
+
+    @Override
+    public WinCounters counters() {
+        return counters;
+    }
+
+    @Override
+    public void free() {
+        try {
+            checkLive();
+            epochs.checkFreeable();
+            packets.drain();
+            coll.barrier(job, rank);
+            freed = true;
+            if (router.unregister(worldRanks[rank])) {
+                job.agent().unregister(windowId);
+                job.shared().remove(WindowFactory.routerKey(windowId));
+            }
+            coll.barrier(job, rank);
+            target.release();
+            packets.release();
+            memory.release();
+            WindowFactory.retire(this);
+        } catch (RmaException e) {
+            throw handle(e);
+        }
+    }
+
+    boolean isFreed() {
+        return freed;
+    }
+
+    @Override
+    public String toString() {
+        return "Win[" + name + ", " + flavor + ", rank " + rank + " of " + groupSize + ", " + memory.length + " bytes]";
+    }
+}

@@ -1,0 +1,99 @@
+package io.jrma.sync;
+
+import io.jrma.ErrorClass;
+import io.jrma.RmaException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import net.openhft.chronicle.bytes.BytesStore;
+
+/**
+ * One rank's window memory: an absolute address and a length, with a Chronicle {@link BytesStore} view and,
+ * below 2 GiB, a direct {@link ByteBuffer} view. Library-owned memory (allocate flavors) is released on
+ * {@link #release()}; user memory (create flavor) never is.
+ *
+ * <p>Immutable after construction; any thread.
+ */
+final class WindowMemory {
+    static final WindowMemory EMPTY = new WindowMemory(0, 0, null, null, false);
+    private static final int MAX_BUFFER = Integer.MAX_VALUE - 8192;
+
+    final long address;
+    final long length;
+    final BytesStore<?, ?> bytes;
+    final ByteBuffer buffer;
+    private final boolean owned;
+
+    private WindowMemory(long address, long length, BytesStore<?, ?> bytes, ByteBuffer buffer, boolean owned) {
+        this.address = address;
+        this.length = length;
+        this.bytes = bytes;
+        this.buffer = buffer;
+        this.owned = owned;
+    }
+
+    /** Library-owned zeroed memory; page aligned when {@code pageAligned}. */
+    static WindowMemory allocate(long length, boolean pageAligned) {
+        if (length == 0) {
+            return EMPTY;
+        }
+        try {
+            if (length <= MAX_BUFFER - 4096) {
+                ByteBuffer bb = pageAligned
+                        ? ByteBuffer.allocateDirect((int) length + 4095).alignedSlice(4096)
+                        : ByteBuffer.allocateDirect((int) length);
+                bb = bb.slice(0, (int) length).order(ByteOrder.LITTLE_ENDIAN);
+                BytesStore<?, ByteBuffer> bs = BytesStore.wrap(bb);
+                return new WindowMemory(Buffers.address(bb), length, bs, bb, true);
+            }
+            BytesStore<?, Void> bs = BytesStore.nativeStoreWithFixedCapacity(length + 4096);
+            long addr = bs.addressForWrite(bs.start());
+            long aligned = (addr + 4095) & ~4095L;
+            io.jrma.core.mem.UnsafeAccess.UNSAFE.setMemory(aligned, length, (byte) 0);
+            return new WindowMemory(aligned, length, bs, null, true);
+        } catch (OutOfMemoryError e) {
+            throw new RmaException(ErrorClass.ERR_NO_MEM, "cannot allocate " + length + " bytes of window memory: " + e.getMessage());
+        }
+    }
+
+    /** A view of user memory (direct ByteBuffer or native BytesStore). */
+    static WindowMemory wrap(Object memory) {
+        if (memory == null) {
+            return EMPTY;
+        }
+        if (memory instanceof ByteBuffer) {
+            ByteBuffer bb = (ByteBuffer) memory;
+            if (!bb.isDirect()) {
+                throw new RmaException(ErrorClass.ERR_BUFFER, "window memory must be a direct ByteBuffer (or a native BytesStore); got a heap ByteBuffer");
+            }
+            ByteBuffer view = bb.duplicate().clear().order(ByteOrder.LITTLE_ENDIAN);
+            return new WindowMemory(Buffers.address(bb), bb.capacity(), BytesStore.wrap(view), view, false);
+        }
+        if (memory instanceof BytesStore) {
+            BytesStore<?, ?> bs = (BytesStore<?, ?>) memory;
+            if (!bs.isDirectMemory()) {
+                throw new RmaException(ErrorClass.ERR_BUFFER, "window memory must be native: BytesStore " + bs.getClass().getSimpleName() + " is on the heap");
+            }
+            long addr = bs.addressForRead(bs.start());
+            return new WindowMemory(addr, bs.capacity(), bs, null, false);
+        }
+        throw new RmaException(ErrorClass.ERR_BUFFER, "window memory must be a direct ByteBuffer or a native BytesStore, got "
+                + memory.getClass().getName());
+    }
+
+    /** A sub-range of this memory (shared windows carve per-rank segments out of one allocation). */
+    WindowMemory slice(long offset, long len) {
+        if (len == 0) {
+            return new WindowMemory(address + offset, 0, null, null, false);
+        }
+        ByteBuffer b = buffer == null ? null
+                : buffer.duplicate().clear().position((int) offset).limit((int) (offset + len)).slice().order(ByteOrder.LITTLE_ENDIAN);
+        BytesStore<?, ?> bs = b != null ? BytesStore.wrap(b) : BytesStore.wrap(address + offset, len);
+        return new WindowMemory(address + offset, len, bs, b, false);
+    }
+
+    void release() {
+        if (owned && bytes != null && bytes.refCount() > 0) {
+            bytes.releaseLast();
+        }
+    }
+}

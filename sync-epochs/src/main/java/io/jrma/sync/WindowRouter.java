@@ -1,0 +1,61 @@
+package io.jrma.sync;
+
+import io.jrma.core.runtime.CollectiveState;
+import io.jrma.core.wire.Batch;
+import io.jrma.core.wire.BatchReceiver;
+import io.jrma.core.wire.PacketHeader;
+
+/**
+ * Routes batches for one window id to the window object of the addressed rank in this JVM (all ranks of a
+ * window share its id), and holds the control-plane state the window's local ranks share.
+ *
+ * <p>Registration from rank threads (synchronized, copy-on-write); dispatch from the progress agent.
+ */
+final class WindowRouter implements BatchReceiver {
+    final CollectiveState coll;
+    private volatile PacketTarget[] byWorldRank;
+    private int registered;
+
+    WindowRouter(int jobSize, int groupSize) {
+        this.byWorldRank = new PacketTarget[jobSize];
+        this.coll = new CollectiveState(groupSize);
+    }
+
+    synchronized void register(int worldRank, PacketTarget t) {
+        PacketTarget[] a = byWorldRank.clone();
+        a[worldRank] = t;
+        byWorldRank = a; // release: publishes the receiver to the agent
+        registered++;
+    }
+
+    /** Returns true when no rank of this JVM is registered any more. */
+    synchronized boolean unregister(int worldRank) {
+        PacketTarget[] a = byWorldRank.clone();
+        a[worldRank] = null;
+        byWorldRank = a;
+        return --registered == 0;
+    }
+
+    @Override
+    public void onBatch(Batch batch) {
+        int dst = PacketHeader.dst(batch.buffer(), batch.offsetAt(0));
+        PacketTarget[] a = byWorldRank;
+        PacketTarget t = dst >= 0 && dst < a.length ? a[dst] : null;
+        if (t == null) {
+            batch.markConsumed();
+            return;
+        }
+        t.onBatch(batch);
+    }
+
+    @Override
+    public int poll() {
+        int work = 0;
+        for (PacketTarget t : byWorldRank) {
+            if (t != null) {
+                work += t.poll();
+            }
+        }
+        return work;
+    }
+}
