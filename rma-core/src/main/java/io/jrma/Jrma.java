@@ -27,6 +27,14 @@ public final class Jrma {
     private Jrma() {
     }
 
+    /**
+     * The counters of every window of this job in this JVM (all ranks), summed: packets, acks elided, bytes,
+     * time waiting in synchronization. A snapshot; any rank may ask.
+     */
+    public static WinCounters jvmCounters(Comm comm) {
+        return ((io.jrma.core.runtime.CommCore) comm).job().counters();
+    }
+
     /** Runs {@code nranks} ranks with run-time parameters from system properties and the environment. */
     public static void run(int nranks, RankMain main) {
         job(nranks).run(main);

@@ -8,7 +8,11 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * Counters of one window at one rank (or, summed, of a whole JVM): what MPICH's RMA design calls the
  * instrumentation that is part of the design. Values only grow, except {@link Counter#PENDING_OPS}.
  *
- * <p>Thread-safe: written by the rank's threads and the progress agent, read by anyone.
+ * <p>Thread-safe: written by the rank's threads and the progress agent, read by anyone. The per-operation
+ * counters of the direct path ({@code PUTS} ... {@code COMPARE_AND_SWAPS} when the direct fast lane serves
+ * the call) are bumped with a plain read-and-store instead of an atomic add, which costs as much as the
+ * operation itself on this class of machine: they are exact when one thread issues on the window and may
+ * undercount when several threads of a rank issue at the same instant. All other counters are atomic.
  */
 public final class WinCounters {
     /** What is counted. */
@@ -57,6 +61,12 @@ public final class WinCounters {
 
     public void increment(Counter c) {
         values.getAndIncrement(c.ordinal());
+    }
+
+    /** Non-atomic increment for hot paths (see the class comment): a plain read and an ordered store. */
+    public void bump(Counter c) {
+        int i = c.ordinal();
+        values.lazySet(i, values.get(i) + 1);
     }
 
     /** Adds all of {@code other} into this. */

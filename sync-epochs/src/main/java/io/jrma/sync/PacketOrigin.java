@@ -363,7 +363,7 @@ final class PacketOrigin {
     }
 
     private void awaitAck(TargetQueue q, int want) {
-        await(() -> q.acked - want >= 0 && (asyncError != null || q.replies.get() == 0 || q.acked - want >= 0));
+        await(() -> q.acked - want >= 0); // acks arrive after every earlier reply from that target
     }
 
     private void await(java.util.function.BooleanSupplier done) {

@@ -93,6 +93,7 @@ public final class WindowFactory implements Win.WindowProvider {
             w.setInfo(info);
         }
         router.register(w.worldRanks[w.rank], w.receiver);
+        job.addCounters(w.counters);
         Object[] all = comm.allgather(w);
         Peer[] peers = new Peer[all.length];
         boolean anyPacket = false;
@@ -120,6 +121,7 @@ public final class WindowFactory implements Win.WindowProvider {
     }
 
     static void retire(WindowImpl w) {
+        w.job.retireCounters(w.counters);
         WindowMemory whole = WHOLE.remove(w);
         if (whole != null) {
             whole.release();

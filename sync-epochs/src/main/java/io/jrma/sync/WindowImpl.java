@@ -50,6 +50,7 @@ final class WindowImpl implements Win {
     final Epochs epochs;
     final PacketOrigin packets;
     final PacketTarget receiver;
+    final FastPath fast;
     Peer[] peers;
     SharedMemory[] shared;
     boolean anyPacketPeer;
@@ -78,6 +79,7 @@ final class WindowImpl implements Win {
         this.epochs = new Epochs(this);
         this.packets = new PacketOrigin(this);
         this.receiver = new PacketTarget(this);
+        this.fast = new FastPath(this);
     }
 
     // ------------------------------------------------------------------ errors
@@ -106,6 +108,9 @@ final class WindowImpl implements Win {
     @Override
     public void put(Object origin, long oc, Datatype ot, int t, long disp, long tc, Datatype tt) {
         try {
+            if (ot == tt && oc == tc && ot != null && fast.put(origin, oc, ot, t, disp)) {
+                return;
+            }
             OpArgs a = prepare(OpArgs.PUT, origin, oc, ot, null, 0, null, null, t, disp, tc, tt, null);
             if (a != null) {
                 issue(a, null);
@@ -118,6 +123,9 @@ final class WindowImpl implements Win {
     @Override
     public void get(Object origin, long oc, Datatype ot, int t, long disp, long tc, Datatype tt) {
         try {
+            if (ot == tt && oc == tc && ot != null && fast.get(origin, oc, ot, t, disp)) {
+                return;
+            }
             OpArgs a = prepare(OpArgs.GET, origin, oc, ot, null, 0, null, null, t, disp, tc, tt, null);
             if (a != null) {
                 issue(a, null);
@@ -130,6 +138,9 @@ final class WindowImpl implements Win {
     @Override
     public void accumulate(Object origin, long oc, Datatype ot, int t, long disp, long tc, Datatype tt, Op op) {
         try {
+            if (ot == tt && oc == tc && ot != null && fast.accumulate(origin, oc, ot, t, disp, op)) {
+                return;
+            }
             OpArgs a = prepare(OpArgs.ACC, origin, oc, ot, null, 0, null, null, t, disp, tc, tt, op);
             if (a != null) {
                 issue(a, null);
@@ -155,6 +166,9 @@ final class WindowImpl implements Win {
     @Override
     public void fetchAndOp(Object origin, Object result, Datatype type, int t, long disp, Op op) {
         try {
+            if (type != null && fast.fetchAndOp(origin, result, type, t, disp, op)) {
+                return;
+            }
             OpArgs a = prepare(OpArgs.FOP, origin, 1, type, result, 1, type, null, t, disp, 1, type, op);
             if (a != null) {
                 issue(a, null);
@@ -167,6 +181,9 @@ final class WindowImpl implements Win {
     @Override
     public void compareAndSwap(Object origin, Object compare, Object result, Datatype type, int t, long disp) {
         try {
+            if (type != null && fast.compareAndSwap(origin, compare, result, type, t, disp)) {
+                return;
+            }
             OpArgs a = prepare(OpArgs.CAS, origin, 1, type, result, 1, type, compare, t, disp, 1, type, null);
             if (a != null) {
                 issue(a, null);
@@ -219,25 +236,35 @@ final class WindowImpl implements Win {
 
     @Override
     public long fetchAndAddLong(int t, long disp, long delta) {
-        long[] in = {delta};
         long[] out = new long[1];
-        fetchAndOp(in, out, Datatype.LONG, t, disp, Op.SUM);
-        if (t != PROC_NULL && !peers[t].direct) {
-            epochs.flushLocal(t);
-        }
+        blockingSingle(OpArgs.FOP, new long[] {delta}, null, out, t, disp, Op.SUM);
         return out[0];
     }
 
     @Override
     public long compareAndSwapLong(int t, long disp, long expected, long newValue) {
-        long[] in = {newValue};
-        long[] cmp = {expected};
         long[] out = new long[1];
-        compareAndSwap(in, cmp, out, Datatype.LONG, t, disp);
-        if (t != PROC_NULL && !peers[t].direct) {
-            epochs.flushLocal(t);
-        }
+        blockingSingle(OpArgs.CAS, new long[] {newValue}, new long[] {expected}, out, t, disp, null);
         return out[0];
+    }
+
+    /** A fetch_and_op or compare_and_swap on one long whose result is needed now: waits for that op only. */
+    private void blockingSingle(int kind, long[] origin, long[] compare, long[] result, int t, long disp, Op op) {
+        try {
+            OpArgs a = prepare(kind, origin, 1, Datatype.LONG, result, 1, Datatype.LONG, compare, t, disp, 1, Datatype.LONG, op);
+            if (a == null) {
+                return;
+            }
+            if (peers[t].direct) {
+                issue(a, null);
+                return;
+            }
+            CompletionRequest r = new CompletionRequest(job, () -> packets.kick(t));
+            issue(a, r);
+            r.waitFor();
+        } catch (RmaException e) {
+            throw handle(e);
+        }
     }
 
     /** Checks a call's arguments and epoch; returns null for a PROC_NULL target. */

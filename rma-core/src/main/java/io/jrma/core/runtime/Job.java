@@ -29,6 +29,8 @@ public final class Job {
     private final String progressMode;
     private final WaitPolicy waitPolicy;
     private volatile PacketTransport transport;
+    private final java.util.Set<io.jrma.WinCounters> liveCounters = ConcurrentHashMap.newKeySet();
+    private final io.jrma.WinCounters retiredCounters = new io.jrma.WinCounters();
     private volatile boolean stopping;
     private Thread progressThread;
 
@@ -79,6 +81,28 @@ public final class Job {
     /** A map for objects that the ranks of this JVM share (e.g. per-communicator collective state). */
     public Map<String, Object> shared() {
         return shared;
+    }
+
+    /** Adds a window's counters to the JVM totals (until {@link #retireCounters}). */
+    public void addCounters(io.jrma.WinCounters c) {
+        liveCounters.add(c);
+    }
+
+    /** A freed window's counters stay in the JVM totals. */
+    public void retireCounters(io.jrma.WinCounters c) {
+        if (liveCounters.remove(c)) {
+            retiredCounters.addAll(c);
+        }
+    }
+
+    /** The sum of the counters of every window of this job in this JVM, live or freed. */
+    public io.jrma.WinCounters counters() {
+        io.jrma.WinCounters sum = new io.jrma.WinCounters();
+        sum.addAll(retiredCounters);
+        for (io.jrma.WinCounters c : liveCounters) {
+            sum.addAll(c);
+        }
+        return sum;
     }
 
     /** Records the thread that runs {@code rank}, so an abort can wake it. */

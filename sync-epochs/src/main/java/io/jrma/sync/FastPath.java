@@ -1,0 +1,209 @@
+package io.jrma.sync;
+
+import static io.jrma.core.mem.UnsafeAccess.UNSAFE;
+
+import io.jrma.Datatype;
+import io.jrma.Flavor;
+import io.jrma.Op;
+import io.jrma.WinCounters.Counter;
+import io.jrma.core.dt.BasicType;
+import io.jrma.core.op.AccumulateKernel;
+import java.nio.ByteBuffer;
+import org.agrona.BufferUtil;
+
+/**
+ * The direct path's fast lane for the commonest calls: same predefined datatype and count on both sides, a
+ * direct peer, a window with a base address, and a buffer that is a primitive array or a direct ByteBuffer.
+ * It makes the same checks as the general path without allocating; anything unusual (including every
+ * error) returns {@code false} so the general path runs and reports it precisely.
+ *
+ * <p>Stateless apart from the window; any of the rank's threads.
+ */
+final class FastPath {
+    private final WindowImpl w;
+    private final boolean enabled;
+
+    FastPath(WindowImpl w) {
+        this.w = w;
+        this.enabled = w.flavor != Flavor.DYNAMIC;
+    }
+
+    /** Base object of a buffer usable by the fast lane, or a sentinel meaning "not usable". */
+    private static final Object NO = new Object();
+
+    private static final long LONG_BASE = UNSAFE.arrayBaseOffset(long[].class);
+    private static final long DOUBLE_BASE = UNSAFE.arrayBaseOffset(double[].class);
+    private static final long INT_BASE = UNSAFE.arrayBaseOffset(int[].class);
+    private static final long BYTE_BASE = UNSAFE.arrayBaseOffset(byte[].class);
+
+    /** Base object of a buffer usable by the fast lane (null: off-heap), or NO. */
+    private static Object base(Object buf) {
+        Class<?> c = buf.getClass();
+        if (c == long[].class || c == double[].class || c == int[].class || c == byte[].class) {
+            return buf;
+        }
+        if (buf instanceof ByteBuffer && ((ByteBuffer) buf).isDirect()) {
+            return null;
+        }
+        return NO;
+    }
+
+    private static long offset(Object buf) {
+        Class<?> c = buf.getClass();
+        if (c == long[].class) {
+            return LONG_BASE;
+        }
+        if (c == double[].class) {
+            return DOUBLE_BASE;
+        }
+        if (c == int[].class) {
+            return INT_BASE;
+        }
+        if (c == byte[].class) {
+            return BYTE_BASE;
+        }
+        return BufferUtil.address((ByteBuffer) buf);
+    }
+
+    private static long capacity(Object buf) {
+        Class<?> c = buf.getClass();
+        if (c == long[].class) {
+            return ((long[]) buf).length * 8L;
+        }
+        if (c == double[].class) {
+            return ((double[]) buf).length * 8L;
+        }
+        if (c == int[].class) {
+            return ((int[]) buf).length * 4L;
+        }
+        if (c == byte[].class) {
+            return ((byte[]) buf).length;
+        }
+        return ((ByteBuffer) buf).capacity();
+    }
+
+    /** Target address for {@code bytes} at {@code disp} of rank t, or -1 if the fast lane does not apply. */
+    private long target(int t, long disp, long bytes) {
+        if (!enabled || t < 0 || t >= w.groupSize || disp < 0 || w.isFreed()) {
+            return -1;
+        }
+        Peer p = w.peers[t];
+        if (!p.direct || disp > (Long.MAX_VALUE >> 8) / p.dispUnit) {
+            return -1;
+        }
+        long off = disp * p.dispUnit;
+        if (off + bytes > p.size) {
+            return -1;
+        }
+        return p.base + off;
+    }
+
+    boolean put(Object origin, long count, Datatype type, int t, long disp) {
+        if (!type.isPredefined() || count < 0 || count > (1L << 40) || origin == null) {
+            return false;
+        }
+        Object base = base(origin);
+        long bytes = count * type.size();
+        long addr = target(t, disp, bytes);
+        if (base == NO || addr < 0 || bytes > capacity(origin)) {
+            return false;
+        }
+        w.epochs.checkAccess(t, "put");
+        w.epochs.ensureDirectLock(t);
+        long src = offset(origin);
+        if (bytes == 8) {
+            UNSAFE.putLong(addr, UNSAFE.getLong(base, src));
+        } else {
+            UNSAFE.copyMemory(base, src, null, addr, bytes);
+        }
+        w.counters.bump(Counter.PUTS);
+        return true;
+    }
+
+    boolean get(Object origin, long count, Datatype type, int t, long disp) {
+        if (!type.isPredefined() || count < 0 || count > (1L << 40) || origin == null) {
+            return false;
+        }
+        Object base = base(origin);
+        long bytes = count * type.size();
+        long addr = target(t, disp, bytes);
+        if (base == NO || addr < 0 || bytes > capacity(origin)) {
+            return false;
+        }
+        w.epochs.checkAccess(t, "get");
+        w.epochs.ensureDirectLock(t);
+        long dst = offset(origin);
+        if (bytes == 8) {
+            UNSAFE.putLong(base, dst, UNSAFE.getLong(addr));
+        } else {
+            UNSAFE.copyMemory(null, addr, base, dst, bytes);
+        }
+        w.counters.bump(Counter.GETS);
+        return true;
+    }
+
+    boolean accumulate(Object origin, long count, Datatype type, int t, long disp, Op op) {
+        BasicType e;
+        if (!type.isPredefined() || op == null || count < 0 || count > (1L << 40) || origin == null
+                || !AccumulateKernel.isValid(op.code(), e = type.elementType())) {
+            return false;
+        }
+        Object base = base(origin);
+        long bytes = count * type.size();
+        long addr = target(t, disp, bytes);
+        if (base == NO || addr < 0 || bytes > capacity(origin)) {
+            return false;
+        }
+        w.epochs.checkAccess(t, "accumulate");
+        w.epochs.ensureDirectLock(t);
+        AccumulateKernel.accumulate(op.code(), e, base, offset(origin), null, addr, count);
+        w.counters.bump(Counter.ACCUMULATES);
+        return true;
+    }
+
+    boolean fetchAndOp(Object origin, Object result, Datatype type, int t, long disp, Op op) {
+        BasicType e;
+        if (!type.isPredefined() || op == null || result == null
+                || !AccumulateKernel.isValid(op.code(), e = type.elementType())) {
+            return false;
+        }
+        boolean noOp = op == Op.NO_OP;
+        Object ob = noOp ? null : base(origin);
+        Object rb = base(result);
+        long size = type.size();
+        long addr = target(t, disp, size);
+        if ((!noOp && (origin == null || ob == NO || capacity(origin) < size)) || rb == NO || addr < 0
+                || capacity(result) < size) {
+            return false;
+        }
+        w.epochs.checkAccess(t, "fetch_and_op");
+        w.epochs.ensureDirectLock(t);
+        AccumulateKernel.getAccumulate(op.code(), e, ob, noOp ? 0 : offset(origin), null, addr, rb, offset(result), 1);
+        w.counters.bump(Counter.FETCH_AND_OPS);
+        return true;
+    }
+
+    boolean compareAndSwap(Object origin, Object compare, Object result, Datatype type, int t, long disp) {
+        if (!type.isPredefined() || origin == null || compare == null || result == null) {
+            return false;
+        }
+        BasicType.Kind k = type.elementType().kind();
+        if (k == BasicType.Kind.COMPLEX || k == BasicType.Kind.PAIR) {
+            return false;
+        }
+        Object ob = base(origin);
+        Object cb = base(compare);
+        Object rb = base(result);
+        long size = type.size();
+        long addr = target(t, disp, size);
+        if (ob == NO || cb == NO || rb == NO || addr < 0 || capacity(origin) < size || capacity(compare) < size
+                || capacity(result) < size) {
+            return false;
+        }
+        w.epochs.checkAccess(t, "compare_and_swap");
+        w.epochs.ensureDirectLock(t);
+        AccumulateKernel.compareAndSwap(type.elementType(), cb, offset(compare), ob, offset(origin), null, addr, rb, offset(result));
+        w.counters.bump(Counter.COMPARE_AND_SWAPS);
+        return true;
+    }
+}
