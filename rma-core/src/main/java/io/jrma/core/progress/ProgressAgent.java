@@ -68,7 +68,8 @@ public final class ProgressAgent implements Agent {
 
     /** Runs one duty cycle if no other thread is running one; returns work done (0 if busy or idle). */
     public int tryProgress() {
-        if (!running.compareAndSet(false, true)) {
+        // test before test-and-set: spinning waiters only read the flag's cache line while another runs
+        if (running.get() || !running.compareAndSet(false, true)) {
             return 0;
         }
         try {
