@@ -9,8 +9,8 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * instrumentation that is part of the design. Values only grow, except {@link Counter#PENDING_OPS}.
  *
  * <p>Thread-safe: written by the rank's threads and the progress agent, read by anyone. The per-operation
- * counters of the direct path ({@code PUTS} ... {@code COMPARE_AND_SWAPS} when the direct fast lane serves
- * the call) are bumped with a plain read-and-store instead of an atomic add, which costs as much as the
+ * counters of the direct path (operation counts, {@code DIRECT_OPS} and byte counts when the direct fast
+ * lane serves the call) are bumped with a plain read-and-store instead of an atomic add, which costs as much as the
  * operation itself on this class of machine: they are exact when one thread issues on the window and may
  * undercount when several threads of a rank issue at the same instant. All other counters are atomic.
  */
@@ -61,6 +61,12 @@ public final class WinCounters {
 
     public void increment(Counter c) {
         values.getAndIncrement(c.ordinal());
+    }
+
+    /** Non-atomic add for hot paths (see the class comment): a plain read and an ordered store. */
+    public void bumpBy(Counter c, long delta) {
+        int i = c.ordinal();
+        values.lazySet(i, values.get(i) + delta);
     }
 
     /** Non-atomic increment for hot paths (see the class comment): a plain read and an ordered store. */

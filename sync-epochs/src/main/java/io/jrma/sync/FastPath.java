@@ -117,6 +117,8 @@ final class FastPath {
             UNSAFE.copyMemory(base, src, null, addr, bytes);
         }
         w.counters.bump(Counter.PUTS);
+        w.counters.bump(Counter.DIRECT_OPS);
+        w.counters.bumpBy(Counter.BYTES_PUT, bytes);
         return true;
     }
 
@@ -139,6 +141,8 @@ final class FastPath {
             UNSAFE.copyMemory(null, addr, base, dst, bytes);
         }
         w.counters.bump(Counter.GETS);
+        w.counters.bump(Counter.DIRECT_OPS);
+        w.counters.bumpBy(Counter.BYTES_GOT, bytes);
         return true;
     }
 
@@ -158,6 +162,8 @@ final class FastPath {
         w.epochs.ensureDirectLock(t);
         AccumulateKernel.accumulate(op.code(), e, base, offset(origin), null, addr, count);
         w.counters.bump(Counter.ACCUMULATES);
+        w.counters.bump(Counter.DIRECT_OPS);
+        w.counters.bumpBy(Counter.BYTES_PUT, bytes);
         return true;
     }
 
@@ -180,6 +186,8 @@ final class FastPath {
         w.epochs.ensureDirectLock(t);
         AccumulateKernel.getAccumulate(op.code(), e, ob, noOp ? 0 : offset(origin), null, addr, rb, offset(result), 1);
         w.counters.bump(Counter.FETCH_AND_OPS);
+        w.counters.bump(Counter.DIRECT_OPS);
+        w.counters.bumpBy(Counter.BYTES_GOT, size);
         return true;
     }
 
@@ -204,6 +212,7 @@ final class FastPath {
         w.epochs.ensureDirectLock(t);
         AccumulateKernel.compareAndSwap(type.elementType(), cb, offset(compare), ob, offset(origin), null, addr, rb, offset(result));
         w.counters.bump(Counter.COMPARE_AND_SWAPS);
+        w.counters.bump(Counter.DIRECT_OPS);
         return true;
     }
 }

@@ -66,6 +66,8 @@ final class PacketOrigin {
         int lockFlags;
         boolean lockSent;
         long sent;
+        /** (int) sent, published before the batch is handed over, so acks for it are never ignored. */
+        volatile int sentPublished;
         volatile int acked;
         final AtomicInteger replies = new AtomicInteger();
         final ArrayDeque<Batch> inFlight = new ArrayDeque<>();
@@ -95,9 +97,12 @@ final class PacketOrigin {
 
         int writePos;
 
-        /** Whether every packet sent has been acknowledged. */
+        /** Value of {@code sent} after a release that needed no ack, when everything before it was acked. */
+        int releasedAt = -1;
+
+        /** Whether every packet sent has been acknowledged (an ack-less release counts as acknowledged). */
         boolean allAcked() {
-            return (int) sent == acked;
+            return (int) sent == acked || (int) sent == releasedAt;
         }
     }
 
@@ -227,6 +232,7 @@ final class PacketOrigin {
         }
         q.sent += n;
         int want = (int) q.sent;
+        q.sentPublished = want; // release: precedes the hand-off of the batch whose ack may carry it
         if (ack) {
             PacketHeader.addFlags(buf, last, F_ACK_REQUIRED);
             PacketHeader.aux(buf, last, want);
@@ -310,6 +316,7 @@ final class PacketOrigin {
                 } else {
                     appendControl(q, PacketType.SYNC, 0);
                     send(q, false, F_UNLOCK);
+                    q.releasedAt = (int) q.sent; // in-order delivery: the release needs no ack of its own
                     w.counters.increment(Counter.ACKS_ELIDED);
                 }
                 q.lockSent = false;
@@ -465,7 +472,16 @@ final class PacketOrigin {
             }
         } else if (type != PacketType.ACK) {
             PendingOp p = pending.remove(seq);
-            if (p != null) {
+            long expected = p == null ? 0 : p.count * p.layout.size();
+            if (p != null && payloadLen != expected) {
+                finishPending(q, p);
+                RmaException e = new RmaException(ErrorClass.ERR_INTERN, "window " + w.name() + ": reply from rank " + from
+                        + " carries " + payloadLen + " bytes for an operation expecting " + expected);
+                if (p.request != null) {
+                    p.request.fail(e);
+                }
+                asyncError = asyncError == null ? e : asyncError;
+            } else if (p != null) {
                 if (payloadLen > 0) {
                     if (p.kind == OpArgs.CAS || p.kind == OpArgs.FOP) {
                         UNSAFE.copyMemory(null, payloadAddr, p.base, p.offset, payloadLen);
@@ -480,8 +496,18 @@ final class PacketOrigin {
             }
         }
         if (type == PacketType.ACK || (flags & F_PIGGYBACK_ACK) != 0) {
-            q.acked = PacketHeader.aux(buf, at); // release: the data copied above is visible to the waiter
+            int ack = PacketHeader.aux(buf, at);
+            // acks only move forward and never past what was sent (wrap-safe): a stale, corrupt or foreign
+            // ack is ignored rather than letting a flush return before its operations completed
+            if (ack - q.acked > 0 && sentSnapshot(q) - ack >= 0) {
+                q.acked = ack; // release: the data copied above is visible to the waiter
+            }
         }
+    }
+
+    /** q.sent as published to the agent (no monitor: the agent must never wait for a sending thread). */
+    private static int sentSnapshot(TargetQueue q) {
+        return q.sentPublished;
     }
 
     private void finishPending(TargetQueue q, PendingOp p) {

@@ -77,6 +77,14 @@ final class PacketTarget {
 
     void onBatch(Batch b) {
         MutableDirectBuffer buf = b.buffer();
+        for (int i = 0; i < b.count(); i++) {
+            int at = b.offsetAt(i);
+            if (at < 0 || (long) at + PacketHeader.HEADER_LENGTH > buf.capacity()) {
+                w.counters.increment(Counter.PACKETS_REJECTED);
+                b.markConsumed(); // cannot even read a header: nobody to answer
+                return;
+            }
+        }
         int first = b.offsetAt(0);
         int origin = groupRank(PacketHeader.src(buf, first));
         if (origin < 0) {
@@ -84,10 +92,12 @@ final class PacketTarget {
             b.markConsumed();
             return;
         }
-        if (PacketHeader.type(buf, first) >= PacketType.ACK) {
+        if (PacketType.isReply(PacketHeader.type(buf, first))) {
             for (int i = 0; i < b.count(); i++) {
                 int at = b.offsetAt(i);
-                if (PacketHeader.type(buf, at) >= PacketType.ACK && PacketHeader.length(buf, at) >= PacketHeader.HEADER_LENGTH) {
+                int len = PacketHeader.length(buf, at);
+                if (PacketType.isReply(PacketHeader.type(buf, at)) && len >= PacketHeader.HEADER_LENGTH
+                        && (long) at + len <= buf.capacity()) {
                     w.packets.onReply(buf, at, origin);
                 }
             }

@@ -87,13 +87,28 @@ final class WindowImpl implements Win {
     /** Applies the error handler to an error about to be thrown. */
     RmaException handle(RmaException e) {
         if (errorHandler == ErrorHandler.ERRORS_ARE_FATAL) {
-            job.abort(e.errorClass(), "window " + name + " at rank " + rank + ": " + e.getMessage(), e);
+            job.abort(ErrorClass.ERR_PROC_ABORTED, "window " + name + " at rank " + rank + ": " + e.getMessage(), e);
         }
         return e;
     }
 
     RmaException fail(ErrorClass c, String msg) {
         return new RmaException(c, "window " + name + ", rank " + rank + ": " + msg);
+    }
+
+    /** The same error with this window's name and rank in front (for errors raised by helpers). */
+    RmaException rename(RmaException e, String what) {
+        String m = e.getMessage();
+        String prefix = e.errorClass().name() + ": ";
+        return fail(e.errorClass(), what + ": " + (m.startsWith(prefix) ? m.substring(prefix.length()) : m));
+    }
+
+    private Buffers.Ref resolve(Object buf, String role, String what) {
+        try {
+            return Buffers.resolve(buf, role);
+        } catch (RmaException e) {
+            throw rename(e, what);
+        }
     }
 
     void checkLive() {
@@ -377,12 +392,12 @@ final class WindowImpl implements Win {
 
     private Buffers.Ref buffer(Object buf, long count, TypeLayout layout, String role, String what) {
         if (count == 0 || layout.size() == 0) {
-            return buf == null ? Buffers.NONE : Buffers.resolve(buf, role);
+            return buf == null ? Buffers.NONE : resolve(buf, role, what);
         }
         if (buf == null) {
             throw fail(ErrorClass.ERR_BUFFER, what + ": " + role + " buffer is null");
         }
-        Buffers.Ref r = Buffers.resolve(buf, role);
+        Buffers.Ref r = resolve(buf, role, what);
         long lo = layout.dataLow(count);
         long hi = layout.dataHigh(count);
         if (lo < 0 || hi > r.capacity) {
@@ -713,8 +728,12 @@ final class WindowImpl implements Win {
 
     @Override
     public void setInfo(Info info) {
-        checkLive();
-        new WinConfig(job, info); // validates values; keys that shape the engine stay as chosen at creation (MPI allows)
+        try {
+            checkLive();
+            new WinConfig(job, info); // validates values; keys that shape the engine stay as chosen at creation (MPI allows)
+        } catch (RmaException e) {
+            throw handle(rename(e, "setInfo"));
+        }
         synchronized (userInfo) {
             for (String k : info.keys()) {
                 userInfo.set(k, info.get(k));

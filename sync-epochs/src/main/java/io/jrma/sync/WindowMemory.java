@@ -38,10 +38,10 @@ final class WindowMemory {
         }
         try {
             if (length <= MAX_BUFFER - 4096) {
-                ByteBuffer bb = pageAligned
-                        ? ByteBuffer.allocateDirect((int) length + 4095).alignedSlice(4096)
-                        : ByteBuffer.allocateDirect((int) length);
-                bb = bb.slice(0, (int) length).order(ByteOrder.LITTLE_ENDIAN);
+                // alignedSlice would round the limit down too: slice from the first page boundary instead
+                ByteBuffer raw = ByteBuffer.allocateDirect((int) length + (pageAligned ? 4095 : 0));
+                int pad = pageAligned ? (4096 - raw.alignmentOffset(0, 4096)) & 4095 : 0;
+                ByteBuffer bb = raw.slice(pad, (int) length).order(ByteOrder.LITTLE_ENDIAN);
                 BytesStore<?, ByteBuffer> bs = BytesStore.wrap(bb);
                 return new WindowMemory(Buffers.address(bb), length, bs, bb, true);
             }

@@ -27,6 +27,8 @@ public final class ProgressAgent implements Agent {
     private volatile BatchReceiver unknownWindow;
     private final AtomicLong batchesDelivered = new AtomicLong();
     private final AtomicLong dutyCycles = new AtomicLong();
+    private final AtomicLong batchesDropped = new AtomicLong();
+    private volatile RuntimeException lastError;
 
     /** Registers the receiver of batches addressed to window {@code windowId}. */
     public synchronized void register(int windowId, BatchReceiver receiver) {
@@ -100,16 +102,39 @@ public final class ProgressAgent implements Agent {
 
     private void dispatch(Batch b) {
         batchesDelivered.lazySet(batchesDelivered.get() + 1);
-        int windowId = b.count() == 0 ? -1 : io.jrma.core.wire.PacketHeader.windowId(b.buffer(), b.offsetAt(0));
-        BatchReceiver r = receivers.get(windowId);
+        int first = b.count() == 0 ? -1 : b.offsetAt(0);
+        if (first < 0 || (long) first + io.jrma.core.wire.PacketHeader.HEADER_LENGTH > b.buffer().capacity()) {
+            batchesDropped.incrementAndGet();
+            b.markConsumed();
+            return;
+        }
+        BatchReceiver r = receivers.get(io.jrma.core.wire.PacketHeader.windowId(b.buffer(), first));
         if (r == null) {
             r = unknownWindow;
         }
         if (r == null) {
+            batchesDropped.incrementAndGet();
             b.markConsumed();
             return;
         }
-        r.onBatch(b);
+        try {
+            r.onBatch(b);
+        } catch (RuntimeException e) {
+            // a receiver validates everything; anything escaping is a bug, but it must not stop the agent
+            batchesDropped.incrementAndGet();
+            lastError = e;
+            b.markConsumed();
+        }
+    }
+
+    /** Batches dropped: empty, naming no known window, or failing in their receiver. */
+    public long batchesDropped() {
+        return batchesDropped.get();
+    }
+
+    /** The last exception that escaped a receiver (a bug to report), or null. */
+    public RuntimeException lastError() {
+        return lastError;
     }
 
     /** Batches delivered to windows of this JVM so far. */

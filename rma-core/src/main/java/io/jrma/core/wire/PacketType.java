@@ -63,6 +63,11 @@ public final class PacketType {
         }
     }
 
+    /** Whether this is a reply type (they travel target to origin, in batches of their own). */
+    public static boolean isReply(int type) {
+        return type >= ACK && type <= ERROR;
+    }
+
     /** Whether a request of this type gets a reply carrying data (so it can carry a flush ack too). */
     public static boolean hasDataReply(int type) {
         return type == GET || type == GET_ACC || type == CAS;
