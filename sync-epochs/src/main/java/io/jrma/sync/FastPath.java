@@ -98,6 +98,31 @@ final class FastPath {
         return p.base + off;
     }
 
+    /**
+     * One aligned 8-byte integer with SUM, REPLACE or NO_OP: a single CPU atomic (lock xadd, xchg, or a
+     * volatile load), the case the flush/lock microbenchmarks and ticket counters exercise. Stores the old
+     * value in the result when {@code rb != NO}. Returns false if the case does not apply.
+     */
+    private static boolean singleLong(Op op, BasicType e, Object ob, long oo, long addr, Object rb, long ro) {
+        if ((e != BasicType.LONG && e != BasicType.UINT64) || (addr & 7) != 0) {
+            return false;
+        }
+        long old;
+        if (op == Op.SUM) {
+            old = UNSAFE.getAndAddLong(null, addr, UNSAFE.getLong(ob, oo));
+        } else if (op == Op.REPLACE) {
+            old = UNSAFE.getAndSetLong(null, addr, UNSAFE.getLong(ob, oo));
+        } else if (op == Op.NO_OP) {
+            old = UNSAFE.getLongVolatile(null, addr);
+        } else {
+            return false;
+        }
+        if (ro != 0) {
+            UNSAFE.putLong(rb, ro, old);
+        }
+        return true;
+    }
+
     boolean put(Object origin, long count, Datatype type, int t, long disp) {
         if (!type.isPredefined() || count < 0 || count > (1L << 40) || origin == null) {
             return false;
@@ -160,7 +185,9 @@ final class FastPath {
         }
         w.epochs.checkAccess(t, "accumulate");
         w.epochs.ensureDirectLock(t);
-        AccumulateKernel.accumulate(op.code(), e, base, offset(origin), null, addr, count);
+        if (count != 1 || !singleLong(op, e, base, offset(origin), addr, null, 0)) {
+            AccumulateKernel.accumulate(op.code(), e, base, offset(origin), null, addr, count);
+        }
         w.counters.bump(Counter.ACCUMULATES);
         w.counters.bump(Counter.DIRECT_OPS);
         w.counters.bumpBy(Counter.BYTES_PUT, bytes);
@@ -184,7 +211,9 @@ final class FastPath {
         }
         w.epochs.checkAccess(t, "fetch_and_op");
         w.epochs.ensureDirectLock(t);
-        AccumulateKernel.getAccumulate(op.code(), e, ob, noOp ? 0 : offset(origin), null, addr, rb, offset(result), 1);
+        if (!singleLong(op, e, ob, noOp ? 0 : offset(origin), addr, rb, offset(result))) {
+            AccumulateKernel.getAccumulate(op.code(), e, ob, noOp ? 0 : offset(origin), null, addr, rb, offset(result), 1);
+        }
         w.counters.bump(Counter.FETCH_AND_OPS);
         w.counters.bump(Counter.DIRECT_OPS);
         w.counters.bumpBy(Counter.BYTES_GOT, size);
