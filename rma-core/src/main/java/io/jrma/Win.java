@@ -31,7 +31,8 @@ import net.openhft.chronicle.bytes.BytesStore;
  * {@code accumulate_ops} ({@code same_op_no_op} default, or {@code same_op}), {@code same_size},
  * {@code same_disp_unit}, {@code alloc_shared_noncontig}, {@code mpi_accumulate_granularity}; jrma's own
  * {@code jrma_issue} ({@code lazy}|{@code eager}), {@code jrma_max_pending_ops} (positive integer) and
- * {@code jrma_path} ({@code auto}|{@code packet}, read-only: reports the path chosen).
+ * {@code jrma_path} (read-only: {@code direct} or {@code packet}, the path chosen for the peers; set the
+ * run-time parameter {@code jrma.path} to choose).
  *
  * <h2>Threads</h2>
  * A window object belongs to one rank; several threads of that rank may issue operations and flushes on it at
@@ -234,7 +235,10 @@ public interface Win extends AutoCloseable {
     /** The info in force: every key jrma honours with its value. */
     Info info();
 
-    /** Sets hints; keys that may not change after creation are checked and rejected with ERR_INFO_VALUE. */
+    /**
+     * Sets hints (MPI_Win_set_info). Values are validated (ERR_INFO_VALUE for a malformed one); keys that shape
+     * the engine keep the value chosen at creation, as MPI allows, and {@link #info()} reports the value in force.
+     */
     void setInfo(Info info);
 
     void setErrorHandler(ErrorHandler handler);
