@@ -183,15 +183,7 @@ final class Epochs {
     }
 
     private void await(BooleanSupplier done) {
-        if (done.getAsBoolean()) {
-            return;
-        }
-        long t0 = System.nanoTime();
-        try {
-            w.job.waitPolicy().await(w.job, done);
-        } finally {
-            w.counters.add(Counter.SYNC_WAIT_NS, System.nanoTime() - t0);
-        }
+        w.awaitSync(done);
     }
 
     /** Sends a FENCE/POST/COMPLETE signal to peer {@code p}: directly, or behind the queued packets. */

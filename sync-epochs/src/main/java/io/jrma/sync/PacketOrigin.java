@@ -295,15 +295,7 @@ final class PacketOrigin {
                 if (!lockTaken || (!q.lockSent && !hasOpen)) {
                     // no lock travelled (MODE_NOCHECK, or nothing was ever sent): complete like a flush
                     q.lockFlags = 0;
-                    if (hasOpen || !q.allAcked()) {
-                        if (!hasOpen) {
-                            appendControl(q, PacketType.SYNC, 0);
-                        }
-                        want[i] = send(q, true, 0);
-                        wait[i] = true;
-                    } else {
-                        w.counters.increment(Counter.ACKS_ELIDED);
-                    }
+                    wait[i] = requestAck(q, want, i);
                     continue;
                 }
                 if (hasOpen) {
@@ -338,16 +330,7 @@ final class PacketOrigin {
             synchronized (q) {
                 boolean hasOpen = q.open != null && q.open.count() > 0;
                 if (remote) {
-                    if (hasOpen) {
-                        want[i] = send(q, true, 0);
-                        wait[i] = true;
-                    } else if (!q.allAcked()) {
-                        appendControl(q, PacketType.SYNC, 0);
-                        want[i] = send(q, true, 0);
-                        wait[i] = true;
-                    } else {
-                        w.counters.increment(Counter.ACKS_ELIDED);
-                    }
+                    wait[i] = requestAck(q, want, i);
                 } else if (q.replies.get() > 0) {
                     send(q, false, 0);
                     wait[i] = true;
@@ -369,20 +352,29 @@ final class PacketOrigin {
         }
     }
 
+    /**
+     * Sends what is queued asking for an ack (or a bare SYNC asking for one if sent packets are unacked);
+     * elides the ack if everything is already acknowledged. Caller holds q's monitor. Returns whether to wait.
+     */
+    private boolean requestAck(TargetQueue q, int[] want, int i) {
+        boolean hasOpen = q.open != null && q.open.count() > 0;
+        if (!hasOpen && q.allAcked()) {
+            w.counters.increment(Counter.ACKS_ELIDED);
+            return false;
+        }
+        if (!hasOpen) {
+            appendControl(q, PacketType.SYNC, 0);
+        }
+        want[i] = send(q, true, 0);
+        return true;
+    }
+
     private void awaitAck(TargetQueue q, int want) {
         await(() -> q.acked - want >= 0); // acks arrive after every earlier reply from that target
     }
 
     private void await(java.util.function.BooleanSupplier done) {
-        if (done.getAsBoolean()) {
-            return;
-        }
-        long t0 = System.nanoTime();
-        try {
-            w.job.waitPolicy().await(w.job, done);
-        } finally {
-            w.counters.add(Counter.SYNC_WAIT_NS, System.nanoTime() - t0);
-        }
+        w.awaitSync(done);
     }
 
     int pendingReplies() {

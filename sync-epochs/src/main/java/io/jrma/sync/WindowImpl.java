@@ -111,6 +111,19 @@ final class WindowImpl implements Win {
         }
     }
 
+    /** Waits in a synchronization call (spin, yield, park; drives progress), counting the time waited. */
+    void awaitSync(java.util.function.BooleanSupplier done) {
+        if (done.getAsBoolean()) {
+            return;
+        }
+        long t0 = System.nanoTime();
+        try {
+            job.waitPolicy().await(job, done);
+        } finally {
+            counters.add(Counter.SYNC_WAIT_NS, System.nanoTime() - t0);
+        }
+    }
+
     void checkLive() {
         if (freed) {
             throw fail(ErrorClass.ERR_WIN, "the window was freed");
