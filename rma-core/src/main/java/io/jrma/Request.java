@@ -29,15 +29,25 @@ public interface Request {
         }
     }
 
-    /** Index of a completed request, waiting until there is one. */
+    /**
+     * Index of a completed request, waiting until there is one (spinning, then parking briefly; each
+     * {@link #test()} drives progress and fails if the job was aborted).
+     */
     static int waitAny(Request... requests) {
-        while (true) {
+        if (requests.length == 0) {
+            throw new RmaException(ErrorClass.ERR_ARG, "waitAny needs at least one request");
+        }
+        for (long round = 0; ; round++) {
             for (int i = 0; i < requests.length; i++) {
                 if (requests[i].test()) {
                     return i;
                 }
             }
-            Thread.onSpinWait();
+            if (round < 10_000) {
+                Thread.onSpinWait();
+            } else {
+                java.util.concurrent.locks.LockSupport.parkNanos(20_000);
+            }
         }
     }
 }

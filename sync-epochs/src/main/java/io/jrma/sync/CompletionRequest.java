@@ -69,6 +69,7 @@ final class CompletionRequest implements Request {
             throwIfFailed();
             return true;
         }
+        job.checkAborted(); // a loop of test() calls must not outlive a failed rank
         return false;
     }
 

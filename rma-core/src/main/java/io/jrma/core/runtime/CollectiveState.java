@@ -14,7 +14,8 @@ import java.util.concurrent.locks.LockSupport;
 public final class CollectiveState {
     private final int size;
     private final Object[] slots;
-    private final Thread[] waiting;
+    /** Threads that may be parked, published (volatile) so the releaser is sure to see and unpark them. */
+    private final java.util.concurrent.atomic.AtomicReferenceArray<Thread> waiting;
     private final AtomicInteger arrived = new AtomicInteger();
     private volatile Object[] published;
     private volatile long generation;
@@ -22,7 +23,7 @@ public final class CollectiveState {
     public CollectiveState(int size) {
         this.size = size;
         this.slots = new Object[size];
-        this.waiting = new Thread[size];
+        this.waiting = new java.util.concurrent.atomic.AtomicReferenceArray<>(size);
     }
 
     public int size() {
@@ -39,18 +40,18 @@ public final class CollectiveState {
             arrived.set(0);
             generation = gen + 1; // release: published and the reset are visible to every waiter
             for (int i = 0; i < size; i++) {
-                Thread t = waiting[i];
+                Thread t = waiting.get(i);
                 if (t != null) {
                     LockSupport.unpark(t);
                 }
             }
             return published;
         }
-        waiting[rank] = Thread.currentThread();
+        waiting.set(rank, Thread.currentThread()); // before the waiter's re-checks of generation
         try {
             job.waitPolicy().await(job, () -> generation != gen);
         } finally {
-            waiting[rank] = null;
+            waiting.set(rank, null);
         }
         return published;
     }

@@ -42,10 +42,15 @@ public final class Job {
         this.params = Map.copyOf(params);
         this.rankThreads = new Thread[size];
         this.progressMode = Params.PROGRESS.getChoice(this.params, "thread", "caller", "both");
-        this.waitPolicy = new WaitPolicy(Params.WAIT_SPINS.getLong(this.params),
-                Params.WAIT_YIELDS.getLong(this.params), Params.WAIT_MAX_PARK_NS.getLong(this.params));
+        boolean oversubscribed = size > Runtime.getRuntime().availableProcessors();
+        this.waitPolicy = new WaitPolicy(autoOr(Params.WAIT_SPINS, oversubscribed ? 0 : 2000),
+                autoOr(Params.WAIT_YIELDS, oversubscribed ? 20 : 200), Params.WAIT_MAX_PARK_NS.getLong(this.params));
         this.transport = new LocalTransport(this);
         agent.addTransport(transport);
+    }
+
+    private long autoOr(Param p, long auto) {
+        return p.get(params).equalsIgnoreCase("auto") ? auto : p.getLong(params);
     }
 
     /** Number of ranks in the job. */
