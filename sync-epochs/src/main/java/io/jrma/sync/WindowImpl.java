@@ -15,9 +15,6 @@ import io.jrma.SharedMemory;
 import io.jrma.Win;
 import io.jrma.WinCounters;
 import io.jrma.WinCounters.Counter;
-import io.jrma.core.dt.TypeLayout;
-import io.jrma.core.op.AccumulateKernel;
-import io.jrma.core.op.OpCode;
 import io.jrma.core.runtime.CollectiveState;
 import io.jrma.core.runtime.CommCore;
 import io.jrma.core.runtime.Job;
@@ -51,6 +48,7 @@ final class WindowImpl implements Win {
     final PacketOrigin packets;
     final PacketTarget receiver;
     final FastPath fast;
+    final Operations ops;
     Peer[] peers;
     SharedMemory[] shared;
     boolean anyPacketPeer;
@@ -80,6 +78,7 @@ final class WindowImpl implements Win {
         this.packets = new PacketOrigin(this);
         this.receiver = new PacketTarget(this);
         this.fast = new FastPath(this);
+        this.ops = new Operations(this);
     }
 
     // ------------------------------------------------------------------ errors
@@ -101,14 +100,6 @@ final class WindowImpl implements Win {
         String m = e.getMessage();
         String prefix = e.errorClass().name() + ": ";
         return fail(e.errorClass(), what + ": " + (m.startsWith(prefix) ? m.substring(prefix.length()) : m));
-    }
-
-    private Buffers.Ref resolve(Object buf, String role, String what) {
-        try {
-            return Buffers.resolve(buf, role);
-        } catch (RmaException e) {
-            throw rename(e, what);
-        }
     }
 
     /** Waits in a synchronization call (spin, yield, park; drives progress), counting the time waited. */
@@ -139,9 +130,9 @@ final class WindowImpl implements Win {
             if (ot == tt && oc == tc && ot != null && fast.put(origin, oc, ot, t, disp)) {
                 return;
             }
-            OpArgs a = prepare(OpArgs.PUT, origin, oc, ot, null, 0, null, null, t, disp, tc, tt, null);
+            OpArgs a = ops.prepare(OpArgs.PUT, origin, oc, ot, null, 0, null, null, t, disp, tc, tt, null);
             if (a != null) {
-                issue(a, null);
+                ops.issue(a, null);
             }
         } catch (RmaException e) {
             throw handle(e);
@@ -154,9 +145,9 @@ final class WindowImpl implements Win {
             if (ot == tt && oc == tc && ot != null && fast.get(origin, oc, ot, t, disp)) {
                 return;
             }
-            OpArgs a = prepare(OpArgs.GET, origin, oc, ot, null, 0, null, null, t, disp, tc, tt, null);
+            OpArgs a = ops.prepare(OpArgs.GET, origin, oc, ot, null, 0, null, null, t, disp, tc, tt, null);
             if (a != null) {
-                issue(a, null);
+                ops.issue(a, null);
             }
         } catch (RmaException e) {
             throw handle(e);
@@ -169,9 +160,9 @@ final class WindowImpl implements Win {
             if (ot == tt && oc == tc && ot != null && fast.accumulate(origin, oc, ot, t, disp, op)) {
                 return;
             }
-            OpArgs a = prepare(OpArgs.ACC, origin, oc, ot, null, 0, null, null, t, disp, tc, tt, op);
+            OpArgs a = ops.prepare(OpArgs.ACC, origin, oc, ot, null, 0, null, null, t, disp, tc, tt, op);
             if (a != null) {
-                issue(a, null);
+                ops.issue(a, null);
             }
         } catch (RmaException e) {
             throw handle(e);
@@ -182,9 +173,9 @@ final class WindowImpl implements Win {
     public void getAccumulate(Object origin, long oc, Datatype ot, Object result, long rc, Datatype rt, int t,
                               long disp, long tc, Datatype tt, Op op) {
         try {
-            OpArgs a = prepare(OpArgs.GET_ACC, origin, oc, ot, result, rc, rt, null, t, disp, tc, tt, op);
+            OpArgs a = ops.prepare(OpArgs.GET_ACC, origin, oc, ot, result, rc, rt, null, t, disp, tc, tt, op);
             if (a != null) {
-                issue(a, null);
+                ops.issue(a, null);
             }
         } catch (RmaException e) {
             throw handle(e);
@@ -197,9 +188,9 @@ final class WindowImpl implements Win {
             if (type != null && fast.fetchAndOp(origin, result, type, t, disp, op)) {
                 return;
             }
-            OpArgs a = prepare(OpArgs.FOP, origin, 1, type, result, 1, type, null, t, disp, 1, type, op);
+            OpArgs a = ops.prepare(OpArgs.FOP, origin, 1, type, result, 1, type, null, t, disp, 1, type, op);
             if (a != null) {
-                issue(a, null);
+                ops.issue(a, null);
             }
         } catch (RmaException e) {
             throw handle(e);
@@ -212,9 +203,9 @@ final class WindowImpl implements Win {
             if (type != null && fast.compareAndSwap(origin, compare, result, type, t, disp)) {
                 return;
             }
-            OpArgs a = prepare(OpArgs.CAS, origin, 1, type, result, 1, type, compare, t, disp, 1, type, null);
+            OpArgs a = ops.prepare(OpArgs.CAS, origin, 1, type, result, 1, type, compare, t, disp, 1, type, null);
             if (a != null) {
-                issue(a, null);
+                ops.issue(a, null);
             }
         } catch (RmaException e) {
             throw handle(e);
@@ -249,13 +240,13 @@ final class WindowImpl implements Win {
                 throw fail(ErrorClass.ERR_RMA_SYNC, "request-based " + OpArgs.kindName(kind)
                         + " is only allowed in a passive-target epoch (lock or lock_all); access epoch is " + epochs.access());
             }
-            OpArgs a = prepare(kind, origin, oc, ot, result, rc, rt, null, t, disp, tc, tt, op);
+            OpArgs a = ops.prepare(kind, origin, oc, ot, result, rc, rt, null, t, disp, tc, tt, op);
             if (a == null) {
                 return CompletionRequest.completed(job);
             }
             int target = a.target;
             CompletionRequest r = new CompletionRequest(job, peers[target].direct ? null : () -> packets.kick(target));
-            issue(a, r);
+            ops.issue(a, r);
             return r;
         } catch (RmaException e) {
             throw handle(e);
@@ -279,192 +270,19 @@ final class WindowImpl implements Win {
     /** A fetch_and_op or compare_and_swap on one long whose result is needed now: waits for that op only. */
     private void blockingSingle(int kind, long[] origin, long[] compare, long[] result, int t, long disp, Op op) {
         try {
-            OpArgs a = prepare(kind, origin, 1, Datatype.LONG, result, 1, Datatype.LONG, compare, t, disp, 1, Datatype.LONG, op);
+            OpArgs a = ops.prepare(kind, origin, 1, Datatype.LONG, result, 1, Datatype.LONG, compare, t, disp, 1, Datatype.LONG, op);
             if (a == null) {
                 return;
             }
             if (peers[t].direct) {
-                issue(a, null);
+                ops.issue(a, null);
                 return;
             }
             CompletionRequest r = new CompletionRequest(job, () -> packets.kick(t));
-            issue(a, r);
+            ops.issue(a, r);
             r.waitFor();
         } catch (RmaException e) {
             throw handle(e);
-        }
-    }
-
-    /** Checks a call's arguments and epoch; returns null for a PROC_NULL target. */
-    private OpArgs prepare(int kind, Object origin, long oc, Datatype ot, Object result, long rc, Datatype rt,
-                           Object compare, int t, long disp, long tc, Datatype tt, Op op) {
-        checkLive();
-        String what = OpArgs.kindName(kind);
-        if (t == PROC_NULL) {
-            return null;
-        }
-        if (t < 0 || t >= groupSize) {
-            throw fail(ErrorClass.ERR_RANK, what + ": target rank " + t + " is not in the window's group of size " + groupSize);
-        }
-        if (oc < 0 || tc < 0 || rc < 0) {
-            throw fail(ErrorClass.ERR_COUNT, what + ": negative count (origin " + oc + ", target " + tc + ", result " + rc + ")");
-        }
-        requireType(ot, "origin", what);
-        requireType(tt, "target", what);
-        OpArgs a = new OpArgs();
-        a.kind = kind;
-        a.target = t;
-        a.originCount = oc;
-        a.originLayout = ot.layout();
-        a.targetCount = tc;
-        a.targetLayout = tt.layout();
-        a.bytes = tc * tt.size();
-        boolean accFamily = kind == OpArgs.ACC || kind == OpArgs.GET_ACC || kind == OpArgs.FOP;
-        if (accFamily) {
-            if (op == null) {
-                throw fail(ErrorClass.ERR_OP, what + ": op is null");
-            }
-            a.op = op.code();
-        }
-        if (kind == OpArgs.FOP || kind == OpArgs.CAS) {
-            if (!tt.isPredefined()) {
-                throw fail(ErrorClass.ERR_TYPE, what + " needs a predefined datatype, got " + tt);
-            }
-        }
-        if (kind == OpArgs.PUT || kind == OpArgs.GET) {
-            if (!a.originLayout.signatureMatches(oc, a.targetLayout, tc)) {
-                throw fail(ErrorClass.ERR_TYPE, what + ": origin " + oc + " x " + ot + " does not match target " + tc + " x " + tt);
-            }
-        } else {
-            a.elem = tt.elementType();
-            if (a.elem == null) {
-                throw fail(ErrorClass.ERR_TYPE, what + ": target datatype " + tt + " must consist of one predefined type");
-            }
-            if (accFamily) {
-                if (!AccumulateKernel.isValid(a.op, a.elem)) {
-                    throw fail(ErrorClass.ERR_OP, what + ": op " + op + " is not defined for " + a.elem);
-                }
-            }
-            boolean usesOrigin = a.op != OpCode.NO_OP;
-            if (usesOrigin && (ot.elementType() != a.elem || !a.originLayout.signatureMatches(oc, a.targetLayout, tc))) {
-                throw fail(ErrorClass.ERR_TYPE, what + ": origin " + oc + " x " + ot + " does not match target " + tc + " x " + tt);
-            }
-            if (kind != OpArgs.ACC) {
-                requireType(rt, "result", what);
-                a.resultCount = rc;
-                a.resultLayout = rt.layout();
-                if (rt.elementType() != a.elem || !a.resultLayout.signatureMatches(rc, a.targetLayout, tc)) {
-                    throw fail(ErrorClass.ERR_TYPE, what + ": result " + rc + " x " + rt + " does not match target " + tc + " x " + tt);
-                }
-                a.result = buffer(result, rc, a.resultLayout, "result", what);
-            }
-            if (!usesOrigin) {
-                a.originCount = 0;
-            }
-        }
-        a.origin = buffer(origin, a.originCount, a.originLayout, "origin", what);
-        if (kind == OpArgs.CAS) {
-            a.compare = buffer(compare, 1, a.targetLayout, "compare", what);
-        }
-        Peer p = peers[t];
-        if (flavor == Flavor.DYNAMIC) {
-            a.targetOffset = disp;
-        } else {
-            if (disp < 0) {
-                throw fail(ErrorClass.ERR_DISP, what + ": negative target displacement " + disp);
-            }
-            long off;
-            try {
-                off = Math.multiplyExact(disp, (long) p.dispUnit);
-            } catch (ArithmeticException e) {
-                throw fail(ErrorClass.ERR_DISP, what + ": displacement " + disp + " x disp_unit " + p.dispUnit + " overflows");
-            }
-            a.targetOffset = off;
-            if (a.bytes > 0) {
-                long lo = off + a.targetLayout.dataLow(tc);
-                long hi = off + a.targetLayout.dataHigh(tc);
-                if (lo < 0 || hi > p.size) {
-                    throw fail(ErrorClass.ERR_RMA_RANGE, what + " to rank " + t + ": target bytes [" + lo + ", " + hi
-                            + ") (disp " + disp + " x disp_unit " + p.dispUnit + ", " + tc + " x " + tt
-                            + ") are outside its window of " + p.size + " bytes");
-                }
-            }
-        }
-        epochs.checkAccess(t, what);
-        return a;
-    }
-
-    private void requireType(Datatype d, String role, String what) {
-        if (d == null) {
-            throw fail(ErrorClass.ERR_TYPE, what + ": " + role + " datatype is null");
-        }
-        if (!d.isCommitted()) {
-            throw fail(ErrorClass.ERR_TYPE, what + ": " + role + " datatype " + d + " is not committed");
-        }
-    }
-
-    private Buffers.Ref buffer(Object buf, long count, TypeLayout layout, String role, String what) {
-        if (count == 0 || layout.size() == 0) {
-            return buf == null ? Buffers.NONE : resolve(buf, role, what);
-        }
-        if (buf == null) {
-            throw fail(ErrorClass.ERR_BUFFER, what + ": " + role + " buffer is null");
-        }
-        Buffers.Ref r = resolve(buf, role, what);
-        long lo = layout.dataLow(count);
-        long hi = layout.dataHigh(count);
-        if (lo < 0 || hi > r.capacity) {
-            throw fail(ErrorClass.ERR_BUFFER, what + ": " + role + " data spans bytes [" + lo + ", " + hi
-                    + ") but the " + role + " buffer has " + r.capacity);
-        }
-        return r;
-    }
-
-    /** Runs a checked operation on the target's path. */
-    private void issue(OpArgs a, CompletionRequest r) {
-        Peer p = peers[a.target];
-        countOp(a.kind);
-        if (!p.direct) {
-            packets.issue(a, r);
-            return;
-        }
-        epochs.ensureDirectLock(a.target);
-        long addr;
-        if (flavor == Flavor.DYNAMIC) {
-            addr = a.targetOffset;
-            if (a.bytes > 0) {
-                long lo = addr + a.targetLayout.dataLow(a.targetCount);
-                long hi = addr + a.targetLayout.dataHigh(a.targetCount);
-                if (!p.local.regions.contains(lo, hi)) {
-                    throw fail(ErrorClass.ERR_RMA_RANGE, OpArgs.kindName(a.kind) + " to rank " + a.target + ": bytes [0x"
-                            + Long.toHexString(lo) + ", 0x" + Long.toHexString(hi) + ") are not attached there (attached: "
-                            + p.local.regions.describe() + ")");
-                }
-            }
-        } else {
-            addr = p.base + a.targetOffset;
-        }
-        switch (a.kind) {
-            case OpArgs.PUT: DirectOps.put(a, addr); counters.add(Counter.BYTES_PUT, a.bytes); break;
-            case OpArgs.GET: DirectOps.get(a, addr); counters.add(Counter.BYTES_GOT, a.bytes); break;
-            case OpArgs.ACC: DirectOps.accumulate(a, addr); counters.add(Counter.BYTES_PUT, a.bytes); break;
-            case OpArgs.CAS: DirectOps.compareAndSwap(a, addr); break;
-            default: DirectOps.getAccumulate(a, addr); counters.add(Counter.BYTES_GOT, a.bytes); break;
-        }
-        counters.increment(Counter.DIRECT_OPS);
-        if (r != null) {
-            r.complete();
-        }
-    }
-
-    private void countOp(int kind) {
-        switch (kind) {
-            case OpArgs.PUT: counters.increment(Counter.PUTS); break;
-            case OpArgs.GET: counters.increment(Counter.GETS); break;
-            case OpArgs.ACC: counters.increment(Counter.ACCUMULATES); break;
-            case OpArgs.GET_ACC: counters.increment(Counter.GET_ACCUMULATES); break;
-            case OpArgs.FOP: counters.increment(Counter.FETCH_AND_OPS); break;
-            default: counters.increment(Counter.COMPARE_AND_SWAPS); break;
         }
     }
 
