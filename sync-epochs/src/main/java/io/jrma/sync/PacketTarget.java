@@ -65,6 +65,10 @@ final class PacketTarget {
         waiting = new boolean[n];
     }
 
+    WindowImpl window() {
+        return w;
+    }
+
     private int groupRank(int world) {
         int[] wr = w.worldRanks;
         for (int i = 0; i < wr.length; i++) {

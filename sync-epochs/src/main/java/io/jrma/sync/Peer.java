@@ -8,6 +8,10 @@ package io.jrma.sync;
  * <p>Immutable; any thread.
  */
 final class Peer {
+    /** What every rank contributes at creation: plain values, so it can travel between JVMs. */
+    record Info(int rank, int worldRank, long size, int dispUnit, long base) implements java.io.Serializable {
+    }
+
     final int rank;
     final int worldRank;
     final long size;

@@ -84,7 +84,7 @@ public final class WindowFactory implements Win.WindowProvider {
         WinConfig config = new WinConfig(job, info);
         int id = (Integer) comm.allgather(comm.rank() == 0 ? job.newObjectId() : null)[0];
         WindowRouter router = (WindowRouter) job.shared().computeIfAbsent(routerKey(id), k -> {
-            WindowRouter r = new WindowRouter(job.size(), comm.size());
+            WindowRouter r = new WindowRouter(job.size());
             job.agent().register(id, r);
             return r;
         });
@@ -94,25 +94,34 @@ public final class WindowFactory implements Win.WindowProvider {
         }
         router.register(w.worldRanks[w.rank], w.receiver);
         job.addCounters(w.counters);
-        Object[] all = comm.allgather(w);
+        Object[] all = comm.allgather(new Peer.Info(w.rank, w.worldRanks[w.rank], mem.length, dispUnit, mem.address));
         Peer[] peers = new Peer[all.length];
+        WindowImpl[] local = new WindowImpl[all.length];
         boolean anyPacket = false;
+        boolean allLocal = true;
         for (int i = 0; i < all.length; i++) {
-            WindowImpl o = (WindowImpl) all[i];
-            boolean direct = !config.forcePacket;
+            Peer.Info o = (Peer.Info) all[i];
+            local[i] = router.localWindow(o.worldRank()); // decided once: same JVM means reachable by load/store
+            allLocal &= local[i] != null;
+            boolean direct = local[i] != null && !config.forcePacket;
             anyPacket |= !direct;
-            peers[i] = new Peer(i, o.worldRanks[i], o.memory.length, o.dispUnit, o.memory.address, direct, o);
+            peers[i] = new Peer(i, o.worldRank(), o.size(), o.dispUnit(), o.base(), direct, local[i]);
         }
         w.peers = peers;
         w.anyPacketPeer = anyPacket;
         if (flavor == Flavor.SHARED) {
+            if (!allLocal) {
+                throw new RmaException(ErrorClass.ERR_RMA_SHARED, "allocateShared: the ranks of the communicator do not"
+                        + " all share this JVM's memory (memory shared between JVMs comes with the window-shm module)");
+            }
             SharedMemory[] s = new SharedMemory[all.length];
             for (int i = 0; i < all.length; i++) {
-                WindowImpl o = (WindowImpl) all[i];
+                WindowImpl o = local[i];
                 s[i] = new SharedMemory(i, o.memory.length, o.dispUnit, o.memory.address, o.memory.bytes, o.buffer());
             }
             w.shared = s;
         }
+        w.ctrl = (CommCore) comm.dup();
         if (whole != null) {
             WHOLE.put(w, whole);
         }

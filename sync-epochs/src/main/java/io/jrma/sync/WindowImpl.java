@@ -15,7 +15,6 @@ import io.jrma.SharedMemory;
 import io.jrma.Win;
 import io.jrma.WinCounters;
 import io.jrma.WinCounters.Counter;
-import io.jrma.core.runtime.CollectiveState;
 import io.jrma.core.runtime.CommCore;
 import io.jrma.core.runtime.Job;
 import java.nio.ByteBuffer;
@@ -43,7 +42,8 @@ final class WindowImpl implements Win {
     final TargetState target;
     final DynamicRegions regions;
     final WindowRouter router;
-    final CollectiveState coll;
+    /** A private duplicate of the communicator for the window's own collectives (free). */
+    CommCore ctrl;
     final Epochs epochs;
     final PacketOrigin packets;
     final PacketTarget receiver;
@@ -70,7 +70,6 @@ final class WindowImpl implements Win {
         this.dispUnit = dispUnit;
         this.config = config;
         this.router = router;
-        this.coll = router.coll;
         this.name = "win" + windowId;
         this.target = new TargetState(groupSize);
         this.regions = flavor == Flavor.DYNAMIC ? new DynamicRegions() : null;
@@ -593,13 +592,14 @@ final class WindowImpl implements Win {
             checkLive();
             epochs.checkFreeable();
             packets.drain();
-            coll.barrier(job, rank);
+            ctrl.barrier();
             freed = true;
             if (router.unregister(worldRanks[rank])) {
                 job.agent().unregister(windowId);
                 job.shared().remove(WindowFactory.routerKey(windowId));
             }
-            coll.barrier(job, rank);
+            ctrl.barrier();
+            ctrl.free();
             target.release();
             packets.release();
             memory.release();

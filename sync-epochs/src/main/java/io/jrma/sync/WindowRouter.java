@@ -1,6 +1,5 @@
 package io.jrma.sync;
 
-import io.jrma.core.runtime.CollectiveState;
 import io.jrma.core.wire.Batch;
 import io.jrma.core.wire.BatchReceiver;
 import io.jrma.core.wire.PacketHeader;
@@ -12,13 +11,18 @@ import io.jrma.core.wire.PacketHeader;
  * <p>Registration from rank threads (synchronized, copy-on-write); dispatch from the progress agent.
  */
 final class WindowRouter implements BatchReceiver {
-    final CollectiveState coll;
     private volatile PacketTarget[] byWorldRank;
     private int registered;
 
-    WindowRouter(int jobSize, int groupSize) {
+    WindowRouter(int jobSize) {
         this.byWorldRank = new PacketTarget[jobSize];
-        this.coll = new CollectiveState(groupSize);
+    }
+
+    /** The window object of a rank of this JVM, or null if that rank is not here (or not registered yet). */
+    WindowImpl localWindow(int worldRank) {
+        PacketTarget[] a = byWorldRank;
+        PacketTarget t = worldRank >= 0 && worldRank < a.length ? a[worldRank] : null;
+        return t == null ? null : t.window();
     }
 
     synchronized void register(int worldRank, PacketTarget t) {
