@@ -245,7 +245,7 @@ final class PacketOrigin {
         q.inFlight.add(b);
         q.open = null;
         q.getIndex = -1;
-        while (!w.job.transport().send(b)) {
+        while (!w.job.transportFor(b.dstRank()).send(b)) {
             w.job.agent().tryProgress();
         }
         return want;

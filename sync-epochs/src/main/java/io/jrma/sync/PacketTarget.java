@@ -426,7 +426,7 @@ final class PacketTarget {
         Batch b = reply;
         reply = null;
         replyInFlight.add(b);
-        while (!w.job.transport().send(b)) {
+        while (!w.job.transportFor(b.dstRank()).send(b)) {
             w.job.agent().tryProgress();
         }
     }

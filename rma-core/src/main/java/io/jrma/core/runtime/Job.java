@@ -29,6 +29,7 @@ public final class Job {
     private final String progressMode;
     private final WaitPolicy waitPolicy;
     private volatile PacketTransport transport;
+    private volatile PacketTransport[] remote;
     private final java.util.Set<io.jrma.WinCounters> liveCounters = ConcurrentHashMap.newKeySet();
     private final io.jrma.WinCounters retiredCounters = new io.jrma.WinCounters();
     private volatile boolean stopping;
@@ -70,8 +71,34 @@ public final class Job {
         return agent;
     }
 
+    /** The in-JVM transport (ranks of this JVM). */
     public PacketTransport transport() {
         return transport;
+    }
+
+    /** Whether world rank {@code r} runs in this JVM. */
+    public boolean isLocal(int r) {
+        return remote == null || remote[r] == null;
+    }
+
+    /** The transport that reaches world rank {@code r}: in-JVM for local ranks, else the one registered for it. */
+    public PacketTransport transportFor(int r) {
+        PacketTransport[] rt = remote;
+        PacketTransport t = rt == null ? null : rt[r];
+        return t == null ? transport : t;
+    }
+
+    /**
+     * Declares that world ranks {@code ranks} live in another JVM reached through {@code t} (the transport is
+     * also driven by this JVM's progress agent). Called before any window or communicator is created.
+     */
+    public synchronized void addRemote(PacketTransport t, int... ranks) {
+        PacketTransport[] rt = remote == null ? new PacketTransport[size] : remote.clone();
+        for (int r : ranks) {
+            rt[r] = t;
+        }
+        remote = rt;
+        agent.addTransport(t);
     }
 
     public WaitPolicy waitPolicy() {
