@@ -942,6 +942,146 @@ public final class GlobalArray {
         return (Long) dotImpl(b)[1];
     }
 
+    // ---------------------------------------------------------------------------------------- patches
+
+    /**
+     * Collective (NGA_Copy_patch): elements {@code dstLo..dstHi} of this array = elements {@code srcLo..srcHi} of
+     * {@code src}, which may have another distribution (or be this array). Both patches must have the same shape
+     * and the arrays the same element type. Owner computes: each rank reads the source values its piece of the
+     * destination needs (one get per source owner), all ranks wait, then each writes its own block — so
+     * overlapping patches of one array are copied as if through a temporary.
+     *
+     * @throws RmaException ERR_RMA_RANGE for a patch outside its array, ERR_ARG for different shapes,
+     *     ERR_TYPE for different element types, ERR_COMM for arrays of different communicators
+     */
+    public void copyPatch(GlobalArray src, int[] srcLo, int[] srcHi, int[] dstLo, int[] dstHi) {
+        checkLive();
+        checkPatchOperand(src, "copyPatch");
+        samePatchShape(src.checkPatch(srcLo, srcHi, "copyPatch source"), checkPatch(dstLo, dstHi, "copyPatch"), "copyPatch");
+        src.fence();
+        sync();
+        List<Patch> boxes = myPieces(dstLo, dstHi);
+        List<Object> values = new ArrayList<>();
+        for (Patch box : boxes) {
+            values.add(src.readShifted(box, dstLo, srcLo));
+        }
+        sync(); // every read is done before anyone writes (src may be this array)
+        for (int i = 0; i < boxes.size(); i++) {
+            Object v = values.get(i);
+            forEachLocal(this, boxes.get(i), (off, k) -> type.copy(v, k, local, off));
+        }
+        sync();
+    }
+
+    /**
+     * Collective (NGA_Add_patch): {@code this[cLo..cHi] = alpha * a[aLo..aHi] + beta * b[bLo..bHi]}; the three
+     * patches have the same shape, the arrays the same element type (any distributions; a or b may be this
+     * array). Owner computes, reading operands before anyone writes.
+     */
+    public void addPatch(double alpha, GlobalArray a, int[] aLo, int[] aHi, double beta, GlobalArray b, int[] bLo,
+                         int[] bHi, int[] cLo, int[] cHi) {
+        checkLive();
+        checkPatchOperand(a, "addPatch");
+        checkPatchOperand(b, "addPatch");
+        int[] cs = checkPatch(cLo, cHi, "addPatch");
+        samePatchShape(a.checkPatch(aLo, aHi, "addPatch a"), cs, "addPatch");
+        samePatchShape(b.checkPatch(bLo, bHi, "addPatch b"), cs, "addPatch");
+        checkIntegral(alpha, "addPatch");
+        checkIntegral(beta, "addPatch");
+        a.fence();
+        b.fence();
+        sync();
+        List<Patch> boxes = myPieces(cLo, cHi);
+        List<Object[]> values = new ArrayList<>();
+        for (Patch box : boxes) {
+            values.add(new Object[] {a.readShifted(box, cLo, aLo), b.readShifted(box, cLo, bLo)});
+        }
+        sync();
+        long al = (long) alpha;
+        long bl = (long) beta;
+        for (int i = 0; i < boxes.size(); i++) {
+            Object av = values.get(i)[0];
+            Object bv = values.get(i)[1];
+            forEachLocal(this, boxes.get(i), (off, k) -> {
+                if (type.isFloating()) {
+                    type.putD(local, off, alpha * type.getD(av, k) + beta * type.getD(bv, k));
+                } else {
+                    type.putL(local, off, al * type.getL(av, k) + bl * type.getL(bv, k));
+                }
+            });
+        }
+        sync();
+    }
+
+    /**
+     * Collective (NGA_Ddot_patch): the sum of {@code this[aLo..aHi][i] * b[bLo..bHi][i]} over the patches'
+     * elements in row-major order (same shape), the same on every rank; computed in long for INT/LONG arrays.
+     */
+    public double dotPatch(GlobalArray b, int[] aLo, int[] aHi, int[] bLo, int[] bHi) {
+        checkLive();
+        checkPatchOperand(b, "dotPatch");
+        samePatchShape(checkPatch(aLo, aHi, "dotPatch"), b.checkPatch(bLo, bHi, "dotPatch b"), "dotPatch");
+        b.fence();
+        sync();
+        double[] sd = {0};
+        long[] sl = {0};
+        for (Patch box : myPieces(aLo, aHi)) {
+            Object bv = b.readShifted(box, aLo, bLo);
+            forEachLocal(this, box, (off, k) -> {
+                if (type.isFloating()) {
+                    sd[0] += type.getD(local, off) * type.getD(bv, k);
+                } else {
+                    sl[0] += type.getL(local, off) * type.getL(bv, k);
+                }
+            });
+        }
+        long[] all = allgather(type.isFloating() ? Double.doubleToRawLongBits(sd[0]) : sl[0]);
+        double td = 0;
+        long tl = 0;
+        for (long x : all) {
+            td += Double.longBitsToDouble(x);
+            tl += x;
+        }
+        sync();
+        return type.isFloating() ? td : tl;
+    }
+
+    /** The values of {@code box} (a piece of a patch starting at {@code from}) moved to start at {@code to}, packed. */
+    private Object readShifted(Patch box, int[] from, int[] to) {
+        int n = dims.length;
+        int[] lo = new int[n];
+        int[] hi = new int[n];
+        for (int d = 0; d < n; d++) {
+            lo[d] = to[d] + box.lo(d) - from[d];
+            hi[d] = to[d] + box.hi(d) - from[d];
+        }
+        Object packed = type.newArray(Math.toIntExact(box.size()));
+        transfer(GET, lo, hi, packed, 0, null, 1, Mode.BLOCKING);
+        return packed;
+    }
+
+    private void checkPatchOperand(GlobalArray o, String what) {
+        if (o == null) {
+            throw new RmaException(ErrorClass.ERR_ARG, what + " on '" + name + "': operand is null");
+        }
+        o.checkLive();
+        if (o.comm != comm) {
+            throw new RmaException(ErrorClass.ERR_COMM, what + ": array '" + o.name + "' was created on a different "
+                    + "communicator than '" + name + "'");
+        }
+        if (o.type != type) {
+            throw new RmaException(ErrorClass.ERR_TYPE, what + ": '" + o.name + "' holds " + o.type + ", '" + name
+                    + "' holds " + type);
+        }
+    }
+
+    private static void samePatchShape(int[] a, int[] b, String what) {
+        if (!Arrays.equals(a, b)) {
+            throw new RmaException(ErrorClass.ERR_ARG, what + ": patch shapes differ: " + Arrays.toString(a) + " vs "
+                    + Arrays.toString(b));
+        }
+    }
+
     private Object[] dotImpl(GlobalArray b) {
         checkLive();
         checkOperand(b, "dot");
