@@ -24,7 +24,29 @@ public final class Jrma {
         void run(Comm world) throws Exception;
     }
 
+    private static final InheritableThreadLocal<Comm> WORLD = new InheritableThreadLocal<>();
+
     private Jrma() {
+    }
+
+    /**
+     * The world communicator of the rank the calling thread belongs to (threads a rank starts inherit it):
+     * how a program started by {@code jrmarun} as {@code main(String[])} finds its rank.
+     *
+     * @throws RmaException ERR_COMM if the thread is not part of a rank of a running job
+     */
+    public static Comm world() {
+        Comm c = WORLD.get();
+        if (c == null) {
+            throw new RmaException(ErrorClass.ERR_COMM, "this thread is not a rank of a jrma job: start the program"
+                    + " with jrmarun or from Jrma.run(n, world -> ...)");
+        }
+        return c;
+    }
+
+    /** Whether the calling thread belongs to a rank of a running job (see {@link #world()}). */
+    public static boolean inJob() {
+        return WORLD.get() != null;
     }
 
     /**
@@ -84,7 +106,9 @@ public final class Jrma {
                 final int rank = r;
                 threads[r] = new Thread(() -> {
                     try {
-                        main.run(LocalComm.world(job, rank, world));
+                        Comm mine = LocalComm.world(job, rank, world);
+                        WORLD.set(mine);
+                        main.run(mine);
                     } catch (Throwable t) {
                         boolean secondary = job.isAborted() && t instanceof RmaException
                                 && ((RmaException) t).errorClass() == ErrorClass.ERR_PROC_ABORTED;

@@ -1,0 +1,34 @@
+package io.jrma;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** Jrma.world(): each rank thread (and threads it starts) sees its own world; other threads get ERR_COMM. */
+class JrmaWorldTest {
+    @Test
+    @Timeout(30)
+    void eachRankSeesItsOwnWorld() {
+        assertFalse(Jrma.inJob());
+        RmaException e = assertThrows(RmaException.class, Jrma::world);
+        assertEquals(ErrorClass.ERR_COMM, e.errorClass());
+        Jrma.job(3).timeout(Duration.ofSeconds(20)).run(world -> {
+            assertTrue(Jrma.inJob());
+            assertSame(world, Jrma.world());
+            AtomicReference<Comm> seen = new AtomicReference<>();
+            Thread child = new Thread(() -> seen.set(Jrma.world()));
+            child.start();
+            child.join();
+            assertSame(world, seen.get(), "a thread started by a rank belongs to that rank");
+            assertEquals(world.rank(), Jrma.world().rank());
+            world.barrier();
+        });
+    }
+}
