@@ -10,7 +10,8 @@ import java.util.Set;
  *
  * <p>Not thread-safe; windows copy the info they are given.
  */
-public final class Info {
+public final class Info implements java.io.Serializable {
+    private static final long serialVersionUID = 1L;
     /** Longest key MPI allows (MPI_MAX_INFO_KEY). */
     public static final int MAX_KEY = 255;
     /** Longest value MPI allows (MPI_MAX_INFO_VAL). */

@@ -1,13 +1,11 @@
 package io.jrma;
 
-import io.jrma.core.runtime.CollectiveState;
 import io.jrma.core.runtime.Job;
-import io.jrma.core.runtime.LocalComm;
+import io.jrma.core.runtime.RankThreads;
 import io.jrma.core.runtime.Params;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * Starts a job whose ranks are threads of this JVM: {@code Jrma.run(4, world -> { ... })} runs the body once
@@ -18,13 +16,14 @@ import java.util.concurrent.atomic.AtomicReference;
  * <p>Any thread may start jobs; jobs are independent.
  */
 public final class Jrma {
-    /** The program each rank runs. */
+    /**
+     * The program each rank runs. It is {@link java.io.Serializable} so that a job spread over several JVMs
+     * can ship it to each of them; a lambda is serializable when everything it captures is.
+     */
     @FunctionalInterface
-    public interface RankMain {
+    public interface RankMain extends java.io.Serializable {
         void run(Comm world) throws Exception;
     }
-
-    private static final InheritableThreadLocal<Comm> WORLD = new InheritableThreadLocal<>();
 
     private Jrma() {
     }
@@ -36,7 +35,7 @@ public final class Jrma {
      * @throws RmaException ERR_COMM if the thread is not part of a rank of a running job
      */
     public static Comm world() {
-        Comm c = WORLD.get();
+        Comm c = RankThreads.world();
         if (c == null) {
             throw new RmaException(ErrorClass.ERR_COMM, "this thread is not a rank of a jrma job: start the program"
                     + " with jrmarun or from Jrma.run(n, world -> ...)");
@@ -46,7 +45,7 @@ public final class Jrma {
 
     /** Whether the calling thread belongs to a rank of a running job (see {@link #world()}). */
     public static boolean inJob() {
-        return WORLD.get() != null;
+        return RankThreads.world() != null;
     }
 
     /**
@@ -94,87 +93,45 @@ public final class Jrma {
             return this;
         }
 
-        /** Runs the job and waits for it. */
+        /** Spreads the ranks over {@code jvms} JVMs on this host (the body must then be serializable). */
+        public Builder jvms(int jvms) {
+            params.put(Params.JVMS.name(), String.valueOf(jvms));
+            return this;
+        }
+
+        /**
+         * Runs the job and waits for it. With {@code jrma.jvms} > 1 (see {@link #jvms}), the ranks run in that
+         * many child JVMs connected over TCP, and {@code main} travels to them serialized: it may capture only
+         * serializable values.
+         */
         public void run(RankMain main) {
+            int jvms = (int) Math.min(nranks, Params.JVMS.getLong(params));
+            if (jvms > 1) {
+                io.jrma.core.launch.JobLauncher.runSerializable(nranks, jvms, params, timeout, main);
+                return;
+            }
             Job job = new Job(nranks, params);
             long timeoutMs = timeout != null ? timeout.toMillis() : Params.JOB_TIMEOUT_MS.getLong(job.params());
-            CollectiveState world = new CollectiveState(nranks);
-            AtomicReference<Throwable> first = new AtomicReference<>();
-            int[] firstRank = {-1};
-            Thread[] threads = new Thread[nranks];
-            for (int r = 0; r < nranks; r++) {
-                final int rank = r;
-                threads[r] = new Thread(() -> {
-                    try {
-                        Comm mine = LocalComm.world(job, rank, world);
-                        WORLD.set(mine);
-                        main.run(mine);
-                    } catch (Throwable t) {
-                        boolean secondary = job.isAborted() && t instanceof RmaException
-                                && ((RmaException) t).errorClass() == ErrorClass.ERR_PROC_ABORTED;
-                        if (!secondary && first.compareAndSet(null, t)) {
-                            firstRank[0] = rank;
-                        }
-                        job.abort(ErrorClass.ERR_PROC_ABORTED, "rank " + rank + " failed: " + t, t);
-                    }
-                }, "jrma-rank-" + r);
-                threads[r].setDaemon(true);
-                job.bindRank(r, threads[r]);
-            }
-            job.start();
-            for (Thread t : threads) {
-                t.start();
-            }
-            long deadline = timeoutMs > 0 ? System.currentTimeMillis() + timeoutMs : Long.MAX_VALUE;
+            int[] all = new int[nranks];
+            java.util.Arrays.setAll(all, i -> i);
+            RankThreads.Outcome out;
             try {
-                for (Thread t : threads) {
-                    joinUntil(t, deadline);
-                }
-                if (anyAlive(threads)) {
-                    job.abort(ErrorClass.ERR_PROC_ABORTED, "job timed out after " + timeoutMs + " ms", null);
-                    long grace = System.currentTimeMillis() + 5_000;
-                    for (Thread t : threads) {
-                        joinUntil(t, grace);
-                    }
-                    StringBuilder stuck = new StringBuilder();
-                    for (int r = 0; r < nranks; r++) {
-                        if (threads[r].isAlive()) {
-                            stuck.append(stuck.length() == 0 ? "" : ", ").append(r);
-                        }
-                    }
-                    throw new JobFailedException(-1, "job timed out after " + timeoutMs + " ms"
-                            + (stuck.length() > 0 ? "; ranks still running outside the library: " + stuck : ""),
-                            first.get());
-                }
+                out = RankThreads.run(job, all, main::run, timeoutMs, null);
             } finally {
                 job.stop();
             }
-            if (first.get() != null) {
-                throw new JobFailedException(firstRank[0], "rank " + firstRank[0] + " failed: " + first.get(), first.get());
+            if (out.timedOut) {
+                throw new JobFailedException(-1, "job timed out after " + timeoutMs + " ms"
+                        + (out.stuckRanks.isEmpty() ? "" : "; ranks still running outside the library: " + out.stuckRanks),
+                        out.firstFailure);
+            }
+            if (out.firstFailure != null) {
+                throw new JobFailedException(out.firstFailedRank, "rank " + out.firstFailedRank + " failed: "
+                        + out.firstFailure, out.firstFailure);
             }
             if (job.isAborted()) {
                 throw new JobFailedException(-1, job.abortReason().getMessage(), job.abortReason());
             }
-        }
-
-        private static void joinUntil(Thread t, long deadline) {
-            try {
-                long left;
-                while (t.isAlive() && (left = deadline - System.currentTimeMillis()) > 0) {
-                    t.join(Math.min(left, 1_000));
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
-
-        private static boolean anyAlive(Thread[] threads) {
-            for (Thread t : threads) {
-                if (t.isAlive()) {
-                    return true;
-                }
-            }
-            return false;
         }
     }
 

@@ -42,6 +42,14 @@ public final class WindowFactory implements Win.WindowProvider {
         if (!shared) {
             return build(comm, Flavor.ALLOCATE, WindowMemory.allocate(size, false), dispUnit, info, null);
         }
+        for (int r = 0; r < comm.size(); r++) {
+            if (!comm.job().isLocal(comm.worldRank(r))) {
+                throw new RmaException(ErrorClass.ERR_RMA_SHARED, "allocateShared: rank " + r + " of the communicator"
+                        + " runs in another JVM (world rank " + comm.worldRank(r) + "), and memory shared between JVMs"
+                        + " needs the window-shm module, which is not available yet; use Win.allocate, or run the ranks"
+                        + " that share memory in one JVM");
+            }
+        }
         if (config.allocSharedNoncontig) {
             return build(comm, Flavor.SHARED, WindowMemory.allocate(size, true), dispUnit, info, null);
         }

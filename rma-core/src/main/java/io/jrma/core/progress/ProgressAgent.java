@@ -63,9 +63,34 @@ public final class ProgressAgent implements Agent {
         transports = a;
     }
 
+    private volatile boolean sleeping;
+    private volatile PacketTransport sleeper;
+
     /** Called by a transport when a batch has arrived for a rank of this JVM. Any thread. */
     public void deliver(Batch batch) {
         inbox.offer(batch);
+        if (sleeping) { // the idle progress thread is blocked in a transport's selector: wake it
+            PacketTransport t = sleeper;
+            if (t != null) {
+                t.wakeup();
+            }
+        }
+    }
+
+    /**
+     * Idles the calling (progress) thread in {@code t}'s selector for up to {@code timeoutNs}, unless a batch
+     * is already waiting; {@link #deliver} wakes it.
+     */
+    public void sleepIn(PacketTransport t, long timeoutNs) {
+        sleeper = t;
+        sleeping = true; // before the inbox check: a deliver after it sees sleeping and wakes us
+        try {
+            if (inbox.isEmpty()) {
+                t.awaitInput(timeoutNs);
+            }
+        } finally {
+            sleeping = false;
+        }
     }
 
     /** Runs one duty cycle if no other thread is running one; returns work done (0 if busy or idle). */

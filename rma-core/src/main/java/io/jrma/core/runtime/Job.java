@@ -34,8 +34,21 @@ public final class Job {
     private final io.jrma.WinCounters retiredCounters = new io.jrma.WinCounters();
     private volatile boolean stopping;
     private Thread progressThread;
+    private final int jvmIndex;
+    private final int[] jvmOfRank;
+    private final int jvmCount;
+    private final ControlPlane controlPlane;
 
+    /** A job whose ranks all live in this JVM. */
     public Job(int size, Map<String, String> params) {
+        this(size, params, 0, null);
+    }
+
+    /**
+     * This JVM's part of a job spread over several JVMs: {@code jvmOfRank[r]} is the index of the JVM that runs
+     * world rank {@code r}, and this JVM is {@code jvmIndex}. A null map means every rank is here.
+     */
+    public Job(int size, Map<String, String> params, int jvmIndex, int[] jvmOfRank) {
         if (size < 1) {
             throw new RmaException(ErrorClass.ERR_ARG, "a job needs at least one rank, got " + size);
         }
@@ -48,6 +61,39 @@ public final class Job {
                 autoOr(Params.WAIT_YIELDS, oversubscribed ? 20 : 200), Params.WAIT_MAX_PARK_NS.getLong(this.params));
         this.transport = new LocalTransport(this);
         agent.addTransport(transport);
+        if (jvmOfRank != null && jvmOfRank.length != size) {
+            throw new IllegalArgumentException("jvmOfRank has " + jvmOfRank.length + " entries for " + size + " ranks");
+        }
+        this.jvmIndex = jvmIndex;
+        this.jvmOfRank = jvmOfRank == null ? null : jvmOfRank.clone();
+        int jvms = 1;
+        if (jvmOfRank != null) {
+            for (int j : jvmOfRank) {
+                jvms = Math.max(jvms, j + 1);
+            }
+        }
+        this.jvmCount = jvms;
+        this.controlPlane = new ControlPlane(this);
+    }
+
+    /** Index of this JVM in the job (0 when the job lives in one JVM). */
+    public int jvmIndex() {
+        return jvmIndex;
+    }
+
+    /** Number of JVMs the job spans. */
+    public int jvmCount() {
+        return jvmCount;
+    }
+
+    /** The JVM index of world rank {@code r}. */
+    public int jvmOf(int r) {
+        return jvmOfRank == null ? 0 : jvmOfRank[r];
+    }
+
+    /** The cross-JVM control plane (all-gathers of communicators that span JVMs). */
+    public ControlPlane controlPlane() {
+        return controlPlane;
     }
 
     private long autoOr(Param p, long auto) {
@@ -78,7 +124,7 @@ public final class Job {
 
     /** Whether world rank {@code r} runs in this JVM. */
     public boolean isLocal(int r) {
-        return remote == null || remote[r] == null;
+        return jvmOfRank == null || jvmOfRank[r] == jvmIndex;
     }
 
     /** The transport that reaches world rank {@code r}: in-JVM for local ranks, else the one registered for it. */
@@ -99,15 +145,29 @@ public final class Job {
         }
         remote = rt;
         agent.addTransport(t);
+        if (t.canAwaitInput()) {
+            blockingTransport = t;
+        }
+    }
+
+    private volatile PacketTransport blockingTransport;
+    private volatile java.util.function.Consumer<RmaException> abortListener;
+
+    /** Called once, with the reason, when this JVM's part of the job aborts (to tell the other JVMs). */
+    public void onAbort(java.util.function.Consumer<RmaException> listener) {
+        this.abortListener = listener;
     }
 
     public WaitPolicy waitPolicy() {
         return waitPolicy;
     }
 
-    /** A new id, unique in this JVM's part of the job, for windows and communicators. */
+    /**
+     * A new id for windows and communicators, unique in the whole job: ids of JVM {@code j} are
+     * {@code j + k * jvmCount}, so ids proposed by different JVMs never collide.
+     */
     public int newObjectId() {
-        return nextObjectId.getAndIncrement();
+        return nextObjectId.getAndIncrement() * jvmCount + jvmIndex;
     }
 
     /** A map for objects that the ranks of this JVM share (e.g. per-communicator collective state). */
@@ -148,8 +208,18 @@ public final class Job {
             long maxPark = Params.AGENT_MAX_PARK_NS.getLong(params);
             BackoffIdleStrategy idle = new BackoffIdleStrategy(200, 50, 1_000, Math.max(1_000, maxPark));
             progressThread = new Thread(() -> {
+                int idleRounds = 0;
                 while (!stopping) {
-                    idle.idle(agent.tryProgress());
+                    int work = agent.tryProgress();
+                    PacketTransport bt = blockingTransport;
+                    if (work > 0) {
+                        idleRounds = 0;
+                        idle.reset();
+                    } else if (bt != null && ++idleRounds > 400) {
+                        agent.sleepIn(bt, maxPark); // the IO agent: epoll until a connection has input
+                    } else {
+                        idle.idle(0);
+                    }
                 }
             }, "jrma-progress");
             progressThread.setDaemon(true);
@@ -184,6 +254,14 @@ public final class Job {
             for (Thread t : rankThreads) {
                 if (t != null) {
                     LockSupport.unpark(t);
+                }
+            }
+            java.util.function.Consumer<RmaException> l = abortListener;
+            if (l != null) {
+                try {
+                    l.accept(abort.get());
+                } catch (RuntimeException e) {
+                    // telling others is best effort: this JVM is aborted either way
                 }
             }
         }

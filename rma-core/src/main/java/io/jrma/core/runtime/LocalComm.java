@@ -9,8 +9,9 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * A communicator whose members are threads of this JVM. Each member holds its own instance; the members
- * share one {@link CollectiveState}.
+ * A communicator of a job's ranks. Each member holds its own instance. When every member is a thread of this
+ * JVM, the members share one {@link CollectiveState}; otherwise control-plane all-gathers go through the job's
+ * {@link ControlPlane}, numbered by a per-member call counter (members call collectives in the same order).
  *
  * <p>Owned by one rank (see {@link Comm}).
  */
@@ -22,7 +23,8 @@ public final class LocalComm implements CommCore {
     private final CollectiveState coll;
     private final Group group;
     private volatile String name;
-    private long collectiveSeq;
+    private final boolean spansJvms;
+    private long ctrlSeq;
     private boolean freed;
 
     public LocalComm(Job job, int[] worldRanks, int rank, int contextId, CollectiveState coll, String name) {
@@ -33,6 +35,11 @@ public final class LocalComm implements CommCore {
         this.coll = coll;
         this.group = new Group(worldRanks, worldRanks[rank]);
         this.name = name;
+        boolean remote = false;
+        for (int w : worldRanks) {
+            remote |= !job.isLocal(w);
+        }
+        this.spansJvms = remote;
     }
 
     /** The world communicator of {@code rank}; all ranks pass the same {@code coll}. */
@@ -85,7 +92,9 @@ public final class LocalComm implements CommCore {
     public Object[] allgather(Object mine) {
         checkUsable();
         job.checkAborted();
-        return coll.allgather(job, rank, mine);
+        long seq = ++ctrlSeq;
+        return spansJvms ? job.controlPlane().allgather(contextId, seq, worldRanks, rank, mine)
+                : coll.allgather(job, rank, mine);
     }
 
     @Override
@@ -98,8 +107,7 @@ public final class LocalComm implements CommCore {
         if (color < 0 && color != Group.UNDEFINED) {
             throw new RmaException(ErrorClass.ERR_ARG, "split color must be >= 0 or UNDEFINED, got " + color);
         }
-        long seq = ++collectiveSeq;
-        Object[] all = allgather(new int[] {color, key, rank});
+        Object[] all = allgather(new int[] {color, key, rank, job.newObjectId()});
         if (color == Group.UNDEFINED) {
             allgather(null);
             return null;
@@ -120,43 +128,42 @@ public final class LocalComm implements CommCore {
                 myRank = i;
             }
         }
-        return derived(seq, "split" + color, w, myRank, name + ".split(" + color + ")");
+        return derived(members.get(0)[3], w, myRank, name + ".split(" + color + ")");
     }
 
     @Override
     public Comm create(Group g) {
-        long seq = ++collectiveSeq;
         for (int i = 0; i < g.size(); i++) {
             if (group.indexOfWorld(g.worldRank(i)) == Group.UNDEFINED) {
                 throw new RmaException(ErrorClass.ERR_GROUP, "Comm.create: world rank " + g.worldRank(i)
                         + " is not a member of " + name);
             }
         }
-        allgather(null);
+        Object[] proposals = allgather(job.newObjectId());
         int myRank = g.indexOfWorld(worldRanks[rank]);
         if (myRank == Group.UNDEFINED) {
             allgather(null);
             return null;
         }
-        return derived(seq, "create", g.worldRanks(), myRank, name + ".create");
+        int ctx = g.size() == 0 ? 0 : (Integer) proposals[group.indexOfWorld(g.worldRank(0))];
+        return derived(ctx, g.worldRanks(), myRank, name + ".create");
     }
 
     @Override
     public Comm dup() {
-        long seq = ++collectiveSeq;
-        allgather(null);
-        return derived(seq, "dup", worldRanks, rank, name + ".dup");
+        Object[] proposals = allgather(job.newObjectId());
+        return derived((Integer) proposals[0], worldRanks, rank, name + ".dup");
     }
 
-    /** Builds the new communicator; its shared state is found by a key all members compute alike. */
-    private Comm derived(long seq, String kind, int[] w, int myRank, String newName) {
-        String key = "comm:" + contextId + ":" + seq + ":" + kind + ":" + w[0];
+    /**
+     * Builds the new communicator with context id {@code ctx} (a job-unique id proposed by one member and agreed
+     * through the all-gather that preceded). Members in this JVM find their shared state under that id.
+     */
+    private Comm derived(int ctx, int[] w, int myRank, String newName) {
+        String key = "comm:" + ctx;
         CollectiveState state = (CollectiveState) job.shared().computeIfAbsent(key, k -> new CollectiveState(w.length));
-        int ctx = (Integer) job.shared().computeIfAbsent(key + ":ctx", k -> job.newObjectId());
-        allgather(null); // everyone has looked the state up: it can be forgotten
-        if (rank == 0) {
-            job.shared().keySet().removeIf(k -> k.startsWith("comm:" + contextId + ":" + seq + ":"));
-        }
+        allgather(null); // every member has looked the state up: it can be forgotten
+        job.shared().remove(key, state);
         return new LocalComm(job, w, myRank, ctx, state, newName);
     }
 

@@ -18,7 +18,7 @@ public final class Param {
     private final String scope;
     private final String description;
 
-    Param(String name, String defaultValue, String scope, String description) {
+    public Param(String name, String defaultValue, String scope, String description) {
         this.name = name;
         this.defaultValue = defaultValue;
         this.scope = scope;

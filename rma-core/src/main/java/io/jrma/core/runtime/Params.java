@@ -36,9 +36,19 @@ public final class Params {
     public static final Param JOB_TIMEOUT_MS = new Param("jrma.job.timeoutMs", "0", "job",
             "a job still running after this many milliseconds is aborted (0: no limit)");
 
+    /** Number of JVMs for jobs started with Jrma.run. */
+    public static final Param JVMS = new Param("jrma.jvms", "1", "job",
+            "JVMs a job started with Jrma.run spreads its ranks over (blocks of consecutive ranks, connected over TCP);"
+            + " 1: all ranks are threads of the calling JVM");
+
+    /** Whether Jrma.run keeps its child JVMs for the next job. */
+    public static final Param JVMS_REUSE = new Param("jrma.jvms.reuse", "true", "job",
+            "true: after a clean job, Jrma.run keeps its child JVMs (up to two sets) for the next job with the same"
+            + " JVM count and class path, which saves their start-up; false: every job starts fresh JVMs");
+
     /** All parameters, for listing. */
     public static final List<Param> ALL = List.of(PATH, PROGRESS, WAIT_SPINS, WAIT_YIELDS, WAIT_MAX_PARK_NS,
-            AGENT_MAX_PARK_NS, ISSUE, MAX_PENDING, JOB_TIMEOUT_MS);
+            AGENT_MAX_PARK_NS, ISSUE, MAX_PENDING, JOB_TIMEOUT_MS, JVMS, JVMS_REUSE);
 
     private Params() {
     }

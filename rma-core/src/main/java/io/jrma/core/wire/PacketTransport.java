@@ -23,4 +23,20 @@ public interface PacketTransport {
 
     /** Does pending transport work; returns how much was done (0 = idle). Never blocks. */
     int progress();
+
+    /**
+     * Whether the idle progress thread may block in {@link #awaitInput} (a transport with a selector); the
+     * in-JVM channel cannot: nothing arrives on it that the agent's own inbox does not already see.
+     */
+    default boolean canAwaitInput() {
+        return false;
+    }
+
+    /** Blocks the idle progress thread up to {@code timeoutNs} until input may have arrived. */
+    default void awaitInput(long timeoutNs) {
+    }
+
+    /** Wakes a thread blocked in {@link #awaitInput}. Any thread. */
+    default void wakeup() {
+    }
 }

@@ -7,7 +7,6 @@ import io.jrma.Datatype;
 import io.jrma.LockType;
 import io.jrma.Op;
 import io.jrma.Win;
-import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -23,12 +22,11 @@ class ProgressTest {
     @MethodSource("io.jrma.sync.conformance.Ranks#pathsAndSmallSizes")
     @Timeout(30)
     void passiveTargetCompletesWhileTargetComputes(String path, int n) {
-        AtomicLong busyEnd = new AtomicLong();
-        AtomicLong originDone = new AtomicLong();
-        AtomicLong originStart = new AtomicLong();
         Ranks.run(path, n, world -> {
             int me = world.rank();
-            Win w = Win.allocate(world, 32, 8, null);
+            long originStart = 0;
+            long originDone = 0;
+            Win w = Win.allocate(world, 40, 8, null);
             Ranks.assertPath(w, path);
             w.buffer().putLong(16, 4242);
             world.barrier();
@@ -41,10 +39,11 @@ class ProgressTest {
                     }
                 }
                 sink = x;
-                busyEnd.set(System.nanoTime());
+                w.buffer().putLong(24, System.nanoTime()); // end of the computation (monotonic clock: host-wide)
+                w.sync();
             } else if (me == 0) {
                 Thread.sleep(20); // make sure rank 1 is computing
-                originStart.set(System.nanoTime());
+                originStart = System.nanoTime();
                 w.lock(LockType.EXCLUSIVE, 1, 0);
                 w.put(new long[] {77}, 1, Datatype.LONG, 1, 0);
                 w.accumulate(new long[] {5}, 1, Datatype.LONG, 1, 1, Op.SUM);
@@ -56,7 +55,7 @@ class ProgressTest {
                 w.lockAll(0);
                 long fa = w.fetchAndAddLong(1, 1, 1);
                 w.unlockAll();
-                originDone.set(System.nanoTime());
+                originDone = System.nanoTime();
                 assertEquals(77, got[0], "put then get");
                 assertEquals(5, got[1], "accumulate then get");
                 assertEquals(4242, got[2], "target's initial data");
@@ -68,12 +67,17 @@ class ProgressTest {
                 assertEquals(6, w.buffer().getLong(8), "final accumulate value");
             }
             world.barrier();
+            if (me == 0) {
+                long[] busy = new long[1];
+                w.lock(LockType.SHARED, 1, 0);
+                w.get(busy, 1, Datatype.LONG, 1, 3);
+                w.unlock(1);
+                assertTrue(originDone < busy[0], "rank 0's epochs to rank 1 finished " + (originDone - busy[0]) / 1_000_000
+                        + " ms after rank 1 stopped computing (started " + (busy[0] - originStart) / 1_000_000
+                        + " ms before the end of the computation)");
+            }
+            world.barrier();
             w.free();
         });
-        long done = originDone.get();
-        long busy = busyEnd.get();
-        assertTrue(done < busy, "rank 0's epochs to rank 1 finished " + (done - busy) / 1_000_000
-                + " ms after rank 1 stopped computing (started " + (busy - originStart.get()) / 1_000_000
-                + " ms before the end of the computation)");
     }
 }

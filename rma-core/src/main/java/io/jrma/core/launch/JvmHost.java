@@ -1,0 +1,227 @@
+package io.jrma.core.launch;
+
+import io.jrma.Comm;
+import io.jrma.ErrorClass;
+import io.jrma.RmaException;
+import io.jrma.core.net.TcpTransport;
+import io.jrma.core.runtime.Job;
+import io.jrma.core.runtime.RankThreads;
+import java.io.BufferedReader;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The main class of every JVM of a job started by a {@link JobLauncher}: reads the job secret from stdin,
+ * joins the launcher's rendezvous, opens its TCP IO agent, connects to the other JVMs, runs its ranks (each a
+ * thread calling the program's {@code main(String[])} or a shipped rank body), reports how each ended, and
+ * exits when the launcher says the job is over. If the launcher disappears, the job is aborted here too.
+ *
+ * <p>Environment: {@code JRMA_RENDEZVOUS} (host:port), {@code JRMA_JVM} (this JVM's index),
+ * {@code JRMA_JOB_ID}; the secret comes as the first line of stdin, never through the environment.
+ */
+public final class JvmHost {
+    private JvmHost() {
+    }
+
+    public static void main(String[] argv) {
+        int code;
+        try {
+            code = host();
+        } catch (Throwable t) {
+            System.err.println("jrma: JVM " + System.getenv("JRMA_JVM") + " failed to run its ranks: " + t);
+            t.printStackTrace();
+            code = 1;
+        }
+        System.out.flush();
+        System.err.flush();
+        Runtime.getRuntime().halt(code); // rank threads stuck outside the library must not keep the JVM alive
+    }
+
+    private static int host() throws Exception {
+        String secret = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.US_ASCII)).readLine();
+        String rv = System.getenv("JRMA_RENDEZVOUS");
+        String jvmEnv = System.getenv("JRMA_JVM");
+        String linkId = System.getenv("JRMA_JOB_ID");
+        if (secret == null || rv == null || linkId == null || jvmEnv == null) {
+            throw new IllegalStateException("JvmHost is started by a jrma launcher (jrmarun), not by hand");
+        }
+        int jvm = Integer.parseInt(jvmEnv);
+        int colon = rv.lastIndexOf(':');
+        Socket s = new Socket(rv.substring(0, colon), Integer.parseInt(rv.substring(colon + 1)));
+        s.setTcpNoDelay(true);
+        io.jrma.core.net.Handshake.client(s, linkId, secret, jvm, 30_000);
+        DataInputStream in = new DataInputStream(new java.io.BufferedInputStream(s.getInputStream()));
+        DataOutputStream out = new DataOutputStream(new java.io.BufferedOutputStream(s.getOutputStream()));
+        boolean tagged = false;
+        while (true) {
+            Rendezvous.Msg m;
+            try {
+                m = Rendezvous.read(in);
+            } catch (java.io.EOFException e) {
+                return 0; // the launcher let this pooled JVM go
+            }
+            if (m.type() != Rendezvous.SPEC) {
+                throw new IOException("rendezvous: expected a job, got message " + m.type());
+            }
+            Rendezvous.Spec spec = (Rendezvous.Spec) m.object();
+            if (spec.tagOutput() && !tagged) {
+                TaggedOutput.install(jvm);
+                tagged = true;
+            }
+            int code = runJob(spec, jvm, in, out);
+            if (!spec.reusable() || code != 0) {
+                return code;
+            }
+            Rendezvous.write(out, Rendezvous.IDLE, new byte[0]);
+        }
+    }
+
+    /** Runs one job's ranks of this JVM; returns 0 if they all returned normally and nothing aborted. */
+    private static int runJob(Rendezvous.Spec spec, int jvm, DataInputStream in, DataOutputStream out) throws Exception {
+        Job job = new Job(spec.nranks(), spec.params(), jvm, spec.jvmOfRank());
+        TcpTransport tcp = TcpTransport.listen(job, spec.jobId(), spec.meshSecret());
+        InetSocketAddress me = tcp.endpoint();
+        Rendezvous.writeObject(out, Rendezvous.ENDPOINT, new String[] {me.getAddress().getHostAddress(), String.valueOf(me.getPort())});
+        String[][] eps = (String[][]) expect(in, Rendezvous.ENDPOINTS).object();
+        InetSocketAddress[] endpoints = new InetSocketAddress[eps.length];
+        for (int i = 0; i < eps.length; i++) {
+            endpoints[i] = new InetSocketAddress(eps[i][0], Integer.parseInt(eps[i][1]));
+        }
+        tcp.connectMesh(endpoints);
+        List<Integer> local = new ArrayList<>();
+        List<Integer> remote = new ArrayList<>();
+        for (int r = 0; r < spec.nranks(); r++) {
+            (spec.jvmOfRank()[r] == jvm ? local : remote).add(r);
+        }
+        job.addRemote(tcp, remote.stream().mapToInt(Integer::intValue).toArray());
+        job.onAbort(e -> {
+            tcp.abortPeers(e.getMessage());
+            try {
+                Rendezvous.write(out, Rendezvous.ABORT, e.getMessage().getBytes(StandardCharsets.UTF_8));
+            } catch (IOException ignored) {
+                // the launcher is gone: it tears the job down anyway
+            }
+        });
+        Rendezvous.write(out, Rendezvous.READY, new byte[0]);
+        expect(in, Rendezvous.GO);
+        final boolean[] ended = {false};
+        Thread reader = new Thread(() -> listen(in, job, ended), "jrma-launcher-link");
+        reader.setDaemon(true);
+        reader.start();
+        RankThreads.Body body = body(spec);
+        int[] mine = local.stream().mapToInt(Integer::intValue).toArray();
+        int[] firstCode = {0};
+        RankThreads.Outcome outcome = RankThreads.run(job, mine, body, 0, (rank, failure, secondary) -> {
+            int c = failure == null ? 0 : 1;
+            if (c != 0 && firstCode[0] == 0 && !secondary) {
+                firstCode[0] = c;
+            }
+            try {
+                Rendezvous.writeObject(out, Rendezvous.RANK_DONE, done(rank, c, secondary, failure));
+            } catch (IOException ignored) {
+                // launcher gone
+            }
+        });
+        if (job.isAborted()) {
+            reader.join(500); // the launcher tears the job down; do not wait for an END that will not come
+        } else {
+            reader.join();
+        }
+        job.stop();
+        tcp.close(1_000);
+        boolean clean = !job.isAborted() && outcome.firstFailure == null && !outcome.timedOut && ended[0];
+        return clean ? 0 : Math.max(1, firstCode[0]);
+    }
+
+    private static void listen(DataInputStream in, Job job, boolean[] ended) {
+        try {
+            while (true) {
+                Rendezvous.Msg m = Rendezvous.read(in);
+                if (m.type() == Rendezvous.ABORT) {
+                    job.abort(ErrorClass.ERR_PROC_ABORTED, new String(m.body(), StandardCharsets.UTF_8), null);
+                } else if (m.type() == Rendezvous.END) {
+                    synchronized (ended) {
+                        ended[0] = true;
+                    }
+                    return;
+                }
+            }
+        } catch (IOException e) {
+            job.abort(ErrorClass.ERR_PROC_ABORTED, "the launcher of this job went away (" + e.getMessage() + ")", null);
+            Thread killer = new Thread(() -> {
+                try {
+                    Thread.sleep(3_000);
+                } catch (InterruptedException ignored) {
+                    // exiting anyway
+                }
+                Runtime.getRuntime().halt(1);
+            });
+            killer.setDaemon(true);
+            killer.start();
+        }
+    }
+
+    private static Rendezvous.Msg expect(DataInputStream in, int type) throws IOException {
+        Rendezvous.Msg m = Rendezvous.read(in);
+        if (m.type() == Rendezvous.ABORT) {
+            throw new RmaException(ErrorClass.ERR_PROC_ABORTED, "job aborted during start-up: "
+                    + new String(m.body(), StandardCharsets.UTF_8));
+        }
+        if (m.type() != type) {
+            throw new IOException("rendezvous: expected message " + type + ", got " + m.type());
+        }
+        return m;
+    }
+
+    private static RankThreads.Body body(Rendezvous.Spec spec) throws Exception {
+        if (spec.body() != null) {
+            Object o = Rendezvous.deserialize(spec.body());
+            io.jrma.Jrma.RankMain main = (io.jrma.Jrma.RankMain) o;
+            return main::run;
+        }
+        Class<?> c = Class.forName(spec.mainClass(), true, Thread.currentThread().getContextClassLoader());
+        Method m = c.getMethod("main", String[].class);
+        if (!Modifier.isStatic(m.getModifiers())) {
+            throw new RmaException(ErrorClass.ERR_ARG, spec.mainClass() + ".main(String[]) is not static");
+        }
+        String[] args = spec.args();
+        return (Comm world) -> {
+            try {
+                m.invoke(null, (Object) args.clone());
+            } catch (InvocationTargetException e) {
+                Throwable t = e.getCause();
+                if (t instanceof Exception) {
+                    throw (Exception) t;
+                }
+                throw (Error) t;
+            }
+        };
+    }
+
+    private static Rendezvous.RankDone done(int rank, int code, boolean secondary, Throwable t) {
+        if (t == null) {
+            return new Rendezvous.RankDone(rank, 0, false, null, null, null);
+        }
+        StringWriter sw = new StringWriter();
+        t.printStackTrace(new PrintWriter(sw));
+        byte[] ser = null;
+        try {
+            ser = Rendezvous.serialize(t);
+        } catch (IOException | RuntimeException e) {
+            // not serializable: the text must do
+        }
+        return new Rendezvous.RankDone(rank, code, secondary, t.toString(), sw.toString(), ser);
+    }
+}

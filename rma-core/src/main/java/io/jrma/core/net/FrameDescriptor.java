@@ -1,0 +1,79 @@
+package io.jrma.core.net;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+
+/**
+ * Layout of a frame on a TCP connection between two JVMs of a job (little-endian). Every frame starts with
+ * a 16-byte header; the body follows.
+ *
+ * <pre>
+ *   0               1               2               3
+ *   0 1 2 3 4 5 6 7 0 1 2 3 4 5 6 7 0 1 2 3 4 5 6 7 0 1 2 3 4 5 6 7
+ *  +---------------------------------------------------------------+
+ *  |             body length in bytes (after this header)          |  0
+ *  +---------------+---------------+-------------------------------+
+ *  |     type      |    version    |          reserved (0)         |  4
+ *  +---------------+---------------+-------------------------------+
+ *  |   aux (long): CREDIT: bytes returned; BATCH: packet count     |  8
+ *  |                                                               |
+ *  +---------------------------------------------------------------+
+ *  |  body: BATCH: wire packets back to back, in delivery order;   | 16
+ *  |        CTRL: a control-plane message; ABORT: UTF-8 reason     |
+ * </pre>
+ *
+ * Only BATCH bodies consume flow-control credit: the receiver returns it (CREDIT frames) once the packets
+ * have been consumed by the window engine.
+ */
+public final class FrameDescriptor {
+    public static final int HEADER_LENGTH = 16;
+    public static final int LENGTH_OFFSET = 0;
+    public static final int TYPE_OFFSET = 4;
+    public static final int VERSION_OFFSET = 5;
+    public static final int AUX_OFFSET = 8;
+    public static final int VERSION = 1;
+
+    /** Packets of one batch (or a part of one, split at packet boundaries). */
+    public static final int BATCH = 1;
+    /** A control-plane message ({@link io.jrma.core.runtime.ControlPlane}). */
+    public static final int CTRL = 2;
+    /** Flow-control credit returned to the sender. */
+    public static final int CREDIT = 3;
+    /** The sending JVM aborts the job; body: the reason. */
+    public static final int ABORT = 4;
+    /** The sending JVM closes the connection normally. */
+    public static final int BYE = 5;
+
+    /** Largest body accepted: one 1 GiB packet plus headers. */
+    public static final int MAX_BODY = io.jrma.core.wire.PacketHeader.MAX_PACKET_LENGTH + 4096;
+
+    private FrameDescriptor() {
+    }
+
+    /** A header for a frame of {@code type} with a body of {@code length} bytes. */
+    public static ByteBuffer header(int type, int length, long aux) {
+        ByteBuffer h = ByteBuffer.allocateDirect(HEADER_LENGTH).order(ByteOrder.LITTLE_ENDIAN);
+        h.putInt(LENGTH_OFFSET, length).put(TYPE_OFFSET, (byte) type).put(VERSION_OFFSET, (byte) VERSION)
+                .putLong(AUX_OFFSET, aux);
+        return h;
+    }
+
+    /** A whole small frame (header and body) in one heap buffer. */
+    public static ByteBuffer small(int type, byte[] body, long aux) {
+        ByteBuffer f = ByteBuffer.allocate(HEADER_LENGTH + body.length).order(ByteOrder.LITTLE_ENDIAN);
+        f.putInt(body.length).put((byte) type).put((byte) VERSION).putShort((short) 0).putLong(aux).put(body);
+        f.flip();
+        return f;
+    }
+
+    public static String typeName(int type) {
+        switch (type) {
+            case BATCH: return "BATCH";
+            case CTRL: return "CTRL";
+            case CREDIT: return "CREDIT";
+            case ABORT: return "ABORT";
+            case BYE: return "BYE";
+            default: return "type " + type;
+        }
+    }
+}

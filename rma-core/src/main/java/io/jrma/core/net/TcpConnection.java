@@ -1,0 +1,388 @@
+package io.jrma.core.net;
+
+import static io.jrma.core.net.FrameDescriptor.HEADER_LENGTH;
+
+import io.jrma.core.mem.UnsafeAccess;
+import io.jrma.core.wire.Batch;
+import io.jrma.core.wire.PacketHeader;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.SocketChannel;
+import java.util.ArrayDeque;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import org.agrona.concurrent.UnsafeBuffer;
+
+/**
+ * One TCP connection between this JVM and another JVM of the job, shared by all ranks of both.
+ *
+ * <p>Sending: a batch is cut into frames at packet boundaries; each frame is a gathering write of a 16-byte
+ * header and slices of the sender's own (off-heap) queue buffer, so packets go out as they were encoded, with
+ * no copy in user space. The batch is marked consumed (local completion) when its last byte is in the
+ * kernel. Batch frames consume credit; the receiver returns it when the window engine has consumed the
+ * packets, so a stopped target holds at most {@code credits} bytes of this JVM's packets.
+ *
+ * <p>Receiving: bytes are read into a staging buffer; small frames are copied out into pooled off-heap
+ * receive buffers, large frames are read straight into a buffer of their own. Each batch frame becomes a
+ * {@link Batch} handed to the progress agent.
+ *
+ * <p>Threads: any thread may {@link #enqueue} and {@link #tryWrite} (writers are serialized by a try-lock);
+ * reading, credit return and the receive pool belong to the thread running the progress agent.
+ */
+final class TcpConnection {
+    private static final int STAGING = 256 << 10;
+    private static final int POOLED_MAX_CLASS = 23; // 8 MiB
+    private static final int POOL_DEPTH = 8;
+
+    /** A frame waiting to be written. */
+    static final class OutFrame {
+        final ByteBuffer[] bufs;
+        final long bytes;
+        final int credit;
+        final Batch batch;
+        int idx;
+
+        OutFrame(ByteBuffer[] bufs, long bytes, int credit, Batch batch) {
+            this.bufs = bufs;
+            this.bytes = bytes;
+            this.credit = credit;
+            this.batch = batch;
+        }
+    }
+
+    private record Delivered(Batch batch, ByteBuffer buffer, int length) {
+    }
+
+    final TcpTransport owner;
+    final int peerJvm;
+    final SocketChannel ch;
+    SelectionKey key;
+
+    private final ConcurrentLinkedQueue<OutFrame> outQ = new ConcurrentLinkedQueue<>();
+    private final ConcurrentLinkedQueue<OutFrame> urgentQ = new ConcurrentLinkedQueue<>();
+    private final AtomicBoolean writeLock = new AtomicBoolean();
+    final AtomicLong queuedBytes = new AtomicLong();
+    private final AtomicLong credits;
+    private final long window;
+    private OutFrame cur;
+    private volatile boolean wantWrite;
+
+    private final ByteBuffer staging = ByteBuffer.allocateDirect(STAGING).order(ByteOrder.LITTLE_ENDIAN);
+    private ByteBuffer big;
+    private int bigType;
+    private long bigAux;
+    private int bigLen;
+    private final ArrayDeque<Delivered> delivered = new ArrayDeque<>();
+    @SuppressWarnings("unchecked")
+    private final ArrayDeque<ByteBuffer>[] pool = new ArrayDeque[POOLED_MAX_CLASS + 1];
+    private long toReturn;
+    volatile boolean byeReceived;
+    volatile boolean closed;
+
+    TcpConnection(TcpTransport owner, int peerJvm, SocketChannel ch, long window) {
+        this.owner = owner;
+        this.peerJvm = peerJvm;
+        this.ch = ch;
+        this.window = window;
+        this.credits = new AtomicLong(window);
+        for (int i = 0; i < pool.length; i++) {
+            pool[i] = new ArrayDeque<>();
+        }
+    }
+
+    // ------------------------------------------------------------------ sending
+
+    void enqueue(OutFrame f) {
+        queuedBytes.addAndGet(f.bytes);
+        outQ.offer(f);
+    }
+
+    /** Frames that overtake queued batches: credit returns and aborts (they carry no window data). */
+    void enqueueUrgent(OutFrame f) {
+        queuedBytes.addAndGet(f.bytes);
+        urgentQ.offer(f);
+    }
+
+    /** Writes what the socket and the credit allow; returns frames written. Any thread. */
+    int tryWrite() {
+        int work = 0;
+        while (!closed && (!outQ.isEmpty() || !urgentQ.isEmpty() || cur != null)) {
+            if (!writeLock.compareAndSet(false, true)) {
+                return work; // the holder re-checks the queues after it lets go
+            }
+            boolean stalled;
+            try {
+                int before = work;
+                work += drainLocked();
+                stalled = wantWrite || (cur == null && work == before);
+            } catch (IOException e) {
+                owner.lost(this, "write failed: " + e.getMessage());
+                return work;
+            } finally {
+                writeLock.set(false); // release: publishes cur and the written state to the next writer
+            }
+            if (stalled) {
+                return work;
+            }
+        }
+        return work;
+    }
+
+    private int drainLocked() throws IOException {
+        int work = 0;
+        while (true) {
+            if (cur == null) {
+                OutFrame f = urgentQ.poll();
+                if (f == null) {
+                    f = outQ.peek();
+                    if (f == null) {
+                        return work;
+                    }
+                    if (f.credit > 0) {
+                        long c = credits.get();
+                        if (f.credit > c && c < window) {
+                            return work; // wait for credit (a frame larger than the window goes alone)
+                        }
+                        credits.addAndGet(-f.credit);
+                    }
+                    outQ.poll();
+                }
+                cur = f;
+            }
+            ch.write(cur.bufs, cur.idx, cur.bufs.length - cur.idx);
+            while (cur.idx < cur.bufs.length && !cur.bufs[cur.idx].hasRemaining()) {
+                cur.idx++;
+            }
+            if (cur.idx < cur.bufs.length) {
+                setWantWrite(true);
+                return work;
+            }
+            setWantWrite(false);
+            queuedBytes.addAndGet(-cur.bytes);
+            owner.bytesSent.addAndGet(cur.bytes);
+            owner.framesSent.incrementAndGet();
+            if (cur.batch != null) {
+                cur.batch.markConsumed(); // the last frame of a batch: local completion for its sender
+            }
+            cur = null;
+            work++;
+        }
+    }
+
+    private void setWantWrite(boolean want) {
+        if (want != wantWrite) {
+            wantWrite = want;
+            SelectionKey k = key;
+            if (k != null && k.isValid()) {
+                k.interestOps(want ? SelectionKey.OP_READ | SelectionKey.OP_WRITE : SelectionKey.OP_READ);
+                if (want) {
+                    k.selector().wakeup();
+                }
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ receiving (progress thread only)
+
+    /** Reads and dispatches what has arrived; returns frames handled. Progress thread only. */
+    int read() {
+        if (closed) {
+            return 0;
+        }
+        int frames = 0;
+        try {
+            while (frames < 64) {
+                if (big != null) {
+                    int n = ch.read(big);
+                    if (n < 0) {
+                        eof();
+                        return frames;
+                    }
+                    if (big.hasRemaining()) {
+                        return frames;
+                    }
+                    ByteBuffer b = big;
+                    big = null;
+                    b.flip();
+                    frame(bigType, bigAux, b, bigLen, true);
+                    frames++;
+                    continue;
+                }
+                int n = ch.read(staging);
+                if (n < 0) {
+                    eof();
+                    return frames;
+                }
+                staging.flip();
+                int parsed = parse();
+                frames += parsed;
+                staging.compact();
+                if (n == 0 && parsed == 0 && big == null) {
+                    return frames;
+                }
+                if (closed) {
+                    return frames;
+                }
+            }
+        } catch (IOException e) {
+            owner.lost(this, "read failed: " + e.getMessage());
+        }
+        return frames;
+    }
+
+    /** Parses whole frames in staging (read mode); starts a large frame's own buffer. */
+    private int parse() {
+        int frames = 0;
+        while (staging.remaining() >= HEADER_LENGTH) {
+            int at = staging.position();
+            int len = staging.getInt(at + FrameDescriptor.LENGTH_OFFSET);
+            int type = staging.get(at + FrameDescriptor.TYPE_OFFSET);
+            int version = staging.get(at + FrameDescriptor.VERSION_OFFSET);
+            long aux = staging.getLong(at + FrameDescriptor.AUX_OFFSET);
+            if (len < 0 || len > FrameDescriptor.MAX_BODY || version != FrameDescriptor.VERSION
+                    || type < FrameDescriptor.BATCH || type > FrameDescriptor.BYE) {
+                owner.framesRejected.incrementAndGet();
+                owner.lost(this, "corrupt frame header (length " + len + ", type " + type + ", version " + version
+                        + "): the stream cannot be resynchronized");
+                staging.position(staging.limit());
+                return frames;
+            }
+            if (staging.remaining() >= HEADER_LENGTH + len) {
+                ByteBuffer body = staging.duplicate().order(ByteOrder.LITTLE_ENDIAN);
+                body.position(at + HEADER_LENGTH).limit(at + HEADER_LENGTH + len);
+                staging.position(at + HEADER_LENGTH + len);
+                if (type == FrameDescriptor.BATCH) {
+                    ByteBuffer own = acquire(len);
+                    own.put(body);
+                    own.flip();
+                    frame(type, aux, own, len, true);
+                } else {
+                    frame(type, aux, body.slice().order(ByteOrder.LITTLE_ENDIAN), len, false);
+                }
+                frames++;
+            } else if (HEADER_LENGTH + len > staging.capacity()) {
+                big = type == FrameDescriptor.BATCH ? acquire(len) : ByteBuffer.allocate(len);
+                big.order(ByteOrder.LITTLE_ENDIAN);
+                staging.position(at + HEADER_LENGTH);
+                big.put(staging);
+                bigType = type;
+                bigAux = aux;
+                bigLen = len;
+                return frames;
+            } else {
+                return frames;
+            }
+        }
+        return frames;
+    }
+
+    private void frame(int type, long aux, ByteBuffer body, int len, boolean owned) {
+        owner.framesReceived.incrementAndGet();
+        owner.bytesReceived.addAndGet(HEADER_LENGTH + len);
+        switch (type) {
+            case FrameDescriptor.BATCH -> batch(body, len);
+            case FrameDescriptor.CTRL -> owner.control(this, body);
+            case FrameDescriptor.CREDIT -> {
+                credits.addAndGet(aux);
+                tryWrite();
+            }
+            case FrameDescriptor.ABORT -> {
+                byte[] m = new byte[body.remaining()];
+                body.get(m);
+                owner.peerAborted(this, new String(m, java.nio.charset.StandardCharsets.UTF_8));
+            }
+            default -> byeReceived = true;
+        }
+    }
+
+    /** Rebuilds the batch: packet offsets from their lengths; the engine validates every field. */
+    private void batch(ByteBuffer body, int len) {
+        UnsafeBuffer ub = new UnsafeBuffer(body, 0, len);
+        Batch b = new Batch(ub);
+        int off = 0;
+        while (off + PacketHeader.HEADER_LENGTH <= len) {
+            int plen = ub.getInt(off + PacketHeader.LENGTH_OFFSET);
+            b.add(off);
+            if (plen < PacketHeader.HEADER_LENGTH || (long) off + plen > len) {
+                break; // the engine answers this one with an error reply; nothing after it can be framed
+            }
+            off += plen;
+        }
+        int src = b.count() == 0 ? -1 : PacketHeader.src(ub, 0);
+        int dst = b.count() == 0 ? -1 : PacketHeader.dst(ub, 0);
+        if (b.count() == 0 || !owner.fromPeer(this, src) || !owner.isLocalRank(dst)) {
+            owner.framesRejected.incrementAndGet();
+            release(body);
+            toReturn += len;
+            return;
+        }
+        b.address(src, dst);
+        delivered.add(new Delivered(b, body, len));
+        owner.deliver(b);
+    }
+
+    /** Recycles consumed receive buffers and returns their credit; progress thread only. */
+    int reclaim() {
+        int work = 0;
+        Delivered d;
+        while ((d = delivered.peek()) != null && d.batch().isConsumed()) {
+            delivered.poll();
+            release(d.buffer());
+            toReturn += d.length();
+            work++;
+        }
+        if (toReturn > 0 && (toReturn >= 64 << 10 || delivered.isEmpty()) && !closed) {
+            enqueueUrgent(new OutFrame(new ByteBuffer[] {FrameDescriptor.small(FrameDescriptor.CREDIT, new byte[0], toReturn)},
+                    HEADER_LENGTH, 0, null));
+            toReturn = 0;
+            work++;
+        }
+        return work;
+    }
+
+    private static int sizeClass(int len) {
+        return Math.max(12, 32 - Integer.numberOfLeadingZeros(Math.max(1, len - 1)));
+    }
+
+    private ByteBuffer acquire(int len) {
+        int c = sizeClass(len);
+        ByteBuffer b = c <= POOLED_MAX_CLASS ? pool[c].poll() : null;
+        if (b == null) {
+            b = ByteBuffer.allocateDirect(c <= POOLED_MAX_CLASS ? 1 << c : len);
+        }
+        b.clear().limit(len);
+        return b.order(ByteOrder.LITTLE_ENDIAN);
+    }
+
+    private void release(ByteBuffer b) {
+        if (!b.isDirect()) {
+            return;
+        }
+        int c = sizeClass(b.capacity());
+        if (c <= POOLED_MAX_CLASS && b.capacity() == 1 << c && pool[c].size() < POOL_DEPTH) {
+            pool[c].push(b);
+        } else {
+            UnsafeAccess.UNSAFE.invokeCleaner(b); // large buffers go back to the OS now, not at some GC
+        }
+    }
+
+    private void eof() {
+        if (byeReceived || owner.isClosing()) {
+            closed = true;
+            return;
+        }
+        owner.lost(this, "the connection was closed by the other side");
+    }
+
+    void close() {
+        closed = true;
+        try {
+            ch.close();
+        } catch (IOException ignored) {
+            // closing anyway
+        }
+    }
+}
