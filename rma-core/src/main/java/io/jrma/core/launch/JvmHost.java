@@ -90,6 +90,7 @@ public final class JvmHost {
 
     /** Runs one job's ranks of this JVM; returns 0 if they all returned normally and nothing aborted. */
     private static int runJob(Rendezvous.Spec spec, int jvm, DataInputStream in, DataOutputStream out) throws Exception {
+        RankThreads.Body body = body(spec); // a missing main class fails the start-up, before any rank runs
         Job job = new Job(spec.nranks(), spec.params(), jvm, spec.jvmOfRank());
         TcpTransport tcp = TcpTransport.listen(job, spec.jobId(), spec.meshSecret());
         InetSocketAddress me = tcp.endpoint();
@@ -120,7 +121,6 @@ public final class JvmHost {
         Thread reader = new Thread(() -> listen(in, job, ended), "jrma-launcher-link");
         reader.setDaemon(true);
         reader.start();
-        RankThreads.Body body = body(spec);
         int[] mine = local.stream().mapToInt(Integer::intValue).toArray();
         int[] firstCode = {0};
         RankThreads.Outcome outcome = RankThreads.run(job, mine, body, 0, (rank, failure, secondary) -> {
@@ -191,7 +191,13 @@ public final class JvmHost {
             io.jrma.Jrma.RankMain main = (io.jrma.Jrma.RankMain) o;
             return main::run;
         }
-        Class<?> c = Class.forName(spec.mainClass(), true, Thread.currentThread().getContextClassLoader());
+        Class<?> c;
+        try {
+            c = Class.forName(spec.mainClass(), true, Thread.currentThread().getContextClassLoader());
+        } catch (ClassNotFoundException e) {
+            throw new RmaException(ErrorClass.ERR_ARG, "main class " + spec.mainClass() + " is not on the class path ("
+                    + System.getProperty("java.class.path") + ")");
+        }
         Method m = c.getMethod("main", String[].class);
         if (!Modifier.isStatic(m.getModifiers())) {
             throw new RmaException(ErrorClass.ERR_ARG, spec.mainClass() + ".main(String[]) is not static");

@@ -1,0 +1,175 @@
+package io.jrma.launcher;
+
+import io.jrma.core.launch.JobLauncher;
+import java.io.File;
+import java.io.PrintStream;
+import java.util.Arrays;
+
+/**
+ * {@code jrmarun -n N [--jvms J | --ranks-per-jvm K] [-cp CLASSPATH] [options] MAINCLASS [ARGS...]}: runs
+ * {@code MAINCLASS.main(ARGS)} as N ranks, each in its own thread, spread over J JVMs of this host
+ * (consecutive ranks share a JVM; default: one JVM, ranks as threads). A rank finds its world communicator with
+ * {@code io.jrma.Jrma.world()}.
+ *
+ * <p>Every rank's stdout and stderr reach jrmarun's ({@code --tag-output} prefixes each line with
+ * {@code [1,RANK]<stdout>:}). The exit code is the first non-zero exit code of a rank: 1 for a rank whose
+ * main threw, the code a rank passed to System.exit (in a JVM of its own, or the first of its JVM), 137
+ * for a JVM killed by SIGKILL, 124 on {@code --timeout}, 2 for a usage error. On the first failure the
+ * whole job is torn down within seconds (ranks blocked in jrma fail fast; after a grace period every JVM
+ * still running is killed) and jrmarun says which rank failed and why.
+ *
+ * <p>The JVM flags jrma needs are added here, once ({@link io.jrma.JvmFlags}); {@code --jvm-arg} adds more.
+ */
+public final class JrmaRun {
+    static final String USAGE = String.join("\n",
+            "usage: jrmarun -n N [--jvms J | --ranks-per-jvm K] [-cp CLASSPATH] [options] MAINCLASS [ARGS...]",
+            "  -n, -np N              number of ranks (required)",
+            "  --jvms J               spread the ranks over J JVMs (default 1: all ranks are threads of one JVM)",
+            "  --ranks-per-jvm K      K consecutive ranks per JVM (the last JVM may hold fewer)",
+            "  -cp, --classpath CP    the program's class path (added to jrma's own)",
+            "  --tag-output           prefix every output line with [1,RANK]<stdout>: or <stderr>:",
+            "  --timeout SECONDS      abort the job after this long (exit code 124)",
+            "  -x NAME[=VALUE]        export NAME (with VALUE, or jrmarun's own value) to every JVM",
+            "  --param NAME=VALUE     set a jrma run-time parameter for the job (e.g. jrma.progress=thread)",
+            "  --jvm-arg ARG          pass ARG to every JVM (e.g. -Xmx2g); repeatable",
+            "  --grace SECONDS        after a failure, how long JVMs may take to stop before they are killed (default 3)",
+            "  -h, --help             this text");
+
+    private JrmaRun() {
+    }
+
+    public static void main(String[] argv) {
+        System.exit(run(argv, System.err));
+    }
+
+    /** Runs jrmarun with {@code argv}; returns its exit code. */
+    public static int run(String[] argv, PrintStream err) {
+        JobLauncher.Options o;
+        try {
+            o = parse(argv);
+        } catch (IllegalArgumentException e) {
+            err.println("jrmarun: " + e.getMessage());
+            err.println(USAGE);
+            return 2;
+        }
+        if (o == null) {
+            System.out.println(USAGE);
+            return 0;
+        }
+        o.diagnostics = err;
+        JobLauncher.Result r = JobLauncher.run(o);
+        return r.exitCode;
+    }
+
+    /** Parses the command line; null for --help. */
+    static JobLauncher.Options parse(String[] a) {
+        JobLauncher.Options o = new JobLauncher.Options();
+        o.inheritOutput = true;
+        o.classpath = System.getProperty("java.class.path");
+        int n = -1;
+        int jvms = -1;
+        int perJvm = -1;
+        String userCp = null;
+        int i = 0;
+        while (i < a.length && a[i].startsWith("-")) {
+            String opt = a[i];
+            switch (opt) {
+                case "-h", "--help" -> {
+                    return null;
+                }
+                case "-n", "-np" -> n = positive(opt, value(a, i++));
+                case "--jvms" -> jvms = positive(opt, value(a, i++));
+                case "--ranks-per-jvm" -> perJvm = positive(opt, value(a, i++));
+                case "-cp", "--classpath", "-classpath" -> userCp = value(a, i++);
+                case "--tag-output" -> o.tagOutput = true;
+                case "--timeout" -> o.timeoutMs = (long) (positiveDouble(opt, value(a, i++)) * 1000);
+                case "--grace" -> o.graceMs = (long) (positiveDouble(opt, value(a, i++)) * 1000);
+                case "-x" -> {
+                    String v = value(a, i++);
+                    int eq = v.indexOf('=');
+                    if (eq == 0) {
+                        throw new IllegalArgumentException("-x needs NAME or NAME=VALUE, got " + v);
+                    }
+                    if (eq > 0) {
+                        o.env.put(v.substring(0, eq), v.substring(eq + 1));
+                    } else if (System.getenv(v) != null) {
+                        o.env.put(v, System.getenv(v));
+                    }
+                }
+                case "--param" -> {
+                    String v = value(a, i++);
+                    int eq = v.indexOf('=');
+                    if (eq <= 0) {
+                        throw new IllegalArgumentException("--param needs NAME=VALUE, got " + v);
+                    }
+                    o.params.put(v.substring(0, eq), v.substring(eq + 1));
+                }
+                case "--jvm-arg" -> o.jvmArgs.add(value(a, i++));
+                default -> throw new IllegalArgumentException("unknown option " + opt);
+            }
+            i++;
+        }
+        if (n < 1) {
+            throw new IllegalArgumentException("the number of ranks is required: -n N");
+        }
+        if (i >= a.length) {
+            throw new IllegalArgumentException("no MAINCLASS given");
+        }
+        if (jvms > 0 && perJvm > 0) {
+            throw new IllegalArgumentException("give --jvms or --ranks-per-jvm, not both");
+        }
+        if (perJvm > 0) {
+            jvms = (n + perJvm - 1) / perJvm;
+            o.jvmOfRank = new int[n];
+            for (int r = 0; r < n; r++) {
+                o.jvmOfRank[r] = r / perJvm;
+            }
+        }
+        if (jvms < 1) {
+            jvms = 1;
+        }
+        if (jvms > n) {
+            throw new IllegalArgumentException("--jvms " + jvms + " is more JVMs than ranks (" + n + ")");
+        }
+        o.nranks = n;
+        o.njvms = jvms;
+        o.mainClass = a[i];
+        o.args = Arrays.copyOfRange(a, i + 1, a.length);
+        if (userCp != null) {
+            o.classpath = o.classpath + File.pathSeparator + userCp;
+        }
+        return o;
+    }
+
+    private static String value(String[] a, int i) {
+        if (i + 1 >= a.length) {
+            throw new IllegalArgumentException(a[i] + " needs a value");
+        }
+        return a[i + 1];
+    }
+
+    private static int positive(String opt, String v) {
+        try {
+            int x = Integer.parseInt(v);
+            if (x < 1) {
+                throw new NumberFormatException();
+            }
+            return x;
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(opt + " needs a positive integer, got " + v);
+        }
+    }
+
+    private static double positiveDouble(String opt, String v) {
+        try {
+            double x = Double.parseDouble(v);
+            if (!(x > 0)) {
+                throw new NumberFormatException();
+            }
+            return x;
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(opt + " needs a positive number of seconds, got " + v);
+        }
+    }
+
+}
