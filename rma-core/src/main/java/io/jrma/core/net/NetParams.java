@@ -31,7 +31,10 @@ public final class NetParams {
     public static final Param HANDSHAKE_TIMEOUT_MS = new Param("jrma.tcp.handshakeTimeoutMs", "5000", "job",
             "how long an acceptor waits for a connecting client to prove the job secret");
 
-    public static final List<Param> ALL = List.of(INTERFACE, FAMILY, CREDITS, FRAME_BYTES, SEND_QUEUE_BYTES,
+    public static final Param SOCKET_BUFFER = new Param("jrma.tcp.socketBuffer", "0", "job",
+            "SO_SNDBUF and SO_RCVBUF of every connection in bytes (0: the kernel's autotuning)");
+
+    public static final List<Param> ALL = List.of(INTERFACE, FAMILY, CREDITS, FRAME_BYTES, SEND_QUEUE_BYTES, SOCKET_BUFFER,
             CONNECT_TIMEOUT_MS, HANDSHAKE_TIMEOUT_MS);
 
     private NetParams() {

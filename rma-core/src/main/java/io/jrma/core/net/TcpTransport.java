@@ -168,6 +168,11 @@ public final class TcpTransport implements PacketTransport, ControlPlane.Sender,
     private void adopt(int j, SocketChannel ch) throws IOException {
         ch.configureBlocking(false);
         ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
+        int sockBuf = (int) NetParams.SOCKET_BUFFER.getLong(job.params());
+        if (sockBuf > 0) {
+            ch.setOption(StandardSocketOptions.SO_SNDBUF, sockBuf);
+            ch.setOption(StandardSocketOptions.SO_RCVBUF, sockBuf);
+        }
         TcpConnection c = new TcpConnection(this, j, ch, credits);
         byJvm[j] = c;
         c.key = ch.register(selector, SelectionKey.OP_READ, c);
