@@ -61,7 +61,9 @@ public final class JrmaInfo {
         out.println();
         out.println("Run-time parameters (set per job with Jrma.job(n).param(name, value), or -Dname=value,");
         out.println("or the environment variable NAME_IN_CAPITALS_WITH_UNDERSCORES; first match wins):");
-        for (Param p : Params.ALL) {
+        java.util.List<Param> all = new java.util.ArrayList<>(Params.ALL);
+        all.addAll(io.jrma.core.net.NetParams.ALL);
+        for (Param p : all) {
             out.println();
             out.println("  " + p.name() + "   (scope " + p.scope() + ", env " + p.envName() + ")");
             out.println("      default:   " + p.defaultValue());

@@ -53,7 +53,9 @@ class JvmFlagsTest {
         JrmaInfo.print(new PrintStream(bytes, true, StandardCharsets.UTF_8));
         String out = bytes.toString(StandardCharsets.UTF_8);
         assertTrue(out.contains(JvmFlags.current()), out);
-        for (io.jrma.core.runtime.Param p : io.jrma.core.runtime.Params.ALL) {
+        java.util.List<io.jrma.core.runtime.Param> all = new java.util.ArrayList<>(io.jrma.core.runtime.Params.ALL);
+        all.addAll(io.jrma.core.net.NetParams.ALL);
+        for (io.jrma.core.runtime.Param p : all) {
             assertTrue(out.contains(p.name()), "JrmaInfo does not list " + p.name());
         }
     }
