@@ -63,6 +63,13 @@ public final class ProgressAgent implements Agent {
         transports = a;
     }
 
+    private final java.util.concurrent.atomic.AtomicInteger spinningCallers = new java.util.concurrent.atomic.AtomicInteger();
+
+    /** Threads waiting in the library that are polling (driving this agent) right now. */
+    public java.util.concurrent.atomic.AtomicInteger spinningCallers() {
+        return spinningCallers;
+    }
+
     private volatile boolean sleeping;
     private volatile PacketTransport sleeper;
 

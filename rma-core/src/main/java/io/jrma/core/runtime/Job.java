@@ -216,7 +216,11 @@ public final class Job {
                         idleRounds = 0;
                         idle.reset();
                     } else if (bt != null && ++idleRounds > 400) {
-                        agent.sleepIn(bt, maxPark); // the IO agent: epoll until a connection has input
+                        if (agent.spinningCallers().get() > 0) {
+                            LockSupport.parkNanos(50_000); // a waiting rank polls the sockets: stay out of its way
+                        } else {
+                            agent.sleepIn(bt, maxPark); // the IO agent: epoll until a connection has input
+                        }
                     } else {
                         idle.idle(0);
                     }

@@ -1,6 +1,7 @@
 package io.jrma.core.runtime;
 
 import io.jrma.RmaException;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 
@@ -32,28 +33,43 @@ public final class WaitPolicy {
             return;
         }
         boolean drive = job.callersProgress();
-        long round = 0;
-        long parkNs = 1_000;
-        while (!done.getAsBoolean()) {
-            int work = drive ? job.agent().tryProgress() : 0;
-            if (work > 0) {
-                round = 0;
-                parkNs = 1_000;
-                continue;
-            }
-            round++;
-            if (round <= spins) {
-                Thread.onSpinWait();
-                if ((round & 1023) == 0) {
-                    job.checkAborted();
+        AtomicInteger spinning = job.agent().spinningCallers();
+        boolean polling = drive;
+        if (polling) {
+            spinning.incrementAndGet(); // while we poll, the progress thread stays out of the selector
+        }
+        try {
+            long round = 0;
+            long parkNs = 1_000;
+            while (!done.getAsBoolean()) {
+                int work = drive ? job.agent().tryProgress() : 0;
+                if (work > 0) {
+                    round = 0;
+                    parkNs = 1_000;
+                    continue;
                 }
-            } else if (round <= spins + yields) {
-                Thread.yield();
-                job.checkAborted();
-            } else {
-                job.checkAborted();
-                LockSupport.parkNanos(parkNs);
-                parkNs = Math.min(maxParkNs, parkNs * 2);
+                round++;
+                if (round <= spins) {
+                    Thread.onSpinWait();
+                    if ((round & 1023) == 0) {
+                        job.checkAborted();
+                    }
+                } else if (round <= spins + yields) {
+                    Thread.yield();
+                    job.checkAborted();
+                } else {
+                    job.checkAborted();
+                    if (polling) {
+                        polling = false;
+                        spinning.decrementAndGet(); // parking: the progress thread watches the sockets again
+                    }
+                    LockSupport.parkNanos(parkNs);
+                    parkNs = Math.min(maxParkNs, parkNs * 2);
+                }
+            }
+        } finally {
+            if (polling) {
+                spinning.decrementAndGet();
             }
         }
     }
