@@ -185,4 +185,17 @@ class JrmaRunTest {
         assertEquals(1, r3.exit(30), r3.output());
         assertTrue(r3.output().contains("NoSuchClass"), r3.output());
     }
+
+    @Test
+    @Timeout(60)
+    void eachRankHasItsOwnStaticsAsAProcessWould() throws Exception {
+        Run r = new Run("-n", "3", FIX + "Statics");
+        assertEquals(0, r.exit(40), r.output());
+        for (int k = 0; k < 3; k++) {
+            assertTrue(r.lines.contains("rank " + k + " static=1"), r.output());
+        }
+        Run shared = new Run("-n", "3", "--param", "jrma.rankLoaders=shared", FIX + "Statics");
+        assertEquals(0, shared.exit(40), shared.output());
+        assertTrue(shared.lines.contains("rank 2 static=3"), "one copy of the class when asked: " + shared.output());
+    }
 }

@@ -191,19 +191,23 @@ public final class JvmHost {
             io.jrma.Jrma.RankMain main = (io.jrma.Jrma.RankMain) o;
             return main::run;
         }
-        Class<?> c;
+        ClassLoader app = JvmHost.class.getClassLoader();
         try {
-            c = Class.forName(spec.mainClass(), true, Thread.currentThread().getContextClassLoader());
+            Class.forName(spec.mainClass(), false, app);
         } catch (ClassNotFoundException e) {
             throw new RmaException(ErrorClass.ERR_ARG, "main class " + spec.mainClass() + " is not on the class path ("
                     + System.getProperty("java.class.path") + ")");
         }
-        Method m = c.getMethod("main", String[].class);
-        if (!Modifier.isStatic(m.getModifiers())) {
-            throw new RmaException(ErrorClass.ERR_ARG, spec.mainClass() + ".main(String[]) is not static");
-        }
+        boolean isolated = io.jrma.core.runtime.Params.RANK_LOADERS.getChoice(spec.params(), "isolated", "shared")
+                .equals("isolated");
         String[] args = spec.args();
         return (Comm world) -> {
+            ClassLoader loader = isolated ? new RankClassLoader(world.rank(), app) : app;
+            Thread.currentThread().setContextClassLoader(loader);
+            Method m = Class.forName(spec.mainClass(), true, loader).getMethod("main", String[].class);
+            if (!Modifier.isStatic(m.getModifiers())) {
+                throw new RmaException(ErrorClass.ERR_ARG, spec.mainClass() + ".main(String[]) is not static");
+            }
             try {
                 m.invoke(null, (Object) args.clone());
             } catch (InvocationTargetException e) {

@@ -46,9 +46,14 @@ public final class Params {
             "true: after a clean job, Jrma.run keeps its child JVMs (up to two sets) for the next job with the same"
             + " JVM count and class path, which saves their start-up; false: every job starts fresh JVMs");
 
+    /** Whether each rank of a jrmarun program gets its own class loader. */
+    public static final Param RANK_LOADERS = new Param("jrma.rankLoaders", "isolated", "job",
+            "isolated: under jrmarun each rank loads the program's classes (and the mpi package) in its own class loader,"
+            + " so statics are per rank as per process; shared: one copy per JVM (the engine is always shared)");
+
     /** All parameters, for listing. */
     public static final List<Param> ALL = List.of(PATH, PROGRESS, WAIT_SPINS, WAIT_YIELDS, WAIT_MAX_PARK_NS,
-            AGENT_MAX_PARK_NS, ISSUE, MAX_PENDING, JOB_TIMEOUT_MS, JVMS, JVMS_REUSE);
+            AGENT_MAX_PARK_NS, ISSUE, MAX_PENDING, JOB_TIMEOUT_MS, JVMS, JVMS_REUSE, RANK_LOADERS);
 
     private Params() {
     }
