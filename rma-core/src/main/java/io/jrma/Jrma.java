@@ -56,6 +56,19 @@ public final class Jrma {
         return ((io.jrma.core.runtime.CommCore) comm).job().counters();
     }
 
+    /**
+     * For a program's {@code main}: under {@code jrmarun} (the calling thread already is a rank) runs
+     * {@code main} right here as this rank; otherwise starts a job of {@code nranks} thread ranks and waits
+     * for it. So one program runs both as {@code jrmarun -n 8 Prog} and as {@code java Prog}.
+     */
+    public static void runOrJoin(int nranks, RankMain main) throws Exception {
+        if (inJob()) {
+            main.run(world());
+        } else {
+            run(nranks, main);
+        }
+    }
+
     /** Runs {@code nranks} ranks with run-time parameters from system properties and the environment. */
     public static void run(int nranks, RankMain main) {
         job(nranks).run(main);

@@ -44,7 +44,7 @@ class ExamplesTest {
 
     @org.junit.jupiter.api.Test
     @Timeout(60)
-    void mainsRun() {
+    void mainsRun() throws Exception {
         io.jrma.ga.examples.Jacobi2D.main(new String[] {"32", "32", "5", "4"});
         Histogram.main(new String[] {"10000", "8", "10", "3"});
     }

@@ -198,4 +198,16 @@ class JrmaRunTest {
         assertEquals(0, shared.exit(40), shared.output());
         assertTrue(shared.lines.contains("rank 2 static=3"), "one copy of the class when asked: " + shared.output());
     }
+
+    @Test
+    @Timeout(90)
+    void globalArrayExamplesRunUnderJrmarun() throws Exception {
+        Run jacobi = new Run("-n", "4", "--jvms", "2", "io.jrma.ga.examples.Jacobi2D", "64", "64", "20");
+        assertEquals(0, jacobi.exit(60), jacobi.output());
+        assertTrue(jacobi.output().contains("Jacobi 64x64, 4 ranks, 20 iterations"), jacobi.output());
+        Run histo = new Run("-n", "3", "io.jrma.ga.examples.Histogram", "30000", "16", "20");
+        assertEquals(0, histo.exit(60), histo.output());
+        assertTrue(histo.output().contains("histogram of 30000 values in 16 bins on 3 ranks") && histo.output().contains("total 30000"),
+                histo.output());
+    }
 }

@@ -11,18 +11,19 @@ import java.util.Random;
  * {@code readInc} (fetch-and-add), bin each chunk's values locally and add the partial histogram into the
  * distributed bins with one atomic {@code acc} per chunk (one accumulate per owner of the bins).
  *
- * <p>{@code java io.jrma.ga.examples.Histogram [values] [bins] [chunks] [ranks]} (defaults 1000000 64 200 4).
+ * <p>{@code java io.jrma.ga.examples.Histogram [values] [bins] [chunks] [ranks]} (defaults 1000000 64 200 4), or
+ * {@code bin/jrmarun -n 4 [--jvms 2] -cp global-arrays/target/classes io.jrma.ga.examples.Histogram [values] [bins] [chunks]}.
  */
 public final class Histogram {
     private Histogram() {
     }
 
-    public static void main(String[] args) {
+    public static void main(String[] args) throws Exception {
         int values = args.length > 0 ? Integer.parseInt(args[0]) : 1_000_000;
         int bins = args.length > 1 ? Integer.parseInt(args[1]) : 64;
         int chunks = args.length > 2 ? Integer.parseInt(args[2]) : 200;
         int nranks = args.length > 3 ? Integer.parseInt(args[3]) : 4;
-        Jrma.run(nranks, world -> {
+        Jrma.runOrJoin(nranks, world -> { // under jrmarun: this rank; else nranks thread ranks
             long t0 = System.nanoTime();
             long[] h = histogram(world, values, bins, chunks, 42);
             long total = 0;

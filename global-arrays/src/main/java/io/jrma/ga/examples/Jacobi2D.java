@@ -13,19 +13,20 @@ import java.nio.DoubleBuffer;
  * 1, the other boundary rows and columns at 0; every iteration updates the ghost cells (one get per neighbour
  * patch) and each rank computes its own block from its local memory (zero-copy {@link LocalBlock}).
  *
- * <p>{@code java io.jrma.ga.examples.Jacobi2D [nx] [ny] [iterations] [ranks]} (defaults 256 256 100 4;
+ * <p>{@code java io.jrma.ga.examples.Jacobi2D [nx] [ny] [iterations] [ranks]} (defaults 256 256 100 4), or under
+ * {@code bin/jrmarun -n 4 [--jvms 2] -cp global-arrays/target/classes io.jrma.ga.examples.Jacobi2D [nx] [ny] [iterations]} (
  * run-time parameter {@code jrma.path=packet} via {@code -Djrma.path=packet}).
  */
 public final class Jacobi2D {
     private Jacobi2D() {
     }
 
-    public static void main(String[] args) {
+    public static void main(String[] args) throws Exception {
         int nx = args.length > 0 ? Integer.parseInt(args[0]) : 256;
         int ny = args.length > 1 ? Integer.parseInt(args[1]) : 256;
         int iters = args.length > 2 ? Integer.parseInt(args[2]) : 100;
         int nranks = args.length > 3 ? Integer.parseInt(args[3]) : 4;
-        Jrma.run(nranks, world -> {
+        Jrma.runOrJoin(nranks, world -> { // under jrmarun: this rank; else nranks thread ranks
             long[] ns = new long[1];
             GlobalArray u = solve(world, nx, ny, iters, ns);
             double norm = u.dot(u);
