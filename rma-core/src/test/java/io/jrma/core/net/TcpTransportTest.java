@@ -248,4 +248,27 @@ class TcpTransportTest {
         assertArrayEquals(new Object[] {"from 0", "from 1"}, all1);
         assertFalse(jobs[0].isAborted() || jobs[1].isAborted());
     }
+
+    @Test
+    @Timeout(30)
+    void ipv6LoopbackCarriesTheJob() throws Exception {
+        boolean v6 = false;
+        try (java.net.ServerSocket probe = new java.net.ServerSocket(0, 1, java.net.InetAddress.getByName("::1"))) {
+            v6 = true;
+        } catch (java.io.IOException e) {
+            System.out.println("SKIPPED ipv6LoopbackCarriesTheJob: no IPv6 loopback on this machine (" + e.getMessage() + ")");
+        }
+        org.junit.jupiter.api.Assumptions.assumeTrue(v6, "no IPv6 loopback");
+        mesh(Map.of("jrma.tcp.family", "ipv6"));
+        assertTrue(tcp[0].endpoint().getAddress() instanceof java.net.Inet6Address, "listens on " + tcp[0].endpoint());
+        Recorder rec = new Recorder();
+        jobs[1].agent().register(WINDOW, rec);
+        tcp[0].send(batch(2, 100, 3));
+        long until = System.currentTimeMillis() + 10_000;
+        while (rec.count() < 2 && System.currentTimeMillis() < until) {
+            jobs[0].agent().tryProgress();
+            jobs[1].agent().tryProgress();
+        }
+        assertEquals(2, rec.count());
+    }
 }
