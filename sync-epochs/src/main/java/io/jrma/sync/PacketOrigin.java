@@ -134,7 +134,7 @@ final class PacketOrigin {
             if (a.kind == OpArgs.GET) {
                 q.getIndex = index;
             }
-            if (w.config.eager || q.open.count() >= w.config.maxPendingOps) {
+            if (w.config.eager || q.open.count() >= w.config.maxPendingOps || a.bytes >= w.config.eagerBytes) {
                 send(q, false, 0);
             }
         }

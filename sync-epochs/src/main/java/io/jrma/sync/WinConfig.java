@@ -22,6 +22,7 @@ final class WinConfig {
     final long accumulateGranularity;
     final boolean eager;
     final int maxPendingOps;
+    final long eagerBytes;
     final boolean forcePacket;
 
     WinConfig(Job job, Info info) {
@@ -44,6 +45,7 @@ final class WinConfig {
             throw bad("jrma_max_pending_ops", maxp, "an integer in 1..1000000");
         }
         maxPendingOps = (int) mp;
+        eagerBytes = job.params() == null ? 65536 : Params.EAGER_BYTES.getLong(job.params());
         String path = job.param(Params.PATH);
         if (!path.equals("auto") && !path.equals("packet")) {
             throw bad("jrma.path", path, "auto|packet");

@@ -32,6 +32,10 @@ public final class Params {
     /** Default bound on queued operations per target before they are sent; info key jrma_max_pending_ops. */
     public static final Param MAX_PENDING = new Param("jrma.maxPendingOps", "256", "window",
             "queued operations per target after which the queue is sent without waiting for a sync call");
+    /** Operations at least this large are sent at once even in lazy mode. */
+    public static final Param EAGER_BYTES = new Param("jrma.issue.eagerBytes", "65536", "window",
+            "in lazy mode, an operation of at least this many bytes sends its target's queue at once (large transfers"
+            + " overlap with issuing the next; small ones still wait to be coalesced)");
     /** Job timeout for programs started with Jrma.run without an explicit timeout (0 = none). */
     public static final Param JOB_TIMEOUT_MS = new Param("jrma.job.timeoutMs", "0", "job",
             "a job still running after this many milliseconds is aborted (0: no limit)");
@@ -53,7 +57,7 @@ public final class Params {
 
     /** All parameters, for listing. */
     public static final List<Param> ALL = List.of(PATH, PROGRESS, WAIT_SPINS, WAIT_YIELDS, WAIT_MAX_PARK_NS,
-            AGENT_MAX_PARK_NS, ISSUE, MAX_PENDING, JOB_TIMEOUT_MS, JVMS, JVMS_REUSE, RANK_LOADERS);
+            AGENT_MAX_PARK_NS, ISSUE, EAGER_BYTES, MAX_PENDING, JOB_TIMEOUT_MS, JVMS, JVMS_REUSE, RANK_LOADERS);
 
     private Params() {
     }
