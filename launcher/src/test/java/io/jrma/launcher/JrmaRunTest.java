@@ -210,4 +210,14 @@ class JrmaRunTest {
         assertTrue(histo.output().contains("histogram of 30000 values in 16 bins on 3 ranks") && histo.output().contains("total 30000"),
                 histo.output());
     }
+
+    @Test
+    @Timeout(60)
+    void systemExitAfterFinalizeEndsTheJobWithThatCode() throws Exception {
+        Run ok = new Run("-n", "3", FIX + "FinalizeThenExit", "0");
+        assertEquals(0, ok.exit(40), ok.output());
+        Run five = new Run("-n", "3", FIX + "FinalizeThenExit", "5");
+        assertEquals(5, five.exit(40), five.output());
+        assertTrue(five.output().contains("exited with code 5"), five.output());
+    }
 }

@@ -450,10 +450,16 @@ public final class JobLauncher {
                 unfinished.add(r);
             }
         }
+        String how = code > 128 ? "was killed by signal " + (code - 128) : "exited with code " + code;
         if (!unfinished.isEmpty() && !tearingDown) {
-            String how = code > 128 ? "was killed by signal " + (code - 128) : "exited with code " + code;
             fail(P_JVM, code == 0 ? 1 : code, unfinished.get(0), "JVM " + j + " (pid " + procs[j].pid() + ", ranks "
                     + unfinished + ") " + how + " while its ranks were running", null, null);
+        } else if (code != 0 && !tearingDown) { // e.g. System.exit(3) after every rank of the JVM had finalized
+            int first = -1;
+            for (int r = 0; r < o.nranks && first < 0; r++) {
+                first = o.jvmOfRank[r] == j ? r : -1;
+            }
+            fail(P_JVM, code, first, "JVM " + j + " (pid " + procs[j].pid() + ") " + how, null, null);
         }
         boolean all = true;
         for (Process p : procs) {

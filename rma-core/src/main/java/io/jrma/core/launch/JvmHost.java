@@ -123,7 +123,25 @@ public final class JvmHost {
         reader.start();
         int[] mine = local.stream().mapToInt(Integer::intValue).toArray();
         int[] firstCode = {0};
+        java.util.Set<Integer> endedRanks = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        // A rank that calls System.exit ends this JVM as it would end a process: ranks that had finalized
+        // (MPI_Finalize) count as done; the launcher takes the JVM's exit code for the rest.
+        Thread exitHook = new Thread(() -> {
+            for (int r : mine) {
+                if (!endedRanks.contains(r) && job.isFinalized(r)) {
+                    try {
+                        Rendezvous.writeObject(out, Rendezvous.RANK_DONE, done(r, 0, false, null));
+                    } catch (IOException ignored) {
+                        // launcher gone
+                    }
+                }
+            }
+            System.out.flush();
+            System.err.flush();
+        }, "jrma-exit-report");
+        Runtime.getRuntime().addShutdownHook(exitHook);
         RankThreads.Outcome outcome = RankThreads.run(job, mine, body, 0, (rank, failure, secondary) -> {
+            endedRanks.add(rank);
             int c = failure == null ? 0 : 1;
             if (c != 0 && firstCode[0] == 0 && !secondary) {
                 firstCode[0] = c;
@@ -134,6 +152,11 @@ public final class JvmHost {
                 // launcher gone
             }
         });
+        try {
+            Runtime.getRuntime().removeShutdownHook(exitHook);
+        } catch (IllegalStateException ignored) {
+            // already exiting
+        }
         if (job.isAborted()) {
             reader.join(500); // the launcher tears the job down; do not wait for an END that will not come
         } else {

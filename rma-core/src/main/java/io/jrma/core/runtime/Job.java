@@ -197,6 +197,20 @@ public final class Job {
         return sum;
     }
 
+    private final java.util.Set<Integer> finalized = ConcurrentHashMap.newKeySet();
+
+    /**
+     * Records that world rank {@code rank} has finished with the library (MPI_Finalize in the {@code mpi}
+     * package): if its JVM then exits through System.exit, the launcher counts the rank as done.
+     */
+    public void markFinalized(int rank) {
+        finalized.add(rank);
+    }
+
+    public boolean isFinalized(int rank) {
+        return finalized.contains(rank);
+    }
+
     /** Records the thread that runs {@code rank}, so an abort can wake it. */
     public void bindRank(int rank, Thread t) {
         rankThreads[rank] = t;
