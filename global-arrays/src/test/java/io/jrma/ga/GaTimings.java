@@ -2,7 +2,10 @@ package io.jrma.ga;
 
 import io.jrma.Jrma;
 
-/** Quick timing loop (not JMH): {@code java ... io.jrma.ga.GaTimings auto|packet}. Not a test. */
+/**
+ * Quick timing loop (not JMH): {@code java ... io.jrma.ga.GaTimings auto|packet}; add {@code -Djrma.jvms=2}
+ * (or 4) to put the ranks in separate JVMs over TCP. Not a test.
+ */
 public final class GaTimings {
     public static void main(String[] args) {
         String path = args.length > 0 ? args[0] : "auto";
@@ -54,15 +57,16 @@ public final class GaTimings {
             c.free();
         });
         for (int rep = 0; rep < 2; rep++) {
-            long[] ns = new long[1];
             int iters = 200;
+            boolean report = rep == 1;
             Jrma.job(4).param("jrma.path", path).run(world -> {
-                GlobalArray u = io.jrma.ga.examples.Jacobi2D.solve(world, 256, 256, iters, world.rank() == 0 ? ns : null);
+                long[] ns = new long[1];
+                GlobalArray u = io.jrma.ga.examples.Jacobi2D.solve(world, 256, 256, iters, ns);
+                if (report && world.rank() == 0) {
+                    System.out.printf("%s: Jacobi 256x256 4 ranks %.1f us/iteration%n", path, ns[0] / 1e3 / iters);
+                }
                 u.free();
             });
-            if (rep == 1) {
-                System.out.printf("%s: Jacobi 256x256 4 ranks %.1f us/iteration%n", path, ns[0] / 1e3 / iters);
-            }
         }
     }
 }

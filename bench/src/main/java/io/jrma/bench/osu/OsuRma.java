@@ -1,0 +1,287 @@
+package io.jrma.bench.osu;
+
+import io.jrma.Comm;
+import io.jrma.Datatype;
+import io.jrma.Group;
+import io.jrma.Jrma;
+import io.jrma.LockType;
+import io.jrma.Op;
+import io.jrma.Win;
+import java.nio.ByteBuffer;
+import java.util.Locale;
+
+/**
+ * The OSU 7.x one-sided benchmarks on jrma, with their loops and output: {@code put_latency},
+ * {@code get_latency}, {@code acc_latency}, {@code get_acc_latency}, {@code fop_latency},
+ * {@code cas_latency}, {@code put_bw}, {@code get_bw}, {@code put_bibw}.
+ *
+ * <pre>
+ *   bin/jrmarun -n 2 [--jvms 2] -cp bench/target/classes io.jrma.bench.osu.OsuRma put_latency -w allocate -s flush
+ *   java $(flags) -cp ... io.jrma.bench.osu.OsuRma get_bw -s lock_all -m 1:4194304   (2 thread ranks)
+ * </pre>
+ *
+ * Options as OSU's: {@code -w create|allocate|dynamic}, {@code -s lock|flush|flush_local|lock_all|pscw|fence},
+ * {@code -m [MIN:]MAX} message sizes (powers of two from MIN), {@code -i} iterations, {@code -x} warm-up
+ * iterations (OSU's defaults: 10000/100 below 8 KiB, 1000/10 above; bandwidth 20/2 with a window of 64
+ * operations, {@code -W}). Fence and PSCW latencies are halved, as OSU reports them. Before the measured
+ * pass, one silent pass over all sizes with ten times the counts lets the JIT compile the loops (a C benchmark
+ * needs none); {@code --no-jit-warmup} skips it. Rank 0 is the origin;
+ * rank 1 the target (for bibw both are). The atomics use 8-byte longs whatever the size range.
+ */
+public final class OsuRma {
+    private static final int LARGE = 8192;
+
+    private final String test;
+    private String window = "allocate";
+    private String sync = "flush";
+    private long minSize = 1;
+    private long maxSize = 4 << 20;
+    private int iters = -1;
+    private int skip = -1;
+    private int windowOps = 64;
+    private boolean jitWarmup = true;
+
+    private OsuRma(String test) {
+        this.test = test;
+    }
+
+    public static void main(String[] args) throws Exception {
+        if (args.length == 0) {
+            System.err.println("usage: OsuRma put_latency|get_latency|acc_latency|get_acc_latency|fop_latency|cas_latency"
+                    + "|put_bw|get_bw|put_bibw [-w create|allocate|dynamic] [-s lock|flush|flush_local|lock_all|pscw|fence]"
+                    + " [-m [MIN:]MAX] [-i ITER] [-x SKIP] [-W WINDOW]");
+            System.exit(2);
+        }
+        OsuRma b = new OsuRma(args[0]);
+        for (int i = 1; i < args.length; i++) {
+            switch (args[i]) {
+                case "-w" -> b.window = args[++i];
+                case "-s" -> b.sync = args[++i];
+                case "-m" -> {
+                    String m = args[++i];
+                    int c = m.indexOf(':');
+                    b.minSize = c >= 0 ? Long.parseLong(m.substring(0, c)) : 1;
+                    b.maxSize = Long.parseLong(c >= 0 ? m.substring(c + 1) : m);
+                }
+                case "-i" -> b.iters = Integer.parseInt(args[++i]);
+                case "-x" -> b.skip = Integer.parseInt(args[++i]);
+                case "-W" -> b.windowOps = Integer.parseInt(args[++i]);
+                case "--no-jit-warmup" -> b.jitWarmup = false;
+                default -> throw new IllegalArgumentException("unknown option " + args[i]);
+            }
+        }
+        Jrma.runOrJoin(2, b::run);
+    }
+
+    private boolean atomic() {
+        return test.equals("fop_latency") || test.equals("cas_latency");
+    }
+
+    private boolean bw() {
+        return test.endsWith("_bw") || test.endsWith("_bibw");
+    }
+
+    private void run(Comm world) {
+        if (world.size() != 2) {
+            throw new IllegalArgumentException("the OSU one-sided tests run on exactly 2 ranks, not " + world.size());
+        }
+        int me = world.rank();
+        if (me == 0) {
+            System.out.println("# OSU MPI_" + title() + " Test (jrma)");
+            System.out.println("# Window creation: MPI_Win_" + switch (window) {
+                case "create" -> "create";
+                case "dynamic" -> "create_dynamic";
+                default -> "allocate";
+            });
+            System.out.println("# Synchronization: " + syncName());
+            System.out.printf(Locale.ROOT, "%-10s%20s%n", "# Size", bw() ? "Bandwidth (MB/s)" : "Latency (us)");
+        }
+        long lo = atomic() ? 8 : minSize;
+        long hi = atomic() ? 8 : maxSize;
+        // pass 0 is a silent JIT warm-up over every size (10x OSU's counts); pass 1 is measured and printed
+        for (int pass = jitWarmup ? 0 : 1; pass < 2; pass++) {
+            sizes(world, me, lo, hi, pass == 1);
+        }
+    }
+
+    private void sizes(Comm world, int me, long lo, long hi, boolean print) {
+        for (long size = lo; size <= hi; size *= 2) {
+            int n = iters > 0 ? iters : bw() ? (size > LARGE ? 20 : 100) : size > LARGE ? 1000 : 10_000;
+            int warm = skip >= 0 ? skip : bw() ? (size > LARGE ? 2 : 10) : size > LARGE ? 10 : 100;
+            if (!print) {
+                n *= 10; // the JIT pass: long enough for C2 to compile the whole issue path
+            }
+            int ops = bw() ? windowOps : 1;
+            long winBytes = Math.max(8, size * ops);
+            ByteBuffer local = ByteBuffer.allocateDirect((int) winBytes);
+            ByteBuffer result = ByteBuffer.allocateDirect((int) winBytes + 8);
+            Win w;
+            long base = 0;
+            switch (window) {
+                case "create" -> w = Win.create(world, ByteBuffer.allocateDirect((int) winBytes), 1, null);
+                case "dynamic" -> {
+                    w = Win.createDynamic(world, null);
+                    ByteBuffer mem = ByteBuffer.allocateDirect((int) winBytes);
+                    w.attach(mem);
+                    long[] mine = {Win.address(mem)};
+                    // exchange base addresses through a tiny allocate window (MPI programs use a gather)
+                    try (Win x = Win.allocate(world, 16, 8, null)) {
+                        x.fence(0);
+                        x.put(mine, 1, Datatype.LONG, 1 - me, me);
+                        x.fence(0);
+                        base = x.buffer().getLong(8 * (1 - me));
+                    }
+                }
+                default -> w = Win.allocate(world, winBytes, 1, null);
+            }
+            world.barrier();
+            double t = measure(world, w, me, size, n, warm, ops, slices(local, size, ops),
+                    result.duplicate().position(8).slice(), result, base);
+            if (me == 0 && print) {
+                double value = bw() ? size / 1e6 * ops * n * (test.endsWith("bibw") ? 2 : 1) / t : t * 1e6 / n
+                        / (sync.equals("fence") || sync.equals("pscw") ? 2 : 1);
+                System.out.printf(Locale.ROOT, "%-10d%20.2f%n", size, value);
+            }
+            world.barrier();
+            w.free();
+        }
+    }
+
+    private String title() {
+        return switch (test) {
+            case "put_latency" -> "Put Latency";
+            case "get_latency" -> "Get Latency";
+            case "acc_latency" -> "Accumulate Latency";
+            case "get_acc_latency" -> "Get_accumulate Latency";
+            case "fop_latency" -> "Fetch_and_op Latency";
+            case "cas_latency" -> "Compare_and_swap Latency";
+            case "put_bw" -> "Put Bandwidth";
+            case "get_bw" -> "Get Bandwidth";
+            case "put_bibw" -> "Put Bi-directional Bandwidth";
+            default -> throw new IllegalArgumentException("unknown test " + test);
+        };
+    }
+
+    private String syncName() {
+        return switch (sync) {
+            case "lock" -> "MPI_Win_lock/unlock";
+            case "flush" -> "MPI_Win_flush";
+            case "flush_local" -> "MPI_Win_flush_local";
+            case "lock_all" -> "MPI_Win_lock_all/unlock_all";
+            case "pscw" -> "MPI_Win_post/start/complete/wait";
+            case "fence" -> "MPI_Win_fence";
+            default -> throw new IllegalArgumentException("unknown synchronization " + sync);
+        };
+    }
+
+    /** Seconds for the {@code n} timed iterations (rank 0's clock; rank 1's for bibw is not used). */
+    private double measure(Comm world, Win w, int me, long size, int n, int warm, int ops, ByteBuffer[] slices,
+                           ByteBuffer compare, ByteBuffer result, long base) {
+        int peer = 1 - me;
+        boolean active = sync.equals("fence") || sync.equals("pscw");
+        boolean origin = me == 0 || test.endsWith("bibw") || sync.equals("fence");
+        Group peerGroup = w.group().incl(peer);
+        long t0 = 0;
+        if (!active && origin && me == 0 || !active && test.endsWith("bibw")) {
+            if (sync.equals("flush") || sync.equals("flush_local")) {
+                w.lock(LockType.SHARED, peer, 0);
+            } else if (sync.equals("lock_all")) {
+                w.lockAll(0);
+            }
+        }
+        for (int i = 0; i < warm + n; i++) {
+            if (i == warm) {
+                t0 = System.nanoTime();
+            }
+            switch (sync) {
+                case "fence" -> {
+                    w.fence(0);
+                    ops(w, peer, size, ops, slices, compare, result, base);
+                    w.fence(0);
+                }
+                case "pscw" -> {
+                    if (me == 0 || test.endsWith("bibw")) {
+                        if (test.endsWith("bibw")) {
+                            w.post(peerGroup, 0);
+                        }
+                        w.start(peerGroup, 0);
+                        ops(w, peer, size, ops, slices, compare, result, base);
+                        w.complete();
+                        if (test.endsWith("bibw")) {
+                            w.waitFor();
+                        }
+                    } else {
+                        w.post(peerGroup, 0);
+                        w.waitFor();
+                    }
+                }
+                default -> {
+                    if (!origin || me != 0 && !test.endsWith("bibw")) {
+                        break;
+                    }
+                    if (sync.equals("lock")) {
+                        w.lock(LockType.SHARED, peer, 0);
+                    }
+                    ops(w, peer, size, ops, slices, compare, result, base);
+                    switch (sync) {
+                        case "lock" -> w.unlock(peer);
+                        case "flush", "lock_all" -> w.flush(peer);
+                        default -> w.flushLocal(peer);
+                    }
+                }
+            }
+        }
+        double secs = (System.nanoTime() - t0) / 1e9;
+        if (!active && (me == 0 || test.endsWith("bibw"))) {
+            if (sync.equals("flush") || sync.equals("flush_local")) {
+                w.unlock(peer);
+            } else if (sync.equals("lock_all")) {
+                w.unlockAll();
+            }
+        }
+        world.barrier();
+        return secs;
+    }
+
+    /** OSU accumulates ints (SUM); sizes below an int use bytes with REPLACE (bytes have no SUM here). */
+    private static long count(long size) {
+        return size < 4 ? size : size / 4;
+    }
+
+    private static Datatype type(long size) {
+        return size < 4 ? Datatype.BYTE : Datatype.INT;
+    }
+
+    private static Op op(long size) {
+        return size < 4 ? Op.REPLACE : Op.SUM;
+    }
+
+    /** The origin buffer of each operation of a window of {@code ops}, made once per size (per rank). */
+    private static ByteBuffer[] slices(ByteBuffer local, long size, int ops) {
+        int s = (int) size;
+        ByteBuffer[] slices = new ByteBuffer[ops];
+        for (int j = 0; j < ops; j++) {
+            slices[j] = local.duplicate().position(j * s).limit(j * s + s).slice();
+        }
+        return slices;
+    }
+
+    private void ops(Win w, int peer, long size, int ops, ByteBuffer[] slices, ByteBuffer compare, ByteBuffer result,
+                     long base) {
+        for (int j = 0; j < ops; j++) {
+            long disp = base + (long) j * size;
+            ByteBuffer src = slices[j];
+            switch (test) {
+                case "put_latency", "put_bw", "put_bibw" -> w.put(src, size, Datatype.BYTE, peer, disp);
+                case "get_latency", "get_bw" -> w.get(src, size, Datatype.BYTE, peer, disp);
+                case "acc_latency" -> w.accumulate(src, count(size), type(size), peer, disp, op(size));
+                case "get_acc_latency" -> w.getAccumulate(src, count(size), type(size), result, count(size), type(size),
+                        peer, disp, count(size), type(size), op(size));
+                case "fop_latency" -> w.fetchAndOp(src, result, Datatype.LONG, peer, disp, Op.SUM);
+                case "cas_latency" -> w.compareAndSwap(src, compare, result, Datatype.LONG,
+                        peer, disp);
+                default -> throw new IllegalArgumentException("unknown test " + test);
+            }
+        }
+    }
+}

@@ -1,0 +1,51 @@
+package io.jrma.bench.osu;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** Every OSU test under every window kind and synchronization runs on tiny sizes and prints one row per size. */
+class OsuRmaSmokeTest {
+    @Test
+    @Timeout(180)
+    void everyTestWindowAndSyncRuns() throws Exception {
+        String[] tests = {"put_latency", "get_latency", "acc_latency", "get_acc_latency", "fop_latency", "cas_latency",
+            "put_bw", "get_bw", "put_bibw"};
+        String[] windows = {"allocate", "create", "dynamic"};
+        String[] syncs = {"lock", "flush", "flush_local", "lock_all", "pscw", "fence"};
+        List<String> failures = new ArrayList<>();
+        PrintStream out = System.out;
+        for (String t : tests) {
+            for (String w : windows) {
+                for (String s : syncs) {
+                    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+                    System.setOut(new PrintStream(bytes, true, StandardCharsets.UTF_8));
+                    try {
+                        OsuRma.main(new String[] {t, "-w", w, "-s", s, "-m", "1:8", "-i", "3", "-x", "1", "-W", "2",
+                            "--no-jit-warmup"});
+                    } catch (Exception e) {
+                        failures.add(t + " -w " + w + " -s " + s + ": " + e);
+                        continue;
+                    } finally {
+                        System.setOut(out);
+                    }
+                    String text = bytes.toString(StandardCharsets.UTF_8);
+                    long rows = text.lines().filter(l -> l.matches("\\d+\\s+\\d+\\.\\d\\d")).count();
+                    long expected = t.startsWith("fop") || t.startsWith("cas") ? 1 : 4;
+                    if (!text.startsWith("# OSU MPI_") || rows != expected) {
+                        failures.add(t + " -w " + w + " -s " + s + ": " + rows + " rows in\n" + text);
+                    }
+                }
+            }
+        }
+        assertTrue(failures.isEmpty(), String.join("\n", failures));
+        assertEquals(0, failures.size());
+    }
+}
