@@ -28,7 +28,8 @@ import java.util.Locale;
  * needs none); {@code --no-jit-warmup} skips it. Rank 0 is the origin;
  * rank 1 the target (for bibw both are). The atomics use 8-byte longs whatever the size range.
  */
-public final class OsuRma {
+public final class OsuRma implements java.io.Serializable {
+    private static final long serialVersionUID = 1L;
     private static final int LARGE = 8192;
 
     private final String test;
