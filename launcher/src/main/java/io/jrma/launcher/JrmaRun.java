@@ -23,7 +23,7 @@ import java.util.Arrays;
 public final class JrmaRun {
     static final String USAGE = String.join("\n",
             "usage: jrmarun -n N [--jvms J | --ranks-per-jvm K] [-cp CLASSPATH] [options] MAINCLASS [ARGS...]",
-            "  -n, -np N              number of ranks (required)",
+            "  -n, -np N              number of ranks (required; also --np, -c)",
             "  --jvms J               spread the ranks over J JVMs (default 1: all ranks are threads of one JVM)",
             "  --ranks-per-jvm K      K consecutive ranks per JVM (the last JVM may hold fewer)",
             "  -cp, --classpath CP    the program's class path (added to jrma's own)",
@@ -33,7 +33,12 @@ public final class JrmaRun {
             "  --param NAME=VALUE     set a jrma run-time parameter for the job (e.g. jrma.progress=thread)",
             "  --jvm-arg ARG          pass ARG to every JVM (e.g. -Xmx2g); repeatable",
             "  --grace SECONDS        after a failure, how long JVMs may take to stop before they are killed (default 3)",
-            "  -h, --help             this text");
+            "  -h, --help             this text",
+            "  (mpirun's --oversubscribe, --allow-run-as-root and --bind-to none are accepted and need nothing;",
+            "   other --bind-to/--map-by/--rank-by values are accepted with a note: binding is not supported yet)");
+
+    /** Remarks about accepted but unsupported mpirun options, printed before the job starts. */
+    private static final java.util.List<String> notes = new java.util.ArrayList<>();
 
     private JrmaRun() {
     }
@@ -57,6 +62,7 @@ public final class JrmaRun {
             return 0;
         }
         o.diagnostics = err;
+        notes.forEach(err::println);
         JobLauncher.Result r = JobLauncher.run(o);
         return r.exitCode;
     }
@@ -64,6 +70,7 @@ public final class JrmaRun {
     /** Parses the command line; null for --help. */
     static JobLauncher.Options parse(String[] a) {
         JobLauncher.Options o = new JobLauncher.Options();
+        notes.clear();
         o.inheritOutput = true;
         o.classpath = System.getProperty("java.class.path");
         int n = -1;
@@ -77,7 +84,17 @@ public final class JrmaRun {
                 case "-h", "--help" -> {
                     return null;
                 }
-                case "-n", "-np" -> n = positive(opt, value(a, i++));
+                case "-n", "-np", "--np", "-c" -> n = positive(opt, value(a, i++));
+                case "--oversubscribe", "--allow-run-as-root", "--use-hwthread-cpus" -> {
+                    // accepted for mpirun command lines: jrma never refuses more ranks than cores, runs as any user
+                }
+                case "--bind-to", "--map-by", "--rank-by" -> {
+                    String v = value(a, i++);
+                    if (!(opt.equals("--bind-to") && v.equals("none"))) {
+                        notes.add("jrmarun: " + opt + " " + v + " is not supported yet: ranks are mapped in blocks"
+                                + " of consecutive ranks per JVM and not bound to cores");
+                    }
+                }
                 case "--jvms" -> jvms = positive(opt, value(a, i++));
                 case "--ranks-per-jvm" -> perJvm = positive(opt, value(a, i++));
                 case "-cp", "--classpath", "-classpath" -> userCp = value(a, i++);
