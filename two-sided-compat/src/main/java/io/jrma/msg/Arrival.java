@@ -12,29 +12,27 @@ final class Arrival {
     final long bytes;
     /** Eager: the packed payload; null for rendezvous. */
     final byte[] payload;
-    /** Rendezvous: address in the sender's exposure window, token and exchange slot for the fin. */
+    /** Rendezvous: address in the sender's exposure window, and the token to echo in the FIN. */
     final long address;
     final long token;
-    final int finSlot;
     /** A synchronous send to self, completed when this message is matched; else null. */
     SendOp localSync;
 
-    private Arrival(int source, int tag, long bytes, byte[] payload, long address, long token, int finSlot) {
+    private Arrival(int source, int tag, long bytes, byte[] payload, long address, long token) {
         this.source = source;
         this.tag = tag;
         this.bytes = bytes;
         this.payload = payload;
         this.address = address;
         this.token = token;
-        this.finSlot = finSlot;
     }
 
     static Arrival eager(int source, int tag, byte[] payload) {
-        return new Arrival(source, tag, payload.length, payload, 0, 0, -1);
+        return new Arrival(source, tag, payload.length, payload, 0, 0);
     }
 
-    static Arrival rendezvous(int source, int tag, long bytes, long address, long token, int finSlot) {
-        return new Arrival(source, tag, bytes, null, address, token, finSlot);
+    static Arrival rendezvous(int source, int tag, long bytes, long address, long token) {
+        return new Arrival(source, tag, bytes, null, address, token);
     }
 
     boolean isRendezvous() {

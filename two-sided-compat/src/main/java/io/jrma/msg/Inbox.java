@@ -4,10 +4,10 @@ import static io.jrma.msg.InboxLayout.ENV_A;
 import static io.jrma.msg.InboxLayout.ENV_B;
 import static io.jrma.msg.InboxLayout.ENV_BYTES;
 import static io.jrma.msg.InboxLayout.ENV_CTX;
-import static io.jrma.msg.InboxLayout.ENV_K;
 import static io.jrma.msg.InboxLayout.ENV_KIND;
 import static io.jrma.msg.InboxLayout.ENV_PAYLOAD;
 import static io.jrma.msg.InboxLayout.ENV_TAG;
+import static io.jrma.msg.InboxLayout.KIND_FIN;
 import static io.jrma.msg.InboxLayout.KIND_INLINE;
 import static io.jrma.msg.InboxLayout.KIND_MEDIUM;
 import static io.jrma.msg.InboxLayout.KIND_RNDV;
@@ -24,7 +24,8 @@ import java.util.List;
 /**
  * The receiving side of a messenger: polls the tails senders publish in this rank's own inbox memory (local
  * loads, no communication), matches each new envelope against the posted receives or queues it as
- * unexpected, returns credits to senders, and reads rendezvous messages from the sender's exposure window.
+ * unexpected, returns credits to senders, and reads rendezvous messages from the sender's exposure window
+ * (then owes the sender a FIN envelope).
  *
  * <h2>Memory model</h2>
  * A sender stores {@code tail[s]} with an atomic accumulate after flushing the envelopes and payloads it
@@ -50,7 +51,6 @@ final class Inbox {
     private final long[] reportedSlots;
     private final long[] reportedBytes;
     private final long[] creditWords = new long[2];
-    private final long[] finWord = new long[1];
     private final List<RecvOp> activeGets = new ArrayList<>();
 
     Inbox(Messenger m) {
@@ -97,7 +97,7 @@ final class Inbox {
             return;
         }
         if (a.isRendezvous()) {
-            startGet(r, a.source, a.tag, a.bytes, a.address, a.token, a.finSlot);
+            startGet(r, a.source, a.tag, a.bytes, a.address, a.token);
             return;
         }
         deliver(r, a.source, a.tag, a.bytes, a.payload, 0);
@@ -137,10 +137,14 @@ final class Inbox {
         int ctx = mem.get(at + ENV_CTX);
         int tag = mem.getInt(at + ENV_TAG);
         long bytes = mem.getLong(at + ENV_BYTES);
-        if (ctx < 0 || ctx >= Messenger.CONTEXTS || kind < KIND_INLINE || kind > KIND_RNDV || bytes < 0
+        if (ctx < 0 || ctx >= Messenger.CONTEXTS || kind < KIND_INLINE || kind > KIND_FIN || bytes < 0
                 || (kind == KIND_INLINE && bytes > cfg.inlineLimit())) {
             throw new RmaException(ErrorClass.ERR_INTERN, "messenger rank " + m.me + ": corrupt envelope " + msg
                     + " from rank " + s + " (kind " + kind + ", context " + ctx + ", " + bytes + " bytes)");
+        }
+        if (kind == KIND_FIN) {
+            m.outbox().onFin(s, mem.getLong(at + ENV_B));
+            return;
         }
         long payloadAt = at + ENV_PAYLOAD;
         if (kind == KIND_MEDIUM) {
@@ -153,11 +157,10 @@ final class Inbox {
         if (kind == KIND_RNDV) {
             long address = mem.getLong(at + ENV_A);
             long token = mem.getLong(at + ENV_B);
-            int k = mem.getInt(at + ENV_K);
             if (r != null) {
-                startGet(r, s, tag, bytes, address, token, k);
+                startGet(r, s, tag, bytes, address, token);
             } else {
-                matcher.addUnexpected(Arrival.rendezvous(s, tag, bytes, address, token, k));
+                matcher.addUnexpected(Arrival.rendezvous(s, tag, bytes, address, token));
             }
             return;
         }
@@ -178,12 +181,11 @@ final class Inbox {
     }
 
     /** Starts reading a rendezvous message from the sender's exposure window into a matched receive. */
-    private void startGet(RecvOp r, int source, int tag, long bytes, long address, long token, int finSlot) {
+    private void startGet(RecvOp r, int source, int tag, long bytes, long address, long token) {
         r.msgSource = source;
         r.msgTag = tag;
         r.msgBytes = bytes;
         r.token = token;
-        r.finSlot = finSlot;
         long n = Math.min(bytes, r.data.bytes);
         r.stored = n;
         if (n == 0) {
@@ -223,9 +225,7 @@ final class Inbox {
             r.staging = null;
         }
         r.get = null;
-        finWord[0] = r.token;
-        m.inbox.accumulate(finWord, 1, Datatype.LONG, r.msgSource, lay.fin(m.me, r.finSlot), Op.REPLACE);
-        m.inbox.flush(r.msgSource);
+        m.outbox().sendFin(r.msgSource, r.token);
         complete(r, r.msgSource, r.msgTag, r.msgBytes, r.stored);
     }
 

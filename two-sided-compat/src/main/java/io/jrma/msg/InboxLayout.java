@@ -10,8 +10,6 @@ package io.jrma.msg;
  * tails    = 0                  P x 8             sender s     tail[s]: messages s has published in ring[s]
  * credits  = align64(8P)        P x 16            receiver d   credit[d] = {slots freed, area bytes freed} of
  *                                                              MY ring and area at d
- * fins     = credits + 16P      P x K x 8         receiver d   fin[d][k]: token of my rendezvous send in slot k
- *                                                              once d has read it
  * rings    = align64(...)       P x S x SLOT      sender s     ring[s][i]: envelope of message i (mod S) of s
  * areas    = rings + P*S*SLOT   P x M             sender s     area[s]: payloads of s's medium messages
  * </pre>
@@ -26,13 +24,14 @@ package io.jrma.msg;
  * | a (long): MEDIUM area position of the payload; |  16
  * |           RNDV address in the sender's exposure|
  * | b (long): MEDIUM area position after it;       |  24
- * |           RNDV token                           |
- * | k (int): RNDV exchange slot | flags (int)      |  32
- * | reserved up to 64                              |  40
+ * |           RNDV and FIN: the rendezvous token   |
+ * | flags (int): 1 = synchronous send | reserved   |  32
+ * | reserved up to 64                              |  36
  * | INLINE payload (slot bytes - 64)               |  64
  * +------------------------------------------------+
  * </pre>
- * Positions in the area are monotonic byte counts; the payload is at {@code a mod M} and never wraps (a sender
+ * A FIN envelope (no payload, no tag) tells a rendezvous sender that the receiver has read the data of its
+ * message with that token. Positions in the area are monotonic byte counts; the payload is at {@code a mod M} and never wraps (a sender
  * skips to the next lap instead). Slots are reused after the receiver reports them freed; a published tail
  * (an atomic REPLACE after a flush of the envelopes and payloads) is what makes them valid.
  *
@@ -42,6 +41,7 @@ final class InboxLayout {
     static final int KIND_INLINE = 1;
     static final int KIND_MEDIUM = 2;
     static final int KIND_RNDV = 3;
+    static final int KIND_FIN = 4;
 
     static final int ENV_KIND = 0;
     static final int ENV_CTX = 1;
@@ -49,17 +49,14 @@ final class InboxLayout {
     static final int ENV_BYTES = 8;
     static final int ENV_A = 16;
     static final int ENV_B = 24;
-    static final int ENV_K = 32;
-    static final int ENV_FLAGS = 36;
+    static final int ENV_FLAGS = 32;
     static final int ENV_PAYLOAD = 64;
 
     final int ranks;
     final int slots;
     final int slotBytes;
     final int areaBytes;
-    final int rndvSlots;
     final long credits;
-    final long fins;
     final long rings;
     final long areas;
     final long total;
@@ -69,10 +66,8 @@ final class InboxLayout {
         this.slots = c.slots;
         this.slotBytes = c.slotBytes;
         this.areaBytes = c.areaBytes;
-        this.rndvSlots = c.rndvSlots;
         this.credits = align64(8L * ranks);
-        this.fins = credits + 16L * ranks;
-        this.rings = align64(fins + 8L * ranks * rndvSlots);
+        this.rings = align64(credits + 16L * ranks);
         this.areas = rings + (long) ranks * slots * slotBytes;
         this.total = areas + (long) ranks * areaBytes;
     }
@@ -89,11 +84,6 @@ final class InboxLayout {
     /** credit[d].slotsFreed; {@code + 8}: bytes freed. Written by receiver d. */
     long credit(int d) {
         return credits + 16L * d;
-    }
-
-    /** fin[d][k]: written by receiver d. */
-    long fin(int d, int k) {
-        return fins + 8L * ((long) d * rndvSlots + k);
     }
 
     /** The slot of message number {@code msg} (0-based) of sender s. */

@@ -242,7 +242,8 @@ public final class Messenger implements AutoCloseable {
 
     /**
      * Frees the messenger's windows (collective). Every request must be complete: throws ERR_REQUEST otherwise
-     * (before any collective step). Messages sent to this rank and never received are discarded.
+     * (before any collective step). Messages sent to this rank and never received are discarded; the
+     * acknowledgements this rank owes rendezvous senders are delivered first.
      */
     public void free() {
         lock.lock();
@@ -254,12 +255,28 @@ public final class Messenger implements AutoCloseable {
                 throw new RmaException(ErrorClass.ERR_REQUEST, "messenger free on rank " + me + " with " + pending
                         + " send or receive requests still pending: wait for them first");
             }
-            freed = true;
-            pool.release();
-            inbox.unlockAll();
-            expose.unlockAll();
         } finally {
             lock.unlock();
+        }
+        // FINs this rank owes rendezvous senders may still wait for ring credits: deliver them first, as the
+        // senders' requests complete only with them
+        Waiter w = newWaiter();
+        while (true) {
+            int work;
+            lock.lock();
+            try {
+                work = progress();
+                if (outbox.queued() == 0) {
+                    freed = true;
+                    pool.release();
+                    inbox.unlockAll();
+                    expose.unlockAll();
+                    break;
+                }
+            } finally {
+                lock.unlock();
+            }
+            w.idle(work, this);
         }
         expose.free();
         inbox.free();
@@ -275,6 +292,10 @@ public final class Messenger implements AutoCloseable {
 
     Matcher matcher(int ctx) {
         return matchers[ctx];
+    }
+
+    Outbox outbox() {
+        return outbox;
     }
 
     MsgRequest startSend(Object buf, long offset, long count, Datatype type, int dest, int tag, int ctx, boolean sync) {

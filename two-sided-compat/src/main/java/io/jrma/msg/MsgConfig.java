@@ -20,8 +20,6 @@ final class MsgConfig {
     static final String AREA_BYTES = "jrma_msg_area_bytes";
     /** Largest message sent eagerly (through the area); larger ones use rendezvous (default area / 4, at most area / 4). */
     static final String EAGER_LIMIT = "jrma_msg_eager_limit";
-    /** Rendezvous sends that may wait for their receiver at once, per destination; more are queued (default 32). */
-    static final String RNDV_SLOTS = "jrma_msg_rendezvous_slots";
     /** Whether a rendezvous send exposes a direct ByteBuffer itself instead of a staged copy (default true). */
     static final String ZERO_COPY = "jrma_msg_zero_copy";
     /** Progress rounds a waiting thread spins before it yields (default 1000, or 0 when ranks outnumber cores). */
@@ -38,7 +36,6 @@ final class MsgConfig {
     final int slotBytes;
     final int areaBytes;
     final int eagerLimit;
-    final int rndvSlots;
     final boolean zeroCopy;
     final int waitSpins;
     final int waitYields;
@@ -55,7 +52,6 @@ final class MsgConfig {
         long area = Math.max(32 << 10, Math.min(256 << 10, (2L << 20) / ranks));
         areaBytes = (int) get(in, AREA_BYTES, area, 1 << 12, 1 << 30);
         eagerLimit = (int) get(in, EAGER_LIMIT, areaBytes / 4, 0, areaBytes / 4);
-        rndvSlots = (int) get(in, RNDV_SLOTS, 32, 1, 1 << 16);
         String zc = in.get(ZERO_COPY);
         if (zc != null && !zc.equals("true") && !zc.equals("false")) {
             throw new RmaException(ErrorClass.ERR_INFO_VALUE, ZERO_COPY + " = " + zc + " is not true or false");

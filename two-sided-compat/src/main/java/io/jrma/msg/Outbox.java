@@ -5,10 +5,10 @@ import static io.jrma.msg.InboxLayout.ENV_B;
 import static io.jrma.msg.InboxLayout.ENV_BYTES;
 import static io.jrma.msg.InboxLayout.ENV_CTX;
 import static io.jrma.msg.InboxLayout.ENV_FLAGS;
-import static io.jrma.msg.InboxLayout.ENV_K;
 import static io.jrma.msg.InboxLayout.ENV_KIND;
 import static io.jrma.msg.InboxLayout.ENV_PAYLOAD;
 import static io.jrma.msg.InboxLayout.ENV_TAG;
+import static io.jrma.msg.InboxLayout.KIND_FIN;
 import static io.jrma.msg.InboxLayout.KIND_INLINE;
 import static io.jrma.msg.InboxLayout.KIND_MEDIUM;
 import static io.jrma.msg.InboxLayout.KIND_RNDV;
@@ -22,13 +22,13 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Iterator;
+import java.util.HashMap;
 import java.util.List;
 
 /**
  * The sending side of a messenger: per destination, a FIFO of sends not yet published (so messages leave in
  * the order they were posted), the credits the destination has returned, and the rendezvous sends waiting for
- * their receiver.
+ * their receiver's FIN.
  *
  * <h2>Publishing a batch</h2>
  * As many queued sends as the destination's ring and area allow are written in one batch:
@@ -50,7 +50,10 @@ import java.util.List;
  * anything else (arrays, derived types, or a buffer that overlaps one already attached) is packed into a
  * staging buffer that stays attached. A dynamic window was chosen over an allocate window because it lets
  * the receiver read the user's own memory without a copy, and costs nothing extra for the staged case.
- * The send completes when the receiver writes the send's token into {@code fin[dest][k]} here.
+ * The send completes when the receiver's FIN envelope with the send's token arrives. FINs travel through
+ * the same rings (the FIFO to a peer only ever waits for credits, which the peer returns whenever it makes
+ * progress, never for a receive to be posted: so a queue of rendezvous sends cannot hold back a later
+ * message whose receive is posted, as MPI's progress rule requires), and are batched with other envelopes.
  *
  * <p>Owned by its messenger; every method runs under the messenger's lock.
  */
@@ -61,9 +64,9 @@ final class Outbox {
     private final ArrayDeque<SendOp>[] backlog;
     private final long[] published;
     private final long[] areaPos;
-    private final int[][] freeFin;
-    private final int[] freeFinCount;
-    private final List<SendOp> awaitingFin = new ArrayList<>();
+    /** Per destination: rendezvous sends published and waiting for their FIN, by token. */
+    private final HashMap<Long, SendOp>[] awaitingFin;
+    private int awaitingCount;
     /** Envelope images of one batch, one slot each (origin buffers stay untouched until the flush). */
     private final ByteBuffer envelopes;
     private final ByteBuffer[] envelopeSlices;
@@ -80,10 +83,10 @@ final class Outbox {
         backlog = new ArrayDeque[p];
         published = new long[p];
         areaPos = new long[p];
-        freeFin = new int[p][];
-        freeFinCount = new int[p];
+        awaitingFin = new HashMap[p];
         for (int d = 0; d < p; d++) {
             backlog[d] = new ArrayDeque<>();
+            awaitingFin[d] = new HashMap<>();
         }
         envelopes = ByteBuffer.allocateDirect(cfg.slots * cfg.slotBytes).order(ByteOrder.LITTLE_ENDIAN);
         envelopeSlices = new ByteBuffer[cfg.slots];
@@ -99,19 +102,25 @@ final class Outbox {
         transmit(op.dest);
     }
 
-    /** Completes rendezvous sends whose receiver is done and publishes queued sends; returns work done. */
+    /** Owes rank {@code dest} a FIN for its rendezvous message {@code token}: queued like any envelope. */
+    void sendFin(int dest, long token) {
+        enqueue(SendOp.fin(dest, token));
+    }
+
+    /** A FIN arrived from {@code s}: its rendezvous send {@code token} is read; complete it. */
+    void onFin(int s, long token) {
+        SendOp op = awaitingFin[s].remove(token);
+        if (op == null) {
+            throw new RmaException(ErrorClass.ERR_INTERN, "messenger rank " + m.me + ": FIN from rank " + s
+                    + " for unknown rendezvous token " + token);
+        }
+        awaitingCount--;
+        finishRendezvous(op);
+    }
+
+    /** Publishes queued sends; returns work done. */
     int poll() {
         int work = 0;
-        if (!awaitingFin.isEmpty()) {
-            for (Iterator<SendOp> it = awaitingFin.iterator(); it.hasNext();) {
-                SendOp op = it.next();
-                if (m.loadVolatile(lay.fin(op.dest, op.finSlot)) == op.token) {
-                    it.remove();
-                    finishRendezvous(op);
-                    work++;
-                }
-            }
-        }
         for (int d = 0; d < backlog.length; d++) {
             if (!backlog[d].isEmpty()) {
                 work += transmit(d);
@@ -120,11 +129,22 @@ final class Outbox {
         return work;
     }
 
-    /** Sends posted and not yet complete (queued or waiting for their receiver). */
-    int pending() {
-        int n = awaitingFin.size();
+    /** Envelopes queued and not yet published (sends and FINs). */
+    int queued() {
+        int n = 0;
         for (ArrayDeque<SendOp> q : backlog) {
             n += q.size();
+        }
+        return n;
+    }
+
+    /** Sends posted and not yet complete (queued or waiting for their receiver). */
+    int pending() {
+        int n = awaitingCount;
+        for (ArrayDeque<SendOp> q : backlog) {
+            for (SendOp op : q) {
+                n += op.fin ? 0 : 1;
+            }
         }
         return n;
     }
@@ -144,12 +164,12 @@ final class Outbox {
                 break; // ring full until the receiver returns credits
             }
             SendOp op = q.peek();
-            long bytes = op.data.bytes;
-            int kind = op.sync || bytes > Math.max(cfg.eagerLimit, cfg.inlineLimit()) ? KIND_RNDV
-                    : bytes <= cfg.inlineLimit() ? KIND_INLINE : KIND_MEDIUM;
             ByteBuffer env = envelopes;
             int at = n * cfg.slotBytes;
             int putBytes = ENV_PAYLOAD;
+            long bytes = op.fin ? 0 : op.data.bytes;
+            int kind = op.fin ? KIND_FIN : op.sync || bytes > Math.max(cfg.eagerLimit, cfg.inlineLimit()) ? KIND_RNDV
+                    : bytes <= cfg.inlineLimit() ? KIND_INLINE : KIND_MEDIUM;
             if (kind == KIND_MEDIUM) {
                 long start = pos;
                 long room = cfg.areaBytes - start % cfg.areaBytes;
@@ -166,15 +186,13 @@ final class Outbox {
             } else if (kind == KIND_INLINE) {
                 op.data.packInto(env, at + ENV_PAYLOAD);
                 putBytes += (int) bytes;
-            } else {
-                if (freeFinSlot(d) < 0) {
-                    break; // every exchange slot to d is in use: wait for a fin
-                }
+            } else if (kind == KIND_RNDV) {
                 expose(op);
-                op.finSlot = takeFinSlot(d);
                 op.token = msg + 1;
                 long address = op.attached != null ? Win.address(op.attached) : op.staging != null ? Win.address(op.staging) : 0;
-                env.putLong(at + ENV_A, address).putLong(at + ENV_B, op.token).putInt(at + ENV_K, op.finSlot);
+                env.putLong(at + ENV_A, address).putLong(at + ENV_B, op.token);
+            } else {
+                env.putLong(at + ENV_B, op.token); // FIN: the token of the sender's message
             }
             env.put(at + ENV_KIND, (byte) kind).put(at + ENV_CTX, (byte) op.ctx).putInt(at + ENV_TAG, op.tag)
                     .putLong(at + ENV_BYTES, bytes).putInt(at + ENV_FLAGS, op.sync ? 1 : 0);
@@ -198,8 +216,12 @@ final class Outbox {
         for (int i = 0; i < n; i++) {
             SendOp op = batch[i];
             batch[i] = null;
-            if (op.finSlot >= 0) {
-                awaitingFin.add(op);
+            if (op.fin) {
+                continue;
+            }
+            if (op.token != 0) {
+                awaitingFin[d].put(op.token, op);
+                awaitingCount++;
             } else {
                 op.req.complete(Status.EMPTY_SEND, null);
             }
@@ -253,22 +275,6 @@ final class Outbox {
             m.pool.give(op.staging);
             op.staging = null;
         }
-        freeFin[op.dest][freeFinCount[op.dest]++] = op.finSlot;
         op.req.complete(Status.EMPTY_SEND, null);
-    }
-
-    private int freeFinSlot(int d) {
-        if (freeFin[d] == null) {
-            freeFin[d] = new int[cfg.rndvSlots];
-            for (int k = 0; k < cfg.rndvSlots; k++) {
-                freeFin[d][k] = cfg.rndvSlots - 1 - k;
-            }
-            freeFinCount[d] = cfg.rndvSlots;
-        }
-        return freeFinCount[d] > 0 ? freeFin[d][freeFinCount[d] - 1] : -1;
-    }
-
-    private int takeFinSlot(int d) {
-        return freeFin[d][--freeFinCount[d]];
     }
 }

@@ -24,7 +24,6 @@ final class RecvOp {
     long msgBytes;
     long stored;
     long token;
-    int finSlot;
 
     RecvOp(MsgRequest req, UserBuf data, int source, int tag, int ctx) {
         this.req = req;
