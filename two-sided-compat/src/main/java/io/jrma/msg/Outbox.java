@@ -74,7 +74,7 @@ final class Outbox {
     private final SendOp[] batch;
     private final List<ByteBuffer> batchStaging = new ArrayList<>();
 
-    @SuppressWarnings("unchecked")
+    @SuppressWarnings({"unchecked", "rawtypes"}) // arrays of generic queues, one per destination
     Outbox(Messenger m) {
         this.m = m;
         this.lay = m.lay;
