@@ -152,57 +152,71 @@ final class Outbox {
     /** Publishes one batch of queued sends to {@code d}; returns how many. */
     private int transmit(int d) {
         ArrayDeque<SendOp> q = backlog[d];
-        Win win = m.inbox;
         long slotsFreed = m.loadVolatile(lay.credit(d));
         long areaFreed = m.loadVolatile(lay.credit(d) + 8);
         long first = published[d];
         long pos = areaPos[d];
         int n = 0;
-        while (!q.isEmpty() && n < cfg.slots) {
-            long msg = first + n;
-            if (msg - slotsFreed >= cfg.slots) {
-                break; // ring full until the receiver returns credits
+        // the ring has room while fewer than `slots` messages are unacknowledged by the receiver's credits
+        while (!q.isEmpty() && n < cfg.slots && first + n - slotsFreed < cfg.slots) {
+            long next = writeEnvelope(q.peek(), d, first + n, n, pos, areaFreed);
+            if (next < 0) {
+                break; // area full until the receiver returns credits
             }
-            SendOp op = q.peek();
-            ByteBuffer env = envelopes;
-            int at = n * cfg.slotBytes;
-            int putBytes = ENV_PAYLOAD;
-            long bytes = op.fin ? 0 : op.data.bytes;
-            int kind = op.fin ? KIND_FIN : op.sync || bytes > Math.max(cfg.eagerLimit, cfg.inlineLimit()) ? KIND_RNDV
-                    : bytes <= cfg.inlineLimit() ? KIND_INLINE : KIND_MEDIUM;
-            if (kind == KIND_MEDIUM) {
-                long start = pos;
-                long room = cfg.areaBytes - start % cfg.areaBytes;
-                if (bytes > room) {
-                    start += room; // payloads never wrap: skip to the area's next lap
-                }
-                long end = start + bytes;
-                if (end - areaFreed > cfg.areaBytes) {
-                    break; // area full until the receiver returns credits
-                }
-                putMediumPayload(op, d, lay.area(m.me, start));
-                env.putLong(at + ENV_A, start).putLong(at + ENV_B, end);
-                pos = end;
-            } else if (kind == KIND_INLINE) {
-                op.data.packInto(env, at + ENV_PAYLOAD);
-                putBytes += (int) bytes;
-            } else if (kind == KIND_RNDV) {
-                expose(op);
-                op.token = msg + 1;
-                long address = op.attached != null ? Win.address(op.attached) : op.staging != null ? Win.address(op.staging) : 0;
-                env.putLong(at + ENV_A, address).putLong(at + ENV_B, op.token);
-            } else {
-                env.putLong(at + ENV_B, op.token); // FIN: the token of the sender's message
+            pos = next;
+            batch[n++] = q.poll();
+        }
+        if (n > 0) {
+            publish(d, first, n, pos);
+        }
+        return n;
+    }
+
+    /**
+     * Puts the envelope of message {@code msg} (batch index {@code n}) into its slot at {@code d}, and a medium
+     * payload into the area from position {@code pos}. Returns the area position after it, or -1 (nothing
+     * written) if the area lacks room.
+     */
+    private long writeEnvelope(SendOp op, int d, long msg, int n, long pos, long areaFreed) {
+        ByteBuffer env = envelopes;
+        int at = n * cfg.slotBytes;
+        int putBytes = ENV_PAYLOAD;
+        long bytes = op.fin ? 0 : op.data.bytes;
+        int kind = op.fin ? KIND_FIN : op.sync || bytes > Math.max(cfg.eagerLimit, cfg.inlineLimit()) ? KIND_RNDV
+                : bytes <= cfg.inlineLimit() ? KIND_INLINE : KIND_MEDIUM;
+        if (kind == KIND_MEDIUM) {
+            long start = pos;
+            long room = cfg.areaBytes - start % cfg.areaBytes;
+            if (bytes > room) {
+                start += room; // payloads never wrap: skip to the area's next lap
             }
-            env.put(at + ENV_KIND, (byte) kind).put(at + ENV_CTX, (byte) op.ctx).putInt(at + ENV_TAG, op.tag)
-                    .putLong(at + ENV_BYTES, bytes).putInt(at + ENV_FLAGS, op.sync ? 1 : 0);
-            win.put(envelopeSlices[n], putBytes, Datatype.BYTE, d, lay.slot(m.me, msg));
-            q.poll();
-            batch[n++] = op;
+            long end = start + bytes;
+            if (end - areaFreed > cfg.areaBytes) {
+                return -1;
+            }
+            putMediumPayload(op, d, lay.area(m.me, start));
+            env.putLong(at + ENV_A, start).putLong(at + ENV_B, end);
+            pos = end;
+        } else if (kind == KIND_INLINE) {
+            op.data.packInto(env, at + ENV_PAYLOAD);
+            putBytes += (int) bytes;
+        } else if (kind == KIND_RNDV) {
+            expose(op);
+            op.token = msg + 1;
+            long address = op.attached != null ? Win.address(op.attached) : op.staging != null ? Win.address(op.staging) : 0;
+            env.putLong(at + ENV_A, address).putLong(at + ENV_B, op.token);
+        } else {
+            env.putLong(at + ENV_B, op.token); // FIN: the token of the sender's message
         }
-        if (n == 0) {
-            return 0;
-        }
+        env.put(at + ENV_KIND, (byte) kind).put(at + ENV_CTX, (byte) op.ctx).putInt(at + ENV_TAG, op.tag)
+                .putLong(at + ENV_BYTES, bytes).putInt(at + ENV_FLAGS, op.sync ? 1 : 0);
+        m.inbox.put(envelopeSlices[n], putBytes, Datatype.BYTE, d, lay.slot(m.me, msg));
+        return pos;
+    }
+
+    /** Makes a batch of {@code n} envelopes valid at {@code d}: flush, then the new tail, then flush. */
+    private void publish(int d, long first, int n, long pos) {
+        Win win = m.inbox;
         win.flush(d); // envelopes and payloads are complete at d before the tail that validates them
         for (ByteBuffer b : batchStaging) {
             m.pool.give(b);
@@ -226,7 +240,6 @@ final class Outbox {
                 op.req.complete(Status.EMPTY_SEND, null);
             }
         }
-        return n;
     }
 
     /** Puts a medium payload into the destination's area: from the user's buffer if it is packed already. */

@@ -11,7 +11,9 @@ import java.util.Arrays;
  * Latency of the messenger, printed as medians (not a unit test; run by hand):
  * ping-pong between 2 thread ranks (one-way latency = half the round trip) for 8 B, 1 KiB, 1 MiB and 4 MiB
  * from long[] arrays and from direct ByteBuffers, and allreduce (SUM of longs) of 8 B and 1 MiB on 4 ranks,
- * each on paths auto and packet.
+ * each on paths auto and packet. Each measurement runs {@value #REPS} times (a new job each time); the table
+ * shows the median of the per-run medians and the smallest one, since on a shared machine a run whose
+ * threads lose their cores shifts its whole median.
  *
  * <pre>
  * java $(java -cp rma-core/target/classes io.jrma.JvmFlags) -cp CLASSPATH io.jrma.msg.MessagingBench [quick]
@@ -19,26 +21,38 @@ import java.util.Arrays;
  */
 public final class MessagingBench {
     private static final int[] PING_BYTES = {8, 1024, 1 << 20, 4 << 20};
+    private static final int REPS = 3;
 
     private MessagingBench() {
     }
 
     public static void main(String[] args) {
         boolean quick = args.length > 0 && args[0].equals("quick");
-        System.out.printf("%-8s %-10s %-8s %12s%n", "path", "test", "buffer", "median (us)");
+        System.out.printf("%-8s %-18s %-7s %12s %12s%n", "path", "test", "buffer", "median (us)", "best run");
         for (String path : new String[] {"auto", "packet"}) {
             for (int bytes : PING_BYTES) {
                 for (boolean direct : new boolean[] {false, true}) {
-                    double us = pingPong(path, bytes, direct, iterations(bytes, quick));
-                    System.out.printf("%-8s %-10s %-8s %12.2f%n", path, "pingpong " + label(bytes),
-                            direct ? "direct" : "long[]", us);
+                    double[] us = new double[REPS];
+                    for (int r = 0; r < REPS; r++) {
+                        us[r] = pingPong(path, bytes, direct, iterations(bytes, quick));
+                    }
+                    row(path, "pingpong " + label(bytes), direct ? "direct" : "long[]", us);
                 }
             }
             for (int bytes : new int[] {8, 1 << 20}) {
-                double us = allreduce(path, 4, bytes, iterations(bytes, quick));
-                System.out.printf("%-8s %-10s %-8s %12.2f%n", path, "allreduce " + label(bytes) + " x4", "long[]", us);
+                double[] us = new double[REPS];
+                for (int r = 0; r < REPS; r++) {
+                    us[r] = allreduce(path, 4, bytes, iterations(bytes, quick));
+                }
+                row(path, "allreduce " + label(bytes) + " x4", "long[]", us);
             }
         }
+    }
+
+    private static void row(String path, String test, String buffer, double[] us) {
+        double[] s = us.clone();
+        Arrays.sort(s);
+        System.out.printf("%-8s %-18s %-7s %12.2f %12.2f%n", path, test, buffer, s[s.length / 2], s[0]);
     }
 
     private static int iterations(int bytes, boolean quick) {
