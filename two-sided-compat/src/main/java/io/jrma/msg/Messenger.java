@@ -215,26 +215,37 @@ public final class Messenger implements AutoCloseable {
         if (source == PROC_NULL) {
             return Status.PROC_NULL;
         }
-        lock.lock();
-        try {
-            checkNotFreed();
-            progress();
-            Arrival a = matchers[CTX_USER].peekUnexpected(source, tag);
-            return a == null ? null : new Status(a.source, a.tag, a.bytes, null, ErrorClass.SUCCESS);
-        } finally {
-            lock.unlock();
-        }
+        return probeOnce(source, tag, new int[1]);
     }
 
     /** Waits until a matching message has arrived (MPI_Probe) and returns its status; it stays to be received. */
     public Status probe(int source, int tag) {
+        checkSource(source, "probe");
+        checkTag(tag, true, "probe");
+        if (source == PROC_NULL) {
+            return Status.PROC_NULL;
+        }
         Waiter w = newWaiter();
+        int[] work = new int[1];
         while (true) {
-            Status s = iprobe(source, tag);
+            Status s = probeOnce(source, tag, work);
             if (s != null) {
                 return s;
             }
-            w.idle(0, this);
+            w.idle(work[0], this);
+        }
+    }
+
+    /** One progress round, then a look for a matching unexpected message; {@code work[0]}: work done. */
+    private Status probeOnce(int source, int tag, int[] work) {
+        lock.lock();
+        try {
+            checkNotFreed();
+            work[0] = progress();
+            Arrival a = matchers[CTX_USER].peekUnexpected(source, tag);
+            return a == null ? null : new Status(a.source, a.tag, a.bytes, null, ErrorClass.SUCCESS);
+        } finally {
+            lock.unlock();
         }
     }
 
