@@ -69,6 +69,19 @@ public final class Jrma {
         }
     }
 
+    /**
+     * Lets this JVM's progress agent run one duty cycle now, unless another thread is running it or the job's
+     * progress mode is {@code thread}: for clients that wait by polling their own window memory (a message
+     * queue, a flag) and so never enter a waiting library call. Packets from other JVMs are applied to this
+     * JVM's windows by that agent; with {@code jrma.progress=caller} nobody else runs it.
+     *
+     * @return the work it did (0: nothing to do, or someone else is on it)
+     */
+    public static int progress(Comm comm) {
+        io.jrma.core.runtime.Job job = ((io.jrma.core.runtime.CommCore) comm).job();
+        return job.callersProgress() ? job.agent().tryProgress() : 0;
+    }
+
     /** Runs {@code nranks} ranks with run-time parameters from system properties and the environment. */
     public static void run(int nranks, RankMain main) {
         job(nranks).run(main);

@@ -364,9 +364,12 @@ public final class Messenger implements AutoCloseable {
         }
     }
 
-    /** Progress with the lock held: new envelopes, finished rendezvous reads, fins, queued sends. */
+    /**
+     * Progress with the lock held: the JVM's progress agent (it applies other JVMs' packets to this rank's
+     * inbox), then new envelopes, finished rendezvous reads, fins, queued sends.
+     */
     private int progress() {
-        return in.poll() + outbox.poll();
+        return io.jrma.Jrma.progress(comm) + in.poll() + outbox.poll();
     }
 
     /** A volatile load of a long of this rank's inbox (a word other ranks write). */

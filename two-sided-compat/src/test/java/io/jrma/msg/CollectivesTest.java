@@ -1,6 +1,7 @@
 package io.jrma.msg;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.jrma.Datatype;
@@ -9,7 +10,6 @@ import io.jrma.Op;
 import io.jrma.RmaException;
 import io.jrma.msg.Model.Kind;
 import java.nio.ByteBuffer;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -187,15 +187,27 @@ class CollectivesTest {
     @MethodSource("io.jrma.msg.Jobs#pathsAndOneToEight")
     @Timeout(120)
     void dataMovementMatchesTheModel(String path, int n) {
-        AtomicInteger arrived = new AtomicInteger();
         Jobs.withMessenger(path, n, (world, m) -> {
             Collectives c = m.collectives();
             int me = world.rank();
-            for (int round = 1; round <= 5; round++) {
-                arrived.incrementAndGet();
+            // System.nanoTime is the host's monotonic clock, the same in every JVM: a barrier is right when
+            // every rank's arrival precedes every rank's departure
+            long[] times = new long[10];
+            for (int round = 0; round < 5; round++) {
+                times[2 * round] = System.nanoTime();
                 c.barrier();
-                assertEquals(round * n, arrived.get(), "everyone arrived before anyone left barrier " + round);
-                c.barrier(); // nobody arrives for the next round before everyone has checked this one
+                times[2 * round + 1] = System.nanoTime();
+            }
+            long[] stamps = new long[10 * n];
+            c.allgather(times, 0, 10, Datatype.LONG, stamps, 0, 10, Datatype.LONG);
+            for (int round = 0; round < 5; round++) {
+                long lastArrival = Long.MIN_VALUE;
+                long firstDeparture = Long.MAX_VALUE;
+                for (int r = 0; r < n; r++) {
+                    lastArrival = Math.max(lastArrival, stamps[10 * r + 2 * round]);
+                    firstDeparture = Math.min(firstDeparture, stamps[10 * r + 2 * round + 1]);
+                }
+                assertTrue(lastArrival <= firstDeparture, "someone left barrier " + (round + 1) + " before everyone arrived");
             }
             for (int count : new int[] {0, 5, 40_001}) { // 40001 longs: scatter + allgather on 3+ ranks
                 for (int root : new int[] {0, n - 1}) {
