@@ -333,6 +333,55 @@ public final class Datatype {
         }
     }
 
+    // ------------------------------------------------------------------------------------- pack and unpack
+
+    /**
+     * MPI_Pack: copies the data of {@code count} instances of this type, whose origin is byte {@code offset}
+     * of {@code buf}, into {@code packed} starting at byte {@code packedOffset}, back to back in type-map order
+     * (no gaps, little-endian as in memory). Buffers are primitive arrays, ByteBuffers (addressed from their
+     * first byte; position and limit are ignored) or native BytesStores. Local; any thread.
+     *
+     * @return bytes written: {@code count * size()}
+     * @throws RmaException ERR_TYPE if this type is not committed, ERR_COUNT if {@code count < 0}, ERR_BUFFER
+     *     if a buffer is not usable or the data would fall outside either buffer (nothing is written then)
+     */
+    public long pack(Object buf, long offset, long count, Object packed, long packedOffset) {
+        requireCommitted("pack");
+        checkCount(count, "pack count");
+        long bytes = Checked.mul(count, size(), "packed size");
+        io.jrma.core.mem.BufferRef in = io.jrma.core.mem.BufferRef.resolve(buf, "pack input");
+        io.jrma.core.mem.BufferRef out = io.jrma.core.mem.BufferRef.resolve(packed, "pack output");
+        in.checkRange(offset, layout.dataLow(count), layout.dataHigh(count), "pack input");
+        out.checkRange(packedOffset, 0, bytes, "pack output");
+        TypeLayout.copy(in.base(), in.offset() + offset, count, layout, out.base(), out.offset() + packedOffset,
+                bytes, BYTE.layout);
+        return bytes;
+    }
+
+    /**
+     * MPI_Unpack: copies packed bytes from {@code packed} (starting at byte {@code packedOffset}, at most
+     * {@code length} of them) into {@code count} instances of this type whose origin is byte {@code offset}
+     * of {@code buf}, in type-map order; stops when either side is exhausted, so a short input fills only
+     * the first instances (possibly part of one). Local; any thread.
+     *
+     * @return bytes copied: {@code min(length, count * size())}
+     * @throws RmaException ERR_TYPE if this type is not committed, ERR_COUNT if a count or length is negative,
+     *     ERR_BUFFER if a buffer is not usable or the data would fall outside either buffer (nothing is written)
+     */
+    public long unpack(Object packed, long packedOffset, long length, Object buf, long offset, long count) {
+        requireCommitted("unpack");
+        checkCount(count, "unpack count");
+        checkCount(length, "unpack length");
+        long bytes = Math.min(length, Checked.mul(count, size(), "unpacked size"));
+        io.jrma.core.mem.BufferRef in = io.jrma.core.mem.BufferRef.resolve(packed, "unpack input");
+        io.jrma.core.mem.BufferRef out = io.jrma.core.mem.BufferRef.resolve(buf, "unpack output");
+        in.checkRange(packedOffset, 0, bytes, "unpack input");
+        out.checkRange(offset, layout.dataLow(count), layout.dataHigh(count), "unpack output");
+        TypeLayout.copy(in.base(), in.offset() + packedOffset, bytes, BYTE.layout, out.base(), out.offset() + offset,
+                count, layout);
+        return bytes;
+    }
+
     @Override
     public String toString() {
         return name + "[size=" + size() + ", lb=" + lb + ", extent=" + extent() + (committed ? "" : ", uncommitted")

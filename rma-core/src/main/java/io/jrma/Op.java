@@ -1,12 +1,14 @@
 package io.jrma;
 
 import io.jrma.core.dt.BasicType;
+import io.jrma.core.dt.TypeLayout;
+import io.jrma.core.mem.BufferRef;
 import io.jrma.core.op.AccumulateKernel;
 import io.jrma.core.op.OpCode;
 
 /**
- * A predefined MPI reduction operation, as used by accumulate, get-accumulate and fetch-and-op (and later
- * by the reduction collectives).
+ * A predefined MPI reduction operation, as used by accumulate, get-accumulate and fetch-and-op (and
+ * by the reduction collectives of two-sided-compat, through {@link #reduceLocal}).
  *
  * <p>There is exactly one instance per {@link OpCode}; compare with {@code ==} or {@link #equals}.
  * Immutable; any thread.
@@ -113,5 +115,53 @@ public final class Op {
      */
     public boolean isValidFor(BasicType t) {
         return t != null && AccumulateKernel.isValid(code, t);
+    }
+
+    /**
+     * MPI_Reduce_local: {@code inout[i] = in[i] op inout[i]} for the elements of {@code count} instances of
+     * {@code type}, whose origins are byte {@code inOffset} of {@code in} and byte {@code inoutOffset} of
+     * {@code inout}. Same arithmetic as accumulate (see {@link AccumulateKernel}); every predefined op is
+     * commutative, so the order of the operands only matters for floating-point rounding. Plain memory
+     * accesses, nothing atomic: for private buffers. Buffers as in {@link Datatype#pack}. Local; any thread.
+     *
+     * @throws RmaException ERR_TYPE if {@code type} is null, not committed or not made of one predefined type,
+     *     ERR_OP if this op is not defined on that type, ERR_COUNT if {@code count < 0}, ERR_BUFFER if a
+     *     buffer is not usable or the data falls outside it (nothing is written then)
+     */
+    public void reduceLocal(Object in, long inOffset, Object inout, long inoutOffset, long count, Datatype type) {
+        if (type == null) {
+            throw new RmaException(ErrorClass.ERR_TYPE, "reduce_local: datatype is null");
+        }
+        type.requireCommitted("reduce_local");
+        if (count < 0) {
+            throw new RmaException(ErrorClass.ERR_COUNT, "reduce_local: count " + count + " is negative");
+        }
+        BasicType e = type.elementType();
+        if (e == null && count > 0 && type.size() > 0) {
+            throw new RmaException(ErrorClass.ERR_TYPE, "reduce_local: datatype " + type
+                    + " must consist of one predefined type");
+        }
+        if (e != null && !AccumulateKernel.isValid(code, e)) {
+            throw new RmaException(ErrorClass.ERR_OP, "reduce_local: op " + name + " is not defined on " + e);
+        }
+        TypeLayout l = type.layout();
+        BufferRef src = BufferRef.resolve(in, "reduce_local input");
+        BufferRef dst = BufferRef.resolve(inout, "reduce_local inout");
+        src.checkRange(inOffset, l.dataLow(count), l.dataHigh(count), "reduce_local input");
+        dst.checkRange(inoutOffset, l.dataLow(count), l.dataHigh(count), "reduce_local inout");
+        if (e == null || count == 0) {
+            return;
+        }
+        int es = e.size();
+        Object sb = src.base();
+        long so = src.offset() + inOffset;
+        Object db = dst.base();
+        long d0 = dst.offset() + inoutOffset;
+        if (l.isContiguous()) {
+            AccumulateKernel.reduceLocal(code, e, sb, so + l.trueLb(), db, d0 + l.trueLb(), count * l.size() / es);
+            return;
+        }
+        TypeLayout.zip(l.cursor(count), l.cursor(count),
+                (a, b, len) -> AccumulateKernel.reduceLocal(code, e, sb, so + a, db, d0 + b, len / es));
     }
 }

@@ -1,0 +1,413 @@
+package io.jrma.msg;
+
+import io.jrma.Datatype;
+import io.jrma.ErrorClass;
+import io.jrma.Op;
+import io.jrma.RmaException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+
+/**
+ * MPI's collective operations over a {@link Messenger}'s communicator, built on its point-to-point messages
+ * in a context of their own (so they never match user receives, wildcards included).
+ *
+ * <h2>Arguments</h2>
+ * Buffers, offsets (in elements of the buffer's datatype), counts and datatypes as in {@link Messenger};
+ * displacement arrays of the {@code v} variants are in elements of their datatype too. Arguments that MPI
+ * calls significant only at the root are read only there. Reductions take any predefined {@link Op} that MPI
+ * allows in collectives (every one but {@link Op#REPLACE} and {@link Op#NO_OP}, which are for accumulate) on
+ * datatypes made of one predefined type for which the op is defined ({@link Op#isValidFor}); all predefined
+ * ops are commutative, which the algorithms rely on. In-place variants (MPI_IN_PLACE) are not offered.
+ *
+ * <h2>Algorithms (chosen by size, as MPICH does)</h2>
+ * <table>
+ *   <caption>Algorithm per collective</caption>
+ *   <tr><th>collective</th><th>algorithm</th></tr>
+ *   <tr><td>barrier</td><td>dissemination: ceil(log2 P) rounds of empty messages</td></tr>
+ *   <tr><td>bcast</td><td>binomial tree; from {@value #BCAST_LONG} bytes on 3+ ranks, scatter from the root
+ *       then ring allgather (van de Geijn), which moves about 2x the data instead of log2 P times</td></tr>
+ *   <tr><td>reduce</td><td>binomial tree; from {@value #REDUCE_LONG} bytes on 3+ ranks, ring reduce-scatter
+ *       then gather to the root (Rabenseifner)</td></tr>
+ *   <tr><td>allreduce</td><td>recursive doubling (non-powers of two fold the extra ranks in first) up to
+ *       {@value #ALLREDUCE_SHORT} bytes; beyond, ring reduce-scatter then ring allgather, bandwidth-optimal</td></tr>
+ *   <tr><td>reduce_scatter(_block)</td><td>ring reduce-scatter with the requested block sizes</td></tr>
+ *   <tr><td>scan, exscan</td><td>recursive doubling (log2 P rounds)</td></tr>
+ *   <tr><td>allgather(v)</td><td>ring (P-1 steps of one block)</td></tr>
+ *   <tr><td>gather(v), scatter(v)</td><td>linear: the root posts every receive (send) at once</td></tr>
+ *   <tr><td>alltoall(v)</td><td>every rank posts all its receives and sends at once (pairwise order)</td></tr>
+ * </table>
+ * Reductions work on packed copies (the sender's data packed once, results unpacked once), so any
+ * single-type datatype works and blocks split at element boundaries.
+ *
+ * <p>Owned by the rank of its messenger. Every rank of the communicator must call the same collectives in
+ * the same order, one at a time (MPI's rule); scratch buffers are kept between calls.
+ */
+public final class Collectives {
+    /** Bytes from which bcast scatters then allgathers (on 3 or more ranks). */
+    public static final int BCAST_LONG = 256 << 10;
+    /** Bytes from which reduce uses reduce-scatter then gather (on 3 or more ranks). */
+    public static final int REDUCE_LONG = 256 << 10;
+    /** Largest allreduce (bytes) done by recursive doubling; larger ones use the ring. */
+    public static final int ALLREDUCE_SHORT = 64 << 10;
+
+    static final int TAG_BARRIER = 1;
+    static final int TAG_BCAST = 2;
+    static final int TAG_REDUCE = 3;
+    static final int TAG_ALLREDUCE = 4;
+    static final int TAG_GATHER = 5;
+    static final int TAG_SCATTER = 6;
+    static final int TAG_ALLGATHER = 7;
+    static final int TAG_ALLTOALL = 8;
+    static final int TAG_REDUCE_SCATTER = 9;
+    static final int TAG_SCAN = 10;
+
+    final Messenger m;
+    final int me;
+    final int p;
+    private final ByteBuffer[] scratch = new ByteBuffer[3];
+    private final Reductions red;
+
+    Collectives(Messenger m) {
+        this.m = m;
+        this.me = m.me;
+        this.p = m.size;
+        this.red = new Reductions(this);
+    }
+
+    // ------------------------------------------------------------------ synchronization and data movement
+
+    /** Returns once every rank has entered the barrier (MPI_Barrier). */
+    public void barrier() {
+        for (int k = 1; k < p; k <<= 1) {
+            MsgRequest r = irecv(null, 0, 0, Datatype.BYTE, (me - k + p) % p, TAG_BARRIER);
+            MsgRequest s = isend(null, 0, 0, Datatype.BYTE, (me + k) % p, TAG_BARRIER);
+            MsgRequest.waitAll(r, s);
+        }
+    }
+
+    /** Broadcasts the root's data to every rank (MPI_Bcast). */
+    public void bcast(Object buf, long offset, long count, Datatype type, int root) {
+        checkRoot(root, "bcast");
+        UserBuf u = UserBuf.of(buf, offset, count, type, "bcast");
+        if (p == 1 || u.bytes == 0) {
+            return;
+        }
+        if (u.bytes >= BCAST_LONG && p > 2) {
+            scatterAllgatherBcast(u, root);
+        } else {
+            binomialBcast(buf, offset, count, type, root);
+        }
+    }
+
+    private void binomialBcast(Object buf, long offset, long count, Datatype type, int root) {
+        int vr = (me - root + p) % p;
+        int mask = 1;
+        while (mask < p) {
+            if ((vr & mask) != 0) {
+                recv(buf, offset, count, type, (vr - mask + root) % p, TAG_BCAST);
+                break;
+            }
+            mask <<= 1;
+        }
+        for (mask >>= 1; mask > 0; mask >>= 1) {
+            if (vr + mask < p) {
+                send(buf, offset, count, type, (vr + mask + root) % p, TAG_BCAST);
+            }
+        }
+    }
+
+    private void scatterAllgatherBcast(UserBuf u, int root) {
+        ByteBuffer t = scratch(0, u.bytes);
+        long[] lo = new long[p];
+        long[] len = new long[p];
+        split(u.bytes, 1, lo, len);
+        if (me == root) {
+            u.packInto(t, 0);
+            MsgRequest[] rs = new MsgRequest[p];
+            for (int r = 0; r < p; r++) {
+                if (r != root) {
+                    rs[r] = isend(t, lo[r], len[r], Datatype.BYTE, r, TAG_BCAST);
+                }
+            }
+            MsgRequest.waitAll(rs);
+        } else {
+            recv(t, lo[me], len[me], Datatype.BYTE, root, TAG_BCAST);
+        }
+        ringAllgather(t, lo, len, Datatype.BYTE, TAG_BCAST);
+        if (me != root) {
+            u.unpackFrom(t, 0, u.bytes);
+        }
+    }
+
+    /** Gathers {@code sendCount} elements from every rank into the root's buffer, rank r's at block r (MPI_Gather). */
+    public void gather(Object sendBuf, long sendOffset, long sendCount, Datatype sendType,
+                       Object recvBuf, long recvOffset, long recvCount, Datatype recvType, int root) {
+        checkRoot(root, "gather");
+        long[] counts = null;
+        long[] displs = null;
+        if (me == root) {
+            counts = new long[p];
+            displs = new long[p];
+            for (int r = 0; r < p; r++) {
+                counts[r] = recvCount;
+                displs[r] = r * recvCount;
+            }
+        }
+        gatherv(sendBuf, sendOffset, sendCount, sendType, recvBuf, recvOffset, counts, displs, recvType, root);
+    }
+
+    /** Gathers varying counts: rank r's data lands at element {@code recvOffset + displs[r]} (MPI_Gatherv). */
+    public void gatherv(Object sendBuf, long sendOffset, long sendCount, Datatype sendType,
+                        Object recvBuf, long recvOffset, long[] recvCounts, long[] displs, Datatype recvType, int root) {
+        checkRoot(root, "gatherv");
+        if (me != root) {
+            send(sendBuf, sendOffset, sendCount, sendType, root, TAG_GATHER);
+            return;
+        }
+        checkCounts(recvCounts, displs, "gatherv");
+        MsgRequest[] rs = new MsgRequest[p];
+        for (int r = 0; r < p; r++) {
+            if (r != root) {
+                rs[r] = irecv(recvBuf, recvOffset + displs[r], recvCounts[r], recvType, r, TAG_GATHER);
+            }
+        }
+        localCopy(sendBuf, sendOffset, sendCount, sendType, recvBuf, recvOffset + displs[root], recvCounts[root], recvType);
+        MsgRequest.waitAll(rs);
+    }
+
+    /** Sends block r of the root's buffer to rank r (MPI_Scatter). */
+    public void scatter(Object sendBuf, long sendOffset, long sendCount, Datatype sendType,
+                        Object recvBuf, long recvOffset, long recvCount, Datatype recvType, int root) {
+        checkRoot(root, "scatter");
+        long[] counts = null;
+        long[] displs = null;
+        if (me == root) {
+            counts = new long[p];
+            displs = new long[p];
+            for (int r = 0; r < p; r++) {
+                counts[r] = sendCount;
+                displs[r] = r * sendCount;
+            }
+        }
+        scatterv(sendBuf, sendOffset, counts, displs, sendType, recvBuf, recvOffset, recvCount, recvType, root);
+    }
+
+    /** Sends {@code sendCounts[r]} elements from element {@code sendOffset + displs[r]} to rank r (MPI_Scatterv). */
+    public void scatterv(Object sendBuf, long sendOffset, long[] sendCounts, long[] displs, Datatype sendType,
+                         Object recvBuf, long recvOffset, long recvCount, Datatype recvType, int root) {
+        checkRoot(root, "scatterv");
+        if (me != root) {
+            recv(recvBuf, recvOffset, recvCount, recvType, root, TAG_SCATTER);
+            return;
+        }
+        checkCounts(sendCounts, displs, "scatterv");
+        MsgRequest[] rs = new MsgRequest[p];
+        for (int r = 0; r < p; r++) {
+            if (r != root) {
+                rs[r] = isend(sendBuf, sendOffset + displs[r], sendCounts[r], sendType, r, TAG_SCATTER);
+            }
+        }
+        localCopy(sendBuf, sendOffset + displs[root], sendCounts[root], sendType, recvBuf, recvOffset, recvCount, recvType);
+        MsgRequest.waitAll(rs);
+    }
+
+    /** Every rank gets every rank's block, rank r's at block r (MPI_Allgather). */
+    public void allgather(Object sendBuf, long sendOffset, long sendCount, Datatype sendType,
+                          Object recvBuf, long recvOffset, long recvCount, Datatype recvType) {
+        long[] counts = new long[p];
+        long[] displs = new long[p];
+        for (int r = 0; r < p; r++) {
+            counts[r] = recvCount;
+            displs[r] = r * recvCount;
+        }
+        allgatherv(sendBuf, sendOffset, sendCount, sendType, recvBuf, recvOffset, counts, displs, recvType);
+    }
+
+    /** Allgather with varying counts; rank r's data lands at element {@code recvOffset + displs[r]} (MPI_Allgatherv). */
+    public void allgatherv(Object sendBuf, long sendOffset, long sendCount, Datatype sendType,
+                           Object recvBuf, long recvOffset, long[] recvCounts, long[] displs, Datatype recvType) {
+        checkCounts(recvCounts, displs, "allgatherv");
+        localCopy(sendBuf, sendOffset, sendCount, sendType, recvBuf, recvOffset + displs[me], recvCounts[me], recvType);
+        long[] lo = new long[p];
+        for (int r = 0; r < p; r++) {
+            lo[r] = recvOffset + displs[r];
+        }
+        ringAllgather(recvBuf, lo, recvCounts, recvType, TAG_ALLGATHER);
+    }
+
+    /** Block j of every rank's send buffer goes to rank j, landing at block i for sender i (MPI_Alltoall). */
+    public void alltoall(Object sendBuf, long sendOffset, long sendCount, Datatype sendType,
+                         Object recvBuf, long recvOffset, long recvCount, Datatype recvType) {
+        long[] sc = new long[p];
+        long[] sd = new long[p];
+        long[] rc = new long[p];
+        long[] rd = new long[p];
+        for (int r = 0; r < p; r++) {
+            sc[r] = sendCount;
+            sd[r] = r * sendCount;
+            rc[r] = recvCount;
+            rd[r] = r * recvCount;
+        }
+        alltoallv(sendBuf, sendOffset, sc, sd, sendType, recvBuf, recvOffset, rc, rd, recvType);
+    }
+
+    /** Alltoall with per-rank counts and displacements (in elements) on both sides (MPI_Alltoallv). */
+    public void alltoallv(Object sendBuf, long sendOffset, long[] sendCounts, long[] sendDispls, Datatype sendType,
+                          Object recvBuf, long recvOffset, long[] recvCounts, long[] recvDispls, Datatype recvType) {
+        checkCounts(sendCounts, sendDispls, "alltoallv send");
+        checkCounts(recvCounts, recvDispls, "alltoallv receive");
+        MsgRequest[] rs = new MsgRequest[2 * p];
+        for (int i = 1; i < p; i++) {
+            int src = (me - i + p) % p;
+            rs[2 * i] = irecv(recvBuf, recvOffset + recvDispls[src], recvCounts[src], recvType, src, TAG_ALLTOALL);
+        }
+        for (int i = 1; i < p; i++) {
+            int dst = (me + i) % p;
+            rs[2 * i + 1] = isend(sendBuf, sendOffset + sendDispls[dst], sendCounts[dst], sendType, dst, TAG_ALLTOALL);
+        }
+        localCopy(sendBuf, sendOffset + sendDispls[me], sendCounts[me], sendType,
+                recvBuf, recvOffset + recvDispls[me], recvCounts[me], recvType);
+        MsgRequest.waitAll(rs);
+    }
+
+    // ------------------------------------------------------------------ reductions (see Reductions)
+
+    /** Combines every rank's data with {@code op} into the root's receive buffer (MPI_Reduce). */
+    public void reduce(Object sendBuf, long sendOffset, Object recvBuf, long recvOffset, long count, Datatype type,
+                       Op op, int root) {
+        checkRoot(root, "reduce");
+        red.reduce(sendBuf, sendOffset, recvBuf, recvOffset, count, type, op, root);
+    }
+
+    /** Combines every rank's data with {@code op}; every rank gets the result (MPI_Allreduce). */
+    public void allreduce(Object sendBuf, long sendOffset, Object recvBuf, long recvOffset, long count, Datatype type, Op op) {
+        red.allreduce(sendBuf, sendOffset, recvBuf, recvOffset, count, type, op);
+    }
+
+    /**
+     * Combines every rank's {@code sum(recvCounts)} elements with {@code op} and leaves block r of the result
+     * ({@code recvCounts[r]} elements) at rank r (MPI_Reduce_scatter).
+     */
+    public void reduceScatter(Object sendBuf, long sendOffset, Object recvBuf, long recvOffset, long[] recvCounts,
+                              Datatype type, Op op) {
+        red.reduceScatter(sendBuf, sendOffset, recvBuf, recvOffset, recvCounts, type, op);
+    }
+
+    /** {@link #reduceScatter} with {@code recvCount} elements for every rank (MPI_Reduce_scatter_block). */
+    public void reduceScatterBlock(Object sendBuf, long sendOffset, Object recvBuf, long recvOffset, long recvCount,
+                                   Datatype type, Op op) {
+        long[] counts = new long[p];
+        java.util.Arrays.fill(counts, recvCount);
+        red.reduceScatter(sendBuf, sendOffset, recvBuf, recvOffset, counts, type, op);
+    }
+
+    /** Inclusive prefix reduction: rank r gets data(0) op ... op data(r) (MPI_Scan). */
+    public void scan(Object sendBuf, long sendOffset, Object recvBuf, long recvOffset, long count, Datatype type, Op op) {
+        red.scan(sendBuf, sendOffset, recvBuf, recvOffset, count, type, op, false);
+    }
+
+    /** Exclusive prefix reduction: rank r > 0 gets data(0) op ... op data(r-1); rank 0's buffer is untouched (MPI_Exscan). */
+    public void exscan(Object sendBuf, long sendOffset, Object recvBuf, long recvOffset, long count, Datatype type, Op op) {
+        red.scan(sendBuf, sendOffset, recvBuf, recvOffset, count, type, op, true);
+    }
+
+    // ------------------------------------------------------------------ shared helpers
+
+    /**
+     * Ring allgather of blocks of {@code buf} (block r: {@code count[r]} elements of {@code type} at element
+     * {@code lo[r]}) when every rank holds its own block: in step s rank r passes block r - s to its right.
+     */
+    void ringAllgather(Object buf, long[] lo, long[] count, Datatype type, int tag) {
+        int right = (me + 1) % p;
+        int left = (me - 1 + p) % p;
+        for (int s = 0; s < p - 1; s++) {
+            int sb = (me - s + p) % p;
+            int rb = (me - s - 1 + p) % p;
+            MsgRequest r = irecv(buf, lo[rb], count[rb], type, left, tag);
+            MsgRequest x = isend(buf, lo[sb], count[sb], type, right, tag);
+            MsgRequest.waitAll(r, x);
+        }
+    }
+
+    /** Splits {@code n} items (in units of {@code unit}) into p near-equal blocks. */
+    void split(long n, long unit, long[] lo, long[] len) {
+        long units = n / unit;
+        long base = units / p;
+        long extra = units % p;
+        long at = 0;
+        for (int r = 0; r < p; r++) {
+            long k = base + (r < extra ? 1 : 0);
+            lo[r] = at * unit;
+            len[r] = k * unit;
+            at += k;
+        }
+        len[p - 1] += n - at * unit; // a remainder smaller than one unit goes to the last block
+    }
+
+    /** A direct scratch buffer of at least {@code bytes} bytes, kept between calls ({@code slot} 0..2). */
+    ByteBuffer scratch(int slot, long bytes) {
+        ByteBuffer b = scratch[slot];
+        if (b == null || b.capacity() < bytes) {
+            if (bytes > Integer.MAX_VALUE - 64) {
+                throw new RmaException(ErrorClass.ERR_COUNT, "collective data of " + bytes + " bytes exceeds 2 GiB");
+            }
+            long size = Math.max(4096, Long.highestOneBit(Math.max(1, bytes - 1)) << 1);
+            b = ByteBuffer.allocateDirect((int) Math.min(size, Integer.MAX_VALUE - 64)).order(ByteOrder.LITTLE_ENDIAN);
+            scratch[slot] = b;
+        }
+        return b;
+    }
+
+    MsgRequest isend(Object buf, long offset, long count, Datatype type, int dest, int tag) {
+        return m.startSend(buf, offset, count, type, dest, tag, Messenger.CTX_COLL, false);
+    }
+
+    MsgRequest irecv(Object buf, long offset, long count, Datatype type, int source, int tag) {
+        return m.startRecv(buf, offset, count, type, source, tag, Messenger.CTX_COLL);
+    }
+
+    void send(Object buf, long offset, long count, Datatype type, int dest, int tag) {
+        isend(buf, offset, count, type, dest, tag).waitFor();
+    }
+
+    void recv(Object buf, long offset, long count, Datatype type, int source, int tag) {
+        irecv(buf, offset, count, type, source, tag).waitFor();
+    }
+
+    /** Copies this rank's own block (send side to receive side, different datatypes allowed). */
+    void localCopy(Object sendBuf, long sendOffset, long sendCount, Datatype sendType,
+                   Object recvBuf, long recvOffset, long recvCount, Datatype recvType) {
+        UserBuf s = UserBuf.of(sendBuf, sendOffset, sendCount, sendType, "collective send buffer");
+        UserBuf r = UserBuf.of(recvBuf, recvOffset, recvCount, recvType, "collective receive buffer");
+        if (s.bytes > r.bytes) {
+            throw new RmaException(ErrorClass.ERR_TRUNCATE, "rank " + me + " sends itself " + s.bytes
+                    + " bytes but its receive block holds " + r.bytes);
+        }
+        if (s.bytes == 0) {
+            return;
+        }
+        byte[] tmp = new byte[(int) s.bytes];
+        s.packInto(tmp, 0);
+        r.unpackFrom(tmp, 0, s.bytes);
+    }
+
+    void checkRoot(int root, String what) {
+        if (root < 0 || root >= p) {
+            throw new RmaException(ErrorClass.ERR_ROOT, what + ": root " + root + " is not in a communicator of size " + p);
+        }
+    }
+
+    private void checkCounts(long[] counts, long[] displs, String what) {
+        if (counts == null || displs == null || counts.length < p || displs.length < p) {
+            throw new RmaException(ErrorClass.ERR_ARG, what + ": counts and displacements need " + p + " entries each");
+        }
+        for (int r = 0; r < p; r++) {
+            if (counts[r] < 0) {
+                throw new RmaException(ErrorClass.ERR_COUNT, what + ": count[" + r + "] = " + counts[r] + " is negative");
+            }
+            if (displs[r] < 0) {
+                throw new RmaException(ErrorClass.ERR_ARG, what + ": displacement[" + r + "] = " + displs[r] + " is negative");
+            }
+        }
+    }
+}

@@ -1,0 +1,256 @@
+package io.jrma.msg;
+
+import static io.jrma.msg.InboxLayout.ENV_A;
+import static io.jrma.msg.InboxLayout.ENV_B;
+import static io.jrma.msg.InboxLayout.ENV_BYTES;
+import static io.jrma.msg.InboxLayout.ENV_CTX;
+import static io.jrma.msg.InboxLayout.ENV_KIND;
+import static io.jrma.msg.InboxLayout.ENV_PAYLOAD;
+import static io.jrma.msg.InboxLayout.ENV_TAG;
+import static io.jrma.msg.InboxLayout.KIND_FIN;
+import static io.jrma.msg.InboxLayout.KIND_INLINE;
+import static io.jrma.msg.InboxLayout.KIND_MEDIUM;
+import static io.jrma.msg.InboxLayout.KIND_RNDV;
+
+import io.jrma.Datatype;
+import io.jrma.ErrorClass;
+import io.jrma.Op;
+import io.jrma.RmaException;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+
+/**
+ * The receiving side of a messenger: polls the tails senders publish in this rank's own inbox memory (local
+ * loads, no communication), matches each new envelope against the posted receives or queues it as
+ * unexpected, returns credits to senders, and reads rendezvous messages from the sender's exposure window
+ * (then owes the sender a FIN envelope).
+ *
+ * <h2>Memory model</h2>
+ * A sender stores {@code tail[s]} with an atomic accumulate after flushing the envelopes and payloads it
+ * validates. The receiver loads the tail with a volatile load, then calls {@code Win.sync()} (MPI_Win_sync:
+ * public and private copies agree in the unified model) before it reads any slot or payload, so it never
+ * sees a slot's contents older than its tail.
+ *
+ * <h2>Credits</h2>
+ * Eager payloads are copied out of the inbox as soon as their envelope is seen (into the matching receive,
+ * or into a private copy), so slots and area bytes free up in order. The receiver tells the sender with an
+ * accumulate(REPLACE) of {slots freed, area bytes freed} into {@code credit[me]} at the sender, once a quarter
+ * of either is freed since the last report; as the eager limit is at most a quarter of the area, a sender
+ * whose messages were all consumed always has room for its next one.
+ *
+ * <p>Owned by its messenger; every method runs under the messenger's lock.
+ */
+final class Inbox {
+    private final Messenger m;
+    private final InboxLayout lay;
+    private final MsgConfig cfg;
+    private final long[] consumed;
+    private final long[] areaFreed;
+    private final long[] reportedSlots;
+    private final long[] reportedBytes;
+    private final long[] creditWords = new long[2];
+    private final List<RecvOp> activeGets = new ArrayList<>();
+
+    Inbox(Messenger m) {
+        this.m = m;
+        this.lay = m.lay;
+        this.cfg = m.cfg;
+        consumed = new long[m.size];
+        areaFreed = new long[m.size];
+        reportedSlots = new long[m.size];
+        reportedBytes = new long[m.size];
+    }
+
+    /** Handles every newly published envelope and finished rendezvous read; returns work done. */
+    int poll() {
+        int work = 0;
+        for (int s = 0; s < m.size; s++) {
+            if (s == m.me) {
+                continue;
+            }
+            long tail = m.loadVolatile(lay.tail(s));
+            long c = consumed[s];
+            if (tail == c) {
+                continue;
+            }
+            m.inbox.sync(); // the slots and payloads published before this tail are visible from here on
+            for (; c < tail; c++) {
+                handle(s, c);
+                work++;
+            }
+            consumed[s] = c;
+            maybeReturnCredits(s);
+        }
+        if (!activeGets.isEmpty()) {
+            work += pollGets();
+        }
+        return work;
+    }
+
+    /** Posts a receive: takes the oldest matching unexpected message, or queues the receive. */
+    void post(RecvOp r) {
+        Arrival a = m.matcher(r.ctx).takeUnexpected(r.source, r.tag);
+        if (a == null) {
+            m.matcher(r.ctx).post(r);
+            return;
+        }
+        if (a.isRendezvous()) {
+            startGet(r, a.source, a.tag, a.bytes, a.address, a.token);
+            return;
+        }
+        deliver(r, a.source, a.tag, a.bytes, a.payload, 0);
+        if (a.localSync != null) {
+            a.localSync.req.complete(Status.EMPTY_SEND, null);
+        }
+    }
+
+    /** A send to this rank itself: matched here directly, its data copied once into a packed private copy. */
+    void deliverLocal(SendOp op) {
+        byte[] copy = new byte[(int) op.data.bytes];
+        op.data.packInto(copy, 0);
+        RecvOp r = m.matcher(op.ctx).takePosted(m.me, op.tag);
+        if (r != null) {
+            deliver(r, m.me, op.tag, copy.length, copy, 0);
+            op.req.complete(Status.EMPTY_SEND, null);
+            return;
+        }
+        Arrival a = Arrival.eager(m.me, op.tag, copy);
+        if (op.sync) {
+            a.localSync = op;
+        } else {
+            op.req.complete(Status.EMPTY_SEND, null);
+        }
+        m.matcher(op.ctx).addUnexpected(a);
+    }
+
+    /** Receives posted whose data is still being read. */
+    int pending() {
+        return activeGets.size();
+    }
+
+    private void handle(int s, long msg) {
+        ByteBuffer mem = m.mem;
+        int at = (int) lay.slot(s, msg);
+        int kind = mem.get(at + ENV_KIND);
+        int ctx = mem.get(at + ENV_CTX);
+        int tag = mem.getInt(at + ENV_TAG);
+        long bytes = mem.getLong(at + ENV_BYTES);
+        if (ctx < 0 || ctx >= Messenger.CONTEXTS || kind < KIND_INLINE || kind > KIND_FIN || bytes < 0
+                || (kind == KIND_INLINE && bytes > cfg.inlineLimit())) {
+            throw new RmaException(ErrorClass.ERR_INTERN, "messenger rank " + m.me + ": corrupt envelope " + msg
+                    + " from rank " + s + " (kind " + kind + ", context " + ctx + ", " + bytes + " bytes)");
+        }
+        if (kind == KIND_FIN) {
+            m.outbox().onFin(s, mem.getLong(at + ENV_B));
+            return;
+        }
+        long payloadAt = at + ENV_PAYLOAD;
+        if (kind == KIND_MEDIUM) {
+            long start = mem.getLong(at + ENV_A);
+            payloadAt = lay.area(s, start);
+            areaFreed[s] = mem.getLong(at + ENV_B);
+        }
+        Matcher matcher = m.matcher(ctx);
+        RecvOp r = matcher.takePosted(s, tag);
+        if (kind == KIND_RNDV) {
+            long address = mem.getLong(at + ENV_A);
+            long token = mem.getLong(at + ENV_B);
+            if (r != null) {
+                startGet(r, s, tag, bytes, address, token);
+            } else {
+                matcher.addUnexpected(Arrival.rendezvous(s, tag, bytes, address, token));
+            }
+            return;
+        }
+        if (r != null) {
+            deliver(r, s, tag, bytes, mem, payloadAt);
+        } else {
+            byte[] copy = new byte[(int) bytes];
+            mem.get((int) payloadAt, copy);
+            matcher.addUnexpected(Arrival.eager(s, tag, copy));
+        }
+    }
+
+    /** Stores an eager message (packed at {@code src + srcOffset}) into a matched receive and completes it. */
+    private void deliver(RecvOp r, int source, int tag, long bytes, Object src, long srcOffset) {
+        long stored = Math.min(bytes, r.data.bytes);
+        r.data.unpackFrom(src, srcOffset, stored);
+        complete(r, source, tag, bytes, stored);
+    }
+
+    /** Starts reading a rendezvous message from the sender's exposure window into a matched receive. */
+    private void startGet(RecvOp r, int source, int tag, long bytes, long address, long token) {
+        r.msgSource = source;
+        r.msgTag = tag;
+        r.msgBytes = bytes;
+        r.token = token;
+        long n = Math.min(bytes, r.data.bytes);
+        r.stored = n;
+        if (n == 0) {
+            finish(r);
+            return;
+        }
+        UserBuf u = r.data;
+        Object direct = u.plain() && n % u.type.size() == 0 ? u.origin() : null;
+        if (direct != null) {
+            long count = n / u.type.size();
+            r.get = m.expose.rget(direct, count, u.type, source, address, count, u.type);
+        } else {
+            r.staging = m.pool.take(n);
+            r.get = m.expose.rget(r.staging, n, Datatype.BYTE, source, address, n, Datatype.BYTE);
+        }
+        activeGets.add(r);
+    }
+
+    private int pollGets() {
+        int work = 0;
+        for (Iterator<RecvOp> it = activeGets.iterator(); it.hasNext();) {
+            RecvOp r = it.next();
+            if (r.get.test()) {
+                it.remove();
+                finish(r);
+                work++;
+            }
+        }
+        return work;
+    }
+
+    /** The data of a rendezvous receive is in place: unstage it, tell the sender, complete. */
+    private void finish(RecvOp r) {
+        if (r.staging != null) {
+            r.data.unpackFrom(r.staging, 0, r.stored);
+            m.pool.give(r.staging);
+            r.staging = null;
+        }
+        r.get = null;
+        m.outbox().sendFin(r.msgSource, r.token);
+        complete(r, r.msgSource, r.msgTag, r.msgBytes, r.stored);
+    }
+
+    private void complete(RecvOp r, int source, int tag, long bytes, long stored) {
+        if (bytes <= r.data.bytes) {
+            r.req.complete(new Status(source, tag, stored, r.data.type, ErrorClass.SUCCESS), null);
+            return;
+        }
+        RmaException e = new RmaException(ErrorClass.ERR_TRUNCATE, "receive on rank " + m.me + ": the message from rank "
+                + source + " with tag " + tag + " has " + bytes + " bytes but the buffer holds " + r.data.count + " x "
+                + r.data.type + " = " + r.data.bytes + " bytes; the first " + stored + " bytes were stored");
+        r.req.complete(new Status(source, tag, stored, r.data.type, ErrorClass.ERR_TRUNCATE), e);
+    }
+
+    private void maybeReturnCredits(int s) {
+        long slots = consumed[s] - reportedSlots[s];
+        long area = areaFreed[s] - reportedBytes[s];
+        if (slots < Math.max(1, cfg.slots / 4) && area < cfg.areaBytes / 4) {
+            return;
+        }
+        creditWords[0] = consumed[s];
+        creditWords[1] = areaFreed[s];
+        m.inbox.accumulate(creditWords, 2, Datatype.LONG, s, lay.credit(m.me), Op.REPLACE);
+        m.inbox.flush(s);
+        reportedSlots[s] = consumed[s];
+        reportedBytes[s] = areaFreed[s];
+    }
+}

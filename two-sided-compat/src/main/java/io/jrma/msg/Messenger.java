@@ -1,0 +1,405 @@
+package io.jrma.msg;
+
+import io.jrma.Comm;
+import io.jrma.Datatype;
+import io.jrma.ErrorClass;
+import io.jrma.Info;
+import io.jrma.RmaException;
+import io.jrma.Win;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * MPI point-to-point messaging (send, receive, probe, nonblocking requests) for one communicator, built only
+ * on jrma's public one-sided API: it works the same whether the ranks are threads of one JVM or live in
+ * different JVMs, because everything a rank tells another travels through windows.
+ *
+ * <pre>{@code
+ * try (Messenger msg = Messenger.create(world)) {
+ *     if (world.rank() == 0) {
+ *         msg.send(new long[] {1, 2, 3}, 0, 3, Datatype.LONG, 1, 7);
+ *     } else if (world.rank() == 1) {
+ *         long[] in = new long[3];
+ *         Status s = msg.recv(in, 0, 3, Datatype.LONG, Messenger.ANY_SOURCE, 7);
+ *     }
+ * }
+ * }</pre>
+ *
+ * <h2>Buffers</h2>
+ * {@code count} elements of a committed {@link Datatype}, starting at element {@code offset} (in units of the
+ * type's extent) of a primitive array or a ByteBuffer (direct or heap, addressed from its first byte). Any
+ * datatype works; predefined types without padding move without extra copies.
+ *
+ * <h2>Semantics</h2>
+ * MPI's: messages from one sender are matched in the order they were sent (non-overtaking), per
+ * communicator; {@link #ANY_SOURCE} and {@link #ANY_TAG} match anything; sends to and receives from
+ * {@link #PROC_NULL} complete at once; a message larger than the receive buffer fills the buffer (nothing
+ * beyond it is written) and the receive fails with {@link ErrorClass#ERR_TRUNCATE}. A standard send
+ * completes when its buffer may be reused (small messages: once they are in the receiver's memory, whether
+ * or not a receive is posted); {@link #ssend} completes once the receiver has matched the message.
+ * Progress is made only inside the messenger's calls (MPI's weak progress): a rank computing for a long
+ * time delays its senders' rendezvous messages and, once their space is used up, their eager ones.
+ *
+ * <h2>Protocol</h2>
+ * Each rank's receive queue is its own memory in an allocate window (the {@linkplain InboxLayout inbox}):
+ * for each sender a ring of envelope slots and an area for medium payloads, validated by a tail word the
+ * sender writes last; the receiver only polls its own memory. Small messages travel inside the envelope,
+ * medium ones through the area, large ones by rendezvous: the receiver gets the data straight from the
+ * sender's exposure window (a dynamic window). Both windows stay in a {@code lockAll(MODE_NOCHECK)} epoch
+ * for the messenger's lifetime; completion is by flush. See {@link Outbox} and {@link Inbox}.
+ *
+ * <h2>Threads</h2>
+ * A messenger belongs to one rank (create one per rank, collectively). Any thread of that rank may call it:
+ * calls serialize on an internal lock, and waiting threads take turns driving progress.
+ * {@link #create} and {@link #free} are collective and must not race with other calls.
+ */
+public final class Messenger implements AutoCloseable {
+    /** Source that matches any sender (MPI_ANY_SOURCE). */
+    public static final int ANY_SOURCE = -1;
+    /** Tag that matches any tag in a receive or probe (MPI_ANY_TAG). */
+    public static final int ANY_TAG = -1;
+    /** Rank whose sends and receives complete at once and move nothing (MPI_PROC_NULL). */
+    public static final int PROC_NULL = Win.PROC_NULL;
+    /** Largest tag (MPI_TAG_UB). */
+    public static final int TAG_UB = Integer.MAX_VALUE;
+
+    static final int CTX_USER = 0;
+    static final int CTX_COLL = 1;
+    static final int CONTEXTS = 2;
+
+    private static final VarHandle LONGS = MethodHandles.byteBufferViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+
+    final Comm comm;
+    final int me;
+    final int size;
+    final MsgConfig cfg;
+    final InboxLayout lay;
+    final Win inbox;
+    final Win expose;
+    /** This rank's inbox memory (little-endian). */
+    final ByteBuffer mem;
+    final StagingPool pool;
+    private final Matcher[] matchers = {new Matcher(), new Matcher()};
+    private final Outbox outbox;
+    private final Inbox in;
+    private final ReentrantLock lock = new ReentrantLock();
+    private volatile boolean freed;
+    private Collectives collectives;
+
+    private Messenger(Comm comm, MsgConfig cfg, InboxLayout lay, Win inbox, Win expose) {
+        this.comm = comm;
+        this.me = comm.rank();
+        this.size = comm.size();
+        this.cfg = cfg;
+        this.lay = lay;
+        this.inbox = inbox;
+        this.expose = expose;
+        this.mem = inbox.buffer();
+        this.pool = new StagingPool(expose);
+        this.outbox = new Outbox(this);
+        this.in = new Inbox(this);
+    }
+
+    /** Creates a messenger for {@code comm} with default settings. Collective over {@code comm}. */
+    public static Messenger create(Comm comm) {
+        return create(comm, null);
+    }
+
+    /**
+     * Creates a messenger for {@code comm}. Collective over {@code comm}; every rank must pass the same sizes.
+     * Info keys (all optional): {@code jrma_msg_slots}, {@code jrma_msg_slot_bytes},
+     * {@code jrma_msg_area_bytes}, {@code jrma_msg_eager_limit}, {@code jrma_msg_rendezvous_slots},
+     * {@code jrma_msg_zero_copy}, {@code jrma_msg_wait_spins}, {@code jrma_msg_wait_yields},
+     * {@code jrma_msg_wait_max_park_ns} (see the README).
+     *
+     * @throws RmaException ERR_INFO_VALUE for a malformed setting, ERR_NO_MEM if the inbox would exceed 2 GiB
+     */
+    public static Messenger create(Comm comm, Info info) {
+        MsgConfig cfg = new MsgConfig(info, comm.size());
+        InboxLayout lay = new InboxLayout(comm.size(), cfg);
+        if (lay.total > Integer.MAX_VALUE - 4096) {
+            throw new RmaException(ErrorClass.ERR_NO_MEM, "messenger inbox of " + lay.total + " bytes for " + comm.size()
+                    + " ranks exceeds 2 GiB: lower jrma_msg_area_bytes or jrma_msg_slots");
+        }
+        Win inbox = Win.allocate(comm, lay.total, 1, null);
+        Win expose = Win.createDynamic(comm, null);
+        inbox.setName("msg-inbox:" + comm.name());
+        expose.setName("msg-expose:" + comm.name());
+        inbox.lockAll(Win.MODE_NOCHECK);
+        expose.lockAll(Win.MODE_NOCHECK);
+        return new Messenger(comm, cfg, lay, inbox, expose);
+    }
+
+    /** The communicator. */
+    public Comm comm() {
+        return comm;
+    }
+
+    /** This rank's rank in the communicator. */
+    public int rank() {
+        return me;
+    }
+
+    /** Number of ranks. */
+    public int size() {
+        return size;
+    }
+
+    /** The collective operations over this messenger's communicator (one object per messenger). */
+    public synchronized Collectives collectives() {
+        if (collectives == null) {
+            collectives = new Collectives(this);
+        }
+        return collectives;
+    }
+
+    // ------------------------------------------------------------------ sends
+
+    /** Standard-mode send (MPI_Send): returns once the buffer may be reused. */
+    public void send(Object buf, long offset, long count, Datatype type, int dest, int tag) {
+        startSend(buf, offset, count, type, dest, tag, CTX_USER, false).waitFor();
+    }
+
+    /** Synchronous send (MPI_Ssend): returns once the receiver has matched the message and taken its data. */
+    public void ssend(Object buf, long offset, long count, Datatype type, int dest, int tag) {
+        startSend(buf, offset, count, type, dest, tag, CTX_USER, true).waitFor();
+    }
+
+    /** Nonblocking standard-mode send (MPI_Isend). Do not modify the buffer until the request completes. */
+    public MsgRequest isend(Object buf, long offset, long count, Datatype type, int dest, int tag) {
+        return startSend(buf, offset, count, type, dest, tag, CTX_USER, false);
+    }
+
+    /** Nonblocking synchronous send (MPI_Issend). */
+    public MsgRequest issend(Object buf, long offset, long count, Datatype type, int dest, int tag) {
+        return startSend(buf, offset, count, type, dest, tag, CTX_USER, true);
+    }
+
+    // ------------------------------------------------------------------ receives
+
+    /** Blocking receive (MPI_Recv). Throws ERR_TRUNCATE (after filling the buffer) if the message is larger. */
+    public Status recv(Object buf, long offset, long count, Datatype type, int source, int tag) {
+        return startRecv(buf, offset, count, type, source, tag, CTX_USER).waitFor();
+    }
+
+    /** Nonblocking receive (MPI_Irecv). */
+    public MsgRequest irecv(Object buf, long offset, long count, Datatype type, int source, int tag) {
+        return startRecv(buf, offset, count, type, source, tag, CTX_USER);
+    }
+
+    /** Sends and receives at once (MPI_Sendrecv); returns the receive's status. */
+    public Status sendrecv(Object sendBuf, long sendOffset, long sendCount, Datatype sendType, int dest, int sendTag,
+                           Object recvBuf, long recvOffset, long recvCount, Datatype recvType, int source, int recvTag) {
+        MsgRequest r = startRecv(recvBuf, recvOffset, recvCount, recvType, source, recvTag, CTX_USER);
+        MsgRequest s = startSend(sendBuf, sendOffset, sendCount, sendType, dest, sendTag, CTX_USER, false);
+        try {
+            r.waitFor(); // throws the receive's own error (ERR_TRUNCATE) ...
+        } finally {
+            s.waitFor(); // ... but never leaves the send pending
+        }
+        return r.status();
+    }
+
+    // ------------------------------------------------------------------ probes
+
+    /**
+     * Whether a message matching {@code source} and {@code tag} has arrived (MPI_Iprobe): its status, or null.
+     * The message stays to be received.
+     */
+    public Status iprobe(int source, int tag) {
+        checkSource(source, "iprobe");
+        checkTag(tag, true, "iprobe");
+        if (source == PROC_NULL) {
+            return Status.PROC_NULL;
+        }
+        lock.lock();
+        try {
+            checkNotFreed();
+            progress();
+            Arrival a = matchers[CTX_USER].peekUnexpected(source, tag);
+            return a == null ? null : new Status(a.source, a.tag, a.bytes, null, ErrorClass.SUCCESS);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Waits until a matching message has arrived (MPI_Probe) and returns its status; it stays to be received. */
+    public Status probe(int source, int tag) {
+        Waiter w = newWaiter();
+        while (true) {
+            Status s = iprobe(source, tag);
+            if (s != null) {
+                return s;
+            }
+            w.idle(0, this);
+        }
+    }
+
+    // ------------------------------------------------------------------ lifecycle
+
+    /**
+     * Frees the messenger's windows (collective). Every request must be complete: throws ERR_REQUEST otherwise
+     * (before any collective step). Messages sent to this rank and never received are discarded; the
+     * acknowledgements this rank owes rendezvous senders are delivered first.
+     */
+    public void free() {
+        lock.lock();
+        try {
+            checkNotFreed();
+            int pending = outbox.pending() + in.pending() + matchers[CTX_USER].postedCount()
+                    + matchers[CTX_COLL].postedCount();
+            if (pending > 0) {
+                throw new RmaException(ErrorClass.ERR_REQUEST, "messenger free on rank " + me + " with " + pending
+                        + " send or receive requests still pending: wait for them first");
+            }
+        } finally {
+            lock.unlock();
+        }
+        // FINs this rank owes rendezvous senders may still wait for ring credits: deliver them first, as the
+        // senders' requests complete only with them
+        Waiter w = newWaiter();
+        while (true) {
+            int work;
+            lock.lock();
+            try {
+                work = progress();
+                if (outbox.queued() == 0) {
+                    freed = true;
+                    pool.release();
+                    inbox.unlockAll();
+                    expose.unlockAll();
+                    break;
+                }
+            } finally {
+                lock.unlock();
+            }
+            w.idle(work, this);
+        }
+        expose.free();
+        inbox.free();
+    }
+
+    /** Same as {@link #free()}. */
+    @Override
+    public void close() {
+        free();
+    }
+
+    // ------------------------------------------------------------------ internals
+
+    Matcher matcher(int ctx) {
+        return matchers[ctx];
+    }
+
+    Outbox outbox() {
+        return outbox;
+    }
+
+    MsgRequest startSend(Object buf, long offset, long count, Datatype type, int dest, int tag, int ctx, boolean sync) {
+        checkDest(dest);
+        checkTag(tag, false, "send");
+        UserBuf data = UserBuf.of(buf, offset, count, type, "send to rank " + dest);
+        if (dest == PROC_NULL) {
+            return MsgRequest.completed(this, MsgRequest.SEND, Status.EMPTY_SEND);
+        }
+        MsgRequest req = new MsgRequest(this, MsgRequest.SEND);
+        SendOp op = new SendOp(req, data, dest, tag, ctx, sync);
+        lock.lock();
+        try {
+            checkNotFreed();
+            if (dest == me) {
+                in.deliverLocal(op);
+            } else {
+                outbox.enqueue(op);
+            }
+        } finally {
+            lock.unlock();
+        }
+        return req;
+    }
+
+    MsgRequest startRecv(Object buf, long offset, long count, Datatype type, int source, int tag, int ctx) {
+        checkSource(source, "receive");
+        checkTag(tag, true, "receive");
+        UserBuf data = UserBuf.of(buf, offset, count, type, "receive from rank " + source);
+        if (source == PROC_NULL) {
+            return MsgRequest.completed(this, MsgRequest.RECV, Status.PROC_NULL);
+        }
+        MsgRequest req = new MsgRequest(this, MsgRequest.RECV);
+        lock.lock();
+        try {
+            checkNotFreed();
+            in.poll(); // envelopes already here are matched first, keeping the arrival order
+            in.post(new RecvOp(req, data, source, tag, ctx));
+        } finally {
+            lock.unlock();
+        }
+        return req;
+    }
+
+    /** One progress round, unless another thread of the rank is running one; returns the work done. */
+    int progressOnce() {
+        if (!lock.tryLock()) {
+            return 0;
+        }
+        try {
+            checkNotFreed();
+            return progress();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Progress with the lock held: new envelopes, finished rendezvous reads, fins, queued sends. */
+    private int progress() {
+        return in.poll() + outbox.poll();
+    }
+
+    /** A volatile load of a long of this rank's inbox (a word other ranks write). */
+    long loadVolatile(long offset) {
+        return (long) LONGS.getVolatile(mem, (int) offset);
+    }
+
+    /** Throws if the job was aborted (MPI_Win_sync checks it) or the messenger freed. */
+    void checkLive() {
+        checkNotFreed();
+        inbox.sync();
+    }
+
+    Waiter newWaiter() {
+        return new Waiter(cfg.waitSpins, cfg.waitYields, cfg.waitMaxParkNs);
+    }
+
+    private void checkNotFreed() {
+        if (freed) {
+            throw new RmaException(ErrorClass.ERR_COMM, "messenger of rank " + me + " was freed");
+        }
+    }
+
+    private void checkDest(int dest) {
+        if (dest != PROC_NULL && (dest < 0 || dest >= size)) {
+            throw new RmaException(ErrorClass.ERR_RANK, "send: destination rank " + dest + " is not in a communicator of size " + size);
+        }
+    }
+
+    private void checkSource(int source, String what) {
+        if (source != PROC_NULL && source != ANY_SOURCE && (source < 0 || source >= size)) {
+            throw new RmaException(ErrorClass.ERR_RANK, what + ": source rank " + source + " is not in a communicator of size " + size);
+        }
+    }
+
+    private static void checkTag(int tag, boolean wildcardOk, String what) {
+        if (tag < 0 && !(wildcardOk && tag == ANY_TAG)) {
+            throw new RmaException(ErrorClass.ERR_TAG, what + ": tag " + tag + " is negative"
+                    + (wildcardOk ? " and not ANY_TAG" : ""));
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "Messenger[rank " + me + " of " + size + ", " + comm.name() + "]";
+    }
+}

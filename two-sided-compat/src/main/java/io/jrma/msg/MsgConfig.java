@@ -1,0 +1,86 @@
+package io.jrma.msg;
+
+import io.jrma.ErrorClass;
+import io.jrma.Info;
+import io.jrma.RmaException;
+
+/**
+ * The settings of one messenger, read once from the {@link Info} given at creation. Every key has a default
+ * and one sentence of description below. The sizes must be the same on every rank (they shape the window
+ * layout that senders compute for their peers); the waiting keys may differ.
+ *
+ * <p>Immutable; any thread.
+ */
+final class MsgConfig {
+    /** Envelope slots of the ring each sender has in each receiver's inbox (default 64). */
+    static final String SLOTS = "jrma_msg_slots";
+    /** Bytes of one envelope slot, header included; messages up to this minus the header travel inside it (default 256). */
+    static final String SLOT_BYTES = "jrma_msg_slot_bytes";
+    /** Bytes of the medium-message area each sender has in each receiver's inbox (default 2 MiB / ranks, 32..256 KiB). */
+    static final String AREA_BYTES = "jrma_msg_area_bytes";
+    /** Largest message sent eagerly (through the area); larger ones use rendezvous (default area / 4, at most area / 4). */
+    static final String EAGER_LIMIT = "jrma_msg_eager_limit";
+    /** Whether a rendezvous send exposes a direct ByteBuffer itself instead of a staged copy (default true). */
+    static final String ZERO_COPY = "jrma_msg_zero_copy";
+    /** Progress rounds a waiting thread spins before it yields (default 1000, or 0 when ranks outnumber cores). */
+    static final String WAIT_SPINS = "jrma_msg_wait_spins";
+    /** Thread.yield() rounds before a waiting thread parks (default 100, or 20 when ranks outnumber cores). */
+    static final String WAIT_YIELDS = "jrma_msg_wait_yields";
+    /** Longest single park (ns) of a waiting thread; parks grow from 1 µs to this (default 50000). */
+    static final String WAIT_MAX_PARK_NS = "jrma_msg_wait_max_park_ns";
+
+    /** Bytes of the envelope header at the start of every slot. */
+    static final int HEADER_BYTES = InboxLayout.ENV_PAYLOAD;
+
+    final int slots;
+    final int slotBytes;
+    final int areaBytes;
+    final int eagerLimit;
+    final boolean zeroCopy;
+    final int waitSpins;
+    final int waitYields;
+    final long waitMaxParkNs;
+
+    MsgConfig(Info info, int ranks) {
+        Info in = info == null ? new Info() : info;
+        boolean oversubscribed = ranks > Runtime.getRuntime().availableProcessors();
+        slots = (int) get(in, SLOTS, 64, 2, 1 << 16);
+        slotBytes = (int) get(in, SLOT_BYTES, 256, HEADER_BYTES + 8, 1 << 16);
+        if (slotBytes % 8 != 0) {
+            throw new RmaException(ErrorClass.ERR_INFO_VALUE, SLOT_BYTES + " = " + slotBytes + " is not a multiple of 8");
+        }
+        long area = Math.max(32 << 10, Math.min(256 << 10, (2L << 20) / ranks));
+        areaBytes = (int) get(in, AREA_BYTES, area, 1 << 12, 1 << 30);
+        eagerLimit = (int) get(in, EAGER_LIMIT, areaBytes / 4, 0, areaBytes / 4);
+        String zc = in.get(ZERO_COPY);
+        if (zc != null && !zc.equals("true") && !zc.equals("false")) {
+            throw new RmaException(ErrorClass.ERR_INFO_VALUE, ZERO_COPY + " = " + zc + " is not true or false");
+        }
+        zeroCopy = zc == null || zc.equals("true");
+        waitSpins = (int) get(in, WAIT_SPINS, oversubscribed ? 0 : 1000, 0, Integer.MAX_VALUE);
+        waitYields = (int) get(in, WAIT_YIELDS, oversubscribed ? 20 : 100, 0, Integer.MAX_VALUE);
+        waitMaxParkNs = get(in, WAIT_MAX_PARK_NS, 50_000, 1_000, 1_000_000_000L);
+    }
+
+    /** Largest message that travels inside its envelope. */
+    int inlineLimit() {
+        return slotBytes - HEADER_BYTES;
+    }
+
+    private static long get(Info in, String key, long dflt, long min, long max) {
+        String v = in.get(key);
+        if (v == null) {
+            return dflt;
+        }
+        long x;
+        try {
+            x = Long.parseLong(v.trim());
+        } catch (NumberFormatException e) {
+            throw new RmaException(ErrorClass.ERR_INFO_VALUE, key + " = \"" + v + "\" is not an integer");
+        }
+        if (x < min || x > max) {
+            throw new RmaException(ErrorClass.ERR_INFO_VALUE, key + " = " + x + " is outside " + min + ".." + max);
+        }
+        return x;
+    }
+}

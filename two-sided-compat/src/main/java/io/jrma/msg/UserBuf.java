@@ -1,0 +1,154 @@
+package io.jrma.msg;
+
+import io.jrma.Datatype;
+import io.jrma.ErrorClass;
+import io.jrma.RmaException;
+import java.nio.ByteBuffer;
+
+/**
+ * A user's message buffer, checked once when the operation is posted: {@code count} elements of a committed
+ * {@code type} whose origin is element {@code offset} (in units of the type's extent) of a primitive array or
+ * a ByteBuffer (addressed from its first byte; position and limit are ignored). Its data travels packed
+ * ({@link Datatype#pack}) as {@link #bytes} bytes.
+ *
+ * <p>Immutable; owned by the operation that made it.
+ */
+final class UserBuf {
+    final Object buf;
+    /** Byte offset of the origin of the first element. */
+    final long offset;
+    final long count;
+    final Datatype type;
+    /** Packed size: {@code count * type.size()}. */
+    final long bytes;
+
+    private UserBuf(Object buf, long offset, long count, Datatype type, long bytes) {
+        this.buf = buf;
+        this.offset = offset;
+        this.count = count;
+        this.type = type;
+        this.bytes = bytes;
+    }
+
+    /**
+     * Checks a buffer description; {@code role} names it in errors ("send", "receive", ...).
+     *
+     * @throws RmaException ERR_TYPE (null or uncommitted type), ERR_COUNT (negative count, or more than 2 GiB of
+     *     data), ERR_BUFFER (unsupported or null buffer, negative offset, data outside the buffer)
+     */
+    static UserBuf of(Object buf, long offset, long count, Datatype type, String role) {
+        if (type == null) {
+            throw new RmaException(ErrorClass.ERR_TYPE, role + ": datatype is null");
+        }
+        if (!type.isCommitted()) {
+            throw new RmaException(ErrorClass.ERR_TYPE, role + ": datatype " + type + " is not committed");
+        }
+        if (count < 0) {
+            throw new RmaException(ErrorClass.ERR_COUNT, role + ": count " + count + " is negative");
+        }
+        if (offset < 0) {
+            throw new RmaException(ErrorClass.ERR_BUFFER, role + ": offset " + offset + " is negative");
+        }
+        long bytes;
+        long off;
+        try {
+            bytes = Math.multiplyExact(count, type.size());
+            off = Math.multiplyExact(offset, type.extent());
+        } catch (ArithmeticException e) {
+            throw new RmaException(ErrorClass.ERR_COUNT, role + ": " + count + " x " + type + " at offset " + offset + " overflows");
+        }
+        if (bytes > Integer.MAX_VALUE - 64) {
+            throw new RmaException(ErrorClass.ERR_COUNT, role + ": " + bytes + " bytes of data; messages are limited to 2 GiB");
+        }
+        if (bytes > 0) {
+            long cap = capacity(buf, role);
+            long span = (count - 1) * type.extent();
+            long lo = off + type.trueLb() + Math.min(0, span);
+            long hi = off + type.trueLb() + type.trueExtent() + Math.max(0, span);
+            if (lo < 0 || hi > cap) {
+                throw new RmaException(ErrorClass.ERR_BUFFER, role + ": " + count + " x " + type + " at element offset "
+                        + offset + " spans bytes [" + lo + ", " + hi + ") but the buffer has " + cap);
+            }
+        } else if (buf != null) {
+            capacity(buf, role);
+        }
+        return new UserBuf(buf, off, count, type, bytes);
+    }
+
+    /** Bytes in a supported buffer. */
+    static long capacity(Object buf, String role) {
+        if (buf instanceof ByteBuffer) {
+            return ((ByteBuffer) buf).capacity();
+        }
+        if (buf instanceof byte[]) {
+            return ((byte[]) buf).length;
+        }
+        if (buf instanceof boolean[]) {
+            return ((boolean[]) buf).length;
+        }
+        if (buf instanceof short[]) {
+            return 2L * ((short[]) buf).length;
+        }
+        if (buf instanceof char[]) {
+            return 2L * ((char[]) buf).length;
+        }
+        if (buf instanceof int[]) {
+            return 4L * ((int[]) buf).length;
+        }
+        if (buf instanceof float[]) {
+            return 4L * ((float[]) buf).length;
+        }
+        if (buf instanceof long[]) {
+            return 8L * ((long[]) buf).length;
+        }
+        if (buf instanceof double[]) {
+            return 8L * ((double[]) buf).length;
+        }
+        throw new RmaException(ErrorClass.ERR_BUFFER, role + ": buffer must be a primitive array or a ByteBuffer, got "
+                + (buf == null ? "null" : buf.getClass().getName()));
+    }
+
+    /** Whether {@code count} elements in memory are exactly the packed bytes (a predefined type without padding). */
+    boolean plain() {
+        return type.isPredefined() && type.size() == type.extent();
+    }
+
+    /**
+     * The buffer addressed so that its first byte is the data's origin (for a window operation with this
+     * buffer's type), or null if that would need a copy (an array at a nonzero offset).
+     */
+    Object origin() {
+        if (offset == 0) {
+            return buf;
+        }
+        if (buf instanceof ByteBuffer) {
+            ByteBuffer bb = (ByteBuffer) buf;
+            return bb.slice((int) offset, bb.capacity() - (int) offset);
+        }
+        return null;
+    }
+
+    /** Whether the buffer is a direct ByteBuffer whose data could be exposed in a dynamic window as is. */
+    boolean exposable() {
+        return plain() && buf instanceof ByteBuffer && ((ByteBuffer) buf).isDirect() && bytes > 0;
+    }
+
+    /** The data's bytes of a direct ByteBuffer ({@link #exposable()}), as a slice to attach. */
+    ByteBuffer exposedSlice() {
+        return ((ByteBuffer) buf).slice((int) offset, (int) bytes);
+    }
+
+    /** Packs all the data into {@code dst} at byte {@code dstOffset}. */
+    void packInto(Object dst, long dstOffset) {
+        if (bytes > 0) {
+            type.pack(buf, offset, count, dst, dstOffset);
+        }
+    }
+
+    /** Unpacks {@code n <= bytes} packed bytes from {@code src} at byte {@code srcOffset} into the buffer. */
+    void unpackFrom(Object src, long srcOffset, long n) {
+        if (n > 0) {
+            type.unpack(src, srcOffset, n, buf, offset, count);
+        }
+    }
+}
