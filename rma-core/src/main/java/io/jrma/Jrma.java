@@ -135,6 +135,33 @@ public final class Jrma {
         }
     }
 
+    /**
+     * What {@link Comm#abort} throws in the rank that called it (MPI_Abort): the job is aborted, every other rank
+     * fails with {@link ErrorClass#ERR_PROC_ABORTED}, and under {@code jrmarun} the job's exit code is
+     * {@link #exitCode()} (modulo 256; 1 if that is 0).
+     */
+    public static final class AbortException extends RmaException {
+        private static final long serialVersionUID = 1L;
+        private final int rank;
+        private final int exitCode;
+
+        public AbortException(int rank, int exitCode, String message) {
+            super(ErrorClass.ERR_PROC_ABORTED, message);
+            this.rank = rank;
+            this.exitCode = exitCode;
+        }
+
+        /** The world rank that called abort. */
+        public int rank() {
+            return rank;
+        }
+
+        /** The code passed to abort. */
+        public int exitCode() {
+            return exitCode;
+        }
+    }
+
     /** A job ended with a failed rank, an abort, or a timeout. */
     public static final class JobFailedException extends RmaException {
         private static final long serialVersionUID = 1L;

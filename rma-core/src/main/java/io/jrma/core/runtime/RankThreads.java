@@ -64,7 +64,8 @@ public final class RankThreads {
                 } catch (Throwable t) {
                     failure = t;
                     secondary = job.isAborted() && t instanceof RmaException
-                            && ((RmaException) t).errorClass() == ErrorClass.ERR_PROC_ABORTED;
+                            && ((RmaException) t).errorClass() == ErrorClass.ERR_PROC_ABORTED
+                            && !(t instanceof io.jrma.Jrma.AbortException);
                     if (!secondary && first.compareAndSet(null, t)) {
                         out.firstFailedRank = rank;
                         out.firstFailure = t;
