@@ -43,6 +43,17 @@ public final class Jrma {
         return c;
     }
 
+    /**
+     * The world of the calling thread's rank; if the thread is not part of a job, first makes it rank 0 of a new
+     * job of one rank (MPI's singleton init: a program started with plain {@code java} instead of jrmarun runs
+     * alone). Threads the caller starts afterwards belong to that rank too. The one-rank job lives as long as the
+     * JVM (its progress thread is a daemon). Run-time parameters come from system properties and the environment.
+     */
+    public static synchronized Comm singleton() {
+        Comm c = RankThreads.world();
+        return c != null ? c : RankThreads.singleton(new HashMap<>());
+    }
+
     /** Whether the calling thread belongs to a rank of a running job (see {@link #world()}). */
     public static boolean inJob() {
         return RankThreads.world() != null;
