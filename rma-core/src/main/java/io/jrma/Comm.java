@@ -44,6 +44,10 @@ public interface Comm {
 
     void setName(String name);
 
-    /** Aborts the whole job with an error naming this rank and {@code code}. Does not return. */
+    /**
+     * Aborts the whole job with an error naming this rank and {@code code} (MPI_Abort): throws a
+     * {@link Jrma.AbortException}, every other rank fails fast with {@link ErrorClass#ERR_PROC_ABORTED}, and a job
+     * run by {@code jrmarun} exits with {@code code} (modulo 256; 1 if that is 0). Does not return.
+     */
     void abort(int code);
 }

@@ -43,6 +43,17 @@ public final class Jrma {
         return c;
     }
 
+    /**
+     * The world of the calling thread's rank; if the thread is not part of a job, first makes it rank 0 of a new
+     * job of one rank (MPI's singleton init: a program started with plain {@code java} instead of jrmarun runs
+     * alone). Threads the caller starts afterwards belong to that rank too. The one-rank job lives as long as the
+     * JVM (its progress thread is a daemon). Run-time parameters come from system properties and the environment.
+     */
+    public static synchronized Comm singleton() {
+        Comm c = RankThreads.world();
+        return c != null ? c : RankThreads.singleton(new HashMap<>());
+    }
+
     /** Whether the calling thread belongs to a rank of a running job (see {@link #world()}). */
     public static boolean inJob() {
         return RankThreads.world() != null;
@@ -158,6 +169,33 @@ public final class Jrma {
             if (job.isAborted()) {
                 throw new JobFailedException(-1, job.abortReason().getMessage(), job.abortReason());
             }
+        }
+    }
+
+    /**
+     * What {@link Comm#abort} throws in the rank that called it (MPI_Abort): the job is aborted, every other rank
+     * fails with {@link ErrorClass#ERR_PROC_ABORTED}, and under {@code jrmarun} the job's exit code is
+     * {@link #exitCode()} (modulo 256; 1 if that is 0).
+     */
+    public static final class AbortException extends RmaException {
+        private static final long serialVersionUID = 1L;
+        private final int rank;
+        private final int exitCode;
+
+        public AbortException(int rank, int exitCode, String message) {
+            super(ErrorClass.ERR_PROC_ABORTED, message);
+            this.rank = rank;
+            this.exitCode = exitCode;
+        }
+
+        /** The world rank that called abort. */
+        public int rank() {
+            return rank;
+        }
+
+        /** The code passed to abort. */
+        public int exitCode() {
+            return exitCode;
         }
     }
 

@@ -31,4 +31,36 @@ class JrmaWorldTest {
             world.barrier();
         });
     }
+
+    @Test
+    @Timeout(30)
+    void singletonMakesAPlainThreadRankZeroOfAOneRankJob() throws Exception {
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        Thread t = new Thread(() -> {
+            try {
+                assertFalse(Jrma.inJob());
+                Comm w = Jrma.singleton();
+                assertSame(w, Jrma.world());
+                assertSame(w, Jrma.singleton(), "a second call returns the same world");
+                assertEquals(0, w.rank());
+                assertEquals(1, w.size());
+                w.barrier();
+                Comm d = w.dup();
+                assertEquals(1, d.size());
+                d.free();
+                AtomicReference<Comm> seen = new AtomicReference<>();
+                Thread child = new Thread(() -> seen.set(Jrma.world()));
+                child.start();
+                child.join();
+                assertSame(w, seen.get());
+            } catch (Throwable e) {
+                failure.set(e);
+            }
+        });
+        t.start();
+        t.join();
+        if (failure.get() != null) {
+            throw new AssertionError(failure.get());
+        }
+    }
 }

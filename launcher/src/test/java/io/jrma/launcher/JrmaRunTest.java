@@ -143,6 +143,17 @@ class JrmaRunTest {
     }
 
     @Test
+    @Timeout(60)
+    void theCodeARankPassesToAbortBecomesTheJobsExitCode() throws Exception {
+        for (String[] shape : new String[][] {{"--jvms", "1"}, {"--jvms", "2"}}) {
+            Run r = new Run("-n", "4", shape[0], shape[1], FIX + "Aborter", "1", "7");
+            assertEquals(7, r.exit(40), r.output());
+            assertTrue(r.output().contains("rank 1 called abort(7)"), r.output());
+            r.assertNoJvmLeft();
+        }
+    }
+
+    @Test
     @Timeout(90)
     void aJvmKilledInsideAnExclusiveLockEpochFailsTheJobFast() throws Exception {
         Run r = new Run("-n", "3", "--jvms", "3", FIX + "LockHolder");

@@ -221,6 +221,12 @@ final class Epochs {
             await(() -> ts.fenceArrived.get(e & 1) >= n && w.packets.pendingReplies() == 0);
             ts.fenceArrived.addAndGet(e & 1, -n);
             w.packets.checkAsyncErrors();
+            if ((assertion & Win.MODE_NOPRECEDE) == 0 && n > 1) {
+                // Every operation targeting this rank is now applied here, but not yet everywhere: a rank that
+                // leaves first could read another target (directly, or by a packet that overtakes the puts from a
+                // third rank) before that target has applied them. The next epoch starts when all have.
+                w.ctrl.barrier();
+            }
             opsSinceFence = false;
             boolean end = (assertion & Win.MODE_NOSUCCEED) != 0;
             access = end ? Access.NONE : Access.FENCE;

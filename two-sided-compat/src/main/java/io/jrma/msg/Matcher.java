@@ -49,6 +49,17 @@ final class Matcher {
         return null;
     }
 
+    /** Removes the posted receive of {@code req} if it is still waiting for a message; whether it was. */
+    boolean removePosted(MsgRequest req) {
+        for (Iterator<RecvOp> it = posted.iterator(); it.hasNext();) {
+            if (it.next().req == req) {
+                it.remove();
+                return true;
+            }
+        }
+        return false;
+    }
+
     void post(RecvOp r) {
         posted.add(r);
     }

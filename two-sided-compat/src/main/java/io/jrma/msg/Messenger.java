@@ -203,6 +203,31 @@ public final class Messenger implements AutoCloseable {
         return r.status();
     }
 
+    // ------------------------------------------------------------------ cancel
+
+    /**
+     * Cancels a receive of this messenger that has not matched a message yet (MPI_Cancel): it completes at once
+     * with a status whose {@link Status#cancelled()} is true, and moves no data. Returns false, changing
+     * nothing, for a receive that already matched (it completes normally) and for sends, which this messenger
+     * does not cancel (MPI lets a cancel fail; the send then completes as usual).
+     */
+    public boolean cancel(MsgRequest req) {
+        if (req == null || req.owner != this || req.kind != MsgRequest.RECV) {
+            return false;
+        }
+        lock.lock();
+        try {
+            checkNotFreed();
+            if (req.isComplete() || !matchers[CTX_USER].removePosted(req)) {
+                return false;
+            }
+            req.complete(Status.cancelledReceive(null), null);
+            return true;
+        } finally {
+            lock.unlock();
+        }
+    }
+
     // ------------------------------------------------------------------ probes
 
     /**

@@ -22,13 +22,24 @@ public final class Status {
     private final long bytes;
     private final Datatype type;
     private final ErrorClass error;
+    private final boolean cancelled;
 
     Status(int source, int tag, long bytes, Datatype type, ErrorClass error) {
+        this(source, tag, bytes, type, error, false);
+    }
+
+    private Status(int source, int tag, long bytes, Datatype type, ErrorClass error, boolean cancelled) {
         this.source = source;
         this.tag = tag;
         this.bytes = bytes;
         this.type = type;
         this.error = error;
+        this.cancelled = cancelled;
+    }
+
+    /** The status of a receive cancelled before it matched a message (MPI_Test_cancelled is true). */
+    static Status cancelledReceive(Datatype type) {
+        return new Status(Messenger.ANY_SOURCE, Messenger.ANY_TAG, 0, type, ErrorClass.SUCCESS, true);
     }
 
     /** The sender's rank in the messenger's communicator ({@link Messenger#PROC_NULL} for a receive from it). */
@@ -72,8 +83,14 @@ public final class Status {
         return error;
     }
 
+    /** Whether the operation was cancelled (MPI_Test_cancelled); only a receive that never matched can be. */
+    public boolean cancelled() {
+        return cancelled;
+    }
+
     @Override
     public String toString() {
-        return "Status[source=" + source + ", tag=" + tag + ", bytes=" + bytes + (error == ErrorClass.SUCCESS ? "" : ", " + error) + "]";
+        return "Status[source=" + source + ", tag=" + tag + ", bytes=" + bytes + (error == ErrorClass.SUCCESS ? "" : ", " + error)
+                + (cancelled ? ", cancelled" : "") + "]";
     }
 }

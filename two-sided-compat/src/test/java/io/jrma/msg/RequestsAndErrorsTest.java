@@ -31,6 +31,43 @@ class RequestsAndErrorsTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("io.jrma.msg.Jobs#paths")
     @Timeout(60)
+    void aReceiveThatHasNotMatchedCanBeCancelledOthersCannot(String path) {
+        Jobs.withMessenger(path, 2, (world, m) -> {
+            if (world.rank() == 0) {
+                int[] in = {-1};
+                MsgRequest never = m.irecv(in, 0, 1, Datatype.INT, 1, 5);
+                assertTrue(m.cancel(never));
+                Status s = never.waitFor();
+                assertTrue(s.cancelled());
+                assertEquals(0, s.bytes());
+                assertEquals(-1, in[0], "a cancelled receive stores nothing");
+                assertFalse(m.cancel(never), "already complete");
+                MsgRequest later = m.irecv(in, 0, 1, Datatype.INT, 1, 6);
+                m.send(null, 0, 0, Datatype.BYTE, 1, 1); // go
+                m.recv(null, 0, 0, Datatype.BYTE, 1, 2); // rank 1 has sent tags 5 and 6
+                later.waitFor();
+                assertFalse(m.cancel(later), "a completed receive is not cancelled");
+                assertFalse(later.status().cancelled());
+                assertEquals(66, in[0]);
+                Status five = m.recv(in, 0, 1, Datatype.INT, 1, 5); // the message the cancelled receive did not take
+                assertEquals(55, in[0]);
+                assertFalse(five.cancelled());
+                MsgRequest send = m.isend(new int[] {1}, 0, 1, Datatype.INT, 1, 7);
+                assertFalse(m.cancel(send), "sends are not cancelled");
+                send.waitFor();
+            } else {
+                m.recv(null, 0, 0, Datatype.BYTE, 0, 1);
+                m.send(new int[] {55}, 0, 1, Datatype.INT, 0, 5);
+                m.send(new int[] {66}, 0, 1, Datatype.INT, 0, 6);
+                m.send(null, 0, 0, Datatype.BYTE, 0, 2);
+                m.recv(new int[1], 0, 1, Datatype.INT, 0, 7);
+            }
+        });
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("io.jrma.msg.Jobs#paths")
+    @Timeout(60)
     void waitAnyTestAnyWaitSome(String path) {
         Jobs.withMessenger(path, 2, (world, m) -> {
             if (world.rank() == 0) {

@@ -142,7 +142,7 @@ public final class JvmHost {
         Runtime.getRuntime().addShutdownHook(exitHook);
         RankThreads.Outcome outcome = RankThreads.run(job, mine, body, 0, (rank, failure, secondary) -> {
             endedRanks.add(rank);
-            int c = failure == null ? 0 : 1;
+            int c = failure == null ? 0 : exitCode(failure);
             if (c != 0 && firstCode[0] == 0 && !secondary) {
                 firstCode[0] = c;
             }
@@ -241,6 +241,18 @@ public final class JvmHost {
                 throw (Error) t;
             }
         };
+    }
+
+    /**
+     * The exit code a failed rank gives the job: the code it passed to {@link Comm#abort} (MPI_Abort; as a
+     * process exit status, so modulo 256, and 1 for a code that would read as success), else 1.
+     */
+    static int exitCode(Throwable failure) {
+        if (failure instanceof io.jrma.Jrma.AbortException) {
+            int c = ((io.jrma.Jrma.AbortException) failure).exitCode() & 0xff;
+            return c == 0 ? 1 : c;
+        }
+        return 1;
     }
 
     private static Rendezvous.RankDone done(int rank, int code, boolean secondary, Throwable t) {

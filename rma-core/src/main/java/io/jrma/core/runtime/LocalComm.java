@@ -191,8 +191,11 @@ public final class LocalComm implements CommCore {
 
     @Override
     public void abort(int code) {
-        job.abort(ErrorClass.ERR_OTHER, "rank " + worldRanks[rank] + " called abort(" + code + ") on " + name, null);
-        throw job.abortReason();
+        io.jrma.Jrma.AbortException e = new io.jrma.Jrma.AbortException(worldRanks[rank], code,
+                "rank " + worldRanks[rank] + " called abort(" + code + ") on " + name);
+        // the other ranks fail with ERR_PROC_ABORTED (secondary failures); this rank's own exception carries the code
+        job.abort(ErrorClass.ERR_PROC_ABORTED, e.getMessage().substring(ErrorClass.ERR_PROC_ABORTED.name().length() + 2), e);
+        throw e;
     }
 
     @Override

@@ -44,6 +44,20 @@ public final class RankThreads {
     }
 
     /**
+     * Makes the calling thread rank 0 of a new job of one rank (threads it starts afterwards inherit it) and
+     * returns that rank's world. The job is never stopped: its progress thread is a daemon, so it lives as long
+     * as the JVM. Used for MPI's singleton init ({@code io.jrma.Jrma#singleton}).
+     */
+    public static Comm singleton(java.util.Map<String, String> params) {
+        Job job = new Job(1, params);
+        Comm mine = LocalComm.world(job, 0, new CollectiveState(1));
+        job.bindRank(0, Thread.currentThread());
+        job.start();
+        WORLD.set(mine);
+        return mine;
+    }
+
+    /**
      * Starts {@code ranks} (world ranks living in this JVM), waits for them until {@code timeoutMs} (0: no
      * limit; then the job is aborted and given 5 s to unwind), and returns the outcome.
      */
@@ -64,7 +78,8 @@ public final class RankThreads {
                 } catch (Throwable t) {
                     failure = t;
                     secondary = job.isAborted() && t instanceof RmaException
-                            && ((RmaException) t).errorClass() == ErrorClass.ERR_PROC_ABORTED;
+                            && ((RmaException) t).errorClass() == ErrorClass.ERR_PROC_ABORTED
+                            && !(t instanceof io.jrma.Jrma.AbortException);
                     if (!secondary && first.compareAndSet(null, t)) {
                         out.firstFailedRank = rank;
                         out.firstFailure = t;

@@ -24,6 +24,32 @@ class ActiveTargetTest {
 
     @ParameterizedTest(name = "{0} n={1}")
     @MethodSource("io.jrma.sync.conformance.Ranks#pathsAndSizes")
+    @Timeout(60)
+    void afterAFenceEveryRankSeesEveryPutOfTheEpochAtEveryTarget(String path, int n) {
+        Ranks.run(path, n, world -> {
+            int me = world.rank();
+            for (int iter = 0; iter < 30; iter++) {
+                try (Win w = Win.allocate(world, 4L * n, 4, null)) {
+                    w.fence(Win.MODE_NOPRECEDE);
+                    for (int t = 0; t < n; t++) {
+                        w.put(new int[] {100 * iter + me}, 1, Datatype.INT, t, me);
+                    }
+                    w.fence(0);
+                    // a third rank's puts into the neighbor must be there, whatever path reads them
+                    int[] got = new int[n];
+                    w.get(got, n, Datatype.INT, (me + 1) % n, 0);
+                    w.fence(Win.MODE_NOSUCCEED);
+                    for (int r = 0; r < n; r++) {
+                        assertEquals(100 * iter + r, got[r], "iteration " + iter + ": slot " + r + " of rank "
+                                + (me + 1) % n + " read by " + me);
+                    }
+                }
+            }
+        });
+    }
+
+    @ParameterizedTest(name = "{0} n={1}")
+    @MethodSource("io.jrma.sync.conformance.Ranks#pathsAndSizes")
     @Timeout(30)
     void pscwEvenExposeToOdd(String path, int n) {
         Ranks.run(path, n, world -> {

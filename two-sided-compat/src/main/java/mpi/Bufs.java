@@ -1,0 +1,227 @@
+package mpi;
+
+import io.jrma.ErrorClass;
+import io.jrma.RmaException;
+import io.jrma.core.mem.UnsafeAccess;
+import java.nio.Buffer;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.CharBuffer;
+import java.nio.DoubleBuffer;
+import java.nio.FloatBuffer;
+import java.nio.IntBuffer;
+import java.nio.LongBuffer;
+import java.nio.ShortBuffer;
+import sun.misc.Unsafe;
+
+/**
+ * The buffers of the Java bindings as jrma takes them. The bindings pass primitive arrays and NIO buffers of
+ * every element type; jrma's engine takes primitive arrays and ByteBuffers, addressed from their first byte.
+ * A direct IntBuffer (or LongBuffer, ...) is turned into a ByteBuffer over the same memory: the JDK gives no
+ * public way to do that, so the buffer's address and the ByteBuffer it is a view of are read with Unsafe (as
+ * Agrona does for addresses). As in Open MPI's bindings, the position and limit of a buffer are ignored: data
+ * starts at the buffer's first element (use {@link MPI#slice} to start further in); a heap buffer starts at its
+ * array offset.
+ *
+ * <p>Stateless; any thread.
+ */
+final class Bufs {
+    private static final Unsafe U = UnsafeAccess.UNSAFE;
+    private static final long ADDRESS;
+    private static final ClassValue<Long> ATTACHMENT = new ClassValue<>() {
+        @Override
+        protected Long computeValue(Class<?> c) {
+            for (Class<?> k = c; k != null; k = k.getSuperclass()) {
+                try {
+                    return U.objectFieldOffset(k.getDeclaredField("att"));
+                } catch (NoSuchFieldException e) {
+                    // look in the superclass
+                }
+            }
+            return -1L;
+        }
+    };
+
+    static {
+        try {
+            ADDRESS = U.objectFieldOffset(Buffer.class.getDeclaredField("address"));
+        } catch (NoSuchFieldException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    private Bufs() {
+    }
+
+    /** Bytes per element of a buffer. */
+    static int elemSize(Buffer b) {
+        if (b instanceof ByteBuffer) {
+            return 1;
+        }
+        if (b instanceof CharBuffer || b instanceof ShortBuffer) {
+            return 2;
+        }
+        if (b instanceof IntBuffer || b instanceof FloatBuffer) {
+            return 4;
+        }
+        if (b instanceof LongBuffer || b instanceof DoubleBuffer) {
+            return 8;
+        }
+        throw new IllegalArgumentException("unsupported buffer type " + b.getClass().getName());
+    }
+
+    /** The absolute address of the first element of a direct buffer. */
+    static long address(Buffer b) {
+        if (!b.isDirect()) {
+            throw new IllegalArgumentException("The buffer must be direct.");
+        }
+        return U.getLong(b, ADDRESS);
+    }
+
+    /**
+     * A little-endian ByteBuffer over exactly the memory of a direct buffer (capacity times element size
+     * bytes, from its first element): the buffer itself if it is a ByteBuffer, else a slice of the direct
+     * ByteBuffer it is a view of (which keeps that memory alive).
+     */
+    static ByteBuffer bytes(Buffer b) {
+        if (b instanceof ByteBuffer) {
+            return (ByteBuffer) b;
+        }
+        long addr = address(b);
+        long len = (long) b.capacity() * elemSize(b);
+        Object root = b;
+        for (int hop = 0; hop < 4 && !(root instanceof ByteBuffer) && root != null; hop++) {
+            long off = ATTACHMENT.get(root.getClass());
+            root = off < 0 ? null : U.getObject(root, off);
+        }
+        if (root instanceof ByteBuffer && ((ByteBuffer) root).isDirect()) {
+            ByteBuffer r = (ByteBuffer) root;
+            long at = addr - U.getLong(r, ADDRESS);
+            if (at >= 0 && at + len <= r.capacity()) {
+                return r.duplicate().clear().position((int) at).limit((int) (at + len)).slice().order(ByteOrder.LITTLE_ENDIAN);
+            }
+        }
+        throw new IllegalArgumentException("jrma cannot address the memory of this direct " + b.getClass().getSimpleName()
+                + ": use a view of a direct ByteBuffer (MPI.newIntBuffer(n), ByteBuffer.allocateDirect(n).asIntBuffer(), ...)");
+    }
+
+    /** Bytes in a primitive array. */
+    static long arrayBytes(Object a) {
+        if (a instanceof byte[]) {
+            return ((byte[]) a).length;
+        }
+        if (a instanceof boolean[]) {
+            return ((boolean[]) a).length;
+        }
+        if (a instanceof char[]) {
+            return 2L * ((char[]) a).length;
+        }
+        if (a instanceof short[]) {
+            return 2L * ((short[]) a).length;
+        }
+        if (a instanceof int[]) {
+            return 4L * ((int[]) a).length;
+        }
+        if (a instanceof float[]) {
+            return 4L * ((float[]) a).length;
+        }
+        if (a instanceof long[]) {
+            return 8L * ((long[]) a).length;
+        }
+        if (a instanceof double[]) {
+            return 8L * ((double[]) a).length;
+        }
+        throw new RmaException(ErrorClass.ERR_BUFFER, "a buffer must be a primitive array or a java.nio buffer, got "
+                + a.getClass().getName());
+    }
+
+    /** Copies {@code len} bytes between primitive arrays at byte offsets. */
+    static void copy(Object src, long srcOff, Object dst, long dstOff, long len) {
+        if (len > 0) {
+            U.copyMemory(src, U.arrayBaseOffset(src.getClass()) + srcOff, dst, U.arrayBaseOffset(dst.getClass()) + dstOff,
+                    len);
+        }
+    }
+
+    /**
+     * A communication buffer as the messaging engine takes it: {@link #obj} and an offset {@link #off} in elements
+     * of the datatype's extent. A heap buffer whose array offset is not a whole number of elements of the datatype
+     * is staged in a byte array: copied in when prepared, copied back by {@link #done()}.
+     */
+    static final class Msg {
+        final Object obj;
+        final long off;
+        private final Object user;
+        private final long userOff;
+        private final Object keep;
+
+        private Msg(Object obj, long off, Object user, long userOff, Object keep) {
+            this.obj = obj;
+            this.off = off;
+            this.user = user;
+            this.userOff = userOff;
+            this.keep = keep;
+        }
+
+        /** Copies a staged buffer back to the user's array (after a receive); keeps the user's buffer reachable. */
+        void done() {
+            if (user != null) {
+                copy(obj, 0, user, userOff, arrayBytes(obj));
+            }
+            java.lang.ref.Reference.reachabilityFence(keep);
+        }
+
+        /** The user's buffer, for requests that must keep it reachable until they complete. */
+        Object keep() {
+            return keep;
+        }
+    }
+
+    /** Prepares a user buffer (array, NIO buffer or null) for a message of elements of {@code t}. */
+    static Msg msg(Object buf, io.jrma.Datatype t) {
+        if (buf == null || buf.getClass().isArray() || buf instanceof ByteBuffer || !(buf instanceof Buffer)) {
+            return new Msg(buf, 0, null, 0, buf);
+        }
+        Buffer b = (Buffer) buf;
+        if (b.isDirect()) {
+            return new Msg(bytes(b), 0, null, 0, b);
+        }
+        if (!b.hasArray()) {
+            throw new RmaException(ErrorClass.ERR_BUFFER, "a read-only heap buffer has no accessible array");
+        }
+        Object arr = b.array();
+        long byteOff = (long) b.arrayOffset() * elemSize(b);
+        if (byteOff == 0) {
+            return new Msg(arr, 0, null, 0, b);
+        }
+        long ext = t == null ? 0 : t.extent();
+        if (ext > 0 && byteOff % ext == 0) {
+            return new Msg(arr, byteOff / ext, null, 0, b);
+        }
+        byte[] staged = new byte[(int) (arrayBytes(arr) - byteOff)];
+        copy(arr, byteOff, staged, 0, staged.length);
+        return new Msg(staged, 0, arr, byteOff, b);
+    }
+
+    /** A prepared buffer over a copy of {@code b}'s whole content, same offset (the input of in-place collectives). */
+    static Msg copyOf(Msg b) {
+        return new Msg(copyOf(b.obj), b.off, null, 0, null);
+    }
+
+    /** A copy of a buffer's whole content (for in-place collectives, which read their input before writing). */
+    static Object copyOf(Object obj) {
+        if (obj instanceof ByteBuffer) {
+            ByteBuffer src = (ByteBuffer) obj;
+            ByteBuffer c = ByteBuffer.allocate(src.capacity());
+            c.put(0, src.duplicate().clear(), 0, src.capacity());
+            return c;
+        }
+        if (obj == null) {
+            return null;
+        }
+        long n = arrayBytes(obj);
+        byte[] c = new byte[(int) n];
+        copy(obj, 0, c, 0, n);
+        return c;
+    }
+}

@@ -1,0 +1,301 @@
+package mpi;
+
+import io.jrma.ErrorClass;
+import io.jrma.RmaException;
+import io.jrma.core.runtime.CommCore;
+import java.nio.Buffer;
+
+/**
+ * An intra-communicator: {@link MPI#COMM_WORLD}, {@link MPI#COMM_SELF} and the communicators made from them,
+ * with the operations that make new communicators and the prefix reductions.
+ */
+public class Intracomm extends Comm {
+    Intracomm(String name) {
+        super(name);
+    }
+
+    Intracomm(io.jrma.Comm core, Comm parent) {
+        super(core, parent);
+    }
+
+    @Override
+    Comm derive(io.jrma.Comm c) {
+        return new Intracomm(c, this);
+    }
+
+    /** Same as {@link #dup}, with MPIException wrapped in a RuntimeException. */
+    @Override
+    public Intracomm clone() {
+        return (Intracomm) super.clone();
+    }
+
+    /** A new communicator with the same group (MPI_COMM_DUP). */
+    @Override
+    public Intracomm dup() throws MPIException {
+        return (Intracomm) super.dup();
+    }
+
+    /** {@link #dup}, done at once (MPI_COMM_IDUP). */
+    @Override
+    public Intracomm iDup() throws MPIException {
+        return (Intracomm) super.iDup();
+    }
+
+    /** {@link #dup} with the hints of {@code info} (MPI_COMM_DUP_WITH_INFO). */
+    @Override
+    public Intracomm dupWithInfo(Info info) throws MPIException {
+        return (Intracomm) super.dupWithInfo(info);
+    }
+
+    /**
+     * Partitions the ranks by {@code colour}, ordered by {@code key} then by rank (MPI_COMM_SPLIT). Ranks passing
+     * {@link MPI#UNDEFINED} get a null communicator ({@link #isNull()}).
+     */
+    public final Intracomm split(int colour, int key) throws MPIException {
+        return run(() -> new Intracomm(core().split(colour == MPI.UNDEFINED ? io.jrma.Group.UNDEFINED : colour, key), this));
+    }
+
+    /**
+     * Partitions the ranks by type (MPI_COMM_SPLIT_TYPE): {@link Comm#TYPE_SHARED} ({@link MPI#COMM_TYPE_SHARED})
+     * groups the ranks that can share memory, which in jrma are the ranks of one JVM; {@link MPI#UNDEFINED} gives a
+     * null communicator.
+     */
+    public final Intracomm splitType(int splitType, int key, Info info) throws MPIException {
+        return run(() -> {
+            io.jrma.Comm c = core();
+            int colour;
+            if (splitType == MPI.UNDEFINED) {
+                colour = io.jrma.Group.UNDEFINED;
+            } else if (splitType == MPI.COMM_TYPE_SHARED) {
+                colour = c instanceof CommCore ? ((CommCore) c).job().jvmIndex() : 0;
+            } else {
+                throw new RmaException(ErrorClass.ERR_ARG, "split type " + splitType + " is not COMM_TYPE_SHARED or UNDEFINED");
+            }
+            return new Intracomm(c.split(colour, key), this);
+        });
+    }
+
+    /**
+     * A communicator of the members of {@code group}, a subgroup of this one's (MPI_COMM_CREATE); collective over
+     * this communicator. Non-members get a null communicator.
+     */
+    public final Intracomm create(Group group) throws MPIException {
+        return run(() -> new Intracomm(core().create(Group.jg(group)), this));
+    }
+
+    /**
+     * MPI_COMM_CREATE_GROUP (collective over the group only) is not supported by jrma:
+     * ERR_UNSUPPORTED_OPERATION. {@link #create} (collective over this communicator) does the same job.
+     */
+    public final Intracomm createGroup(Group group, int tag) throws MPIException {
+        return run(() -> {
+            throw new RmaException(ErrorClass.ERR_UNSUPPORTED_OPERATION, "createGroup (MPI_Comm_create_group) is not"
+                    + " supported by jrma; use create(group), which is collective over the whole communicator");
+        });
+    }
+
+    // ---------------------------------------------------------------------------------------- topologies
+
+    /**
+     * A communicator with a Cartesian topology of {@code dims} (MPI_CART_CREATE). The first
+     * {@code product(dims)} ranks keep their rank (jrma does not reorder); the others get a null communicator.
+     */
+    public final CartComm createCart(int[] dims, boolean[] periods, boolean reorder) throws MPIException {
+        return run(() -> CartComm.create(this, dims, periods));
+    }
+
+    /**
+     * A communicator with a graph topology (MPI_GRAPH_CREATE): node i's neighbors are
+     * {@code edges[index[i-1] .. index[i]-1]}. The first {@code index.length} ranks keep their rank; the others
+     * get a null communicator.
+     */
+    public final GraphComm createGraph(int[] index, int[] edges, boolean reorder) throws MPIException {
+        return run(() -> GraphComm.create(this, index, edges));
+    }
+
+    /** A communicator with a distributed graph topology (MPI_DIST_GRAPH_CREATE), weights ignored. */
+    public final GraphComm createDistGraph(int[] sources, int[] degrees, int[] destinations, int[] weights, Info info,
+                                           boolean reorder) throws MPIException {
+        return run(() -> GraphComm.createDist(this, sources, degrees, destinations));
+    }
+
+    /** A communicator with a distributed graph topology, unweighted (MPI_DIST_GRAPH_CREATE). */
+    public final GraphComm createDistGraph(int[] sources, int[] degrees, int[] destinations, Info info, boolean reorder)
+            throws MPIException {
+        return run(() -> GraphComm.createDist(this, sources, degrees, destinations));
+    }
+
+    /** A distributed graph topology from each rank's own neighbors (MPI_DIST_GRAPH_CREATE_ADJACENT), weights ignored. */
+    public final GraphComm createDistGraphAdjacent(int[] sources, int[] sourceWeights, int[] destinations,
+                                                   int[] destWeights, Info info, boolean reorder) throws MPIException {
+        return run(() -> GraphComm.createAdjacent(this, sources, destinations));
+    }
+
+    /** A distributed graph topology from each rank's own neighbors, unweighted (MPI_DIST_GRAPH_CREATE_ADJACENT). */
+    public final GraphComm createDistGraphAdjacent(int[] sources, int[] destinations, Info info, boolean reorder)
+            throws MPIException {
+        return run(() -> GraphComm.createAdjacent(this, sources, destinations));
+    }
+
+    // ---------------------------------------------------------------------------------------- prefix reductions
+
+    /** Inclusive prefix reduction: rank r gets data(0) op ... op data(r) (MPI_SCAN). */
+    public final void scan(Object sendbuf, Object recvbuf, int count, Datatype type, Op op) throws MPIException {
+        exec(() -> scan(b(sendbuf, type), b(recvbuf, type), count, type, op, false));
+    }
+
+    /** Scan in place: {@code recvbuf} holds this rank's contribution and receives the result (MPI_IN_PLACE). */
+    public final void scan(Object recvbuf, int count, Datatype type, Op op) throws MPIException {
+        exec(() -> {
+            Bufs.Msg b = b(recvbuf, type);
+            scan(copy(b, type), b, count, type, op, false);
+        });
+    }
+
+    private void scan(Bufs.Msg s, Bufs.Msg r, int count, Datatype type, Op op, boolean exclusive) throws MPIException {
+        Op.check(op);
+        if (op.jop == null) {
+            UserOps.scan(coll(), me(), size(), s, r, count, type, op, exclusive);
+            return;
+        }
+        if (exclusive) {
+            coll().exscan(s.obj, s.off, r.obj, r.off, count, jt(type), op.jop);
+        } else {
+            coll().scan(s.obj, s.off, r.obj, r.off, count, jt(type), op.jop);
+        }
+        r.done();
+    }
+
+    /** Nonblocking scan (MPI_ISCAN); completes in this call. */
+    public final Request iScan(Buffer sendbuf, Buffer recvbuf, int count, Datatype type, Op op) throws MPIException {
+        MPI.assertDirectBuffer(sendbuf, recvbuf);
+        scan(sendbuf, recvbuf, count, type, op);
+        return completed();
+    }
+
+    /** Nonblocking in-place scan; completes in this call. */
+    public final Request iScan(Buffer buf, int count, Datatype type, Op op) throws MPIException {
+        MPI.assertDirectBuffer(buf);
+        scan(buf, count, type, op);
+        return completed();
+    }
+
+    /**
+     * Exclusive prefix reduction: rank r > 0 gets data(0) op ... op data(r-1); rank 0's receive buffer is left
+     * as it is (MPI_EXSCAN).
+     */
+    public final void exScan(Object sendbuf, Object recvbuf, int count, Datatype type, Op op) throws MPIException {
+        exec(() -> scan(b(sendbuf, type), b(recvbuf, type), count, type, op, true));
+    }
+
+    /** Exscan in place. */
+    public final void exScan(Object buf, int count, Datatype type, Op op) throws MPIException {
+        exec(() -> {
+            Bufs.Msg b = b(buf, type);
+            scan(copy(b, type), b, count, type, op, true);
+        });
+    }
+
+    /** Nonblocking exscan (MPI_IEXSCAN); completes in this call. */
+    public final Request iExScan(Buffer sendbuf, Buffer recvbuf, int count, Datatype type, Op op) throws MPIException {
+        MPI.assertDirectBuffer(sendbuf, recvbuf);
+        exScan(sendbuf, recvbuf, count, type, op);
+        return completed();
+    }
+
+    /** Nonblocking in-place exscan; completes in this call. */
+    public final Request iExScan(Buffer buf, int count, Datatype type, Op op) throws MPIException {
+        MPI.assertDirectBuffer(buf);
+        exScan(buf, count, type, op);
+        return completed();
+    }
+
+    // ------------------------------------------------------------------------- dynamic processes (unsupported)
+
+    private static RmaException noDynamic(String what) {
+        return new RmaException(ErrorClass.ERR_UNSUPPORTED_OPERATION, what + ": dynamic process management is not"
+                + " supported by jrma");
+    }
+
+    private static <T> T unsupported(String what) throws MPIException {
+        MPI.check();
+        throw Err.handle(MPI.COMM_WORLD.errh, "MPI_COMM_WORLD", noDynamic(what));
+    }
+
+    /** Not supported by jrma: ERR_UNSUPPORTED_OPERATION (MPI_OPEN_PORT). */
+    public static String openPort() throws MPIException {
+        return unsupported("openPort");
+    }
+
+    /** Not supported by jrma (MPI_OPEN_PORT). */
+    public static String openPort(Info info) throws MPIException {
+        return unsupported("openPort");
+    }
+
+    /** Not supported by jrma (MPI_CLOSE_PORT). */
+    public static void closePort(String name) throws MPIException {
+        unsupported("closePort");
+    }
+
+    /** Not supported by jrma (MPI_COMM_ACCEPT). */
+    public final Intercomm accept(String port, int root) throws MPIException {
+        return unsupported("accept");
+    }
+
+    /** Not supported by jrma (MPI_COMM_ACCEPT). */
+    public final Intercomm accept(String port, Info info, int root) throws MPIException {
+        return unsupported("accept");
+    }
+
+    /** Not supported by jrma (MPI_COMM_CONNECT). */
+    public final Intercomm connect(String port, int root) throws MPIException {
+        return unsupported("connect");
+    }
+
+    /** Not supported by jrma (MPI_COMM_CONNECT). */
+    public final Intercomm connect(String port, Info info, int root) throws MPIException {
+        return unsupported("connect");
+    }
+
+    /** Not supported by jrma (MPI_PUBLISH_NAME). */
+    public static void publishName(String service, String port) throws MPIException {
+        unsupported("publishName");
+    }
+
+    /** Not supported by jrma (MPI_PUBLISH_NAME). */
+    public static void publishName(String service, Info info, String port) throws MPIException {
+        unsupported("publishName");
+    }
+
+    /** Not supported by jrma (MPI_UNPUBLISH_NAME). */
+    public static void unpublishName(String service, String port) throws MPIException {
+        unsupported("unpublishName");
+    }
+
+    /** Not supported by jrma (MPI_UNPUBLISH_NAME). */
+    public static void unpublishName(String service, Info info, String port) throws MPIException {
+        unsupported("unpublishName");
+    }
+
+    /** Not supported by jrma (MPI_LOOKUP_NAME). */
+    public static String lookupName(String service) throws MPIException {
+        return unsupported("lookupName");
+    }
+
+    /** Not supported by jrma (MPI_LOOKUP_NAME). */
+    public static String lookupName(String service, Info info) throws MPIException {
+        return unsupported("lookupName");
+    }
+
+    /** Not supported by jrma (MPI_COMM_SPAWN). */
+    public final Intercomm spawn(String command, String[] argv, int maxprocs, Info info, int root, int[] errcodes)
+            throws MPIException {
+        return unsupported("spawn");
+    }
+
+    /** Not supported by jrma (MPI_COMM_SPAWN_MULTIPLE). */
+    public final Intercomm spawnMultiple(String[] commands, String[][] argv, int[] maxprocs, Info[] info, int root,
+                                         int[] errcodes) throws MPIException {
+        return unsupported("spawnMultiple");
+    }
+}

@@ -1,0 +1,174 @@
+package mpitests;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Runs the mpi test programs of this package (they use nothing but {@code mpi.*}) as a user would: through
+ * jrmarun, in a process of its own, with the ranks as threads of one JVM and spread over two JVMs. A program
+ * checks its own results and throws on a mismatch, which fails its rank and the job. Every run is killed with
+ * whatever it started when it ends or times out.
+ */
+class MpiProgramsTest {
+    private static final String JAVA = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+
+    /** A process and everything it printed (stdout and stderr merged). */
+    static final class Run {
+        final Process p;
+        final List<String> lines = new ArrayList<>();
+        final List<ProcessHandle> seen = new ArrayList<>();
+
+        Run(List<String> cmd) throws IOException {
+            p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+            Thread t = new Thread(() -> {
+                try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+                    String l;
+                    while ((l = r.readLine()) != null) {
+                        synchronized (lines) {
+                            lines.add(l);
+                        }
+                    }
+                } catch (IOException ignored) {
+                    // the process is gone
+                }
+            });
+            t.setDaemon(true);
+            t.start();
+        }
+
+        /** jrmarun with these arguments. */
+        static Run jrmarun(String... args) throws IOException {
+            List<String> cmd = new ArrayList<>(List.of(JAVA, "-cp", System.getProperty("java.class.path"),
+                    "io.jrma.launcher.JrmaRun"));
+            cmd.addAll(Arrays.asList(args));
+            return new Run(cmd);
+        }
+
+        /** A plain java process with jrma's JVM flags. */
+        static Run java(String mainClass, String... args) throws IOException {
+            List<String> cmd = new ArrayList<>(List.of(JAVA));
+            for (String f : System.getProperty("jrma.test.argLine", "").trim().split("\\s+")) {
+                if (!f.isEmpty()) {
+                    cmd.add(f);
+                }
+            }
+            cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), mainClass));
+            cmd.addAll(Arrays.asList(args));
+            return new Run(cmd);
+        }
+
+        int exit(long seconds) throws InterruptedException {
+            p.descendants().forEach(seen::add);
+            try {
+                assertTrue(p.waitFor(seconds, TimeUnit.SECONDS), "did not end within " + seconds + " s:\n" + output());
+                Thread.sleep(100); // let the reader take the last lines
+                return p.exitValue();
+            } finally {
+                p.descendants().forEach(ProcessHandle::destroyForcibly);
+                p.destroyForcibly();
+            }
+        }
+
+        String output() {
+            synchronized (lines) {
+                return String.join("\n", lines);
+            }
+        }
+
+        boolean printed(String prefix) {
+            synchronized (lines) {
+                return lines.stream().anyMatch(l -> l.startsWith(prefix));
+            }
+        }
+
+        void assertNoJvmLeft() throws InterruptedException {
+            Thread.sleep(200);
+            for (ProcessHandle h : seen) {
+                assertFalse(h.isAlive(), "JVM " + h.pid() + " is still running");
+            }
+        }
+    }
+
+    static Stream<Arguments> programs() {
+        List<Arguments> out = new ArrayList<>();
+        for (String program : new String[] {"PointToPoint", "Collective", "GroupsComms", "Datatypes", "Windows", "Errors"}) {
+            out.add(Arguments.of(program, "1"));
+            out.add(Arguments.of(program, "2"));
+        }
+        return out.stream();
+    }
+
+    @ParameterizedTest(name = "{0} on 4 ranks in {1} JVM(s)")
+    @MethodSource("programs")
+    @Timeout(120)
+    void programPassesItsOwnChecks(String program, String jvms) throws Exception {
+        Run r = Run.jrmarun("-n", "4", "--jvms", jvms, "--timeout", "90", "mpitests." + program);
+        assertEquals(0, r.exit(100), r.output());
+        assertTrue(r.printed(program + " OK on 4 ranks"), r.output());
+        r.assertNoJvmLeft();
+    }
+
+    @Test
+    @Timeout(120)
+    void oddSizesAndMoreJvms() throws Exception {
+        for (String[] shape : new String[][] {{"3", "3", "PointToPoint"}, {"5", "2", "Collective"}, {"5", "2", "Windows"},
+            {"2", "1", "Windows"}, {"1", "1", "Collective"}, {"6", "2", "GroupsComms"}}) {
+            Run r = Run.jrmarun("-n", shape[0], "--jvms", shape[1], "--timeout", "60", "mpitests." + shape[2]);
+            assertEquals(0, r.exit(70), String.join(" ", shape) + ":\n" + r.output());
+            assertTrue(r.printed(shape[2] + " OK on " + shape[0] + " ranks"), r.output());
+        }
+    }
+
+    @Test
+    @Timeout(60)
+    void anErrorUnderErrorsAreFatalAbortsTheJobWithItsErrorClass() throws Exception {
+        for (String jvms : new String[] {"1", "2"}) {
+            Run r = Run.jrmarun("-n", "4", "--jvms", jvms, "--timeout", "40", "mpitests.FatalError");
+            assertEquals(6, r.exit(50), "exit code MPI.ERR_RANK:\n" + r.output());
+            assertTrue(r.output().contains("MPI_ERR_RANK: send: destination rank 1000"), r.output());
+            assertTrue(r.output().contains("MPI_ERRORS_ARE_FATAL on MPI_COMM_WORLD"), r.output());
+            assertFalse(r.output().contains("NOT REACHED"), r.output());
+            r.assertNoJvmLeft();
+        }
+    }
+
+    @Test
+    @Timeout(60)
+    void abortEndsTheJobWithItsCode() throws Exception {
+        for (String jvms : new String[] {"1", "2"}) {
+            Run r = Run.jrmarun("-n", "4", "--jvms", jvms, "--timeout", "40", "mpitests.Abort", "2", "42");
+            assertEquals(42, r.exit(50), r.output());
+            assertTrue(r.output().contains("rank 2 called abort(42)"), r.output());
+            assertFalse(r.output().contains("NOT REACHED"), r.output());
+            r.assertNoJvmLeft();
+        }
+    }
+
+    @Test
+    @Timeout(60)
+    void plainJavaRunsAsASingletonWorld() throws Exception {
+        Run r = Run.java("mpitests.Singleton");
+        assertEquals(0, r.exit(50), r.output());
+        assertTrue(r.printed("Singleton OK"), r.output());
+        Run hello = Run.java("mpitests.Hello");
+        assertEquals(0, hello.exit(50), hello.output());
+        assertTrue(hello.printed("hello from 0 of 1"), hello.output());
+    }
+}
