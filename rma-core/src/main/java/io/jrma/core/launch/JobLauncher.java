@@ -569,6 +569,12 @@ public final class JobLauncher {
                 Thread.currentThread().interrupt();
             }
         }
+        for (int j = 0; j < procs.length; j++) { // exit codes the onExit callbacks may not have delivered yet
+            Process p = procs[j];
+            if (p != null && !p.isAlive() && p.exitValue() != 0 && !idle[j]) {
+                jvmExited(j, p.exitValue());
+            }
+        }
         killAll();
         synchronized (this) {
             if (result.message != null && o.diagnostics != null) {
