@@ -368,12 +368,12 @@ public final class MPI {
     }
 
     /** Whether {@link #Init} has been called (MPI_INITIALIZED). */
-    public static boolean isInitialized() {
+    public static boolean isInitialized() throws MPIException {
         return initialized;
     }
 
     /** Whether {@link #Finalize} has been called (MPI_FINALIZED). */
-    public static boolean isFinalized() {
+    public static boolean isFinalized() throws MPIException {
         return finalized;
     }
 
