@@ -7,7 +7,11 @@ import io.jrma.msg.Messenger;
 import io.jrma.msg.MsgRequest;
 import java.nio.Buffer;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A communicator (MPI_Comm): point-to-point messages, collectives, attributes and error handling over a group
@@ -26,8 +30,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * A failing call is handled by the communicator's error handler: {@link MPI#ERRORS_ARE_FATAL} (the default)
  * aborts the job with the error class as exit code, {@link MPI#ERRORS_RETURN} throws an {@link MPIException}.
  *
- * <p>Nonblocking collectives complete in the call that starts them (their request is already complete), which
- * MPI allows.
+ * <p>Nonblocking collectives run on a thread of the communicator's own, one after the other in the order they
+ * were started; a blocking collective first waits for the nonblocking ones started before it.
  */
 public class Comm implements Freeable, Cloneable, Site {
     /** Split type of {@link Intracomm#splitType}: ranks that can share memory (the ranks of one JVM). */
@@ -111,7 +115,9 @@ public class Comm implements Freeable, Cloneable, Site {
         return m;
     }
 
+    /** The collectives of this communicator, once the nonblocking ones started before have completed. */
     final Collectives coll() {
+        drainAsync();
         return m().collectives();
     }
 
@@ -181,8 +187,73 @@ public class Comm implements Freeable, Cloneable, Site {
         return l;
     }
 
-    Request completed() {
-        return Request.done(this, Status.empty());
+    // ------------------------------------------------------------------ nonblocking collectives
+
+    /** The thread that runs this communicator's nonblocking collectives, in the order they were started. */
+    private volatile ExecutorService async;
+    private volatile Thread asyncThread;
+    private final AtomicInteger asyncPending = new AtomicInteger();
+
+    /**
+     * Starts a nonblocking collective: {@code body} (the blocking collective) runs on this communicator's
+     * collective thread, after the nonblocking collectives started before it; the request completes with it.
+     * The calling thread goes on at once, so it may send, receive and compute while the collective progresses.
+     */
+    final Request async(Act body) throws MPIException {
+        MPI.check();
+        ExecutorService ex = asyncExecutor();
+        asyncPending.incrementAndGet();
+        CompletableFuture<Void> f = new CompletableFuture<>();
+        ex.execute(() -> {
+            try {
+                body.run();
+                f.complete(null);
+            } catch (Throwable t) {
+                f.completeExceptionally(t);
+            } finally {
+                asyncPending.decrementAndGet();
+            }
+        });
+        return Request.future(this, f);
+    }
+
+    private ExecutorService asyncExecutor() {
+        ExecutorService ex = async;
+        if (ex == null) {
+            synchronized (this) {
+                if (async == null) {
+                    async = Executors.newSingleThreadExecutor(r -> {
+                        Thread t = new Thread(r, "mpi-collectives-" + siteName()); // a child of the rank: same world
+                        t.setDaemon(true);
+                        asyncThread = t;
+                        return t;
+                    });
+                }
+                ex = async;
+            }
+        }
+        return ex;
+    }
+
+    /**
+     * Before a blocking collective: waits for the nonblocking collectives started earlier on this communicator
+     * (MPI orders a rank's collectives on a communicator as they are called). Nothing to wait for on the
+     * collective thread itself.
+     */
+    final void drainAsync() {
+        if (Thread.currentThread() == asyncThread) {
+            return;
+        }
+        for (int round = 0; asyncPending.get() > 0; round++) {
+            Request.idle(round);
+        }
+    }
+
+    private void stopAsync() {
+        ExecutorService ex = async;
+        if (ex != null) {
+            ex.shutdown();
+        }
     }
 
     // ---------------------------------------------------------------------------------- management
@@ -267,6 +338,8 @@ public class Comm implements Freeable, Cloneable, Site {
             if (predefined) {
                 throw new RmaException(ErrorClass.ERR_COMM, name + " cannot be freed");
             }
+            drainAsync();
+            stopAsync();
             Messenger m = msg;
             if (m != null) {
                 m.free();
@@ -684,8 +757,7 @@ public class Comm implements Freeable, Cloneable, Site {
 
     /** Nonblocking barrier (MPI_IBARRIER); completes in this call. */
     public final Request iBarrier() throws MPIException {
-        barrier();
-        return completed();
+        return async(() -> barrier());
     }
 
     /** Broadcasts the root's buffer to every rank (MPI_BCAST). */
@@ -700,8 +772,7 @@ public class Comm implements Freeable, Cloneable, Site {
     /** Nonblocking broadcast (MPI_IBCAST); completes in this call. */
     public final Request iBcast(Buffer buf, int count, Datatype type, int root) throws MPIException {
         MPI.assertDirectBuffer(buf);
-        bcast(buf, count, type, root);
-        return completed();
+        return async(() -> bcast(buf, count, type, root));
     }
 
     /** Gathers every rank's send buffer into the root's receive buffer, rank r's at block r (MPI_GATHER). */
@@ -736,15 +807,13 @@ public class Comm implements Freeable, Cloneable, Site {
     public final Request iGather(Buffer sendbuf, int sendcount, Datatype sendtype,
                                  Buffer recvbuf, int recvcount, Datatype recvtype, int root) throws MPIException {
         MPI.assertDirectBuffer(sendbuf, recvbuf);
-        gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root);
-        return completed();
+        return async(() -> gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root));
     }
 
     /** Nonblocking in-place gather (MPI_IGATHER with MPI_IN_PLACE); completes in this call. */
     public final Request iGather(Buffer buf, int count, Datatype type, int root) throws MPIException {
         MPI.assertDirectBuffer(buf);
-        gather(buf, count, type, root);
-        return completed();
+        return async(() -> gather(buf, count, type, root));
     }
 
     /** Gathers varying counts: rank r's data lands at {@code displs[r]} extents of the receive type (MPI_GATHERV). */
@@ -800,23 +869,20 @@ public class Comm implements Freeable, Cloneable, Site {
     public final Request iGatherv(Buffer sendbuf, int sendcount, Datatype sendtype, Buffer recvbuf,
                                   int[] recvcount, int[] displs, Datatype recvtype, int root) throws MPIException {
         MPI.assertDirectBuffer(sendbuf, recvbuf);
-        gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcount, displs, recvtype, root);
-        return completed();
+        return async(() -> gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcount, displs, recvtype, root));
     }
 
     /** Nonblocking in-place gatherv at the root; completes in this call. */
     public final Request iGatherv(Buffer recvbuf, int[] recvcount, int[] displs, Datatype recvtype, int root)
             throws MPIException {
         MPI.assertDirectBuffer(recvbuf);
-        gatherv(recvbuf, recvcount, displs, recvtype, root);
-        return completed();
+        return async(() -> gatherv(recvbuf, recvcount, displs, recvtype, root));
     }
 
     /** Nonblocking in-place gatherv at the other ranks; completes in this call. */
     public final Request iGatherv(Buffer sendbuf, int sendcount, Datatype sendtype, int root) throws MPIException {
         MPI.assertDirectBuffer(sendbuf);
-        gatherv(sendbuf, sendcount, sendtype, root);
-        return completed();
+        return async(() -> gatherv(sendbuf, sendcount, sendtype, root));
     }
 
     /** Sends block r of the root's send buffer to rank r (MPI_SCATTER). */
@@ -851,15 +917,13 @@ public class Comm implements Freeable, Cloneable, Site {
     public final Request iScatter(Buffer sendbuf, int sendcount, Datatype sendtype,
                                   Buffer recvbuf, int recvcount, Datatype recvtype, int root) throws MPIException {
         MPI.assertDirectBuffer(sendbuf, recvbuf);
-        scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root);
-        return completed();
+        return async(() -> scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root));
     }
 
     /** Nonblocking in-place scatter; completes in this call. */
     public final Request iScatter(Buffer buf, int count, Datatype type, int root) throws MPIException {
         MPI.assertDirectBuffer(buf);
-        scatter(buf, count, type, root);
-        return completed();
+        return async(() -> scatter(buf, count, type, root));
     }
 
     /** Sends {@code sendcount[r]} elements from {@code displs[r]} extents to rank r (MPI_SCATTERV). */
@@ -907,23 +971,20 @@ public class Comm implements Freeable, Cloneable, Site {
     public final Request iScatterv(Buffer sendbuf, int[] sendcount, int[] displs, Datatype sendtype,
                                    Buffer recvbuf, int recvcount, Datatype recvtype, int root) throws MPIException {
         MPI.assertDirectBuffer(sendbuf, recvbuf);
-        scatterv(sendbuf, sendcount, displs, sendtype, recvbuf, recvcount, recvtype, root);
-        return completed();
+        return async(() -> scatterv(sendbuf, sendcount, displs, sendtype, recvbuf, recvcount, recvtype, root));
     }
 
     /** Nonblocking in-place scatterv at the root; completes in this call. */
     public final Request iScatterv(Buffer sendbuf, int[] sendcount, int[] displs, Datatype sendtype, int root)
             throws MPIException {
         MPI.assertDirectBuffer(sendbuf);
-        scatterv(sendbuf, sendcount, displs, sendtype, root);
-        return completed();
+        return async(() -> scatterv(sendbuf, sendcount, displs, sendtype, root));
     }
 
     /** Nonblocking in-place scatterv at the other ranks; completes in this call. */
     public final Request iScatterv(Buffer recvbuf, int recvcount, Datatype recvtype, int root) throws MPIException {
         MPI.assertDirectBuffer(recvbuf);
-        scatterv(recvbuf, recvcount, recvtype, root);
-        return completed();
+        return async(() -> scatterv(recvbuf, recvcount, recvtype, root));
     }
 
     /** Every rank gets every rank's block, rank r's at block r (MPI_ALLGATHER). */
@@ -951,15 +1012,13 @@ public class Comm implements Freeable, Cloneable, Site {
     public final Request iAllGather(Buffer sendbuf, int sendcount, Datatype sendtype,
                                     Buffer recvbuf, int recvcount, Datatype recvtype) throws MPIException {
         MPI.assertDirectBuffer(sendbuf, recvbuf);
-        allGather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
-        return completed();
+        return async(() -> allGather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype));
     }
 
     /** Nonblocking in-place allgather; completes in this call. */
     public final Request iAllGather(Buffer buf, int count, Datatype type) throws MPIException {
         MPI.assertDirectBuffer(buf);
-        allGather(buf, count, type);
-        return completed();
+        return async(() -> allGather(buf, count, type));
     }
 
     /** Allgather with varying counts; rank r's data lands at {@code displs[r]} extents (MPI_ALLGATHERV). */
@@ -992,15 +1051,13 @@ public class Comm implements Freeable, Cloneable, Site {
                                      Buffer recvbuf, int[] recvcount, int[] displs, Datatype recvtype)
             throws MPIException {
         MPI.assertDirectBuffer(sendbuf, recvbuf);
-        allGatherv(sendbuf, sendcount, sendtype, recvbuf, recvcount, displs, recvtype);
-        return completed();
+        return async(() -> allGatherv(sendbuf, sendcount, sendtype, recvbuf, recvcount, displs, recvtype));
     }
 
     /** Nonblocking in-place allgatherv; completes in this call. */
     public final Request iAllGatherv(Buffer buf, int[] count, int[] displs, Datatype type) throws MPIException {
         MPI.assertDirectBuffer(buf);
-        allGatherv(buf, count, displs, type);
-        return completed();
+        return async(() -> allGatherv(buf, count, displs, type));
     }
 
     /** Block j of every rank's send buffer goes to rank j, landing at block i for sender i (MPI_ALLTOALL). */
@@ -1018,8 +1075,7 @@ public class Comm implements Freeable, Cloneable, Site {
     public final Request iAllToAll(Buffer sendbuf, int sendcount, Datatype sendtype,
                                    Buffer recvbuf, int recvcount, Datatype recvtype) throws MPIException {
         MPI.assertDirectBuffer(sendbuf, recvbuf);
-        allToAll(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
-        return completed();
+        return async(() -> allToAll(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype));
     }
 
     /** Alltoall with per-rank counts and displacements (in extents) on both sides (MPI_ALLTOALLV). */
@@ -1039,8 +1095,7 @@ public class Comm implements Freeable, Cloneable, Site {
                                     Buffer recvbuf, int[] recvcount, int[] rdispls, Datatype recvtype)
             throws MPIException {
         MPI.assertDirectBuffer(sendbuf, recvbuf);
-        allToAllv(sendbuf, sendcount, sdispls, sendtype, recvbuf, recvcount, rdispls, recvtype);
-        return completed();
+        return async(() -> allToAllv(sendbuf, sendcount, sdispls, sendtype, recvbuf, recvcount, rdispls, recvtype));
     }
 
     /**
@@ -1095,8 +1150,7 @@ public class Comm implements Freeable, Cloneable, Site {
     public final Request iAllToAllw(Buffer sendBuf, int[] sendCount, int[] sDispls, Datatype[] sendTypes,
                                     Buffer recvBuf, int[] recvCount, int[] rDispls, Datatype[] recvTypes)
             throws MPIException {
-        allToAllw(sendBuf, sendCount, sDispls, sendTypes, recvBuf, recvCount, rDispls, recvTypes);
-        return completed();
+        return async(() -> allToAllw(sendBuf, sendCount, sDispls, sendTypes, recvBuf, recvCount, rDispls, recvTypes));
     }
 
     // ------------------------------------------------------------------------ neighborhood collectives
@@ -1112,8 +1166,7 @@ public class Comm implements Freeable, Cloneable, Site {
     public final Request iNeighborAllGather(Buffer sendbuf, int sendcount, Datatype sendtype,
                                             Buffer recvbuf, int recvcount, Datatype recvtype) throws MPIException {
         MPI.assertDirectBuffer(sendbuf, recvbuf);
-        neighborAllGather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
-        return completed();
+        return async(() -> neighborAllGather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype));
     }
 
     /** Neighbor allgather with varying counts and displacements (in extents) per neighbor (MPI_NEIGHBOR_ALLGATHERV). */
@@ -1128,8 +1181,7 @@ public class Comm implements Freeable, Cloneable, Site {
                                              Buffer recvbuf, int[] recvcount, int[] displs, Datatype recvtype)
             throws MPIException {
         MPI.assertDirectBuffer(sendbuf, recvbuf);
-        neighborAllGatherv(sendbuf, sendcount, sendtype, recvbuf, recvcount, displs, recvtype);
-        return completed();
+        return async(() -> neighborAllGatherv(sendbuf, sendcount, sendtype, recvbuf, recvcount, displs, recvtype));
     }
 
     /** Sends block k to neighbor k and receives block k from neighbor k (MPI_NEIGHBOR_ALLTOALL). */
@@ -1143,8 +1195,7 @@ public class Comm implements Freeable, Cloneable, Site {
     public final Request iNeighborAllToAll(Buffer sendbuf, int sendcount, Datatype sendtype,
                                            Buffer recvbuf, int recvcount, Datatype recvtype) throws MPIException {
         MPI.assertDirectBuffer(sendbuf, recvbuf);
-        neighborAllToAll(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
-        return completed();
+        return async(() -> neighborAllToAll(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype));
     }
 
     /** Neighbor alltoall with counts and displacements (in extents) per neighbor (MPI_NEIGHBOR_ALLTOALLV). */
@@ -1160,13 +1211,13 @@ public class Comm implements Freeable, Cloneable, Site {
                                             Buffer recvbuf, int[] recvcount, int[] rdispls, Datatype recvtype)
             throws MPIException {
         MPI.assertDirectBuffer(sendbuf, recvbuf);
-        neighborAllToAllv(sendbuf, sendcount, sdispls, sendtype, recvbuf, recvcount, rdispls, recvtype);
-        return completed();
+        return async(() -> neighborAllToAllv(sendbuf, sendcount, sdispls, sendtype, recvbuf, recvcount, rdispls, recvtype));
     }
 
     /** The communicator's topology; ERR_TOPOLOGY if it has none. */
     final Topo topo() {
         core();
+        drainAsync();
         Topo t = topo;
         if (t == null) {
             throw new RmaException(ErrorClass.ERR_TOPOLOGY, "neighborhood collectives need a communicator with a topology"
@@ -1214,15 +1265,13 @@ public class Comm implements Freeable, Cloneable, Site {
     public final Request iReduce(Buffer sendbuf, Buffer recvbuf, int count, Datatype type, Op op, int root)
             throws MPIException {
         MPI.assertDirectBuffer(sendbuf, recvbuf);
-        reduce(sendbuf, recvbuf, count, type, op, root);
-        return completed();
+        return async(() -> reduce(sendbuf, recvbuf, count, type, op, root));
     }
 
     /** Nonblocking in-place reduce; completes in this call. */
     public final Request iReduce(Buffer buf, int count, Datatype type, Op op, int root) throws MPIException {
         MPI.assertDirectBuffer(buf);
-        reduce(buf, count, type, op, root);
-        return completed();
+        return async(() -> reduce(buf, count, type, op, root));
     }
 
     /** Combines every rank's send buffer with {@code op}; every rank gets the result (MPI_ALLREDUCE). */
@@ -1251,15 +1300,13 @@ public class Comm implements Freeable, Cloneable, Site {
     /** Nonblocking allreduce (MPI_IALLREDUCE); completes in this call. */
     public final Request iAllReduce(Buffer sendbuf, Buffer recvbuf, int count, Datatype type, Op op) throws MPIException {
         MPI.assertDirectBuffer(sendbuf, recvbuf);
-        allReduce(sendbuf, recvbuf, count, type, op);
-        return completed();
+        return async(() -> allReduce(sendbuf, recvbuf, count, type, op));
     }
 
     /** Nonblocking in-place allreduce; completes in this call. */
     public final Request iAllReduce(Buffer buf, int count, Datatype type, Op op) throws MPIException {
         MPI.assertDirectBuffer(buf);
-        allReduce(buf, count, type, op);
-        return completed();
+        return async(() -> allReduce(buf, count, type, op));
     }
 
     /**
@@ -1293,15 +1340,13 @@ public class Comm implements Freeable, Cloneable, Site {
     public final Request iReduceScatter(Buffer sendbuf, Buffer recvbuf, int[] recvcounts, Datatype type, Op op)
             throws MPIException {
         MPI.assertDirectBuffer(sendbuf, recvbuf);
-        reduceScatter(sendbuf, recvbuf, recvcounts, type, op);
-        return completed();
+        return async(() -> reduceScatter(sendbuf, recvbuf, recvcounts, type, op));
     }
 
     /** Nonblocking in-place reduce-scatter; completes in this call. */
     public final Request iReduceScatter(Buffer buf, int[] counts, Datatype type, Op op) throws MPIException {
         MPI.assertDirectBuffer(buf);
-        reduceScatter(buf, counts, type, op);
-        return completed();
+        return async(() -> reduceScatter(buf, counts, type, op));
     }
 
     /** {@link #reduceScatter} with {@code recvcount} elements for every rank (MPI_REDUCE_SCATTER_BLOCK). */
@@ -1328,15 +1373,13 @@ public class Comm implements Freeable, Cloneable, Site {
     public final Request iReduceScatterBlock(Buffer sendbuf, Buffer recvbuf, int recvcount, Datatype type, Op op)
             throws MPIException {
         MPI.assertDirectBuffer(sendbuf, recvbuf);
-        reduceScatterBlock(sendbuf, recvbuf, recvcount, type, op);
-        return completed();
+        return async(() -> reduceScatterBlock(sendbuf, recvbuf, recvcount, type, op));
     }
 
     /** Nonblocking in-place reduce-scatter-block; completes in this call. */
     public final Request iReduceScatterBlock(Buffer buf, int count, Datatype type, Op op) throws MPIException {
         MPI.assertDirectBuffer(buf);
-        reduceScatterBlock(buf, count, type, op);
-        return completed();
+        return async(() -> reduceScatterBlock(buf, count, type, op));
     }
 
     /** {@code inOutBuf[i] = inBuf[i] op inOutBuf[i]} locally (MPI_REDUCE_LOCAL). */

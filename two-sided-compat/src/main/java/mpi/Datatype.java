@@ -280,7 +280,10 @@ public final class Datatype implements Freeable, Cloneable {
         });
     }
 
-    /** The name of this type (MPI_TYPE_GET_NAME): {@code "MPI_INT"} and so on; empty for unnamed derived types. */
+    /**
+     * The name of this type (MPI_TYPE_GET_NAME): for the predefined types the name of the C type Open MPI uses
+     * ({@code "MPI_INT32_T"} for {@link MPI#INT}, {@code "MPI_DOUBLE"}, ...); empty for unnamed derived types.
+     */
     public String getName() throws MPIException {
         return run(() -> name);
     }

@@ -169,15 +169,13 @@ public class Intracomm extends Comm {
     /** Nonblocking scan (MPI_ISCAN); completes in this call. */
     public final Request iScan(Buffer sendbuf, Buffer recvbuf, int count, Datatype type, Op op) throws MPIException {
         MPI.assertDirectBuffer(sendbuf, recvbuf);
-        scan(sendbuf, recvbuf, count, type, op);
-        return completed();
+        return async(() -> scan(sendbuf, recvbuf, count, type, op));
     }
 
     /** Nonblocking in-place scan; completes in this call. */
     public final Request iScan(Buffer buf, int count, Datatype type, Op op) throws MPIException {
         MPI.assertDirectBuffer(buf);
-        scan(buf, count, type, op);
-        return completed();
+        return async(() -> scan(buf, count, type, op));
     }
 
     /**
@@ -199,15 +197,13 @@ public class Intracomm extends Comm {
     /** Nonblocking exscan (MPI_IEXSCAN); completes in this call. */
     public final Request iExScan(Buffer sendbuf, Buffer recvbuf, int count, Datatype type, Op op) throws MPIException {
         MPI.assertDirectBuffer(sendbuf, recvbuf);
-        exScan(sendbuf, recvbuf, count, type, op);
-        return completed();
+        return async(() -> exScan(sendbuf, recvbuf, count, type, op));
     }
 
     /** Nonblocking in-place exscan; completes in this call. */
     public final Request iExScan(Buffer buf, int count, Datatype type, Op op) throws MPIException {
         MPI.assertDirectBuffer(buf);
-        exScan(buf, count, type, op);
-        return completed();
+        return async(() -> exScan(buf, count, type, op));
     }
 
     // ------------------------------------------------------------------------- dynamic processes (unsupported)

@@ -205,16 +205,17 @@ public final class MPI {
     public static final Errhandler ERRORS_ARE_FATAL = new Errhandler(true, "MPI_ERRORS_ARE_FATAL");
     public static final Errhandler ERRORS_RETURN = new Errhandler(false, "MPI_ERRORS_RETURN");
 
+    // Names are those of the C types Open MPI maps the Java types to (MPI.INT is MPI_INT32_T, ...).
     public static final Datatype DATATYPE_NULL = Datatype.nullType();
     /** A Java byte (as in Open MPI, an unsigned 8-bit integer for reductions: MAX of -1 and 1 is -1). */
-    public static final Datatype BYTE = Datatype.basic(Datatype.BYTE, io.jrma.Datatype.UINT8, "MPI_BYTE");
+    public static final Datatype BYTE = Datatype.basic(Datatype.BYTE, io.jrma.Datatype.UINT8, "MPI_UINT8_T");
     /** A Java char: an unsigned 16-bit integer. */
-    public static final Datatype CHAR = Datatype.basic(Datatype.CHAR, io.jrma.Datatype.CHAR, "MPI_CHAR");
-    public static final Datatype SHORT = Datatype.basic(Datatype.SHORT, io.jrma.Datatype.SHORT, "MPI_SHORT");
+    public static final Datatype CHAR = Datatype.basic(Datatype.CHAR, io.jrma.Datatype.CHAR, "MPI_UINT16_T");
+    public static final Datatype SHORT = Datatype.basic(Datatype.SHORT, io.jrma.Datatype.SHORT, "MPI_INT16_T");
     /** A Java boolean: one byte, 0 or 1 (an unsigned 8-bit integer for reductions, as in Open MPI). */
-    public static final Datatype BOOLEAN = Datatype.basic(Datatype.BOOLEAN, io.jrma.Datatype.UINT8, "MPI_BOOLEAN");
-    public static final Datatype INT = Datatype.basic(Datatype.INT, io.jrma.Datatype.INT, "MPI_INT");
-    public static final Datatype LONG = Datatype.basic(Datatype.LONG, io.jrma.Datatype.LONG, "MPI_LONG");
+    public static final Datatype BOOLEAN = Datatype.basic(Datatype.BOOLEAN, io.jrma.Datatype.UINT8, "MPI_UINT8_T");
+    public static final Datatype INT = Datatype.basic(Datatype.INT, io.jrma.Datatype.INT, "MPI_INT32_T");
+    public static final Datatype LONG = Datatype.basic(Datatype.LONG, io.jrma.Datatype.LONG, "MPI_INT64_T");
     public static final Datatype FLOAT = Datatype.basic(Datatype.FLOAT, io.jrma.Datatype.FLOAT, "MPI_FLOAT");
     public static final Datatype DOUBLE = Datatype.basic(Datatype.DOUBLE, io.jrma.Datatype.DOUBLE, "MPI_DOUBLE");
     /** Packed bytes ({@link Comm#pack}). */
@@ -231,10 +232,10 @@ public final class MPI {
     public static final Datatype DOUBLE_INT = Datatype.pair(Datatype.DOUBLE_INT, io.jrma.Datatype.DOUBLE_INT, "MPI_DOUBLE_INT");
     /** Two floats (real, imaginary); counts and extents are in floats. */
     public static final Datatype FLOAT_COMPLEX = Datatype.complex(Datatype.FLOAT_COMPLEX, io.jrma.Datatype.FLOAT_COMPLEX,
-            "MPI_FLOAT_COMPLEX", 4);
+            "MPI_C_FLOAT_COMPLEX", 4);
     /** Two doubles (real, imaginary); counts and extents are in doubles. */
     public static final Datatype DOUBLE_COMPLEX = Datatype.complex(Datatype.DOUBLE_COMPLEX,
-            io.jrma.Datatype.DOUBLE_COMPLEX, "MPI_DOUBLE_COMPLEX", 8);
+            io.jrma.Datatype.DOUBLE_COMPLEX, "MPI_C_DOUBLE_COMPLEX", 8);
 
     public static final Op MAX = new Op(io.jrma.Op.MAX);
     public static final Op MIN = new Op(io.jrma.Op.MIN);
@@ -371,12 +372,12 @@ public final class MPI {
     }
 
     /** Whether {@link #Init} has been called (MPI_INITIALIZED). */
-    public static boolean isInitialized() {
+    public static boolean isInitialized() throws MPIException {
         return initialized;
     }
 
     /** Whether {@link #Finalize} has been called (MPI_FINALIZED). */
-    public static boolean isFinalized() {
+    public static boolean isFinalized() throws MPIException {
         return finalized;
     }
 

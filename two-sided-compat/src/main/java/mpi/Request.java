@@ -6,6 +6,8 @@ import io.jrma.msg.Messenger;
 import io.jrma.msg.MsgRequest;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -14,13 +16,15 @@ import java.util.concurrent.locks.LockSupport;
  * ({@link #isNull()}), and a persistent request ({@link Prequest}) becomes inactive until started again.
  * Waiting drives progress; it spins briefly, then yields, then parks.
  *
- * <p>jrma's nonblocking collectives complete at once (in the call that starts them), which MPI allows:
- * waiting or testing their request returns at once.
+ * <p>Nonblocking collectives run on their communicator's collective thread; their request completes when the
+ * collective has.
  */
 public class Request implements Freeable {
     /** The operation: a message request, an RMA request, or neither (completed at once: {@link #ready}). */
     MsgRequest msg;
     io.jrma.Request rma;
+    /** A nonblocking collective running on its communicator's collective thread. */
+    private CompletableFuture<?> fut;
     private Status ready;
     private Messenger messenger;
     Site site;
@@ -66,7 +70,16 @@ public class Request implements Freeable {
         return r;
     }
 
-    /** A request that completed when it was started (nonblocking collectives). */
+    /** A request for work done by another thread (nonblocking collectives). */
+    static Request future(Site site, CompletableFuture<?> f) {
+        Request r = new Request();
+        r.site = site;
+        r.fut = f;
+        r.active = true;
+        return r;
+    }
+
+    /** A request that completed when it was started. */
     static Request done(Site site, Status s) {
         Request r = new Request();
         r.site = site;
@@ -104,6 +117,10 @@ public class Request implements Freeable {
                 if (rma.test()) {
                     record(Status.empty(), null);
                 }
+            } else if (fut != null) {
+                if (fut.isDone()) {
+                    recordFuture();
+                }
             } else {
                 record(ready, null);
             }
@@ -124,11 +141,43 @@ public class Request implements Freeable {
             } else if (rma != null) {
                 rma.waitFor();
                 record(Status.empty(), null);
+            } else if (fut != null) {
+                for (int round = 0; !fut.isDone(); round++) {
+                    idle(round);
+                }
+                recordFuture();
             } else {
                 record(ready, null);
             }
         } catch (RmaException e) {
             record(msg != null && msg.status() != null ? new Status(msg.status()) : Status.empty().withError(e.errorCode()), e);
+        }
+    }
+
+    /**
+     * The outcome of a finished nonblocking collective: its error (an MPIException under ERRORS_RETURN) is kept
+     * with its class to be thrown by the wait or test; runtime failures (the job aborted) pass through.
+     */
+    private void recordFuture() {
+        try {
+            fut.join();
+            record(Status.empty(), null);
+        } catch (CompletionException | java.util.concurrent.CancellationException e) {
+            Throwable c = e.getCause() != null ? e.getCause() : e;
+            if (c instanceof MPIException) {
+                MPIException m = (MPIException) c;
+                ErrorClass ec = ErrorClass.of(m.getErrorClass());
+                String msg = m.getMessage();
+                String prefix = "MPI_" + ec.name() + ": ";
+                record(Status.empty().withError(m.getErrorClass()), new RmaException(ec,
+                        msg != null && msg.startsWith(prefix) ? msg.substring(prefix.length()) : msg, m));
+            } else if (c instanceof RuntimeException) {
+                throw (RuntimeException) c;
+            } else if (c instanceof Error) {
+                throw (Error) c;
+            } else {
+                record(Status.empty().withError(MPI.ERR_OTHER), new RmaException(ErrorClass.ERR_OTHER, c.toString(), c));
+            }
         }
     }
 
@@ -152,6 +201,7 @@ public class Request implements Freeable {
         outcome = null;
         msg = null;
         rma = null;
+        fut = null;
         ready = null;
         stage = null;
         keep = null;

@@ -528,6 +528,34 @@ public final class Collective {
         }
         world.iAllToAll(a2aOut, 1, MPI.INT, a2aIn, 1, MPI.INT).waitFor();
         eq(me, a2aIn.get(0), "iAllToAll");
+        // nonblocking collectives progress while the rank does other things: here rank 0 receives a synchronous
+        // send that rank 1 makes before it even starts the barrier
+        if (n >= 2) {
+            if (me == 0) {
+                Request ib = world.iBarrier();
+                int[] msg = new int[1];
+                world.recv(msg, 1, MPI.INT, 1, 99);
+                eq(99, msg[0], "message received while the barrier is pending");
+                ib.waitFor();
+            } else if (me == 1) {
+                world.sSend(new int[] {99}, 1, MPI.INT, 0, 99);
+                world.iBarrier().waitFor();
+            } else {
+                world.iBarrier().waitFor();
+            }
+        }
+        // several outstanding, then a blocking collective: they complete in the order they were started
+        DoubleBuffer x1 = MPI.newDoubleBuffer(1);
+        DoubleBuffer x2 = MPI.newDoubleBuffer(1);
+        x1.put(0, 1);
+        x2.put(0, me);
+        Request[] two = {world.iAllReduce(x1, 1, MPI.DOUBLE, MPI.SUM), world.iAllReduce(x2, 1, MPI.DOUBLE, MPI.MAX)};
+        int[] after = new int[1];
+        world.allReduce(new int[] {1}, after, 1, MPI.INT, MPI.SUM);
+        Request.waitAll(two);
+        eq(n, x1.get(0), "first outstanding iAllReduce");
+        eq(n - 1, x2.get(0), "second outstanding iAllReduce");
+        eq(n, after[0], "blocking allReduce after them");
         try {
             world.iBcast(IntBuffer.allocate(1), 1, MPI.INT, 0);
             throw new AssertionError("a heap buffer must be refused by a nonblocking collective");

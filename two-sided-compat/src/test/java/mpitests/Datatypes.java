@@ -47,7 +47,8 @@ public final class Datatypes {
         eq(16, MPI.LONG_INT.getExtent(), "LONG_INT extent");
         eq(8, MPI.SHORT_INT.getExtent(), "SHORT_INT extent");
         eq(0, MPI.BYTE.getLb(), "lb");
-        eq("MPI_INT", MPI.INT.getName(), "name");
+        eq("MPI_INT32_T", MPI.INT.getName(), "name as in Open MPI");
+        eq("MPI_DOUBLE", MPI.DOUBLE.getName(), "name");
         check(MPI.DATATYPE_NULL.isNull(), "DATATYPE_NULL");
         check(!MPI.INT.isNull(), "INT");
     }

@@ -43,6 +43,8 @@ public final class Errors {
         fails(MPI.ERR_TYPE, () -> world.send(buf, 1, null, 0, 0), "null datatype");
         fails(MPI.ERR_TYPE, () -> world.send(buf, 1, MPI.DATATYPE_NULL, 0, 0), "DATATYPE_NULL");
         fails(MPI.ERR_ROOT, () -> world.bcast(buf, 1, MPI.INT, n), "bad root");
+        Request badRoot = world.iBcast(MPI.newIntBuffer(1), 1, MPI.INT, n);
+        fails(MPI.ERR_ROOT, badRoot::waitFor, "bad root of a nonblocking bcast, reported by its wait");
         fails(MPI.ERR_OP, () -> world.allReduce(buf, new int[4], 1, MPI.INT, MPI.MINLOC), "MINLOC on INT");
         fails(MPI.ERR_OP, () -> world.allReduce(buf, new int[4], 1, MPI.INT, MPI.REPLACE), "REPLACE in a collective");
         fails(MPI.ERR_COMM, () -> world.free(), "COMM_WORLD cannot be freed");
