@@ -129,6 +129,8 @@ public final class JobLauncher {
     private final boolean[] idle;
     private final boolean[] rankDone;
     private final boolean[] linkClosed;
+    /** JVMs this launcher killed itself (their signal exit is not a cause of the failure). */
+    private final boolean[] killedHere;
     private int ranksDone;
     private int failurePriority;
     private final Result result = new Result();
@@ -143,6 +145,7 @@ public final class JobLauncher {
         this.links = new DataOutputStream[o.njvms];
         this.rankDone = new boolean[o.nranks];
         this.linkClosed = new boolean[o.njvms];
+        this.killedHere = new boolean[o.njvms];
     }
 
     /** Runs the job to its end. */
@@ -451,7 +454,10 @@ public final class JobLauncher {
             }
         }
         String how = code > 128 ? "was killed by signal " + (code - 128) : "exited with code " + code;
-        if (!unfinished.isEmpty() && !tearingDown) {
+        // A JVM killed by a signal this launcher did not send is the root cause even when the teardown has begun:
+        // the other JVMs notice the lost connection and report it first, often before this exit is seen.
+        boolean killedOutside = code > 128 && !killedHere[j];
+        if (!unfinished.isEmpty() && (!tearingDown || killedOutside)) {
             fail(P_JVM, code == 0 ? 1 : code, unfinished.get(0), "JVM " + j + " (pid " + procs[j].pid() + ", ranks "
                     + unfinished + ") " + how + " while its ranks were running", null, null);
         } else if (code != 0 && !tearingDown) { // e.g. System.exit(3) after every rank of the JVM had finalized
@@ -563,6 +569,7 @@ public final class JobLauncher {
             try {
                 long left = until - System.currentTimeMillis();
                 if (left <= 0 || !p.waitFor(left, java.util.concurrent.TimeUnit.MILLISECONDS)) {
+                    markKilledHere(p);
                     p.destroyForcibly();
                 }
             } catch (InterruptedException e) {
@@ -588,6 +595,14 @@ public final class JobLauncher {
         }
     }
 
+    private synchronized void markKilledHere(Process p) {
+        for (int j = 0; j < procs.length; j++) {
+            if (procs[j] == p) {
+                killedHere[j] = true;
+            }
+        }
+    }
+
     private boolean allIdle() {
         for (boolean b : idle) {
             if (!b) {
@@ -609,6 +624,7 @@ public final class JobLauncher {
         }
         for (Process p : procs) {
             if (p != null && p.isAlive()) {
+                markKilledHere(p);
                 p.destroyForcibly();
                 try {
                     p.waitFor(5, java.util.concurrent.TimeUnit.SECONDS);
