@@ -3,6 +3,7 @@ package mpi;
 import io.jrma.ErrorClass;
 import io.jrma.RmaException;
 import io.jrma.core.runtime.CommCore;
+import io.jrma.core.runtime.LocalComm;
 import java.nio.Buffer;
 
 /**
@@ -84,13 +85,20 @@ public class Intracomm extends Comm {
     }
 
     /**
-     * MPI_COMM_CREATE_GROUP (collective over the group only) is not supported by jrma:
-     * ERR_UNSUPPORTED_OPERATION. {@link #create} (collective over this communicator) does the same job.
+     * A communicator of the members of {@code group}, a subgroup of this one's, made by them alone
+     * (MPI_COMM_CREATE_GROUP): only the members call it. Calls that may run at the same time on overlapping groups
+     * need different tags, as in MPI; the tag never meets point-to-point messages. A rank outside the group gets
+     * a null communicator.
      */
     public final Intracomm createGroup(Group group, int tag) throws MPIException {
         return run(() -> {
-            throw new RmaException(ErrorClass.ERR_UNSUPPORTED_OPERATION, "createGroup (MPI_Comm_create_group) is not"
-                    + " supported by jrma; use create(group), which is collective over the whole communicator");
+            io.jrma.Comm c = core();
+            if (!(c instanceof LocalComm lc)) {
+                throw new RmaException(ErrorClass.ERR_UNSUPPORTED_OPERATION, "createGroup: communicator "
+                        + c.name() + " is not one of jrma's own");
+            }
+            io.jrma.Comm nc = lc.createGroup(Group.jg(group), tag);
+            return new Intracomm(nc, this);
         });
     }
 

@@ -15,7 +15,10 @@ import mpi.Intercomm;
 import mpi.Intracomm;
 import mpi.MPI;
 import mpi.MPIException;
+import mpi.Request;
 import mpi.ShiftParms;
+import mpi.Status;
+import java.nio.IntBuffer;
 
 /** Environment, groups, communicator management, attributes, info, topologies. */
 public final class GroupsComms {
@@ -161,6 +164,35 @@ public final class GroupsComms {
         if (!c0.isNull()) {
             c0.free();
         }
+        // createGroup: only the members call it; disjoint groups may use the same tag at the same time, and a
+        // receive with ANY_TAG posted before must not see anything of it
+        IntBuffer pending = MPI.newIntBuffer(1);
+        Request anyTag = world.iRecv(pending, 1, MPI.INT, MPI.ANY_SOURCE, MPI.ANY_TAG);
+        int[] parity = new int[(n - me % 2 + 1) / 2];
+        int expectSum = 0;
+        for (int i = 0; i < parity.length; i++) {
+            parity[i] = me % 2 + 2 * i;
+            expectSum += parity[i];
+        }
+        Group sameParity = g.incl(parity);
+        for (int round = 0; round < 2; round++) {
+            Intracomm cg = world.createGroup(sameParity, 7);
+            check(!cg.isNull(), "createGroup gives members a communicator");
+            eq(parity.length, cg.getSize(), "createGroup size");
+            eq(me / 2, cg.getRank(), "createGroup rank");
+            int[] sum = new int[1];
+            cg.allReduce(new int[] {me}, sum, 1, MPI.INT, MPI.SUM);
+            eq(expectSum, sum[0], "allReduce on the createGroup communicator, round " + round);
+            cg.free();
+        }
+        Status early = anyTag.testStatus();
+        check(early == null, "a receive with ANY_TAG does not match createGroup's traffic"
+                + (early == null ? "" : ": tag " + early.getTag() + " from " + early.getSource()));
+        world.barrier(); // every rank has checked before anyone sends
+        world.send(new int[] {100 + me}, 1, MPI.INT, (me + 1) % n, 99);
+        Status st = anyTag.waitStatus();
+        eq(100 + (me + n - 1) % n, pending.get(0), "message after createGroup");
+        eq(99, st.getTag(), "tag of the message after createGroup");
         Intracomm shared = world.splitType(Comm.TYPE_SHARED, me, MPI.INFO_NULL);
         check(shared.getSize() >= 1 && shared.getSize() <= n, "splitType shared");
         int[] jvmRanks = new int[1];

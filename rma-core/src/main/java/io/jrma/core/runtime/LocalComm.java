@@ -26,6 +26,7 @@ public final class LocalComm implements CommCore {
     private final boolean spansJvms;
     private long ctrlSeq;
     private boolean freed;
+    private final java.util.Map<String, Integer> groupCalls = new java.util.HashMap<>();
 
     public LocalComm(Job job, int[] worldRanks, int rank, int contextId, CollectiveState coll, String name) {
         this.job = job;
@@ -153,6 +154,55 @@ public final class LocalComm implements CommCore {
     public Comm dup() {
         Object[] proposals = allgather(job.newObjectId());
         return derived((Integer) proposals[0], worldRanks, rank, name + ".dup");
+    }
+
+    /**
+     * A communicator of the members of {@code g}, a subgroup of this communicator's group, made by those members
+     * alone (MPI_Comm_create_group): only they call it, the other ranks of this communicator take no part.
+     * Returns null to a caller outside {@code g}.
+     *
+     * <p>The members agree on the new context id through a control-plane all-gather of their own. It is named
+     * by this communicator's context id and a negative sequence number (the communicator's own collectives use
+     * positive ones) hashed from the group's world ranks, {@code tag} and how many times this member has made
+     * that group with that tag before: members of one group count the same calls, so they meet, and calls that
+     * may run at the same time differ in group or, as MPI requires for overlapping groups, in tag.
+     *
+     * @throws RmaException ERR_GROUP if {@code g} has a rank outside this communicator
+     */
+    public Comm createGroup(Group g, int tag) {
+        checkUsable();
+        job.checkAborted();
+        for (int i = 0; i < g.size(); i++) {
+            if (group.indexOfWorld(g.worldRank(i)) == Group.UNDEFINED) {
+                throw new RmaException(ErrorClass.ERR_GROUP, "Comm.createGroup: world rank " + g.worldRank(i)
+                        + " is not a member of " + name);
+            }
+        }
+        int myRank = g.indexOfWorld(worldRanks[rank]);
+        if (myRank == Group.UNDEFINED) {
+            return null;
+        }
+        int[] w = g.worldRanks();
+        String callKey = tag + ":" + Arrays.toString(w);
+        int occurrence;
+        synchronized (groupCalls) {
+            occurrence = groupCalls.merge(callKey, 1, Integer::sum);
+        }
+        long h = 0xcbf29ce484222325L;
+        for (int x : w) {
+            h = (h ^ x) * 0x100000001b3L;
+        }
+        h = (h ^ tag) * 0x100000001b3L;
+        h = (h ^ occurrence) * 0x100000001b3L;
+        long seq = h | Long.MIN_VALUE;
+        Object[] proposals = job.controlPlane().allgather(contextId, seq, w, myRank, job.newObjectId());
+        int ctx = (Integer) proposals[0];
+        String key = "comm:" + ctx;
+        CollectiveState state = (CollectiveState) job.shared().computeIfAbsent(key, k -> new CollectiveState(w.length));
+        LocalComm c = new LocalComm(job, w, myRank, ctx, state, name + ".createGroup");
+        c.allgather(null); // every member has looked the state up: it can be forgotten
+        job.shared().remove(key, state);
+        return c;
     }
 
     /**
