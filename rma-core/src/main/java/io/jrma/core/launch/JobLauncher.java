@@ -275,6 +275,8 @@ public final class JobLauncher {
                 Worker w = new Worker(j, spawn(j, linkId, secret, rv.getLocalPort()), key);
                 adopt(w);
                 w.process.onExit().thenAccept(p -> {
+                    // ring files live unnamed once set up; only a JVM that died during set-up leaves some
+                    io.jrma.core.shmring.ShmRingTransport.removeLeftovers(o.params, p.pid());
                     JobLauncher l = w.current;
                     if (l != null) {
                         l.jvmExited(w.index, p.exitValue());
