@@ -11,7 +11,7 @@ import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import org.agrona.MutableDirectBuffer;
 import org.agrona.concurrent.AtomicBuffer;
-import org.agrona.concurrent.MessageHandler;
+import org.agrona.concurrent.ControlledMessageHandler;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.ringbuffer.OneToOneRingBuffer;
 import org.agrona.concurrent.ringbuffer.RingBuffer;
@@ -26,7 +26,7 @@ import org.agrona.concurrent.ringbuffer.RingBuffer;
  *
  * <p>Threads: the progress agent only (the thread running its duty cycle).
  */
-final class InboundRing implements MessageHandler {
+final class InboundRing implements ControlledMessageHandler {
     /** Where delivered batches go: validation and dispatch to the engine (the transport). */
     interface Sink {
         /** Checks and dispatches {@code b} (addressed by the caller); false if it was rejected (then consumed). */
@@ -73,7 +73,7 @@ final class InboundRing implements MessageHandler {
         if (heldBytes > heldLimit) {
             return work; // back-pressure: the sender's ring fills until the waiting packets are applied
         }
-        return work + ring.read(this, READ_LIMIT);
+        return work + ring.controlledRead(this, READ_LIMIT);
     }
 
     /** Whether a record may be waiting (also a claimed, not yet committed one). */
@@ -101,7 +101,7 @@ final class InboundRing implements MessageHandler {
     }
 
     @Override
-    public void onMessage(int type, MutableDirectBuffer buffer, int index, int length) {
+    public Action onMessage(int type, MutableDirectBuffer buffer, int index, int length) {
         counters.recordsReceived.incrementAndGet();
         counters.bytesReceived.addAndGet(length);
         if (type == MSG_PACKETS) {
@@ -111,6 +111,7 @@ final class InboundRing implements MessageHandler {
         } else {
             sink.reject(this, "record of unknown type " + type);
         }
+        return heldBytes > heldLimit ? Action.BREAK : Action.CONTINUE; // BREAK: this record is done, read no more
     }
 
     private void packets(MutableDirectBuffer ringBuffer, int index, int length) {

@@ -344,6 +344,57 @@ class ShmRingTransportTest {
 
     @Test
     @Timeout(60)
+    void aReceiverHoldingTooManyWaitingBatchesStopsReadingThatRing() throws Exception {
+        Map<String, String> p = ring(64 << 10);
+        p.put(ShmParams.HELD_BYTES.name(), "1000");
+        mesh(p);
+        Recorder rec = new Recorder();
+        rec.keepFirst = 1;
+        jobs[1].agent().register(WINDOW, rec);
+        sendDriving(0, batch(0, 1, PacketType.PUT, 0, 2000)); // kept: 2 KiB copied out, over the limit
+        sendDriving(0, batch(0, 1, PacketType.PUT, 1, 8));
+        sendDriving(0, batch(0, 1, PacketType.PUT, 2, 8));
+        for (int i = 0; i < 1000; i++) {
+            jobs[0].agent().tryProgress();
+            jobs[1].agent().tryProgress();
+        }
+        assertEquals(List.of(0L), rec.seqs, "nothing more is read while the kept batch holds more than the limit");
+        rec.release = true;
+        driveUntil(() -> rec.count() == 3, "the rest once the kept batch was applied");
+        assertEquals(List.of(0L, 1L, 2L), rec.seqs);
+        assertEquals(List.of(), rec.bad);
+    }
+
+    @Test
+    @Timeout(60)
+    void aSenderHeldBackByAFullRingFailsWhenThePeerAborts() throws Exception {
+        mesh(ring(64 << 10));
+        jobs[1].onAbort(e -> tcp[1].abortPeers(e.getMessage())); // as JvmHost: an abort is told to the other JVMs
+        CompletableFuture<Throwable> sender = CompletableFuture.supplyAsync(() -> {
+            try {
+                for (long i = 0; ; i++) { // JVM 1 reads nothing: the ring fills and the origin drives progress, as the engine does
+                    Batch b = batch(0, 1, PacketType.PUT, i, 4000);
+                    while (!shm[0].send(b)) {
+                        jobs[0].agent().tryProgress();
+                    }
+                }
+            } catch (RuntimeException e) {
+                return e;
+            }
+        });
+        long until = System.currentTimeMillis() + 10_000;
+        while (shm[0].refused() == 0 && System.currentTimeMillis() < until) {
+            Thread.sleep(1);
+        }
+        assertTrue(shm[0].refused() > 0, "the ring filled up");
+        jobs[1].abort(ErrorClass.ERR_OTHER, "rank 1 failed", null);
+        Throwable t = sender.get(10, TimeUnit.SECONDS);
+        assertTrue(t instanceof RmaException && ((RmaException) t).errorClass() == ErrorClass.ERR_PROC_ABORTED, String.valueOf(t));
+        assertTrue(jobs[0].isAborted());
+    }
+
+    @Test
+    @Timeout(60)
     void aSleepingReceiverIsWokenByTheDoorbell() throws Exception {
         Map<String, String> p = ring(64 << 10);
         p.put("jrma.progress", "thread");
