@@ -47,7 +47,7 @@ final class InboundRing implements ControlledMessageHandler {
     private final RingBuffer ring;
     private final AtomicBuffer header;
     private final Sink sink;
-    private final ShmCounters counters;
+    final ShmCounters counters;
     private final long heldLimit;
     private final ArrayDeque<Held> held = new ArrayDeque<>();
     private long heldBytes;
@@ -58,12 +58,12 @@ final class InboundRing implements ControlledMessageHandler {
     private int assemblyLength;
     private int assembled;
 
-    InboundRing(int peerJvm, RingFiles.Mapped file, Sink sink, ShmCounters counters, long heldLimit) {
+    InboundRing(int peerJvm, RingFiles.Mapped file, Sink sink, long heldLimit) {
         this.peerJvm = peerJvm;
         this.ring = new OneToOneRingBuffer(file.ring);
         this.header = file.header;
         this.sink = sink;
-        this.counters = counters;
+        this.counters = new ShmCounters();
         this.heldLimit = heldLimit;
     }
 
@@ -102,8 +102,8 @@ final class InboundRing implements ControlledMessageHandler {
 
     @Override
     public Action onMessage(int type, MutableDirectBuffer buffer, int index, int length) {
-        counters.recordsReceived.incrementAndGet();
-        counters.bytesReceived.addAndGet(length);
+        ShmCounters.add(counters.recordsReceived, 1);
+        ShmCounters.add(counters.bytesReceived, length);
         if (type == MSG_PACKETS) {
             packets(buffer, index, length);
         } else if (type == MSG_PART) {
@@ -139,7 +139,7 @@ final class InboundRing implements ControlledMessageHandler {
         view.wrap(copy, 0, length);
         held.add(new Held(b, copy, length));
         heldBytes += length;
-        counters.batchesCopiedOut.incrementAndGet();
+        ShmCounters.add(counters.batchesCopiedOut, 1);
     }
 
     private void keepSpare(Batch b, UnsafeBuffer view) {
@@ -202,7 +202,7 @@ final class InboundRing implements ControlledMessageHandler {
         Batch b = new Batch(view);
         b.add(0);
         b.address(PacketHeader.src(view, 0), PacketHeader.dst(view, 0));
-        counters.packetsAssembled.incrementAndGet();
+        ShmCounters.add(counters.packetsAssembled, 1);
         sink.deliver(this, b);
         if (!b.isConsumed()) {
             held.add(new Held(b, assembly, assemblyLength));

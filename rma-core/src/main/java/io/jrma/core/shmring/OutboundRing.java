@@ -52,19 +52,19 @@ final class OutboundRing {
     private final AtomicBuffer header;
     private final int maxRecord;
     private final Runnable doorbell;
-    private final ShmCounters counters;
+    final ShmCounters counters;
     private final ReentrantLock lock = new ReentrantLock();
     private final ArrayDeque<Pending> pending = new ArrayDeque<>();
     private volatile int pendingCount;
     private boolean closed;
 
-    OutboundRing(int peerJvm, RingFiles.Mapped file, Runnable doorbell, ShmCounters counters) {
+    OutboundRing(int peerJvm, RingFiles.Mapped file, Runnable doorbell) {
         this.peerJvm = peerJvm;
         this.ring = new OneToOneRingBuffer(file.ring);
         this.header = file.header;
         this.maxRecord = ring.maxMsgLength();
         this.doorbell = doorbell;
-        this.counters = counters;
+        this.counters = new ShmCounters();
         if (maxRecord < PacketHeader.HEADER_LENGTH) {
             throw new IllegalArgumentException("ring of " + ring.capacity() + " bytes cannot hold a packet header");
         }
@@ -85,7 +85,7 @@ final class OutboundRing {
             if (closed) {
                 throw new RmaException(ErrorClass.ERR_PROC_ABORTED, "the shared-memory ring to JVM " + peerJvm + " is closed");
             }
-            wrote = drainLocked() > 0;
+            wrote = pendingCount > 0 && drainLocked() > 0;
             Pending p = new Pending(b);
             if (!pending.isEmpty()) {
                 if (!reply) {
@@ -201,8 +201,8 @@ final class OutboundRing {
                     idx += l;
                 }
                 ring.commit(idx - total);
-                counters.recordsSent.incrementAndGet();
-                counters.bytesSent.addAndGet(total);
+                ShmCounters.add(counters.recordsSent, 1);
+                ShmCounters.add(counters.bytesSent, total);
                 p.packet = last + 1;
             } else {
                 int piece = Math.min(maxRecord, len - p.partSent);
@@ -212,8 +212,8 @@ final class OutboundRing {
                 }
                 rb.putBytes(idx, src, at + p.partSent, piece);
                 ring.commit(idx);
-                counters.recordsSent.incrementAndGet();
-                counters.bytesSent.addAndGet(piece);
+                ShmCounters.add(counters.recordsSent, 1);
+                ShmCounters.add(counters.bytesSent, piece);
                 p.partSent += piece;
                 if (p.partSent == len) {
                     p.packet++;
@@ -221,7 +221,7 @@ final class OutboundRing {
                 }
             }
         }
-        counters.batchesSent.incrementAndGet();
+        ShmCounters.add(counters.batchesSent, 1);
         b.markConsumed(); // local completion: every byte is in the ring, the origin may reuse its buffer
         return true;
     }

@@ -3,9 +3,12 @@ package io.jrma.core.shmring;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Counters of one JVM's shared-memory rings (all peers together). Values only grow.
+ * Counters of shared-memory rings: each ring end keeps its own set, and the transport sums them. Values only
+ * grow. Counters with a single writer (the holder of an outbound ring's lock, or the progress agent for the
+ * inbound side) are bumped with {@link #add} (a plain read and an ordered store, no locked instruction on the
+ * hot path); the others atomically.
  *
- * <p>Thread-safe.
+ * <p>Thread-safe for readers; writers as above.
  */
 final class ShmCounters {
     /** Batches whose every packet is in a ring. */
@@ -30,6 +33,26 @@ final class ShmCounters {
     final AtomicLong packetsAssembled = new AtomicLong();
     /** Records or batches rejected (malformed, or claiming ranks of another JVM). */
     final AtomicLong rejected = new AtomicLong();
+
+    /** Single-writer increment: readers see every value in order, without a locked add. */
+    static void add(AtomicLong c, long delta) {
+        c.lazySet(c.get() + delta);
+    }
+
+    /** Adds every counter of this set to {@code total}. */
+    void addTo(ShmCounters total) {
+        total.batchesSent.addAndGet(batchesSent.get());
+        total.recordsSent.addAndGet(recordsSent.get());
+        total.bytesSent.addAndGet(bytesSent.get());
+        total.refused.addAndGet(refused.get());
+        total.doorbells.addAndGet(doorbells.get());
+        total.batchesReceived.addAndGet(batchesReceived.get());
+        total.recordsReceived.addAndGet(recordsReceived.get());
+        total.bytesReceived.addAndGet(bytesReceived.get());
+        total.batchesCopiedOut.addAndGet(batchesCopiedOut.get());
+        total.packetsAssembled.addAndGet(packetsAssembled.get());
+        total.rejected.addAndGet(rejected.get());
+    }
 
     @Override
     public String toString() {

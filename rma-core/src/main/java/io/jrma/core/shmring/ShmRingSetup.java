@@ -103,7 +103,7 @@ final class ShmRingSetup {
                 error = describe(me, e);
             }
             checkAll(cp.allgather(SETUP_CONTEXT, 3, reps, myIndex, error == null ? "" : error));
-            ShmRingTransport t = new ShmRingTransport(job, waitIn, doorbell, out, in, new ShmCounters());
+            ShmRingTransport t = new ShmRingTransport(job, waitIn, doorbell, out, in);
             List<Integer> ranks = new ArrayList<>();
             for (int r = 0; r < job.size(); r++) {
                 if (job.jvmOf(r) != me && group.contains(job.jvmOf(r))) {

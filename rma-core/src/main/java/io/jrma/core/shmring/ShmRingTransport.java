@@ -45,10 +45,10 @@ public final class ShmRingTransport implements PacketTransport, InboundRing.Sink
     private volatile boolean closed;
 
     ShmRingTransport(Job job, PacketTransport waitIn, IntConsumer doorbell, Map<Integer, RingFiles.Mapped> out,
-            Map<Integer, RingFiles.Mapped> in, ShmCounters counters) {
+            Map<Integer, RingFiles.Mapped> in) {
         this.job = job;
         this.waitIn = waitIn;
-        this.counters = counters;
+        this.counters = new ShmCounters(); // batches received and rejections: the progress agent's
         this.outByJvm = new OutboundRing[job.jvmCount()];
         this.outbound = new OutboundRing[out.size()];
         this.inbound = new InboundRing[in.size()];
@@ -58,14 +58,14 @@ public final class ShmRingTransport implements PacketTransport, InboundRing.Sink
         int f = 0;
         for (Map.Entry<Integer, RingFiles.Mapped> e : out.entrySet()) {
             int jvm = e.getKey();
-            OutboundRing o = new OutboundRing(jvm, e.getValue(), () -> doorbell.accept(jvm), counters);
+            OutboundRing o = new OutboundRing(jvm, e.getValue(), () -> doorbell.accept(jvm));
             outByJvm[jvm] = o;
             outbound[i++] = o;
             files[f++] = e.getValue();
         }
         i = 0;
         for (Map.Entry<Integer, RingFiles.Mapped> e : in.entrySet()) {
-            inbound[i++] = new InboundRing(e.getKey(), e.getValue(), this, counters, heldLimit);
+            inbound[i++] = new InboundRing(e.getKey(), e.getValue(), this, heldLimit);
             files[f++] = e.getValue();
         }
     }
@@ -192,7 +192,7 @@ public final class ShmRingTransport implements PacketTransport, InboundRing.Sink
             b.markConsumed();
             return false;
         }
-        counters.batchesReceived.incrementAndGet();
+        ShmCounters.add(counters.batchesReceived, 1);
         job.agent().dispatchNow(b);
         return true;
     }
@@ -202,45 +202,58 @@ public final class ShmRingTransport implements PacketTransport, InboundRing.Sink
         counters.rejected.incrementAndGet();
     }
 
+    /** The counters of every ring end and of this transport, summed now. */
+    private ShmCounters total() {
+        ShmCounters t = new ShmCounters();
+        counters.addTo(t);
+        for (OutboundRing o : outbound) {
+            o.counters.addTo(t);
+        }
+        for (InboundRing in : inbound) {
+            in.counters.addTo(t);
+        }
+        return t;
+    }
+
     /** JVMs reached through rings. */
     public int peers() {
         return outbound.length;
     }
 
     public long batchesSent() {
-        return counters.batchesSent.get();
+        return total().batchesSent.get();
     }
 
     public long bytesSent() {
-        return counters.bytesSent.get();
+        return total().bytesSent.get();
     }
 
     public long batchesReceived() {
-        return counters.batchesReceived.get();
+        return total().batchesReceived.get();
     }
 
     public long bytesReceived() {
-        return counters.bytesReceived.get();
+        return total().bytesReceived.get();
     }
 
     /** Requests refused because a ring was full. */
     public long refused() {
-        return counters.refused.get();
+        return total().refused.get();
     }
 
     /** Doorbells rung to wake a receiver sleeping in its selector. */
     public long doorbells() {
-        return counters.doorbells.get();
+        return total().doorbells.get();
     }
 
     /** Records and batches rejected (malformed, or claiming ranks of another JVM). */
     public long rejected() {
-        return counters.rejected.get();
+        return total().rejected.get();
     }
 
     /** Every counter, for diagnostics. */
     public String counters() {
-        return counters.toString();
+        return total().toString();
     }
 
     /**
@@ -264,6 +277,6 @@ public final class ShmRingTransport implements PacketTransport, InboundRing.Sink
 
     @Override
     public String toString() {
-        return "ShmRingTransport[JVM " + job.jvmIndex() + ", " + outbound.length + " peers, " + counters + "]";
+        return "ShmRingTransport[JVM " + job.jvmIndex() + ", " + outbound.length + " peers, " + total() + "]";
     }
 }
