@@ -137,7 +137,7 @@ final class RingFiles {
             m.header.putIntVolatile(ASLEEP_OFFSET, 0);
             m.header.putLongVolatile(MAGIC_OFFSET, MAGIC); // release: the header is complete once the magic is there
             return m;
-        } catch (IOException e) {
+        } catch (IOException | UnsupportedOperationException e) { // the latter: a directory without POSIX permissions
             deleteQuietly(file);
             throw new RmaException(ErrorClass.ERR_OTHER, "shared-memory rings: cannot create " + file + ": " + e, e);
         }
