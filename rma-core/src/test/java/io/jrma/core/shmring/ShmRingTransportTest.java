@@ -402,6 +402,7 @@ class ShmRingTransportTest {
         Recorder rec = new Recorder();
         jobs[1].agent().register(WINDOW, rec);
         jobs[1].start();
+        long[] wakeUs = new long[5];
         for (int i = 0; i < 5; i++) {
             Thread.sleep(200); // idle long enough for the progress thread to sleep in the selector
             long rung = shm[0].doorbells();
@@ -412,6 +413,7 @@ class ShmRingTransportTest {
                 Thread.onSpinWait();
             }
             long ms = (System.nanoTime() - t0) / 1_000_000;
+            wakeUs[i] = (System.nanoTime() - t0) / 1_000;
             assertEquals(want, rec.count(), "delivered");
             assertTrue(ms < 1000, "a sleeping receiver took " + ms + " ms to notice ring input");
             assertEquals(rung + 1, shm[0].doorbells(), "one doorbell for a receiver asleep");
@@ -421,6 +423,9 @@ class ShmRingTransportTest {
             Thread.sleep(1);
         }
         assertEquals(5, tcp[1].wakesReceived(), "WAKE frames reached the receiver");
+        java.util.Arrays.sort(wakeUs);
+        System.out.println("ring input to a receiver asleep in epoll, send to delivery: median " + wakeUs[2] + " us, max "
+                + wakeUs[4] + " us");
         long rung = shm[0].doorbells();
         for (int i = 5; i < 100; i++) { // a busy receiver is not rung for every batch
             assertTrue(shm[0].send(batch(0, 1, PacketType.PUT, i, 8)));
