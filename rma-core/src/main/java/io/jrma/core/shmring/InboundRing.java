@@ -86,6 +86,10 @@ final class InboundRing implements ControlledMessageHandler {
         header.putIntVolatile(ASLEEP_OFFSET, asleep ? 1 : 0); // a full fence: the flag is visible before we look at the ring
     }
 
+    boolean isAsleep() {
+        return header.getIntVolatile(ASLEEP_OFFSET) != 0;
+    }
+
     private int reclaim() {
         int work = 0;
         Held h;

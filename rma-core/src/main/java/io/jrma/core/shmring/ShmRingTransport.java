@@ -215,6 +215,16 @@ public final class ShmRingTransport implements PacketTransport, InboundRing.Sink
         return t;
     }
 
+    /** Whether an inbound ring is flagged "receiver asleep" (tests, diagnostics). */
+    boolean anyInboundAsleep() {
+        for (InboundRing in : inbound) {
+            if (in.isAsleep()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** JVMs reached through rings. */
     public int peers() {
         return outbound.length;
