@@ -159,7 +159,7 @@ final class Epochs {
     }
 
     private void acquireDirect(int t, boolean exclusive) {
-        LockWord lw = w.peers[t].local.target.lockWord;
+        LockWord lw = w.peers[t].target.lockWord;
         long ticket = lw.takeTicket();
         if (!lw.tryEnter(ticket, exclusive)) {
             w.counters.increment(Counter.LOCK_WAITS);
@@ -173,7 +173,7 @@ final class Epochs {
         if (held == 0) {
             return;
         }
-        LockWord lw = w.peers[t].local.target.lockWord;
+        LockWord lw = w.peers[t].target.lockWord;
         if (held == 1) {
             lw.releaseExclusive();
         } else {
@@ -193,11 +193,11 @@ final class Epochs {
             w.packets.signal(p, type, aux);
             return;
         }
-        TargetState ts = peer.local.target;
+        TargetState ts = peer.target;
         switch (type) {
-            case PacketType.FENCE: ts.fenceArrived.incrementAndGet(aux & 1); break;
-            case PacketType.POST: ts.postArrived.incrementAndGet(w.rank); break;
-            default: ts.completeArrived.incrementAndGet(w.rank); break;
+            case PacketType.FENCE: ts.fenceArrived(aux & 1); break;
+            case PacketType.POST: ts.postArrived(w.rank); break;
+            default: ts.completeArrived(w.rank); break;
         }
     }
 
@@ -218,8 +218,8 @@ final class Epochs {
                 signal(p, PacketType.FENCE, e);
             }
             TargetState ts = w.target;
-            await(() -> ts.fenceArrived.get(e & 1) >= n && w.packets.pendingReplies() == 0);
-            ts.fenceArrived.addAndGet(e & 1, -n);
+            await(() -> ts.fenceCount(e & 1) >= n && w.packets.pendingReplies() == 0);
+            ts.fenceConsume(e & 1, n);
             w.packets.checkAsyncErrors();
             if ((assertion & Win.MODE_NOPRECEDE) == 0 && n > 1) {
                 // Every operation targeting this rank is now applied here, but not yet everywhere: a rank that
@@ -251,7 +251,7 @@ final class Epochs {
                 for (int t : ranks) {
                     long want = postConsumed[t] + 1;
                     TargetState ts = w.target;
-                    await(() -> ts.postArrived.get(t) >= want);
+                    await(() -> ts.posts(t) >= want);
                     postConsumed[t] = want;
                 }
             }
@@ -319,7 +319,7 @@ final class Epochs {
             TargetState ts = w.target;
             for (int o : postRanks) {
                 long want = completeConsumed[o] + 1;
-                await(() -> ts.completeArrived.get(o) >= want);
+                await(() -> ts.completes(o) >= want);
                 completeConsumed[o] = want;
             }
             exposure = Exposure.NONE;
@@ -337,7 +337,7 @@ final class Epochs {
             w.job.agent().tryProgress();
             TargetState ts = w.target;
             for (int o : postRanks) {
-                if (ts.completeArrived.get(o) < completeConsumed[o] + 1) {
+                if (ts.completes(o) < completeConsumed[o] + 1) {
                     return false;
                 }
             }
