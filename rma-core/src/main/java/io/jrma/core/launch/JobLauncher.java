@@ -156,7 +156,15 @@ public final class JobLauncher {
         if (o.jvmOfRank == null) {
             o.jvmOfRank = blockMap(o.nranks, o.njvms);
         }
+        if (o.njvms > 1) { // the shared-memory files of JVMs that died in earlier jobs (SIGKILL during a window's creation)
+            io.jrma.core.shm.ShmFiles.reclaimDead(io.jrma.core.shm.ShmSegment.directory(shmDir(o)));
+        }
         return new JobLauncher(o).go();
+    }
+
+    private static String shmDir(Options o) {
+        String d = o.params.get(io.jrma.core.runtime.Params.SHM_DIR.name());
+        return d != null ? d : System.getProperty(io.jrma.core.runtime.Params.SHM_DIR.name());
     }
 
     /** Rank r lives in JVM r*J/n: consecutive blocks whose sizes differ by at most one. */
