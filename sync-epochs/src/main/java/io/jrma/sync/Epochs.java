@@ -221,7 +221,8 @@ final class Epochs {
             await(() -> ts.fenceCount(e & 1) >= n && w.packets.pendingReplies() == 0);
             ts.fenceConsume(e & 1, n);
             w.packets.checkAsyncErrors();
-            if ((assertion & Win.MODE_NOPRECEDE) == 0 && n > 1) {
+            // With every peer direct, each rank signalled after its own stores completed: the markers are the barrier.
+            if ((assertion & Win.MODE_NOPRECEDE) == 0 && n > 1 && w.anyPacketPeer) {
                 // Every operation targeting this rank is now applied here, but not yet everywhere: a rank that
                 // leaves first could read another target (directly, or by a packet that overtakes the puts from a
                 // third rank) before that target has applied them. The next epoch starts when all have.
