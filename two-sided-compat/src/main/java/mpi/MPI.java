@@ -479,7 +479,8 @@ public final class MPI {
 
     /** A new direct byte buffer in native order. */
     public static ByteBuffer newByteBuffer(int capacity) {
-        return ByteBuffer.allocateDirect(capacity).order(ByteOrder.nativeOrder());
+        // in a job over several JVMs: shared memory, so windows created over it are direct between JVMs
+        return io.jrma.Jrma.allocateMemory(capacity).order(ByteOrder.nativeOrder());
     }
 
     /** A new direct char buffer (native order). */

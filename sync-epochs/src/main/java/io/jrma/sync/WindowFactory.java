@@ -8,6 +8,7 @@ import io.jrma.SharedMemory;
 import io.jrma.Win;
 import io.jrma.core.runtime.CommCore;
 import io.jrma.core.runtime.Job;
+import io.jrma.core.shm.ShmArena;
 import io.jrma.core.shm.ShmSegment;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -30,8 +31,29 @@ public final class WindowFactory implements Win.WindowProvider {
     @Override
     public Win create(CommCore comm, Object memory, int dispUnit, Info info) {
         WindowMemory m = WindowMemory.wrap(memory);
-        ShmPlan plan = ShmPlan.none(comm);
-        return build(comm, Flavor.CREATE, m, dispUnit, info, null, null, plan, null);
+        WinConfig config = new WinConfig(comm.job(), info);
+        ShmPlan plan = ShmPlan.of(comm, config);
+        // memory from Jrma.allocateMemory lives in a shared segment: peers in other JVMs of the host can map it,
+        // and only the target state needs a segment of its own
+        ShmArena.Slot slot = plan.segments && m.length > 0 ? ShmArena.lookup(m.address, m.length) : null;
+        ShmSegment state = null;
+        String err = null;
+        if (slot != null) {
+            try {
+                state = ShmSegment.create(plan.dir, ShmSegment.newName("win"), TargetState.bytes(comm.size()));
+            } catch (RmaException e) {
+                err = "rank " + comm.rank() + ": " + e.getMessage();
+            }
+        }
+        String first = plan.agree(comm, err);
+        if (first != null) {
+            if (state != null) {
+                state.close();
+            }
+            throw new RmaException(ErrorClass.ERR_NO_MEM, "create: " + first);
+        }
+        TargetState ts = state == null ? null : new TargetState(state.address(), comm.size(), m.address);
+        return build(comm, Flavor.CREATE, m, dispUnit, info, null, ts, plan, state, slot);
     }
 
     @Override
@@ -45,10 +67,10 @@ public final class WindowFactory implements Win.WindowProvider {
         if (!shared) {
             if (plan.segments) {
                 Own own = ownSegment(comm, plan, size, true);
-                return build(comm, Flavor.ALLOCATE, own.memory, dispUnit, info, null, own.state, plan, own.segment);
+                return build(comm, Flavor.ALLOCATE, own.memory, dispUnit, info, null, own.state, plan, own.segment, null);
             }
             plan.agreeNoError(comm);
-            return build(comm, Flavor.ALLOCATE, WindowMemory.allocate(size, false), dispUnit, info, null, null, plan, null);
+            return build(comm, Flavor.ALLOCATE, WindowMemory.allocate(size, false), dispUnit, info, null, null, plan, null, null);
         }
         if (plan.spansJvms) {
             int other = plan.firstOffHost();
@@ -63,13 +85,13 @@ public final class WindowFactory implements Win.WindowProvider {
             }
             if (config.allocSharedNoncontig) {
                 Own own = ownSegment(comm, plan, size, false);
-                return build(comm, Flavor.SHARED, own.memory, dispUnit, info, null, own.state, plan, own.segment);
+                return build(comm, Flavor.SHARED, own.memory, dispUnit, info, null, own.state, plan, own.segment, null);
             }
             return contiguousAcrossJvms(comm, plan, size, dispUnit, info);
         }
         plan.agreeNoError(comm);
         if (config.allocSharedNoncontig) {
-            return build(comm, Flavor.SHARED, WindowMemory.allocate(size, true), dispUnit, info, null, null, plan, null);
+            return build(comm, Flavor.SHARED, WindowMemory.allocate(size, true), dispUnit, info, null, null, plan, null, null);
         }
         // contiguous: rank 0 allocates the sum; each rank's segment follows the previous rank's
         Object[] sizes = comm.allgather(size);
@@ -84,7 +106,7 @@ public final class WindowFactory implements Win.WindowProvider {
         WindowMemory whole = comm.rank() == 0 ? WindowMemory.allocate(total, true) : null;
         whole = (WindowMemory) comm.allgather(whole)[0];
         WindowMemory mine = whole.slice(myOffset, size);
-        return build(comm, Flavor.SHARED, mine, dispUnit, info, comm.rank() == 0 ? whole : null, null, plan, null);
+        return build(comm, Flavor.SHARED, mine, dispUnit, info, comm.rank() == 0 ? whole : null, null, plan, null, null);
     }
 
     /** A rank's own shared segment: its target state, then (page aligned) its window memory. */
@@ -170,12 +192,12 @@ public final class WindowFactory implements Win.WindowProvider {
         }
         WindowMemory mine = WindowMemory.inSegment(seg, header + myOffset, size, false);
         TargetState state = new TargetState(seg.address() + ts * comm.rank(), n, mine.address);
-        return build(comm, Flavor.SHARED, mine, dispUnit, info, null, state, plan, seg);
+        return build(comm, Flavor.SHARED, mine, dispUnit, info, null, state, plan, seg, null);
     }
 
     @Override
     public Win createDynamic(CommCore comm, Info info) {
-        return build(comm, Flavor.DYNAMIC, WindowMemory.EMPTY, 1, info, null, null, ShmPlan.none(comm), null);
+        return build(comm, Flavor.DYNAMIC, WindowMemory.EMPTY, 1, info, null, null, ShmPlan.none(comm), null, null);
     }
 
     @Override
@@ -190,7 +212,7 @@ public final class WindowFactory implements Win.WindowProvider {
     }
 
     private static Win build(CommCore comm, Flavor flavor, WindowMemory mem, int dispUnit, Info info, WindowMemory whole,
-                             TargetState state, ShmPlan plan, ShmSegment own) {
+                             TargetState state, ShmPlan plan, ShmSegment own, ShmArena.Slot arena) {
         Job job = comm.job();
         job.checkAborted();
         checkDispUnit(comm, dispUnit);
@@ -211,9 +233,14 @@ public final class WindowFactory implements Win.WindowProvider {
         router.register(w.worldRanks[w.rank], w.receiver);
         job.addCounters(w.counters);
         long segBase = own == null ? 0 : own.address();
+        // where this rank's memory and state are: both in its own segment (allocate flavors), or memory in a
+        // segment of the shared allocator and state in its own segment (create over Jrma.allocateMemory)
+        String memSeg = own == null ? null : arena != null ? arena.segment() : own.name();
+        long memSegSize = own == null ? 0 : arena != null ? arena.segmentSize() : own.size();
+        long memOffset = own == null ? 0 : arena != null ? arena.offset() : mem.address - segBase;
         Object[] all = comm.allgather(new Peer.Info(w.rank, w.worldRanks[w.rank], mem.length, dispUnit, mem.address,
-                plan.myHost(), own == null ? null : own.name(), own == null ? 0 : own.size(),
-                own == null ? 0 : mem.address - segBase, own == null ? 0 : state.address() - segBase));
+                plan.myHost(), memSeg, memSegSize, memOffset, own == null ? null : own.name(), own == null ? 0 : own.size(),
+                own == null ? 0 : state.address() - segBase));
         Peer[] peers = new Peer[all.length];
         WindowImpl[] local = new WindowImpl[all.length];
         SharedMemory[] shared = new SharedMemory[all.length];
@@ -234,19 +261,15 @@ public final class WindowFactory implements Win.WindowProvider {
             if (local[i] != null && !inMySegment) {
                 ts = local[i].target;
                 view = local[i].memory;
-            } else if (own != null && o.segment() != null && o.host().equals(plan.myHost()) && mapError == null) {
+            } else if (own != null && o.stateSegment() != null && o.host().equals(plan.myHost()) && mapError == null) {
                 // same host, memory in a shared segment: map it (once) and reach it by load/store; a contiguous
                 // shared window is seen through this rank's own mapping, so the ranks' memory is contiguous here
                 try {
-                    ShmSegment seg = opened.get(o.segment());
-                    if (seg == null) {
-                        seg = ShmSegment.open(plan.dir, o.segment(), o.segmentSize());
-                        opened.put(o.segment(), seg);
-                        w.segments.add(seg);
-                    }
+                    ShmSegment seg = map(w, opened, plan, o.segment(), o.segmentSize());
+                    ShmSegment st = map(w, opened, plan, o.stateSegment(), o.stateSegmentSize());
                     view = WindowMemory.inSegment(seg, o.memoryOffset(), o.size(), false);
                     base = view.address;
-                    ts = local[i] != null ? local[i].target : new TargetState(seg.address() + o.stateOffset(), all.length, base);
+                    ts = local[i] != null ? local[i].target : new TargetState(st.address() + o.stateOffset(), all.length, base);
                 } catch (RmaException e) {
                     mapError = "rank " + w.rank + " cannot map the memory of rank " + i + ": " + e.getMessage();
                 }
@@ -282,6 +305,17 @@ public final class WindowFactory implements Win.WindowProvider {
             own.unlink(); // every peer has mapped it: the mappings outlive the file, a crash leaves nothing behind
         }
         return w;
+    }
+
+    /** Maps a peer's segment once per window (several peers may share one); unmapped at free. */
+    private static ShmSegment map(WindowImpl w, java.util.Map<String, ShmSegment> opened, ShmPlan plan, String name, long size) {
+        ShmSegment seg = opened.get(name);
+        if (seg == null) {
+            seg = ShmSegment.open(plan.dir, name, size);
+            opened.put(name, seg);
+            w.segments.add(seg);
+        }
+        return seg;
     }
 
     static void retire(WindowImpl w) {

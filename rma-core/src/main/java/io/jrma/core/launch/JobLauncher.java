@@ -102,6 +102,13 @@ public final class JobLauncher {
 
         void kill() {
             process.destroyForcibly();
+            try {
+                process.waitFor(2, java.util.concurrent.TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            deleteShmFiles(io.jrma.core.shm.ShmSegment.directory(System.getProperty(io.jrma.core.runtime.Params.SHM_DIR.name())),
+                    process.pid()); // a killed JVM runs no shutdown hook
         }
     }
 
@@ -591,6 +598,7 @@ public final class JobLauncher {
             }
         }
         killAll();
+        reclaimShm();
         synchronized (this) {
             if (result.message != null && o.diagnostics != null) {
                 o.diagnostics.println("jrmarun: " + result.message);
@@ -607,6 +615,26 @@ public final class JobLauncher {
         for (int j = 0; j < procs.length; j++) {
             if (procs[j] == p) {
                 killedHere[j] = true;
+            }
+        }
+    }
+
+    /** Removes the /dev/shm files of this job's JVMs that are gone (killed JVMs run no shutdown hook). */
+    private void reclaimShm() {
+        java.nio.file.Path dir = io.jrma.core.shm.ShmSegment.directory(shmDir(o));
+        for (Process p : procs) {
+            if (p != null && !p.isAlive()) {
+                deleteShmFiles(dir, p.pid());
+            }
+        }
+    }
+
+    private static void deleteShmFiles(java.nio.file.Path dir, long pid) {
+        for (String f : io.jrma.core.shm.ShmFiles.filesOf(dir, pid)) {
+            try {
+                java.nio.file.Files.deleteIfExists(dir.resolve(f));
+            } catch (java.io.IOException ignored) {
+                // reclaimed by the next jrmarun
             }
         }
     }

@@ -92,6 +92,11 @@ public final class JvmHost {
     private static int runJob(Rendezvous.Spec spec, int jvm, DataInputStream in, DataOutputStream out) throws Exception {
         RankThreads.Body body = body(spec); // a missing main class fails the start-up, before any rank runs
         Job job = new Job(spec.nranks(), spec.params(), jvm, spec.jvmOfRank());
+        if (job.jvmCount() > 1 && !"false".equals(job.param(io.jrma.core.runtime.Params.SHM_WINDOWS))) {
+            // buffers from Jrma.allocateMemory / MPI.newByteBuffer in shared segments: create windows over them
+            // are then reachable by load/store from the other JVMs of the host
+            io.jrma.core.shm.ShmArena.enable(io.jrma.core.shm.ShmSegment.directory(job.param(io.jrma.core.runtime.Params.SHM_DIR)));
+        }
         TcpTransport tcp = TcpTransport.listen(job, spec.jobId(), spec.meshSecret());
         InetSocketAddress me = tcp.endpoint();
         Rendezvous.writeObject(out, Rendezvous.ENDPOINT, new String[] {me.getAddress().getHostAddress(), String.valueOf(me.getPort())});

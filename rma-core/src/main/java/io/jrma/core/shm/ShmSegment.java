@@ -39,11 +39,13 @@ public final class ShmSegment implements AutoCloseable {
     private final MappedBytes mapping;
     private final MappedByteBuffer buffer;
     private final long address;
+    private final boolean creator;
     private volatile boolean closed;
 
-    private ShmSegment(Path path, long size) throws IOException {
+    private ShmSegment(Path path, long size, boolean creator) throws IOException {
         this.path = path;
         this.size = size;
+        this.creator = creator;
         if (size <= Integer.MAX_VALUE) {
             try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
                 this.buffer = ch.map(FileChannel.MapMode.READ_WRITE, 0, size);
@@ -98,7 +100,7 @@ public final class ShmSegment implements AutoCloseable {
                     at += ch.write(zeros, at);
                 }
             }
-            ShmSegment s = new ShmSegment(p, bytes);
+            ShmSegment s = new ShmSegment(p, bytes, true);
             done = true;
             return s;
         } catch (IOException e) {
@@ -125,7 +127,7 @@ public final class ShmSegment implements AutoCloseable {
                 throw new RmaException(ErrorClass.ERR_OTHER, "shared memory: segment " + p + " has " + have + " bytes, expected "
                         + bytes);
             }
-            return new ShmSegment(p, bytes);
+            return new ShmSegment(p, bytes, false);
         } catch (IOException e) {
             throw new RmaException(ErrorClass.ERR_OTHER, "shared memory: cannot map segment " + p + ": " + e);
         }
@@ -181,12 +183,17 @@ public final class ShmSegment implements AutoCloseable {
         deleteQuietly(path);
     }
 
-    /** Unmaps (after which the address must not be used) and removes the file if still there. */
+    /**
+     * Unmaps (after which the address must not be used) and, in the process that created it, removes the file
+     * if still there.
+     */
     @Override
     public synchronized void close() {
         if (!closed) {
             closed = true;
-            unlink();
+            if (creator) {
+                unlink();
+            }
             if (mapping != null) {
                 mapping.releaseLast();
             } else {
