@@ -524,7 +524,7 @@ public final class Win implements Freeable, Site {
     /** Invokes the error handler with {@code errorCode} (MPI_WIN_CALL_ERRHANDLER). */
     public void callErrhandler(int errorCode) throws MPIException {
         MPI.check();
-        if (errorCode != MPI.SUCCESS) {
+        if (errh.fatal && errorCode != MPI.SUCCESS) { // ERRORS_RETURN: the handler returns, so does the call
             throw Err.raise(errh, errorCode, "MPI error " + errorCode + " raised by callErrhandler", siteName(), null);
         }
     }
@@ -532,21 +532,24 @@ public final class Win implements Freeable, Site {
     /** A new attribute key for windows (MPI_WIN_CREATE_KEYVAL). */
     public static int createKeyval() throws MPIException {
         MPI.check();
-        return MPI.env.newKeyval();
+        return MPI.env.newKeyval(Env.KeyKind.WIN);
     }
 
     /** Frees an attribute key (MPI_WIN_FREE_KEYVAL). */
     public static void freeKeyval(int keyval) throws MPIException {
         MPI.check();
+        try {
+            MPI.env.freeKeyval(Env.KeyKind.WIN, keyval);
+        } catch (RuntimeException e) {
+            throw Err.handle(MPI.COMM_WORLD.errh, MPI.COMM_WORLD.siteName(), e);
+        }
     }
 
     /** Caches a (serializable) value on the window (MPI_WIN_SET_ATTR). */
     public void setAttr(int keyval, Object value) throws MPIException {
         exec(() -> {
             w();
-            if (keyval < Env.FIRST_KEYVAL) {
-                throw new RmaException(ErrorClass.ERR_KEYVAL, "attribute key " + keyval + " is predefined or invalid");
-            }
+            MPI.env.checkKeyval(Env.KeyKind.WIN, keyval);
             attrs.put(keyval, MPI.attrSet(value));
         });
     }
@@ -571,6 +574,7 @@ public final class Win implements Freeable, Site {
                 case MPI.WIN_MODEL:
                     return x.model() == io.jrma.MemoryModel.UNIFIED ? MPI.WIN_UNIFIED : MPI.WIN_SEPARATE;
                 default:
+                    MPI.env.checkKeyval(Env.KeyKind.WIN, keyval);
                     return MPI.attrGet(attrs.get(keyval));
             }
         });
@@ -580,6 +584,7 @@ public final class Win implements Freeable, Site {
     public void deleteAttr(int keyval) throws MPIException {
         exec(() -> {
             w();
+            MPI.env.checkKeyval(Env.KeyKind.WIN, keyval);
             attrs.remove(keyval);
         });
     }
