@@ -53,6 +53,8 @@ public final class Win implements Freeable, Site {
     private final ByteBuffer mem;
     /** The base buffer given by the program: kept reachable while the window lives. */
     private final Buffer base;
+    /** The size in bytes given at creation when it exceeds the buffer (only the buffer is exposed), else -1. */
+    private final long declaredSize;
     private final Map<Integer, byte[]> attrs = new ConcurrentHashMap<>();
     private final Map<Buffer, ByteBuffer> attached = Collections.synchronizedMap(new IdentityHashMap<>());
     private volatile String name = "";
@@ -62,6 +64,8 @@ public final class Win implements Freeable, Site {
         final io.jrma.Win w;
         final int flavor;
         final ByteBuffer mem;
+        /** The size in bytes the window was created with, when its buffer is smaller (else -1). */
+        long declared = -1;
 
         Made(io.jrma.Win w, int flavor, ByteBuffer mem) {
             this.w = w;
@@ -75,6 +79,7 @@ public final class Win implements Freeable, Site {
         this.flavor = m.flavor;
         this.mem = m.mem == null ? null : m.mem.duplicate().clear().order(ByteOrder.nativeOrder());
         this.base = base;
+        this.declaredSize = m.declared;
     }
 
     /**
@@ -124,13 +129,15 @@ public final class Win implements Freeable, Site {
             int elem = Bufs.elemSize(base);
             long len = bytes(size, elem, "size", ErrorClass.ERR_SIZE);
             ByteBuffer view = Bufs.bytes(base);
-            if (len > view.capacity()) {
-                throw new RmaException(ErrorClass.ERR_SIZE, "window of " + size + " elements exceeds its buffer of "
-                        + base.capacity());
-            }
-            ByteBuffer m = view.duplicate().clear().limit((int) len).slice().order(ByteOrder.LITTLE_ENDIAN);
+            // A size beyond the buffer is accepted, as Open MPI (which only sees the address) does: programs
+            // give ranks that are never targeted an empty buffer. Only the buffer's memory is exposed, so an
+            // access beyond it fails with ERR_RMA_RANGE instead of touching memory that is not the window's.
+            long exposed = Math.min(len, view.capacity());
+            ByteBuffer m = view.duplicate().clear().limit((int) exposed).slice().order(ByteOrder.LITTLE_ENDIAN);
             io.jrma.Win w = io.jrma.Win.create(core(comm), m, dispUnit * elem, Info.ji(info));
-            return new Made(w, MPI.WIN_FLAVOR_CREATE, m);
+            Made made = new Made(w, MPI.WIN_FLAVOR_CREATE, m);
+            made.declared = exposed < len ? len : -1;
+            return made;
         });
     }
 
@@ -566,7 +573,7 @@ public final class Win implements Freeable, Site {
                 case MPI.WIN_BASE:
                     return x.base();
                 case MPI.WIN_SIZE:
-                    return (int) x.size();
+                    return (int) (declaredSize >= 0 ? declaredSize : x.size());
                 case MPI.WIN_DISP_UNIT:
                     return x.dispUnit();
                 case MPI.WIN_CREATE_FLAVOR:
