@@ -236,6 +236,8 @@ public final class JvmHost {
             if (!Modifier.isStatic(m.getModifiers())) {
                 throw new RmaException(ErrorClass.ERR_ARG, spec.mainClass() + ".main(String[]) is not static");
             }
+            // the java launcher also runs a public main of a class that is not public (class Foo { ... })
+            m.setAccessible(true);
             try {
                 m.invoke(null, (Object) args.clone());
             } catch (InvocationTargetException e) {
