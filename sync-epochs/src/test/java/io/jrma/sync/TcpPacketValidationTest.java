@@ -61,8 +61,9 @@ class TcpPacketValidationTest {
 
     @Test
     @Timeout(90)
+    // private window memory: the origin reaches the other JVM by packets over TCP, which is what is under test
     void badPacketsOverTcpAreRejectedAndCorruptNothing() {
-        Jrma.job(2).jvms(2).timeout(Duration.ofSeconds(60)).run(world -> {
+        Jrma.job(2).jvms(2).param("jrma.shm.windows", "false").timeout(Duration.ofSeconds(60)).run(world -> {
             Win win = Win.allocate(world, SIZE, 1, null);
             for (int i = 0; i < SIZE; i++) {
                 win.buffer().put(i, (byte) (0x40 + i));
