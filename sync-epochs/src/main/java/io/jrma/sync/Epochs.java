@@ -163,7 +163,7 @@ final class Epochs {
         long ticket = lw.takeTicket();
         if (!lw.tryEnter(ticket, exclusive)) {
             w.counters.increment(Counter.LOCK_WAITS);
-            await(() -> lw.tryEnter(ticket, exclusive));
+            await(() -> lw.tryEnter(ticket, exclusive), w.peers[t].target);
         }
         lockHeld.set(t, exclusive ? 1 : 2);
     }
@@ -184,6 +184,11 @@ final class Epochs {
 
     private void await(BooleanSupplier done) {
         w.awaitSync(done);
+    }
+
+    /** Waits, sleeping on {@code state} (woken by its signals from any process) once spinning is over. */
+    private void await(BooleanSupplier done, TargetState state) {
+        w.awaitSync(done, state);
     }
 
     /** Sends a FENCE/POST/COMPLETE signal to peer {@code p}: directly, or behind the queued packets. */
@@ -218,7 +223,7 @@ final class Epochs {
                 signal(p, PacketType.FENCE, e);
             }
             TargetState ts = w.target;
-            await(() -> ts.fenceCount(e & 1) >= n && w.packets.pendingReplies() == 0);
+            await(() -> ts.fenceCount(e & 1) >= n && w.packets.pendingReplies() == 0, ts);
             ts.fenceConsume(e & 1, n);
             w.packets.checkAsyncErrors();
             // With every peer direct, each rank signalled after its own stores completed: the markers are the barrier.
@@ -252,7 +257,7 @@ final class Epochs {
                 for (int t : ranks) {
                     long want = postConsumed[t] + 1;
                     TargetState ts = w.target;
-                    await(() -> ts.posts(t) >= want);
+                    await(() -> ts.posts(t) >= want, ts);
                     postConsumed[t] = want;
                 }
             }
@@ -320,7 +325,7 @@ final class Epochs {
             TargetState ts = w.target;
             for (int o : postRanks) {
                 long want = completeConsumed[o] + 1;
-                await(() -> ts.completes(o) >= want);
+                await(() -> ts.completes(o) >= want, ts);
                 completeConsumed[o] = want;
             }
             exposure = Exposure.NONE;

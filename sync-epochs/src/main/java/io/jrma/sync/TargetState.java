@@ -3,6 +3,8 @@ package io.jrma.sync;
 import static io.jrma.core.mem.UnsafeAccess.UNSAFE;
 
 import io.jrma.core.op.ElementLocks;
+import io.jrma.core.runtime.Sleeper;
+import io.jrma.core.shm.Futex;
 
 /**
  * The synchronization state of one rank's window as a target, written by origins (directly on the direct
@@ -13,7 +15,9 @@ import io.jrma.core.op.ElementLocks;
  * <p>Everything lives in off-heap memory with a fixed layout, so that the state of a window shared between
  * JVMs sits in the shared segment next to the window memory and origins in other processes use it directly:
  * <pre>
- *  +0                 lock word ({@link LockWord#BYTES} bytes, padded to 32)
+ *  +0                 lock word ({@link LockWord#BYTES} bytes)
+ *  +24                wake sequence (int: bumped by every signal below, the futex word sleepers wait on)
+ *  +28                sleepers (int: threads asleep on the wake sequence, so signals skip the wake call)
  *  +32                fence markers, parity 0 and 1 (8 bytes each)
  *  +48                posts received from each peer (8 bytes per peer)
  *  +48 + 8n           completes received from each peer (8 bytes per peer)
@@ -23,7 +27,9 @@ import io.jrma.core.op.ElementLocks;
  *
  * <p>Thread-safe and process-safe; any thread.
  */
-final class TargetState {
+final class TargetState implements Sleeper {
+    private static final long SEQ = 24;
+    private static final long SLEEPERS = 28;
     private static final long FENCE = 32;
     private static final long POST = 48;
 
@@ -45,7 +51,7 @@ final class TargetState {
         this.owned = UNSAFE.allocateMemory(bytes(groupSize) + 8);
         this.base = (owned + 7) & ~7L;
         UNSAFE.setMemory(base, bytes(groupSize), (byte) 0);
-        this.lockWord = new LockWord(base);
+        this.lockWord = new LockWord(base, this::signal);
         this.elementLocks = ElementLocks.JVM;
     }
 
@@ -57,7 +63,7 @@ final class TargetState {
         this.n = groupSize;
         this.owned = 0;
         this.base = address;
-        this.lockWord = new LockWord(address);
+        this.lockWord = new LockWord(address, this::signal);
         this.elementLocks = new ElementLocks(address + POST + 16L * groupSize, memoryBase);
     }
 
@@ -68,6 +74,7 @@ final class TargetState {
 
     void fenceArrived(int parity) {
         UNSAFE.getAndAddLong(null, base + FENCE + 8L * (parity & 1), 1);
+        signal();
     }
 
     long fenceCount(int parity) {
@@ -80,6 +87,7 @@ final class TargetState {
 
     void postArrived(int from) {
         UNSAFE.getAndAddLong(null, slot(POST, from), 1);
+        signal();
     }
 
     long posts(int from) {
@@ -88,6 +96,34 @@ final class TargetState {
 
     void completeArrived(int from) {
         UNSAFE.getAndAddLong(null, slot(POST + 8L * n, from), 1);
+        signal();
+    }
+
+    /** Tells threads sleeping on this state (in any process) that it changed. */
+    void signal() {
+        UNSAFE.getAndAddInt(null, base + SEQ, 1);
+        if (UNSAFE.getIntVolatile(null, base + SLEEPERS) > 0 && Futex.available()) {
+            Futex.wakeAll(base + SEQ);
+        }
+    }
+
+    @Override
+    public int sequence() {
+        return UNSAFE.getIntVolatile(null, base + SEQ);
+    }
+
+    @Override
+    public void sleep(int seen, long timeoutNs) {
+        if (!Futex.available()) {
+            java.util.concurrent.locks.LockSupport.parkNanos(timeoutNs);
+            return;
+        }
+        UNSAFE.getAndAddInt(null, base + SLEEPERS, 1); // before the futex re-checks the sequence: no lost wake
+        try {
+            Futex.await(base + SEQ, seen, timeoutNs);
+        } finally {
+            UNSAFE.getAndAddInt(null, base + SLEEPERS, -1);
+        }
     }
 
     long completes(int from) {

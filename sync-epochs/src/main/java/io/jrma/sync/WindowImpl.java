@@ -105,12 +105,17 @@ final class WindowImpl implements Win {
 
     /** Waits in a synchronization call (spin, yield, park; drives progress), counting the time waited. */
     void awaitSync(java.util.function.BooleanSupplier done) {
+        awaitSync(done, null);
+    }
+
+    /** {@link #awaitSync(java.util.function.BooleanSupplier)}, sleeping on {@code sleeper} once spinning is over. */
+    void awaitSync(java.util.function.BooleanSupplier done, io.jrma.core.runtime.Sleeper sleeper) {
         if (done.getAsBoolean()) {
             return;
         }
         long t0 = System.nanoTime();
         try {
-            job.waitPolicy().await(job, done);
+            job.waitPolicy().await(job, done, sleeper);
         } finally {
             counters.add(Counter.SYNC_WAIT_NS, System.nanoTime() - t0);
         }

@@ -97,6 +97,7 @@ public final class JvmHost {
             // are then reachable by load/store from the other JVMs of the host
             io.jrma.core.shm.ShmArena.enable(io.jrma.core.shm.ShmSegment.directory(job.param(io.jrma.core.runtime.Params.SHM_DIR)));
         }
+        io.jrma.core.op.ElementLocks.onLongWait(job::checkAborted); // a holder in a killed JVM never releases
         TcpTransport tcp = TcpTransport.listen(job, spec.jobId(), spec.meshSecret());
         InetSocketAddress me = tcp.endpoint();
         Rendezvous.writeObject(out, Rendezvous.ENDPOINT, new String[] {me.getAddress().getHostAddress(), String.valueOf(me.getPort())});

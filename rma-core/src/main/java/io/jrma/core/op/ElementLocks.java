@@ -36,6 +36,12 @@ public final class ElementLocks {
 
     private final long table;
     private final long keyBase;
+    /**
+     * Called now and then while a lock word stays taken for long: a word in shared memory whose holder's
+     * process was killed is never released, so the waiter must learn that the job is aborting (the JVM host
+     * installs its job's abort check, which throws) instead of spinning forever.
+     */
+    private static volatile Runnable longWaitCheck = () -> { };
 
     /**
      * A view of a zeroed table of {@link #BYTES} bytes at {@code table}.
@@ -65,9 +71,17 @@ public final class ElementLocks {
                 Thread.onSpinWait();
             } else {
                 Thread.yield();
+                if ((spins & 4095) == 0) {
+                    longWaitCheck.run();
+                }
             }
         }
         return w;
+    }
+
+    /** Installs the check run while a lock word stays taken for long (it throws when the job is aborted). */
+    public static void onLongWait(Runnable check) {
+        longWaitCheck = check == null ? () -> { } : check;
     }
 
     static void unlock(long word) {
