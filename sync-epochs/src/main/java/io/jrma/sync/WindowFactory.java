@@ -274,7 +274,7 @@ public final class WindowFactory implements Win.WindowProvider {
                     mapError = "rank " + w.rank + " cannot map the memory of rank " + i + ": " + e.getMessage();
                 }
             }
-            boolean direct = ts != null && !config.forcePacket && flavor != Flavor.DYNAMIC;
+            boolean direct = ts != null && !config.forcePacket; // dynamic: same JVM only (attached memory is private)
             anyPacket |= !direct;
             allShared &= view != null;
             peers[i] = new Peer(i, o.worldRank(), o.size(), o.dispUnit(), base, direct, local[i], ts);

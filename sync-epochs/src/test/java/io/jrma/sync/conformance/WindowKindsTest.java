@@ -33,6 +33,9 @@ class WindowKindsTest {
             int o = (me + n - 1) % n;
             Win dyn = Win.createDynamic(world, null);
             assertEquals(Flavor.DYNAMIC, dyn.flavor());
+            // attached memory is private: direct between threads of one JVM, packets between JVMs
+            assertEquals(path.equals("packet") || Ranks.JVMS > 1 ? "packet" : "direct", dyn.info().get("jrma_path"),
+                    "path of a dynamic window");
             ByteBuffer region = Ranks.direct(64);
             BytesStore<?, ?> region2 = BytesStore.nativeStoreWithFixedCapacity(32);
             for (int i = 0; i < 8; i++) {
