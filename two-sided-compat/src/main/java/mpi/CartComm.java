@@ -40,9 +40,12 @@ public final class CartComm extends Intracomm {
 
     static CartComm create(Intracomm parent, int[] dims, boolean[] periods) {
         io.jrma.Comm c = parent.core();
-        if (dims == null || periods == null || dims.length != periods.length) {
-            throw new RmaException(ErrorClass.ERR_ARG, "createCart: dims and periods must have the same length");
+        if (dims == null || periods == null || periods.length < dims.length) {
+            // the dimension count is dims.length, as in Open MPI; longer periods arrays are fine
+            throw new RmaException(ErrorClass.ERR_ARG, "createCart: periods needs an entry for each of the "
+                    + (dims == null ? 0 : dims.length) + " dimensions");
         }
+        periods = java.util.Arrays.copyOf(periods, dims.length);
         long n = 1;
         for (int d : dims) {
             if (d <= 0) {
@@ -92,7 +95,7 @@ public final class CartComm extends Intracomm {
     public int getRank(int[] coords) throws MPIException {
         return run(() -> {
             core();
-            if (coords == null || coords.length != dims.length) {
+            if (coords == null || coords.length < dims.length) { // extra entries are not read, as in MPI
                 throw new RmaException(ErrorClass.ERR_ARG, "getRank: coords must have " + dims.length + " entries");
             }
             int r = 0;
@@ -171,7 +174,7 @@ public final class CartComm extends Intracomm {
      */
     public CartComm sub(boolean[] remainDims) throws MPIException {
         return run(() -> {
-            if (remainDims == null || remainDims.length != dims.length) {
+            if (remainDims == null || remainDims.length < dims.length) { // extra entries are not read, as in MPI
                 throw new RmaException(ErrorClass.ERR_ARG, "sub: remainDims must have " + dims.length + " entries");
             }
             int[] c = coordsOf(me());

@@ -340,6 +340,7 @@ public class Comm implements Freeable, Cloneable, Site {
             }
             drainAsync();
             stopAsync();
+            MPI.bsend.drain(this);
             Messenger m = msg;
             if (m != null) {
                 m.free();
@@ -458,9 +459,19 @@ public class Comm implements Freeable, Cloneable, Site {
         });
     }
 
-    /** Buffered-mode send (MPI_BSEND): a standard send in jrma, which needs no attached buffer. */
+    /**
+     * Buffered-mode send (MPI_BSEND): copies the message into room of the buffer attached with
+     * {@link MPI#attachBuffer} and returns without waiting for a receive; ERR_BUFFER if no buffer is attached
+     * or it has no room for the message plus {@link MPI#BSEND_OVERHEAD}.
+     */
     public final void bSend(Object buf, int count, Datatype type, int dest, int tag) throws MPIException {
-        send(buf, count, type, dest, tag);
+        exec(() -> {
+            Bufs.Msg b = b(buf, type);
+            if (dest == MPI.PROC_NULL) {
+                return;
+            }
+            MPI.bsend.send(this, m(), b, count, type, dest, tag);
+        });
     }
 
     /** Synchronous send (MPI_SSEND): returns once the receiver has matched the message. */
@@ -494,9 +505,15 @@ public class Comm implements Freeable, Cloneable, Site {
         return isendReq(buf, count, type, dest, tag, false);
     }
 
-    /** Nonblocking buffered-mode send (MPI_IBSEND): a standard one in jrma. */
+    /**
+     * Nonblocking buffered-mode send (MPI_IBSEND): the message is copied into the attached buffer as by
+     * {@link #bSend}, so the request is complete at once.
+     */
     public final Request ibSend(Buffer buf, int count, Datatype type, int dest, int tag) throws MPIException {
-        return isendReq(buf, count, type, dest, tag, false);
+        MPI.check();
+        MPI.assertDirectBuffer(buf);
+        bSend(buf, count, type, dest, tag);
+        return Request.done(this, Status.empty());
     }
 
     /** Nonblocking synchronous send (MPI_ISSEND). */
@@ -634,21 +651,24 @@ public class Comm implements Freeable, Cloneable, Site {
     /** A new attribute key for communicators (MPI_COMM_CREATE_KEYVAL); {@link #dup} copies the attribute. */
     public static int createKeyval() throws MPIException {
         MPI.check();
-        return MPI.env.newKeyval();
+        return MPI.env.newKeyval(Env.KeyKind.COMM);
     }
 
     /** Frees an attribute key (MPI_COMM_FREE_KEYVAL). */
     public static void freeKeyval(int keyval) throws MPIException {
         MPI.check();
+        try {
+            MPI.env.freeKeyval(Env.KeyKind.COMM, keyval);
+        } catch (RuntimeException e) {
+            throw Err.handle(MPI.COMM_WORLD.errh, MPI.COMM_WORLD.siteName(), e);
+        }
     }
 
     /** Caches a (serializable) value under {@code keyval} (MPI_COMM_SET_ATTR); {@link #getAttr} returns a copy. */
     public final void setAttr(int keyval, Object value) throws MPIException {
         exec(() -> {
             core();
-            if (keyval < Env.FIRST_KEYVAL) {
-                throw new RmaException(ErrorClass.ERR_KEYVAL, "attribute key " + keyval + " is predefined or invalid");
-            }
+            MPI.env.checkKeyval(Env.KeyKind.COMM, keyval);
             attrs.put(keyval, MPI.attrSet(value));
         });
     }
@@ -677,15 +697,17 @@ public class Comm implements Freeable, Cloneable, Site {
                 case MPI.UNIVERSE_SIZE:
                     return MPI.env.world.size();
                 default:
+                    MPI.env.checkKeyval(Env.KeyKind.COMM, keyval);
                     return MPI.attrGet(attrs.get(keyval));
             }
         });
     }
 
-    /** Removes the value under {@code keyval} (MPI_COMM_DELETE_ATTR). */
+    /** Removes the value under {@code keyval} (MPI_COMM_DELETE_ATTR); ERR_KEYVAL for an invalid or predefined key. */
     public final void deleteAttr(int keyval) throws MPIException {
         exec(() -> {
             core();
+            MPI.env.checkKeyval(Env.KeyKind.COMM, keyval);
             attrs.remove(keyval);
         });
     }
@@ -733,15 +755,15 @@ public class Comm implements Freeable, Cloneable, Site {
     }
 
     /**
-     * Invokes the error handler with {@code errorCode} (MPI_COMM_CALL_ERRHANDLER): under ERRORS_RETURN throws an
-     * MPIException with that code, under ERRORS_ARE_FATAL aborts the job.
+     * Invokes the error handler with {@code errorCode} (MPI_COMM_CALL_ERRHANDLER): under ERRORS_ARE_FATAL the job
+     * is aborted with that code; under ERRORS_RETURN the handler returns, and so does this call, normally (MPI
+     * says it then returns MPI_SUCCESS, so Open MPI's binding throws nothing).
      */
     public void callErrhandler(int errorCode) throws MPIException {
         MPI.check();
-        if (errorCode == MPI.SUCCESS) {
-            return;
+        if (errh.fatal && errorCode != MPI.SUCCESS) {
+            throw Err.raise(errh, errorCode, "MPI error " + errorCode + " raised by callErrhandler", siteName(), null);
         }
-        throw Err.raise(errh, errorCode, "MPI error " + errorCode + " raised by callErrhandler", siteName(), null);
     }
 
     // ---------------------------------------------------------------------------------- collectives

@@ -293,29 +293,49 @@ public final class Datatype implements Freeable, Cloneable {
     /** A new attribute key for datatypes (MPI_TYPE_CREATE_KEYVAL). */
     public static int createKeyval() throws MPIException {
         MPI.check();
-        return MPI.env.newKeyval();
+        return MPI.env.newKeyval(Env.KeyKind.TYPE);
     }
 
     /** Frees an attribute key (MPI_TYPE_FREE_KEYVAL). */
     public static void freeKeyval(int keyval) throws MPIException {
         MPI.check();
+        try {
+            MPI.env.freeKeyval(Env.KeyKind.TYPE, keyval);
+        } catch (RuntimeException e) {
+            throw Err.handle(MPI.COMM_WORLD.errh, MPI.COMM_WORLD.siteName(), e);
+        }
     }
 
     /** Caches a (serializable) value on this type (MPI_TYPE_SET_ATTR); {@link #dup} copies it. */
     public void setAttr(int keyval, Object value) throws MPIException {
         MPI.check();
+        try {
+            MPI.env.checkKeyval(Env.KeyKind.TYPE, keyval);
+        } catch (RuntimeException e) {
+            throw Err.handle(MPI.COMM_WORLD.errh, MPI.COMM_WORLD.siteName(), e);
+        }
         attrs.put(keyval, MPI.attrSet(value));
     }
 
     /** The value cached under {@code keyval} (a copy), or null (MPI_TYPE_GET_ATTR). */
     public Object getAttr(int keyval) throws MPIException {
         MPI.check();
+        try {
+            MPI.env.checkKeyval(Env.KeyKind.TYPE, keyval);
+        } catch (RuntimeException e) {
+            throw Err.handle(MPI.COMM_WORLD.errh, MPI.COMM_WORLD.siteName(), e);
+        }
         return MPI.attrGet(attrs.get(keyval));
     }
 
     /** Removes the value cached under {@code keyval} (MPI_TYPE_DELETE_ATTR). */
     public void deleteAttr(int keyval) throws MPIException {
         MPI.check();
+        try {
+            MPI.env.checkKeyval(Env.KeyKind.TYPE, keyval);
+        } catch (RuntimeException e) {
+            throw Err.handle(MPI.COMM_WORLD.errh, MPI.COMM_WORLD.siteName(), e);
+        }
         attrs.remove(keyval);
     }
 

@@ -26,7 +26,7 @@ public final class DistGraphNeighbors {
         return destinations.length;
     }
 
-    /** Whether the graph was created with weights (jrma keeps none: always false). */
+    /** Whether the graph was created with weights (the variants of createDistGraph that take them). */
     public boolean isWeighted() {
         return weighted;
     }

@@ -3,6 +3,8 @@ package mpi;
 import io.jrma.Comm;
 import io.jrma.ErrorClass;
 import io.jrma.RmaException;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -30,8 +32,35 @@ final class Env {
         this.provided = provided;
     }
 
-    int newKeyval() {
-        return nextKeyval.getAndIncrement();
+    /** The kinds of object attribute keys belong to: a key of one kind is invalid on the others. */
+    enum KeyKind {
+        COMM, WIN, TYPE
+    }
+
+    /** The keys created and not freed, with their kind. */
+    private final Map<Integer, KeyKind> keyvals = new ConcurrentHashMap<>();
+
+    int newKeyval(KeyKind kind) {
+        int k = nextKeyval.getAndIncrement();
+        keyvals.put(k, kind);
+        return k;
+    }
+
+    /** Frees a key (MPI_*_FREE_KEYVAL); ERR_KEYVAL unless it is a live key of this kind. */
+    void freeKeyval(KeyKind kind, int keyval) {
+        if (!keyvals.remove(keyval, kind)) {
+            throw new RmaException(ErrorClass.ERR_KEYVAL, "attribute key " + keyval + " is not a live "
+                    + kind.name().toLowerCase() + " key (never created, freed already, predefined, or of another kind)");
+        }
+    }
+
+    /** ERR_KEYVAL unless {@code keyval} is a key created for this kind of object and not freed. */
+    void checkKeyval(KeyKind kind, int keyval) {
+        if (keyvals.get(keyval) != kind) {
+            throw new RmaException(ErrorClass.ERR_KEYVAL, "invalid attribute key " + keyval + " for a "
+                    + kind.name().toLowerCase() + (keyval == MPI.KEYVAL_INVALID ? " (KEYVAL_INVALID)" : "")
+                    + ": not created by createKeyval, freed, or predefined for another kind of object");
+        }
     }
 
     /**

@@ -8,8 +8,8 @@ import java.util.List;
 
 /**
  * A communicator with a graph topology (MPI_GRAPH_CREATE) or a distributed graph topology
- * (MPI_DIST_GRAPH_CREATE, MPI_DIST_GRAPH_CREATE_ADJACENT). jrma does not reorder ranks and ignores edge
- * weights apart from reporting them.
+ * (MPI_DIST_GRAPH_CREATE, MPI_DIST_GRAPH_CREATE_ADJACENT). jrma does not reorder ranks; edge weights are
+ * kept and reported by {@link #getDistGraphNeighbors} (they do not change how messages travel).
  */
 public final class GraphComm extends Intracomm {
     /** Graph topology: node degrees (cumulative) and edges; null for a distributed graph. */
@@ -67,15 +67,38 @@ public final class GraphComm extends Intracomm {
         return new GraphComm(sub, parent, index.clone(), edges.clone(), null, null, null, null);
     }
 
-    static GraphComm createAdjacent(Intracomm parent, int[] sources, int[] destinations) {
+    /**
+     * Each rank names its own in- and out-neighbors; {@code sourceWeights} and {@code destWeights} are null for an
+     * unweighted graph, else at least as long as {@code sources} and {@code destinations} (extra entries are not
+     * read, as in MPI).
+     */
+    static GraphComm createAdjacent(Intracomm parent, int[] sources, int[] sourceWeights, int[] destinations,
+                                    int[] destWeights) {
         io.jrma.Comm c = parent.core();
         checkRanks(c, sources, "sources");
         checkRanks(c, destinations, "destinations");
-        return new GraphComm(c.dup(), parent, null, null, sources.clone(), destinations.clone(), null, null);
+        boolean weighted = sourceWeights != null || destWeights != null;
+        return new GraphComm(c.dup(), parent, null, null, sources.clone(), destinations.clone(),
+                weighted ? weights(sourceWeights, sources.length, "sourceWeights") : null,
+                weighted ? weights(destWeights, destinations.length, "destWeights") : null);
+    }
+
+    private static int[] weights(int[] w, int n, String what) {
+        if (w == null || w.length < n) {
+            throw new RmaException(ErrorClass.ERR_ARG, "createDistGraph: " + what + " needs " + n + " entries, has "
+                    + (w == null ? "none" : String.valueOf(w.length)));
+        }
+        for (int i = 0; i < n; i++) {
+            if (w[i] < 0) {
+                throw new RmaException(ErrorClass.ERR_ARG, "createDistGraph: " + what + "[" + i + "] = " + w[i]
+                        + " is negative");
+            }
+        }
+        return Arrays.copyOf(w, n);
     }
 
     /** Every rank names edges {@code sources[i] -> destinations[...]}; all ranks learn their in- and out-neighbors. */
-    static GraphComm createDist(Intracomm parent, int[] sources, int[] degrees, int[] destinations) {
+    static GraphComm createDist(Intracomm parent, int[] sources, int[] degrees, int[] destinations, int[] weights) {
         io.jrma.Comm c = parent.core();
         if (sources == null || degrees == null || destinations == null || degrees.length < sources.length) {
             throw new RmaException(ErrorClass.ERR_ARG, "createDistGraph: sources, degrees and destinations must match");
@@ -89,26 +112,44 @@ public final class GraphComm extends Intracomm {
                 if (k >= destinations.length) {
                     throw new RmaException(ErrorClass.ERR_ARG, "createDistGraph: degrees add up to more than the destinations");
                 }
-                mine.add(new int[] {sources[i], destinations[k++]});
+                if (weights != null && k >= weights.length) {
+                    throw new RmaException(ErrorClass.ERR_ARG, "createDistGraph: a weight is needed for each of the "
+                            + "destinations");
+                }
+                int w = weights == null ? 0 : weights[k];
+                if (w < 0) {
+                    throw new RmaException(ErrorClass.ERR_ARG, "createDistGraph: weights[" + k + "] = " + w
+                            + " is negative");
+                }
+                mine.add(new int[] {sources[i], destinations[k++], w});
             }
         }
         io.jrma.Comm d = c.dup();
         Object[] all = ((io.jrma.core.runtime.CommCore) d).allgather(mine.toArray(new int[0][]));
         int me = d.rank();
         List<Integer> in = new ArrayList<>();
+        List<Integer> inW = new ArrayList<>();
         List<Integer> out = new ArrayList<>();
+        List<Integer> outW = new ArrayList<>();
         for (Object o : all) {
             for (int[] e : (int[][]) o) {
                 if (e[1] == me) {
                     in.add(e[0]);
+                    inW.add(e[2]);
                 }
                 if (e[0] == me) {
                     out.add(e[1]);
+                    outW.add(e[2]);
                 }
             }
         }
-        return new GraphComm(d, parent, null, null, in.stream().mapToInt(Integer::intValue).toArray(),
-                out.stream().mapToInt(Integer::intValue).toArray(), null, null);
+        boolean weighted = weights != null;
+        return new GraphComm(d, parent, null, null, ints(in), ints(out), weighted ? ints(inW) : null,
+                weighted ? ints(outW) : null);
+    }
+
+    private static int[] ints(List<Integer> l) {
+        return l.stream().mapToInt(Integer::intValue).toArray();
     }
 
     private static void checkRanks(io.jrma.Comm c, int[] ranks, String what) {

@@ -121,28 +121,28 @@ public class Intracomm extends Comm {
         return run(() -> GraphComm.create(this, index, edges));
     }
 
-    /** A communicator with a distributed graph topology (MPI_DIST_GRAPH_CREATE), weights ignored. */
+    /** A communicator with a distributed graph topology and edge weights, one per destination (MPI_DIST_GRAPH_CREATE). */
     public final GraphComm createDistGraph(int[] sources, int[] degrees, int[] destinations, int[] weights, Info info,
                                            boolean reorder) throws MPIException {
-        return run(() -> GraphComm.createDist(this, sources, degrees, destinations));
+        return run(() -> GraphComm.createDist(this, sources, degrees, destinations, weights));
     }
 
     /** A communicator with a distributed graph topology, unweighted (MPI_DIST_GRAPH_CREATE). */
     public final GraphComm createDistGraph(int[] sources, int[] degrees, int[] destinations, Info info, boolean reorder)
             throws MPIException {
-        return run(() -> GraphComm.createDist(this, sources, degrees, destinations));
+        return run(() -> GraphComm.createDist(this, sources, degrees, destinations, null));
     }
 
-    /** A distributed graph topology from each rank's own neighbors (MPI_DIST_GRAPH_CREATE_ADJACENT), weights ignored. */
+    /** A distributed graph topology from each rank's own neighbors and edge weights (MPI_DIST_GRAPH_CREATE_ADJACENT). */
     public final GraphComm createDistGraphAdjacent(int[] sources, int[] sourceWeights, int[] destinations,
                                                    int[] destWeights, Info info, boolean reorder) throws MPIException {
-        return run(() -> GraphComm.createAdjacent(this, sources, destinations));
+        return run(() -> GraphComm.createAdjacent(this, sources, sourceWeights, destinations, destWeights));
     }
 
     /** A distributed graph topology from each rank's own neighbors, unweighted (MPI_DIST_GRAPH_CREATE_ADJACENT). */
     public final GraphComm createDistGraphAdjacent(int[] sources, int[] destinations, Info info, boolean reorder)
             throws MPIException {
-        return run(() -> GraphComm.createAdjacent(this, sources, destinations));
+        return run(() -> GraphComm.createAdjacent(this, sources, null, destinations, null));
     }
 
     // ---------------------------------------------------------------------------------------- prefix reductions

@@ -281,7 +281,8 @@ public final class MPI {
     private static volatile boolean initialized;
     private static volatile boolean finalized;
     static volatile Env env;
-    private static byte[] attachedBuffer;
+    /** The buffer of buffered-mode sends (MPI_BUFFER_ATTACH) and the buffered messages in flight. */
+    static final Bsend bsend = new Bsend();
 
     private MPI() {
     }
@@ -363,6 +364,11 @@ public final class MPI {
      */
     public static void Finalize() throws MPIException {
         check();
+        try {
+            bsend.drain(null); // buffered messages are sent before the rank leaves
+        } catch (RuntimeException e) {
+            throw Err.handle(COMM_WORLD.errh, COMM_WORLD.siteName(), e);
+        }
         COMM_WORLD.barrier();
         finalized = true;
         if (io.jrma.Jrma.inJob()) { // under jrmarun a System.exit after this ends the rank cleanly, as a process
@@ -429,20 +435,29 @@ public final class MPI {
     }
 
     /**
-     * Attaches a buffer for buffered sends (MPI_BUFFER_ATTACH). jrma's buffered sends are standard sends, which
-     * never need it; it is kept to be given back by {@link #detachBuffer}.
+     * Attaches a buffer for buffered sends (MPI_BUFFER_ATTACH): its length bounds the buffered messages in flight
+     * (each takes its size plus {@link #BSEND_OVERHEAD} bytes). ERR_BUFFER if one is attached already.
      */
     public static void attachBuffer(byte[] buffer) throws MPIException {
         check();
-        attachedBuffer = buffer;
+        try {
+            bsend.attach(buffer);
+        } catch (RuntimeException e) {
+            throw Err.handle(COMM_WORLD.errh, COMM_WORLD.siteName(), e);
+        }
     }
 
-    /** Detaches and returns the buffer attached by {@link #attachBuffer} (MPI_BUFFER_DETACH). */
+    /**
+     * Waits until every buffered message has been sent, then detaches and returns the buffer given to
+     * {@link #attachBuffer}, or null if none is attached (MPI_BUFFER_DETACH).
+     */
     public static byte[] detachBuffer() throws MPIException {
         check();
-        byte[] b = attachedBuffer;
-        attachedBuffer = null;
-        return b;
+        try {
+            return bsend.detach();
+        } catch (RuntimeException e) {
+            throw Err.handle(COMM_WORLD.errh, COMM_WORLD.siteName(), e);
+        }
     }
 
     /** Profiling control (MPI_PCONTROL): does nothing. */
@@ -479,7 +494,8 @@ public final class MPI {
 
     /** A new direct byte buffer in native order. */
     public static ByteBuffer newByteBuffer(int capacity) {
-        return ByteBuffer.allocateDirect(capacity).order(ByteOrder.nativeOrder());
+        // in a job over several JVMs: shared memory, so windows created over it are direct between JVMs
+        return io.jrma.Jrma.allocateMemory(capacity).order(ByteOrder.nativeOrder());
     }
 
     /** A new direct char buffer (native order). */

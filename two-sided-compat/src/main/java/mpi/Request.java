@@ -380,8 +380,9 @@ public class Request implements Freeable {
     }
 
     /**
-     * Waits until every request has completed and returns their statuses; null entries for requests that were
-     * not active (MPI_WAITALL). If some failed, throws ERR_IN_STATUS once all are complete.
+     * Waits until every request has completed and returns their statuses, the empty status (source ANY_SOURCE,
+     * tag ANY_TAG, count 0) for requests that were null or inactive (MPI_WAITALL). If some failed, throws
+     * ERR_IN_STATUS once all are complete.
      */
     public static Status[] waitAllStatus(Request[] requests) throws MPIException {
         MPI.check();
@@ -493,6 +494,9 @@ public class Request implements Freeable {
         for (int i = 0; i < requests.length; i++) {
             Request r = requests[i];
             if (!live(r) || (which != null && !which[i])) {
+                if (which == null) {
+                    out[i] = Status.empty(); // MPI_WAITALL gives a null or inactive request the empty status
+                }
                 continue;
             }
             out[i] = r.finish().withIndex(i);

@@ -53,6 +53,8 @@ public final class Win implements Freeable, Site {
     private final ByteBuffer mem;
     /** The base buffer given by the program: kept reachable while the window lives. */
     private final Buffer base;
+    /** The size in bytes given at creation when it exceeds the buffer (only the buffer is exposed), else -1. */
+    private final long declaredSize;
     private final Map<Integer, byte[]> attrs = new ConcurrentHashMap<>();
     private final Map<Buffer, ByteBuffer> attached = Collections.synchronizedMap(new IdentityHashMap<>());
     private volatile String name = "";
@@ -62,6 +64,8 @@ public final class Win implements Freeable, Site {
         final io.jrma.Win w;
         final int flavor;
         final ByteBuffer mem;
+        /** The size in bytes the window was created with, when its buffer is smaller (else -1). */
+        long declared = -1;
 
         Made(io.jrma.Win w, int flavor, ByteBuffer mem) {
             this.w = w;
@@ -75,6 +79,7 @@ public final class Win implements Freeable, Site {
         this.flavor = m.flavor;
         this.mem = m.mem == null ? null : m.mem.duplicate().clear().order(ByteOrder.nativeOrder());
         this.base = base;
+        this.declaredSize = m.declared;
     }
 
     /**
@@ -124,13 +129,15 @@ public final class Win implements Freeable, Site {
             int elem = Bufs.elemSize(base);
             long len = bytes(size, elem, "size", ErrorClass.ERR_SIZE);
             ByteBuffer view = Bufs.bytes(base);
-            if (len > view.capacity()) {
-                throw new RmaException(ErrorClass.ERR_SIZE, "window of " + size + " elements exceeds its buffer of "
-                        + base.capacity());
-            }
-            ByteBuffer m = view.duplicate().clear().limit((int) len).slice().order(ByteOrder.LITTLE_ENDIAN);
+            // A size beyond the buffer is accepted, as Open MPI (which only sees the address) does: programs
+            // give ranks that are never targeted an empty buffer. Only the buffer's memory is exposed, so an
+            // access beyond it fails with ERR_RMA_RANGE instead of touching memory that is not the window's.
+            long exposed = Math.min(len, view.capacity());
+            ByteBuffer m = view.duplicate().clear().limit((int) exposed).slice().order(ByteOrder.LITTLE_ENDIAN);
             io.jrma.Win w = io.jrma.Win.create(core(comm), m, dispUnit * elem, Info.ji(info));
-            return new Made(w, MPI.WIN_FLAVOR_CREATE, m);
+            Made made = new Made(w, MPI.WIN_FLAVOR_CREATE, m);
+            made.declared = exposed < len ? len : -1;
+            return made;
         });
     }
 
@@ -524,7 +531,7 @@ public final class Win implements Freeable, Site {
     /** Invokes the error handler with {@code errorCode} (MPI_WIN_CALL_ERRHANDLER). */
     public void callErrhandler(int errorCode) throws MPIException {
         MPI.check();
-        if (errorCode != MPI.SUCCESS) {
+        if (errh.fatal && errorCode != MPI.SUCCESS) { // ERRORS_RETURN: the handler returns, so does the call
             throw Err.raise(errh, errorCode, "MPI error " + errorCode + " raised by callErrhandler", siteName(), null);
         }
     }
@@ -532,21 +539,24 @@ public final class Win implements Freeable, Site {
     /** A new attribute key for windows (MPI_WIN_CREATE_KEYVAL). */
     public static int createKeyval() throws MPIException {
         MPI.check();
-        return MPI.env.newKeyval();
+        return MPI.env.newKeyval(Env.KeyKind.WIN);
     }
 
     /** Frees an attribute key (MPI_WIN_FREE_KEYVAL). */
     public static void freeKeyval(int keyval) throws MPIException {
         MPI.check();
+        try {
+            MPI.env.freeKeyval(Env.KeyKind.WIN, keyval);
+        } catch (RuntimeException e) {
+            throw Err.handle(MPI.COMM_WORLD.errh, MPI.COMM_WORLD.siteName(), e);
+        }
     }
 
     /** Caches a (serializable) value on the window (MPI_WIN_SET_ATTR). */
     public void setAttr(int keyval, Object value) throws MPIException {
         exec(() -> {
             w();
-            if (keyval < Env.FIRST_KEYVAL) {
-                throw new RmaException(ErrorClass.ERR_KEYVAL, "attribute key " + keyval + " is predefined or invalid");
-            }
+            MPI.env.checkKeyval(Env.KeyKind.WIN, keyval);
             attrs.put(keyval, MPI.attrSet(value));
         });
     }
@@ -563,7 +573,7 @@ public final class Win implements Freeable, Site {
                 case MPI.WIN_BASE:
                     return x.base();
                 case MPI.WIN_SIZE:
-                    return (int) x.size();
+                    return (int) (declaredSize >= 0 ? declaredSize : x.size());
                 case MPI.WIN_DISP_UNIT:
                     return x.dispUnit();
                 case MPI.WIN_CREATE_FLAVOR:
@@ -571,6 +581,7 @@ public final class Win implements Freeable, Site {
                 case MPI.WIN_MODEL:
                     return x.model() == io.jrma.MemoryModel.UNIFIED ? MPI.WIN_UNIFIED : MPI.WIN_SEPARATE;
                 default:
+                    MPI.env.checkKeyval(Env.KeyKind.WIN, keyval);
                     return MPI.attrGet(attrs.get(keyval));
             }
         });
@@ -580,6 +591,7 @@ public final class Win implements Freeable, Site {
     public void deleteAttr(int keyval) throws MPIException {
         exec(() -> {
             w();
+            MPI.env.checkKeyval(Env.KeyKind.WIN, keyval);
             attrs.remove(keyval);
         });
     }

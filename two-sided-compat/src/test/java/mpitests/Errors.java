@@ -5,6 +5,7 @@ import static mpitests.Check.eq;
 import static mpitests.Check.fails;
 
 import java.nio.IntBuffer;
+import mpi.Comm;
 import mpi.Datatype;
 import mpi.Group;
 import mpi.Info;
@@ -87,8 +88,29 @@ public final class Errors {
             // The buffer must be direct.
         }
 
-        // callErrhandler
-        fails(MPI.ERR_ARG, () -> world.callErrhandler(MPI.ERR_ARG), "callErrhandler");
+        // callErrhandler: under ERRORS_RETURN the handler returns, so the call returns normally (MPI_SUCCESS)
+        world.callErrhandler(MPI.ERR_ARG);
+
+        // attribute keys: KEYVAL_INVALID, a freed key, a key of another kind of object are ERR_KEYVAL
+        fails(MPI.ERR_KEYVAL, () -> world.getAttr(MPI.KEYVAL_INVALID), "getAttr(KEYVAL_INVALID)");
+        fails(MPI.ERR_KEYVAL, () -> MPI.INT.getAttr(MPI.KEYVAL_INVALID), "type getAttr(KEYVAL_INVALID)");
+        int ck = Comm.createKeyval();
+        fails(MPI.ERR_KEYVAL, () -> MPI.INT.setAttr(ck, 1), "a communicator key on a datatype");
+        Comm.freeKeyval(ck);
+        fails(MPI.ERR_KEYVAL, () -> world.setAttr(ck, 1), "a freed key");
+        fails(MPI.ERR_KEYVAL, () -> Comm.freeKeyval(ck), "freeing a key twice");
+        fails(MPI.ERR_KEYVAL, () -> world.deleteAttr(MPI.TAG_UB), "deleting a predefined attribute");
+
+        // buffered sends need an attached buffer with room for the message and BSEND_OVERHEAD
+        fails(MPI.ERR_BUFFER, () -> world.bSend(new int[1], 1, MPI.INT, me, 1), "bSend without a buffer");
+        MPI.attachBuffer(new byte[8 + MPI.BSEND_OVERHEAD]);
+        fails(MPI.ERR_BUFFER, () -> MPI.attachBuffer(new byte[64]), "a second attached buffer");
+        fails(MPI.ERR_BUFFER, () -> world.bSend(new int[3], 3, MPI.INT, me, 1), "bSend beyond the buffer");
+        world.bSend(new int[] {5, 6}, 2, MPI.INT, me, 1); // to itself: returns before the receive is posted
+        int[] bs = new int[2];
+        world.recv(bs, 2, MPI.INT, me, 1);
+        eq(new int[] {5, 6}, bs, "buffered send to self");
+        eq(8 + MPI.BSEND_OVERHEAD, MPI.detachBuffer().length, "detachBuffer gives the buffer back");
 
         // info
         Info info = new Info();

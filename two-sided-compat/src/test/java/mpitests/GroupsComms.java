@@ -293,8 +293,25 @@ public final class GroupsComms {
         CartComm cd = cart.dup();
         eq(MPI.CART, cd.getTopology(), "dup keeps the topology");
         cd.free();
+        // arrays longer than the dimension count are fine, as in Open MPI (only the first entries are read)
+        CartComm none = cart.sub(new boolean[] {false, false, true, true});
+        eq(MPI.CART, none.getTopology(), "sub keeping no dimension is a Cartesian communicator");
+        eq(0, none.getTopo().getDimCount(), "of 0 dimensions");
+        eq(1, none.getSize(), "holding this rank alone");
+        eq(me, cart.getRank(new int[] {c[0], c[1], 99}), "getRank reads dims.length coordinates");
+        CartComm wide = world.createCart(new int[] {n}, new boolean[] {true, false, false}, false);
+        eq(1, wide.getTopo().getDimCount(), "createCart takes its dimension count from dims");
+        wide.free();
+        none.free();
         row.free();
         cart.free();
+        // a 0-dimensional grid (MPI-2.1): rank 0 alone, the others get a null communicator
+        CartComm zero = world.createCart(new int[0], new boolean[0], false);
+        check(me == 0 ? !zero.isNull() && zero.getSize() == 1 : zero.isNull(), "0-dimensional createCart");
+        if (me == 0) {
+            eq(0, zero.getRank(new int[0]), "rank in a 0-dimensional grid");
+            zero.free();
+        }
         if (n >= 2) {
             CartComm line = world.createCart(new int[] {n - 1}, new boolean[] {false}, false);
             check(me == n - 1 ? line.isNull() : line.getSize() == n - 1, "createCart leaves extra ranks out");
@@ -339,6 +356,38 @@ public final class GroupsComms {
                 false);
         DistGraphNeighbors dd = dist.getDistGraphNeighbors();
         eq((me + n - 1) % n, dd.getSource(0), "createDistGraph source");
+        check(!dd.isWeighted(), "unweighted createDistGraph");
         dist.free();
+        // weights are kept: adjacent (weight arrays may be longer than the neighbor lists), and rank 0 naming
+        // every edge (i -> i+1 of weight 100 + i)
+        GraphComm wa = world.createDistGraphAdjacent(new int[] {(me + n - 1) % n}, new int[] {me, -1, -1},
+                new int[] {(me + 1) % n}, new int[] {(me + 1) % n + 50, -1}, MPI.INFO_NULL, true);
+        DistGraphNeighbors wn = wa.getDistGraphNeighbors();
+        check(wn.isWeighted(), "weighted createDistGraphAdjacent");
+        eq(me, wn.getSourceWeight(0), "source weight");
+        eq((me + 1) % n + 50, wn.getDestinationWeight(0), "destination weight");
+        GraphComm wd = wa.clone();
+        eq(me, wd.getDistGraphNeighbors().getSourceWeight(0), "clone keeps the weights");
+        wd.free();
+        wa.free();
+        int[] src = new int[n];
+        int[] deg = new int[n];
+        int[] dst = new int[n];
+        int[] wts = new int[n];
+        for (int i = 0; i < n; i++) {
+            src[i] = i;
+            deg[i] = 1;
+            dst[i] = (i + 1) % n;
+            wts[i] = 100 + i;
+        }
+        GraphComm w0 = world.createDistGraph(java.util.Arrays.copyOf(src, me == 0 ? n : 0), deg, dst, wts,
+                MPI.INFO_NULL, false);
+        DistGraphNeighbors w0n = w0.getDistGraphNeighbors();
+        check(w0n.isWeighted(), "weighted createDistGraph");
+        eq(1, w0n.getInDegree(), "in degree from rank 0's edges");
+        eq((me + n - 1) % n, w0n.getSource(0), "source from rank 0's edges");
+        eq(100 + (me + n - 1) % n, w0n.getSourceWeight(0), "in weight from rank 0's edges");
+        eq(100 + me, w0n.getDestinationWeight(0), "out weight from rank 0's edges");
+        w0.free();
     }
 }

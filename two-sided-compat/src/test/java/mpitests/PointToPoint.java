@@ -109,7 +109,9 @@ public final class PointToPoint {
         int[] got = new int[1];
         if (me == 0) {
             world.sSend(one, 1, MPI.INT, 1, 10);
+            MPI.attachBuffer(new byte[4 + MPI.BSEND_OVERHEAD]);
             world.bSend(one, 1, MPI.INT, 1, 11);
+            MPI.detachBuffer();
             world.rSend(one, 1, MPI.INT, 1, 12);
         } else if (me == 1) {
             for (int t = 10; t <= 12; t++) {

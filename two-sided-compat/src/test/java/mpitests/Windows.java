@@ -33,6 +33,7 @@ public final class Windows {
         pscw(world, me, n);
         atomicsAndRequests(world, me, n);
         attributes(world, me, n);
+        emptyBufferOnUntargetedRanks(world, me, n);
 
         MPI.Finalize();
         if (me == 0) {
@@ -295,6 +296,35 @@ public final class Windows {
         check(win.getAttr(key) == null, "deleted window attribute");
         win.setErrhandler(MPI.ERRORS_RETURN);
         check(win.getErrhandler() == MPI.ERRORS_RETURN, "set error handler");
+        win.free();
+    }
+
+    /**
+     * Programs written for Open MPI give ranks that are never targeted an empty buffer with the common size: the
+     * window is created (WIN_SIZE says the size given), only the buffer's memory is exposed, and an access beyond
+     * it is ERR_RMA_RANGE, not a write into memory that is not the window's.
+     */
+    private static void emptyBufferOnUntargetedRanks(Intracomm world, int me, int n) throws MPIException {
+        IntBuffer mem = me == 0 ? MPI.newIntBuffer(n) : MPI.newIntBuffer(0);
+        Win win = new Win(mem, n, 1, MPI.INFO_NULL, world);
+        win.setErrhandler(MPI.ERRORS_RETURN);
+        eq(n * 4, win.getAttr(MPI.WIN_SIZE), "WIN_SIZE is the size given");
+        win.lockAll(0);
+        IntBuffer v = MPI.newIntBuffer(1).put(0, 7 + me);
+        Request r = win.rAccumulate(v, 1, MPI.INT, 0, me, 1, MPI.INT, MPI.REPLACE);
+        r.waitFor();
+        win.flushAll();
+        if (n > 1 && me == 0) {
+            Check.fails(MPI.ERR_RMA_RANGE, () -> win.put(v, 1, MPI.INT, 1, 0, 1, MPI.INT),
+                    "a put beyond the memory rank 1 exposes");
+        }
+        win.unlockAll();
+        world.barrier();
+        if (me == 0) {
+            for (int r2 = 0; r2 < n; r2++) {
+                eq(7 + r2, mem.get(r2), "accumulated into rank 0's buffer");
+            }
+        }
         win.free();
     }
 }

@@ -93,6 +93,21 @@ public final class Jrma {
         return job.callersProgress() ? job.agent().tryProgress() : 0;
     }
 
+    /**
+     * Memory for buffers and for windows created over them (MPI_Alloc_mem): a zeroed little-endian direct
+     * buffer. In a JVM of a job that spans several JVMs it lives in a shared segment of /dev/shm, so that a
+     * window created over it ({@link Win#create}) reaches its peers in other JVMs of the host by load/store, as
+     * fast as an allocated window; elsewhere it is ordinary direct memory. Buffers of 1 MiB or more are
+     * released when unreachable; smaller ones come from chunks kept until the JVM exits.
+     *
+     * @param bytes the capacity, at least 0
+     * @return the buffer
+     * @throws RmaException ERR_SIZE for a negative size, ERR_NO_MEM when there is no room
+     */
+    public static java.nio.ByteBuffer allocateMemory(int bytes) {
+        return io.jrma.core.shm.ShmArena.allocate(bytes);
+    }
+
     /** Runs {@code nranks} ranks with run-time parameters from system properties and the environment. */
     public static void run(int nranks, RankMain main) {
         job(nranks).run(main);

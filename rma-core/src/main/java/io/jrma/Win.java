@@ -54,19 +54,30 @@ public interface Win extends AutoCloseable {
 
     // ---------------------------------------------------------------- creation
 
-    /** MPI_Win_create over memory the caller owns (a direct ByteBuffer or a native BytesStore). Collective. */
+    /**
+     * MPI_Win_create over memory the caller owns (a direct ByteBuffer or a native BytesStore). Collective.
+     * Memory from {@link Jrma#allocateMemory} is reached by load/store from ranks in other JVMs of the host too;
+     * other memory is reached by packets from other JVMs.
+     */
     static Win create(Comm comm, Object memory, int dispUnit, Info info) {
         return provider().create((CommCore) comm, memory, dispUnit, info);
     }
 
-    /** MPI_Win_allocate: {@code size} bytes of library-owned off-heap memory per rank. Collective. */
+    /**
+     * MPI_Win_allocate: {@code size} bytes of library-owned off-heap memory per rank. Collective. When ranks of
+     * the communicator live in other JVMs of this host, the memory is in a /dev/shm segment they map (they
+     * reach it by load/store; {@code jrma.shm.windows=false} turns this off); a /dev/shm too small fails the
+     * call on every rank with {@link ErrorClass#ERR_NO_MEM}.
+     */
     static Win allocate(Comm comm, long size, int dispUnit, Info info) {
         return provider().allocate((CommCore) comm, size, dispUnit, info, false);
     }
 
     /**
      * MPI_Win_allocate_shared: memory every rank of {@code comm} can load/store ({@link #sharedQuery}); all
-     * ranks' segments are contiguous unless info {@code alloc_shared_noncontig=true}. Collective.
+     * ranks' segments are contiguous unless info {@code alloc_shared_noncontig=true}. Collective. The ranks may
+     * live in several JVMs of one host (shared /dev/shm segments); ranks on other hosts fail the call with
+     * {@link ErrorClass#ERR_RMA_SHARED}.
      */
     static Win allocateShared(Comm comm, long size, int dispUnit, Info info) {
         return provider().allocate((CommCore) comm, size, dispUnit, info, true);
@@ -198,7 +209,11 @@ public interface Win extends AutoCloseable {
 
     // ---------------------------------------------------------------- shared memory
 
-    /** MPI_Win_shared_query: the memory of {@code rank} (or of the first rank with size > 0 for PROC_NULL). */
+    /**
+     * MPI_Win_shared_query: the memory of {@code rank} as seen from this process (or of the first rank with
+     * size &gt; 0 for PROC_NULL). Works on allocate_shared windows and, as MPI-4.1 allows, on allocate windows,
+     * where ranks whose memory this process cannot map report size 0. Other flavors: ERR_RMA_FLAVOR.
+     */
     SharedMemory sharedQuery(int rank);
 
     // ---------------------------------------------------------------- attributes

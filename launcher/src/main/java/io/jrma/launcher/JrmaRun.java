@@ -33,6 +33,7 @@ public final class JrmaRun {
             "  --param NAME=VALUE     set a jrma run-time parameter for the job (e.g. jrma.progress=thread)",
             "  --jvm-arg ARG          pass ARG to every JVM (e.g. -Xmx2g); repeatable",
             "  --grace SECONDS        after a failure, how long JVMs may take to stop before they are killed (default 3)",
+            "  --cleanup              only remove the /dev/shm files of jrma JVMs that no longer run, and exit",
             "  -h, --help             this text",
             "  (mpirun's --oversubscribe, --allow-run-as-root and --bind-to none are accepted and need nothing;",
             "   other --bind-to/--map-by/--rank-by values are accepted with a note: binding is not supported yet)");
@@ -49,6 +50,13 @@ public final class JrmaRun {
 
     /** Runs jrmarun with {@code argv}; returns its exit code. */
     public static int run(String[] argv, PrintStream err) {
+        if (argv.length == 1 && argv[0].equals("--cleanup")) {
+            java.nio.file.Path dir = io.jrma.core.shm.ShmSegment.directory(System.getProperty("jrma.shm.dir"));
+            java.util.List<String> gone = io.jrma.core.shm.ShmFiles.reclaimDead(dir);
+            System.out.println("jrmarun: removed " + gone.size() + " file(s) of dead jrma JVMs from " + dir
+                    + (gone.isEmpty() ? "" : ": " + String.join(" ", gone)));
+            return 0;
+        }
         JobLauncher.Options o;
         try {
             o = parse(argv);

@@ -93,6 +93,8 @@ class JrmaRunTest {
             Thread.sleep(300);
             for (ProcessHandle h : seen) {
                 assertFalse(h.isAlive(), "JVM " + h.pid() + " of the job is still running");
+                assertEquals(java.util.List.of(), io.jrma.core.shm.ShmFiles.filesOf(java.nio.file.Path.of("/dev/shm"), h.pid()),
+                        "shared-memory files of JVM " + h.pid() + " left behind");
             }
         }
     }
@@ -201,6 +203,26 @@ class JrmaRunTest {
             }
         } finally {
             r.cleanup();
+        }
+    }
+
+    @Test
+    @Timeout(60)
+    void cleanupRemovesTheShmFilesOfDeadJvmsOnly() throws Exception {
+        Process p = new ProcessBuilder("true").start();
+        p.waitFor();
+        java.nio.file.Path shm = java.nio.file.Path.of("/dev/shm");
+        java.nio.file.Path dead = shm.resolve("jrma-" + p.pid() + "-win-1");
+        java.nio.file.Path live = shm.resolve("jrma-" + ProcessHandle.current().pid() + "-test-1");
+        try {
+            java.nio.file.Files.write(dead, new byte[16]);
+            java.nio.file.Files.write(live, new byte[16]);
+            assertEquals(0, JrmaRun.run(new String[] {"--cleanup"}, System.err));
+            assertFalse(java.nio.file.Files.exists(dead), "file of a dead JVM reclaimed");
+            assertTrue(java.nio.file.Files.exists(live), "file of a live JVM kept");
+        } finally {
+            java.nio.file.Files.deleteIfExists(dead);
+            java.nio.file.Files.deleteIfExists(live);
         }
     }
 

@@ -5,6 +5,7 @@ import static io.jrma.core.mem.UnsafeAccess.UNSAFE;
 import io.jrma.Datatype;
 import io.jrma.core.dt.TypeLayout;
 import io.jrma.core.op.AccumulateKernel;
+import io.jrma.core.op.ElementLocks;
 import io.jrma.core.op.OpCode;
 
 /**
@@ -36,26 +37,26 @@ final class DirectOps {
     }
 
     /** target[i] = target[i] op origin[i], atomically per element. */
-    static void accumulate(OpArgs a, long target) {
+    static void accumulate(OpArgs a, long target, ElementLocks locks) {
         if (a.op == OpCode.NO_OP || a.bytes == 0) {
             return;
         }
         int es = a.elem.size();
         if (a.originLayout.isContiguous() && a.targetLayout.isContiguous()) {
             AccumulateKernel.accumulate(a.op, a.elem, a.origin.base, a.origin.offset + a.originLayout.trueLb(),
-                    null, target + a.targetLayout.trueLb(), a.bytes / es);
+                    null, target + a.targetLayout.trueLb(), a.bytes / es, locks);
             return;
         }
         TypeLayout.zip(a.originLayout.cursor(a.originCount), a.targetLayout.cursor(a.targetCount),
                 (o, t, len) -> AccumulateKernel.accumulate(a.op, a.elem, a.origin.base, a.origin.offset + o,
-                        null, target + t, len / es));
+                        null, target + t, len / es, locks));
     }
 
     /**
      * result[i] = target[i]; target[i] = target[i] op origin[i], atomically per element. Non-contiguous origin
      * or result layouts go through packed temporaries.
      */
-    static void getAccumulate(OpArgs a, long target) {
+    static void getAccumulate(OpArgs a, long target, ElementLocks locks) {
         if (a.bytes == 0) {
             return;
         }
@@ -94,11 +95,11 @@ final class DirectOps {
             final Object rb = resBase;
             final long r0 = res;
             if (a.targetLayout.isContiguous()) {
-                AccumulateKernel.getAccumulate(a.op, a.elem, sb, s0, null, target + a.targetLayout.trueLb(), rb, r0, a.bytes / es);
+                AccumulateKernel.getAccumulate(a.op, a.elem, sb, s0, null, target + a.targetLayout.trueLb(), rb, r0, a.bytes / es, locks);
             } else {
                 TypeLayout.zip(bytes().cursor(a.bytes), a.targetLayout.cursor(a.targetCount),
                         (p, t, len) -> AccumulateKernel.getAccumulate(a.op, a.elem, sb, s0 + p, null, target + t,
-                                rb, r0 + p, len / es));
+                                rb, r0 + p, len / es, locks));
             }
             if (!contigResult) {
                 TypeLayout.copy(null, res, a.bytes, bytes(), a.result.base, a.result.offset, a.resultCount, a.resultLayout);
@@ -111,8 +112,8 @@ final class DirectOps {
     }
 
     /** result = target; if (target == compare) target = origin; atomically. */
-    static void compareAndSwap(OpArgs a, long target) {
+    static void compareAndSwap(OpArgs a, long target, ElementLocks locks) {
         AccumulateKernel.compareAndSwap(a.elem, a.compare.base, a.compare.offset, a.origin.base, a.origin.offset,
-                null, target, a.result.base, a.result.offset);
+                null, target, a.result.base, a.result.offset, locks);
     }
 }

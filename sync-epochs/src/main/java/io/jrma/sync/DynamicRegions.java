@@ -14,8 +14,13 @@ import java.util.Arrays;
 final class DynamicRegions {
     /** Sorted region starts and ends, replaced as a whole (volatile store publishes both arrays). */
     private volatile long[][] table = {new long[0], new long[0]};
+    /**
+     * The attached buffer objects by start address: held until detach, so that the garbage collector cannot
+     * free a direct buffer (and its memory) that origins may still write to after the program dropped it.
+     */
+    private final java.util.Map<Long, Object> attached = new java.util.HashMap<>();
 
-    synchronized void attach(long address, long length, String window) {
+    synchronized void attach(long address, long length, String window, Object memory) {
         if (length == 0) {
             return;
         }
@@ -42,6 +47,7 @@ final class DynamicRegions {
         System.arraycopy(s, at, ns, at + 1, s.length - at);
         System.arraycopy(e, at, ne, at + 1, s.length - at);
         table = new long[][] {ns, ne};
+        attached.put(address, memory);
     }
 
     synchronized void detach(long address, String window) {
@@ -56,6 +62,7 @@ final class DynamicRegions {
                 System.arraycopy(s, i + 1, ns, i, s.length - i - 1);
                 System.arraycopy(e, i + 1, ne, i, s.length - i - 1);
                 table = new long[][] {ns, ne};
+                attached.remove(address);
                 return;
             }
         }

@@ -159,11 +159,11 @@ final class Epochs {
     }
 
     private void acquireDirect(int t, boolean exclusive) {
-        LockWord lw = w.peers[t].local.target.lockWord;
+        LockWord lw = w.peers[t].target.lockWord;
         long ticket = lw.takeTicket();
         if (!lw.tryEnter(ticket, exclusive)) {
             w.counters.increment(Counter.LOCK_WAITS);
-            await(() -> lw.tryEnter(ticket, exclusive));
+            await(() -> lw.tryEnter(ticket, exclusive), w.peers[t].target);
         }
         lockHeld.set(t, exclusive ? 1 : 2);
     }
@@ -173,7 +173,7 @@ final class Epochs {
         if (held == 0) {
             return;
         }
-        LockWord lw = w.peers[t].local.target.lockWord;
+        LockWord lw = w.peers[t].target.lockWord;
         if (held == 1) {
             lw.releaseExclusive();
         } else {
@@ -186,6 +186,11 @@ final class Epochs {
         w.awaitSync(done);
     }
 
+    /** Waits, sleeping on {@code state} (woken by its signals from any process) once spinning is over. */
+    private void await(BooleanSupplier done, TargetState state) {
+        w.awaitSync(done, state);
+    }
+
     /** Sends a FENCE/POST/COMPLETE signal to peer {@code p}: directly, or behind the queued packets. */
     private void signal(int p, int type, int aux) {
         Peer peer = w.peers[p];
@@ -193,11 +198,11 @@ final class Epochs {
             w.packets.signal(p, type, aux);
             return;
         }
-        TargetState ts = peer.local.target;
+        TargetState ts = peer.target;
         switch (type) {
-            case PacketType.FENCE: ts.fenceArrived.incrementAndGet(aux & 1); break;
-            case PacketType.POST: ts.postArrived.incrementAndGet(w.rank); break;
-            default: ts.completeArrived.incrementAndGet(w.rank); break;
+            case PacketType.FENCE: ts.fenceArrived(aux & 1); break;
+            case PacketType.POST: ts.postArrived(w.rank); break;
+            default: ts.completeArrived(w.rank); break;
         }
     }
 
@@ -218,10 +223,11 @@ final class Epochs {
                 signal(p, PacketType.FENCE, e);
             }
             TargetState ts = w.target;
-            await(() -> ts.fenceArrived.get(e & 1) >= n && w.packets.pendingReplies() == 0);
-            ts.fenceArrived.addAndGet(e & 1, -n);
+            await(() -> ts.fenceCount(e & 1) >= n && w.packets.pendingReplies() == 0, ts);
+            ts.fenceConsume(e & 1, n);
             w.packets.checkAsyncErrors();
-            if ((assertion & Win.MODE_NOPRECEDE) == 0 && n > 1) {
+            // With every peer direct, each rank signalled after its own stores completed: the markers are the barrier.
+            if ((assertion & Win.MODE_NOPRECEDE) == 0 && n > 1 && w.anyPacketPeer) {
                 // Every operation targeting this rank is now applied here, but not yet everywhere: a rank that
                 // leaves first could read another target (directly, or by a packet that overtakes the puts from a
                 // third rank) before that target has applied them. The next epoch starts when all have.
@@ -251,7 +257,7 @@ final class Epochs {
                 for (int t : ranks) {
                     long want = postConsumed[t] + 1;
                     TargetState ts = w.target;
-                    await(() -> ts.postArrived.get(t) >= want);
+                    await(() -> ts.posts(t) >= want, ts);
                     postConsumed[t] = want;
                 }
             }
@@ -319,7 +325,7 @@ final class Epochs {
             TargetState ts = w.target;
             for (int o : postRanks) {
                 long want = completeConsumed[o] + 1;
-                await(() -> ts.completeArrived.get(o) >= want);
+                await(() -> ts.completes(o) >= want, ts);
                 completeConsumed[o] = want;
             }
             exposure = Exposure.NONE;
@@ -337,7 +343,7 @@ final class Epochs {
             w.job.agent().tryProgress();
             TargetState ts = w.target;
             for (int o : postRanks) {
-                if (ts.completeArrived.get(o) < completeConsumed[o] + 1) {
+                if (ts.completes(o) < completeConsumed[o] + 1) {
                     return false;
                 }
             }

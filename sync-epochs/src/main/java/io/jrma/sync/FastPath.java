@@ -186,7 +186,7 @@ final class FastPath {
         w.epochs.checkAccess(t, "accumulate");
         w.epochs.ensureDirectLock(t);
         if (count != 1 || !singleLong(op, e, base, offset(origin), addr, null, 0)) {
-            AccumulateKernel.accumulate(op.code(), e, base, offset(origin), null, addr, count);
+            AccumulateKernel.accumulate(op.code(), e, base, offset(origin), null, addr, count, w.peers[t].target.elementLocks);
         }
         w.counters.bump(Counter.ACCUMULATES);
         w.counters.bump(Counter.DIRECT_OPS);
@@ -212,7 +212,7 @@ final class FastPath {
         w.epochs.checkAccess(t, "fetch_and_op");
         w.epochs.ensureDirectLock(t);
         if (!singleLong(op, e, ob, noOp ? 0 : offset(origin), addr, rb, offset(result))) {
-            AccumulateKernel.getAccumulate(op.code(), e, ob, noOp ? 0 : offset(origin), null, addr, rb, offset(result), 1);
+            AccumulateKernel.getAccumulate(op.code(), e, ob, noOp ? 0 : offset(origin), null, addr, rb, offset(result), 1, w.peers[t].target.elementLocks);
         }
         w.counters.bump(Counter.FETCH_AND_OPS);
         w.counters.bump(Counter.DIRECT_OPS);
@@ -239,7 +239,7 @@ final class FastPath {
         }
         w.epochs.checkAccess(t, "compare_and_swap");
         w.epochs.ensureDirectLock(t);
-        AccumulateKernel.compareAndSwap(type.elementType(), cb, offset(compare), ob, offset(origin), null, addr, rb, offset(result));
+        AccumulateKernel.compareAndSwap(type.elementType(), cb, offset(compare), ob, offset(origin), null, addr, rb, offset(result), w.peers[t].target.elementLocks);
         w.counters.bump(Counter.COMPARE_AND_SWAPS);
         w.counters.bump(Counter.DIRECT_OPS);
         return true;

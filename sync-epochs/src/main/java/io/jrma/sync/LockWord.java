@@ -27,12 +27,19 @@ final class LockWord {
     private static final long READERS = 16;
 
     private final long address;
+    /** Told whenever a waiter may now enter (service passed on, readers left), to wake sleeping waiters. */
+    private final Runnable changed;
 
     LockWord(long address) {
+        this(address, () -> { });
+    }
+
+    LockWord(long address, Runnable changed) {
         if ((address & 7) != 0) {
             throw new IllegalArgumentException("lock word must be 8-byte aligned: " + address);
         }
         this.address = address;
+        this.changed = changed;
     }
 
     /** Takes a ticket (the place in the FIFO). */
@@ -53,15 +60,18 @@ final class LockWord {
         }
         UNSAFE.getAndAddLong(null, address + READERS, 1); // enter before passing service on
         UNSAFE.getAndAddLong(null, address + SERVING, 1); // release: the next ticket may be served
+        changed.run();
         return true;
     }
 
     void releaseExclusive() {
         UNSAFE.getAndAddLong(null, address + SERVING, 1); // release: publishes the epoch's writes
+        changed.run();
     }
 
     void releaseShared() {
         UNSAFE.getAndAddLong(null, address + READERS, -1); // release: publishes the epoch's writes
+        changed.run();
     }
 
     /** Whether nobody holds or waits for the lock (diagnostics, tests). */

@@ -177,9 +177,9 @@ final class Operations {
         switch (a.kind) {
             case OpArgs.PUT: DirectOps.put(a, addr); w.counters.add(Counter.BYTES_PUT, a.bytes); break;
             case OpArgs.GET: DirectOps.get(a, addr); w.counters.add(Counter.BYTES_GOT, a.bytes); break;
-            case OpArgs.ACC: DirectOps.accumulate(a, addr); w.counters.add(Counter.BYTES_PUT, a.bytes); break;
-            case OpArgs.CAS: DirectOps.compareAndSwap(a, addr); break;
-            default: DirectOps.getAccumulate(a, addr); w.counters.add(Counter.BYTES_GOT, a.bytes); break;
+            case OpArgs.ACC: DirectOps.accumulate(a, addr, p.target.elementLocks); w.counters.add(Counter.BYTES_PUT, a.bytes); break;
+            case OpArgs.CAS: DirectOps.compareAndSwap(a, addr, p.target.elementLocks); break;
+            default: DirectOps.getAccumulate(a, addr, p.target.elementLocks); w.counters.add(Counter.BYTES_GOT, a.bytes); break;
         }
         w.counters.increment(Counter.DIRECT_OPS);
         if (r != null) {

@@ -245,13 +245,13 @@ final class PacketTarget {
             case PacketType.SYNC:
                 return false;
             case PacketType.FENCE:
-                w.target.fenceArrived.incrementAndGet(PacketHeader.aux(buf, at) & 1);
+                w.target.fenceArrived(PacketHeader.aux(buf, at) & 1);
                 return false;
             case PacketType.POST:
-                w.target.postArrived.incrementAndGet(origin);
+                w.target.postArrived(origin);
                 return false;
             case PacketType.COMPLETE:
-                w.target.completeArrived.incrementAndGet(origin);
+                w.target.completeArrived(origin);
                 return false;
             case PacketType.PUT: case PacketType.GET: case PacketType.ACC: case PacketType.GET_ACC: case PacketType.CAS:
                 return operation(buf, at, length, type, origin);
@@ -340,10 +340,10 @@ final class PacketTarget {
                 OpCode o = op;
                 BasicType e = elem;
                 if (contig) {
-                    AccumulateKernel.accumulate(op, elem, null, payload, null, base, bytes / es);
+                    AccumulateKernel.accumulate(op, elem, null, payload, null, base, bytes / es, w.target.elementLocks);
                 } else {
                     TypeLayout.zip(packed.cursor(bytes), layout.cursor(count),
-                            (p, t, len) -> AccumulateKernel.accumulate(o, e, null, payload + p, null, base + t, len / es));
+                            (p, t, len) -> AccumulateKernel.accumulate(o, e, null, payload + p, null, base + t, len / es, w.target.elementLocks));
                 }
                 return false;
             }
@@ -354,10 +354,10 @@ final class PacketTarget {
                 OpCode o = op;
                 BasicType e = elem;
                 if (contig) {
-                    AccumulateKernel.getAccumulate(op, elem, null, payload, null, base, null, dst, bytes / es);
+                    AccumulateKernel.getAccumulate(op, elem, null, payload, null, base, null, dst, bytes / es, w.target.elementLocks);
                 } else {
                     TypeLayout.zip(packed.cursor(bytes), layout.cursor(count),
-                            (p, t, len) -> AccumulateKernel.getAccumulate(o, e, null, payload + p, null, base + t, null, dst + p, len / es));
+                            (p, t, len) -> AccumulateKernel.getAccumulate(o, e, null, payload + p, null, base + t, null, dst + p, len / es, w.target.elementLocks));
                 }
                 return true;
             }
@@ -368,7 +368,7 @@ final class PacketTarget {
                     throw new RmaException(ErrorClass.ERR_COUNT, "compare_and_swap on " + bytes + " bytes, expected one " + elem);
                 }
                 long dst = replyHeader(origin, PacketType.CAS_RESP, seq, 0, es);
-                AccumulateKernel.compareAndSwap(elem, null, payload, null, payload + es, null, base, null, dst);
+                AccumulateKernel.compareAndSwap(elem, null, payload, null, payload + es, null, base, null, dst, w.target.elementLocks);
                 return true;
             }
         }

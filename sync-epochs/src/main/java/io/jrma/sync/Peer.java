@@ -2,14 +2,18 @@ package io.jrma.sync;
 
 /**
  * What one rank of a window knows about another, exchanged once at creation: its size and displacement
- * unit (for origin-side range checks), its base address, and the path chosen to reach it. {@code local} is
+ * unit (for origin-side range checks), its base address (in this process: a peer in another JVM of the host
+ * whose memory is in a shared segment has the address of this process's mapping), and the path chosen to
+ * reach it. {@code local} is
  * the peer's window object when the peer lives in this JVM (null otherwise).
  *
  * <p>Immutable; any thread.
  */
 final class Peer {
     /** What every rank contributes at creation: plain values, so it can travel between JVMs. */
-    record Info(int rank, int worldRank, long size, int dispUnit, long base) implements java.io.Serializable {
+    record Info(int rank, int worldRank, long size, int dispUnit, long base, String host, String segment,
+                long segmentSize, long memoryOffset, String stateSegment, long stateSegmentSize, long stateOffset)
+            implements java.io.Serializable {
     }
 
     final int rank;
@@ -19,8 +23,10 @@ final class Peer {
     final long base;
     final boolean direct;
     final WindowImpl local;
+    /** The peer's synchronization state when reachable by load/store (same JVM, or mapped from a shared segment). */
+    final TargetState target;
 
-    Peer(int rank, int worldRank, long size, int dispUnit, long base, boolean direct, WindowImpl local) {
+    Peer(int rank, int worldRank, long size, int dispUnit, long base, boolean direct, WindowImpl local, TargetState target) {
         this.rank = rank;
         this.worldRank = worldRank;
         this.size = size;
@@ -28,5 +34,6 @@ final class Peer {
         this.base = base;
         this.direct = direct;
         this.local = local;
+        this.target = target;
     }
 }

@@ -2,36 +2,144 @@ package io.jrma.sync;
 
 import static io.jrma.core.mem.UnsafeAccess.UNSAFE;
 
-import java.util.concurrent.atomic.AtomicIntegerArray;
-import java.util.concurrent.atomic.AtomicLongArray;
+import io.jrma.core.op.ElementLocks;
+import io.jrma.core.runtime.Sleeper;
+import io.jrma.core.shm.Futex;
 
 /**
  * The synchronization state of one rank's window as a target, written by origins (directly on the direct
  * path, by the progress agent on the packet path) and read by the owning rank: the passive-target lock word,
- * fence markers (per fence epoch parity), and PSCW post/complete counters per peer.
+ * fence markers (per fence epoch parity), PSCW post/complete counters per peer, and the element-lock table of
+ * the window memory.
  *
- * <p>Thread-safe: all fields are atomics.
+ * <p>Everything lives in off-heap memory with a fixed layout, so that the state of a window shared between
+ * JVMs sits in the shared segment next to the window memory and origins in other processes use it directly:
+ * <pre>
+ *  +0                 lock word ({@link LockWord#BYTES} bytes)
+ *  +24                wake sequence (int: bumped by every signal below, the futex word sleepers wait on)
+ *  +28                sleepers (int: threads asleep on the wake sequence, so signals skip the wake call)
+ *  +32                fence markers, parity 0 and 1 (8 bytes each)
+ *  +48                posts received from each peer (8 bytes per peer)
+ *  +48 + 8n           completes received from each peer (8 bytes per peer)
+ *  +48 + 16n          element lock table ({@link ElementLocks#BYTES} bytes)
+ * </pre>
+ * All counters are 64-bit and updated with CPU atomics.
+ *
+ * <p>Thread-safe and process-safe; any thread.
  */
-final class TargetState {
-    private final long lockMemory;
-    final LockWord lockWord;
-    /** Fence markers received, by fence epoch parity. */
-    final AtomicIntegerArray fenceArrived = new AtomicIntegerArray(2);
-    /** Posts received from each peer (this rank as origin of PSCW). */
-    final AtomicLongArray postArrived;
-    /** Completes received from each peer (this rank as PSCW target). */
-    final AtomicLongArray completeArrived;
+final class TargetState implements Sleeper {
+    private static final long SEQ = 24;
+    private static final long SLEEPERS = 28;
+    private static final long FENCE = 32;
+    private static final long POST = 48;
 
+    private final long owned;
+    private final long base;
+    private final int n;
+    final LockWord lockWord;
+    /** Locks for elements no CPU atomic covers, shared by every process mapping the window memory. */
+    final ElementLocks elementLocks;
+
+    /** Bytes the state of a window of {@code groupSize} ranks needs (a multiple of 64). */
+    static long bytes(int groupSize) {
+        return (POST + 16L * groupSize + ElementLocks.BYTES + 63) & ~63L;
+    }
+
+    /** State in memory of its own (a window private to this JVM); element locks are the JVM's. */
     TargetState(int groupSize) {
-        lockMemory = UNSAFE.allocateMemory(LockWord.BYTES + 8);
-        long aligned = (lockMemory + 7) & ~7L;
-        UNSAFE.setMemory(aligned, LockWord.BYTES, (byte) 0);
-        lockWord = new LockWord(aligned);
-        postArrived = new AtomicLongArray(groupSize);
-        completeArrived = new AtomicLongArray(groupSize);
+        this.n = groupSize;
+        this.owned = UNSAFE.allocateMemory(bytes(groupSize) + 8);
+        this.base = (owned + 7) & ~7L;
+        UNSAFE.setMemory(base, bytes(groupSize), (byte) 0);
+        this.lockWord = new LockWord(base, this::signal);
+        this.elementLocks = ElementLocks.JVM;
+    }
+
+    /**
+     * A view of zeroed state at {@code address} (in a shared segment, mapped in this process) guarding window
+     * memory mapped at {@code memoryBase} in this process.
+     */
+    TargetState(long address, int groupSize, long memoryBase) {
+        this.n = groupSize;
+        this.owned = 0;
+        this.base = address;
+        this.lockWord = new LockWord(address, this::signal);
+        this.elementLocks = new ElementLocks(address + POST + 16L * groupSize, memoryBase);
+    }
+
+    /** Address of the state in this process. */
+    long address() {
+        return base;
+    }
+
+    void fenceArrived(int parity) {
+        UNSAFE.getAndAddLong(null, base + FENCE + 8L * (parity & 1), 1);
+        signal();
+    }
+
+    long fenceCount(int parity) {
+        return UNSAFE.getLongVolatile(null, base + FENCE + 8L * (parity & 1));
+    }
+
+    void fenceConsume(int parity, long k) {
+        UNSAFE.getAndAddLong(null, base + FENCE + 8L * (parity & 1), -k);
+    }
+
+    void postArrived(int from) {
+        UNSAFE.getAndAddLong(null, slot(POST, from), 1);
+        signal();
+    }
+
+    long posts(int from) {
+        return UNSAFE.getLongVolatile(null, slot(POST, from));
+    }
+
+    void completeArrived(int from) {
+        UNSAFE.getAndAddLong(null, slot(POST + 8L * n, from), 1);
+        signal();
+    }
+
+    /** Tells threads sleeping on this state (in any process) that it changed. */
+    void signal() {
+        UNSAFE.getAndAddInt(null, base + SEQ, 1);
+        if (UNSAFE.getIntVolatile(null, base + SLEEPERS) > 0 && Futex.available()) {
+            Futex.wakeAll(base + SEQ);
+        }
+    }
+
+    @Override
+    public int sequence() {
+        return UNSAFE.getIntVolatile(null, base + SEQ);
+    }
+
+    @Override
+    public void sleep(int seen, long timeoutNs) {
+        if (!Futex.available()) {
+            java.util.concurrent.locks.LockSupport.parkNanos(timeoutNs);
+            return;
+        }
+        UNSAFE.getAndAddInt(null, base + SLEEPERS, 1); // before the futex re-checks the sequence: no lost wake
+        try {
+            Futex.await(base + SEQ, seen, timeoutNs);
+        } finally {
+            UNSAFE.getAndAddInt(null, base + SLEEPERS, -1);
+        }
+    }
+
+    long completes(int from) {
+        return UNSAFE.getLongVolatile(null, slot(POST + 8L * n, from));
+    }
+
+    private long slot(long region, int peer) {
+        if (peer < 0 || peer >= n) {
+            throw new IndexOutOfBoundsException("peer " + peer + " of " + n);
+        }
+        return base + region + 8L * peer;
     }
 
     void release() {
-        UNSAFE.freeMemory(lockMemory);
+        if (owned != 0) {
+            UNSAFE.freeMemory(owned);
+        }
     }
 }

@@ -24,6 +24,10 @@ final class WinConfig {
     final int maxPendingOps;
     final long eagerBytes;
     final boolean forcePacket;
+    /** Window memory in shared segments when other JVMs of the host use the window (jrma.shm.windows). */
+    final boolean shmWindows;
+    /** Where shared segments live (jrma.shm.dir). */
+    final String shmDir;
 
     WinConfig(Job job, Info info) {
         Info i = info == null ? new Info() : info;
@@ -51,6 +55,12 @@ final class WinConfig {
             throw bad("jrma.path", path, "auto|packet");
         }
         forcePacket = path.equals("packet");
+        String shm = job.param(Params.SHM_WINDOWS);
+        if (!shm.equals("true") && !shm.equals("false")) {
+            throw bad("jrma.shm.windows", shm, "true|false");
+        }
+        shmWindows = shm.equals("true");
+        shmDir = job.param(Params.SHM_DIR);
     }
 
     private static boolean bool(Info i, String key, boolean dflt) {

@@ -8,6 +8,8 @@ import io.jrma.SharedMemory;
 import io.jrma.Win;
 import io.jrma.core.runtime.CommCore;
 import io.jrma.core.runtime.Job;
+import io.jrma.core.shm.ShmArena;
+import io.jrma.core.shm.ShmSegment;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -29,7 +31,29 @@ public final class WindowFactory implements Win.WindowProvider {
     @Override
     public Win create(CommCore comm, Object memory, int dispUnit, Info info) {
         WindowMemory m = WindowMemory.wrap(memory);
-        return build(comm, Flavor.CREATE, m, dispUnit, info, null);
+        WinConfig config = new WinConfig(comm.job(), info);
+        ShmPlan plan = ShmPlan.of(comm, config);
+        // memory from Jrma.allocateMemory lives in a shared segment: peers in other JVMs of the host can map it,
+        // and only the target state needs a segment of its own
+        ShmArena.Slot slot = plan.segments && m.length > 0 ? ShmArena.lookup(m.address, m.length) : null;
+        ShmSegment state = null;
+        String err = null;
+        if (slot != null) {
+            try {
+                state = ShmSegment.create(plan.dir, ShmSegment.newName("win"), TargetState.bytes(comm.size()));
+            } catch (RmaException e) {
+                err = "rank " + comm.rank() + ": " + e.getMessage();
+            }
+        }
+        String first = plan.agree(comm, err);
+        if (first != null) {
+            if (state != null) {
+                state.close();
+            }
+            throw new RmaException(ErrorClass.ERR_NO_MEM, "create: " + first);
+        }
+        TargetState ts = state == null ? null : new TargetState(state.address(), comm.size(), m.address);
+        return build(comm, Flavor.CREATE, m, dispUnit, info, null, ts, plan, state, slot);
     }
 
     @Override
@@ -39,19 +63,35 @@ public final class WindowFactory implements Win.WindowProvider {
         }
         checkDispUnit(comm, dispUnit);
         WinConfig config = new WinConfig(comm.job(), info);
+        ShmPlan plan = ShmPlan.of(comm, config);
         if (!shared) {
-            return build(comm, Flavor.ALLOCATE, WindowMemory.allocate(size, false), dispUnit, info, null);
-        }
-        for (int r = 0; r < comm.size(); r++) {
-            if (!comm.job().isLocal(comm.worldRank(r))) {
-                throw new RmaException(ErrorClass.ERR_RMA_SHARED, "allocateShared: rank " + r + " of the communicator"
-                        + " runs in another JVM (world rank " + comm.worldRank(r) + "), and memory shared between JVMs"
-                        + " needs the window-shm module, which is not available yet; use Win.allocate, or run the ranks"
-                        + " that share memory in one JVM");
+            if (plan.segments) {
+                Own own = ownSegment(comm, plan, size, true);
+                return build(comm, Flavor.ALLOCATE, own.memory, dispUnit, info, null, own.state, plan, own.segment, null);
             }
+            plan.agreeNoError(comm);
+            return build(comm, Flavor.ALLOCATE, WindowMemory.allocate(size, false), dispUnit, info, null, null, plan, null, null);
         }
+        if (plan.spansJvms) {
+            int other = plan.firstOffHost();
+            if (other >= 0) {
+                throw new RmaException(ErrorClass.ERR_RMA_SHARED, "allocateShared: rank " + other + " of the communicator"
+                        + " runs on another host (" + plan.hosts[other] + "), and only ranks of one host can share memory;"
+                        + " split the communicator with Comm.splitShared first");
+            }
+            if (!plan.shmAllowed) {
+                throw new RmaException(ErrorClass.ERR_RMA_SHARED, "allocateShared: the communicator spans JVMs and shared"
+                        + " memory between JVMs is excluded (jrma.shm.windows=false)");
+            }
+            if (config.allocSharedNoncontig) {
+                Own own = ownSegment(comm, plan, size, false);
+                return build(comm, Flavor.SHARED, own.memory, dispUnit, info, null, own.state, plan, own.segment, null);
+            }
+            return contiguousAcrossJvms(comm, plan, size, dispUnit, info);
+        }
+        plan.agreeNoError(comm);
         if (config.allocSharedNoncontig) {
-            return build(comm, Flavor.SHARED, WindowMemory.allocate(size, true), dispUnit, info, null);
+            return build(comm, Flavor.SHARED, WindowMemory.allocate(size, true), dispUnit, info, null, null, plan, null, null);
         }
         // contiguous: rank 0 allocates the sum; each rank's segment follows the previous rank's
         Object[] sizes = comm.allgather(size);
@@ -66,12 +106,98 @@ public final class WindowFactory implements Win.WindowProvider {
         WindowMemory whole = comm.rank() == 0 ? WindowMemory.allocate(total, true) : null;
         whole = (WindowMemory) comm.allgather(whole)[0];
         WindowMemory mine = whole.slice(myOffset, size);
-        return build(comm, Flavor.SHARED, mine, dispUnit, info, comm.rank() == 0 ? whole : null);
+        return build(comm, Flavor.SHARED, mine, dispUnit, info, comm.rank() == 0 ? whole : null, null, plan, null, null);
+    }
+
+    /** A rank's own shared segment: its target state, then (page aligned) its window memory. */
+    private record Own(ShmSegment segment, WindowMemory memory, TargetState state) {
+    }
+
+    /**
+     * Creates this rank's segment when the plan says so; every rank then learns whether all succeeded (so a
+     * full /dev/shm fails the call everywhere, with the cause, and leaves nothing behind).
+     */
+    private static Own ownSegment(CommCore comm, ShmPlan plan, long size, boolean allocate) {
+        ShmSegment seg = null;
+        String err = null;
+        long header = stateBytes(comm.size());
+        try {
+            seg = ShmSegment.create(plan.dir, ShmSegment.newName("win"), header + size);
+        } catch (RmaException e) {
+            err = "rank " + comm.rank() + ": " + e.getMessage();
+        }
+        String first = plan.agree(comm, err);
+        if (first != null) {
+            if (seg != null) {
+                seg.close();
+            }
+            throw new RmaException(ErrorClass.ERR_NO_MEM, (allocate ? "allocate" : "allocateShared") + ": " + first);
+        }
+        WindowMemory mem = WindowMemory.inSegment(seg, header, size, false);
+        return new Own(seg, mem, new TargetState(seg.address(), comm.size(), mem.address));
+    }
+
+    /** Page-rounded room for one rank's target state. */
+    private static long stateBytes(int n) {
+        return (TargetState.bytes(n) + 4095) & ~4095L;
+    }
+
+    /**
+     * allocate_shared over JVMs, contiguous: rank 0 creates one segment holding every rank's target state and
+     * then all ranks' memory back to back; the others map it.
+     */
+    private static Win contiguousAcrossJvms(CommCore comm, ShmPlan plan, long size, int dispUnit, Info info) {
+        int n = comm.size();
+        Object[] sizes = comm.allgather(size);
+        long total = 0;
+        long myOffset = 0;
+        for (int i = 0; i < n; i++) {
+            if (i == comm.rank()) {
+                myOffset = total;
+            }
+            total += (Long) sizes[i];
+        }
+        long ts = TargetState.bytes(n);
+        long header = (ts * n + 4095) & ~4095L;
+        ShmSegment seg = null;
+        String err = null;
+        String name = null;
+        if (comm.rank() == 0) {
+            try {
+                seg = ShmSegment.create(plan.dir, ShmSegment.newName("win"), header + total);
+                name = seg.name();
+            } catch (RmaException e) {
+                err = "rank 0: " + e.getMessage();
+            }
+        }
+        Object[] got = comm.allgather(err != null ? "!" + err : name);
+        String first = (String) got[0];
+        if (first.startsWith("!")) {
+            throw new RmaException(ErrorClass.ERR_NO_MEM, "allocateShared: " + first.substring(1));
+        }
+        err = null;
+        if (seg == null) {
+            try {
+                seg = ShmSegment.open(plan.dir, first, header + total);
+            } catch (RmaException e) {
+                err = "rank " + comm.rank() + ": " + e.getMessage();
+            }
+        }
+        String bad = plan.agree(comm, err);
+        if (bad != null) {
+            if (seg != null) {
+                seg.close();
+            }
+            throw new RmaException(ErrorClass.ERR_RMA_SHARED, "allocateShared: " + bad);
+        }
+        WindowMemory mine = WindowMemory.inSegment(seg, header + myOffset, size, false);
+        TargetState state = new TargetState(seg.address() + ts * comm.rank(), n, mine.address);
+        return build(comm, Flavor.SHARED, mine, dispUnit, info, null, state, plan, seg, null);
     }
 
     @Override
     public Win createDynamic(CommCore comm, Info info) {
-        return build(comm, Flavor.DYNAMIC, WindowMemory.EMPTY, 1, info, null);
+        return build(comm, Flavor.DYNAMIC, WindowMemory.EMPTY, 1, info, null, null, ShmPlan.none(comm), null, null);
     }
 
     @Override
@@ -85,7 +211,8 @@ public final class WindowFactory implements Win.WindowProvider {
         }
     }
 
-    private static Win build(CommCore comm, Flavor flavor, WindowMemory mem, int dispUnit, Info info, WindowMemory whole) {
+    private static Win build(CommCore comm, Flavor flavor, WindowMemory mem, int dispUnit, Info info, WindowMemory whole,
+                             TargetState state, ShmPlan plan, ShmSegment own, ShmArena.Slot arena) {
         Job job = comm.job();
         job.checkAborted();
         checkDispUnit(comm, dispUnit);
@@ -96,45 +223,99 @@ public final class WindowFactory implements Win.WindowProvider {
             job.agent().register(id, r);
             return r;
         });
-        WindowImpl w = new WindowImpl(comm, id, flavor, mem, dispUnit, config, router);
+        WindowImpl w = new WindowImpl(comm, id, flavor, mem, dispUnit, config, router, state);
+        if (own != null) {
+            w.segments.add(own);
+        }
         if (info != null) {
             w.setInfo(info);
         }
         router.register(w.worldRanks[w.rank], w.receiver);
         job.addCounters(w.counters);
-        Object[] all = comm.allgather(new Peer.Info(w.rank, w.worldRanks[w.rank], mem.length, dispUnit, mem.address));
+        long segBase = own == null ? 0 : own.address();
+        // where this rank's memory and state are: both in its own segment (allocate flavors), or memory in a
+        // segment of the shared allocator and state in its own segment (create over Jrma.allocateMemory)
+        String memSeg = own == null ? null : arena != null ? arena.segment() : own.name();
+        long memSegSize = own == null ? 0 : arena != null ? arena.segmentSize() : own.size();
+        long memOffset = own == null ? 0 : arena != null ? arena.offset() : mem.address - segBase;
+        Object[] all = comm.allgather(new Peer.Info(w.rank, w.worldRanks[w.rank], mem.length, dispUnit, mem.address,
+                plan.myHost(), memSeg, memSegSize, memOffset, own == null ? null : own.name(), own == null ? 0 : own.size(),
+                own == null ? 0 : state.address() - segBase));
         Peer[] peers = new Peer[all.length];
         WindowImpl[] local = new WindowImpl[all.length];
+        SharedMemory[] shared = new SharedMemory[all.length];
         boolean anyPacket = false;
-        boolean allLocal = true;
+        boolean allShared = true;
+        String mapError = null;
+        java.util.Map<String, ShmSegment> opened = new java.util.HashMap<>();
+        if (own != null) {
+            opened.put(own.name(), own);
+        }
         for (int i = 0; i < all.length; i++) {
             Peer.Info o = (Peer.Info) all[i];
             local[i] = router.localWindow(o.worldRank()); // decided once: same JVM means reachable by load/store
-            allLocal &= local[i] != null;
-            boolean direct = local[i] != null && !config.forcePacket;
+            TargetState ts = null;
+            long base = o.base();
+            WindowMemory view = null;
+            boolean inMySegment = own != null && own.name().equals(o.segment());
+            if (local[i] != null && !inMySegment) {
+                ts = local[i].target;
+                view = local[i].memory;
+            } else if (own != null && o.stateSegment() != null && o.host().equals(plan.myHost()) && mapError == null) {
+                // same host, memory in a shared segment: map it (once) and reach it by load/store; a contiguous
+                // shared window is seen through this rank's own mapping, so the ranks' memory is contiguous here
+                try {
+                    ShmSegment seg = map(w, opened, plan, o.segment(), o.segmentSize());
+                    ShmSegment st = map(w, opened, plan, o.stateSegment(), o.stateSegmentSize());
+                    view = WindowMemory.inSegment(seg, o.memoryOffset(), o.size(), false);
+                    base = view.address;
+                    ts = local[i] != null ? local[i].target : new TargetState(st.address() + o.stateOffset(), all.length, base);
+                } catch (RmaException e) {
+                    mapError = "rank " + w.rank + " cannot map the memory of rank " + i + ": " + e.getMessage();
+                }
+            }
+            boolean direct = ts != null && !config.forcePacket; // dynamic: same JVM only (attached memory is private)
             anyPacket |= !direct;
-            peers[i] = new Peer(i, o.worldRank(), o.size(), o.dispUnit(), o.base(), direct, local[i]);
+            allShared &= view != null;
+            peers[i] = new Peer(i, o.worldRank(), o.size(), o.dispUnit(), base, direct, local[i], ts);
+            shared[i] = view == null ? new SharedMemory(i, 0, o.dispUnit(), 0, null, null)
+                    : new SharedMemory(i, view.length, o.dispUnit(), view.address, view.bytes, view.buffer);
         }
         w.peers = peers;
         w.anyPacketPeer = anyPacket;
-        if (flavor == Flavor.SHARED) {
-            if (!allLocal) {
-                throw new RmaException(ErrorClass.ERR_RMA_SHARED, "allocateShared: the ranks of the communicator do not"
-                        + " all share this JVM's memory (memory shared between JVMs comes with the window-shm module)");
-            }
-            SharedMemory[] s = new SharedMemory[all.length];
-            for (int i = 0; i < all.length; i++) {
-                WindowImpl o = local[i];
-                s[i] = new SharedMemory(i, o.memory.length, o.dispUnit, o.memory.address, o.memory.bytes, o.buffer());
-            }
-            w.shared = s;
+        if (flavor == Flavor.SHARED && !allShared && mapError == null) {
+            mapError = "allocateShared: the ranks of the communicator do not all share memory with rank " + w.rank;
+        }
+        if (flavor == Flavor.SHARED || flavor == Flavor.ALLOCATE) {
+            w.shared = shared; // MPI-4.1: shared_query also on allocate windows (size 0 where not shared)
         }
         w.ctrl = (CommCore) comm.dup();
         if (whole != null) {
             WHOLE.put(w, whole);
         }
-        comm.allgather(null); // nobody communicates before every rank has its peers
+        // nobody communicates before every rank has its peers; a rank that could not map a peer fails everyone
+        Object[] errors = comm.allgather(mapError);
+        for (Object e : errors) {
+            if (e != null) {
+                w.abandon();
+                throw new RmaException(flavor == Flavor.SHARED ? ErrorClass.ERR_RMA_SHARED : ErrorClass.ERR_OTHER, (String) e);
+            }
+        }
+        if (own != null) {
+            own.unlink(); // every peer has mapped it: the mappings outlive the file, a crash leaves nothing behind
+        }
         return w;
+    }
+
+    /** Maps a peer's segment once per window (several peers may share one); unmapped at free. */
+    private static ShmSegment map(WindowImpl w, java.util.Map<String, ShmSegment> opened, ShmPlan plan, String name, long size) {
+        ShmSegment seg = opened.get(name);
+        if (seg == null) {
+            seg = ShmSegment.open(plan.dir, name, size);
+            opened.put(name, seg);
+            w.segments.add(seg);
+        }
+        return seg;
     }
 
     static void retire(WindowImpl w) {

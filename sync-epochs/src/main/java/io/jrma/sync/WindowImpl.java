@@ -51,6 +51,8 @@ final class WindowImpl implements Win {
     final Operations ops;
     Peer[] peers;
     SharedMemory[] shared;
+    /** Shared segments this rank created or mapped (its own memory, peers in other JVMs); unmapped at free. */
+    final java.util.List<io.jrma.core.shm.ShmSegment> segments = new java.util.ArrayList<>();
     boolean anyPacketPeer;
     private volatile boolean freed;
     private volatile String name;
@@ -58,7 +60,7 @@ final class WindowImpl implements Win {
     private final Info userInfo = new Info();
 
     WindowImpl(CommCore comm, int windowId, Flavor flavor, WindowMemory memory, int dispUnit, WinConfig config,
-               WindowRouter router) {
+               WindowRouter router, TargetState state) {
         this.job = comm.job();
         this.comm = comm;
         this.rank = comm.rank();
@@ -71,7 +73,7 @@ final class WindowImpl implements Win {
         this.config = config;
         this.router = router;
         this.name = "win" + windowId;
-        this.target = new TargetState(groupSize);
+        this.target = state != null ? state : new TargetState(groupSize);
         this.regions = flavor == Flavor.DYNAMIC ? new DynamicRegions() : null;
         this.epochs = new Epochs(this);
         this.packets = new PacketOrigin(this);
@@ -103,12 +105,17 @@ final class WindowImpl implements Win {
 
     /** Waits in a synchronization call (spin, yield, park; drives progress), counting the time waited. */
     void awaitSync(java.util.function.BooleanSupplier done) {
+        awaitSync(done, null);
+    }
+
+    /** {@link #awaitSync(java.util.function.BooleanSupplier)}, sleeping on {@code sleeper} once spinning is over. */
+    void awaitSync(java.util.function.BooleanSupplier done, io.jrma.core.runtime.Sleeper sleeper) {
         if (done.getAsBoolean()) {
             return;
         }
         long t0 = System.nanoTime();
         try {
-            job.waitPolicy().await(job, done);
+            job.waitPolicy().await(job, done, sleeper);
         } finally {
             counters.add(Counter.SYNC_WAIT_NS, System.nanoTime() - t0);
         }
@@ -443,7 +450,7 @@ final class WindowImpl implements Win {
                 throw fail(ErrorClass.ERR_RMA_FLAVOR, "attach needs a dynamic window; this one is " + flavor);
             }
             WindowMemory m = WindowMemory.wrap(mem);
-            regions.attach(m.address, m.length, name);
+            regions.attach(m.address, m.length, name, mem);
         } catch (RmaException e) {
             throw handle(e);
         }
@@ -467,7 +474,7 @@ final class WindowImpl implements Win {
         try {
             checkLive();
             if (shared == null) {
-                throw fail(ErrorClass.ERR_RMA_FLAVOR, "shared_query needs a window from allocateShared; this one is " + flavor);
+                throw fail(ErrorClass.ERR_RMA_FLAVOR, "shared_query needs a window from allocate or allocateShared (MPI-4.1); this one is " + flavor);
             }
             if (r == PROC_NULL) {
                 for (SharedMemory s : shared) {
@@ -600,13 +607,33 @@ final class WindowImpl implements Win {
             }
             ctrl.barrier();
             ctrl.free();
-            target.release();
-            packets.release();
-            memory.release();
-            WindowFactory.retire(this);
+            releaseMemory();
         } catch (RmaException e) {
             throw handle(e);
         }
+    }
+
+    private void releaseMemory() {
+        target.release();
+        packets.release();
+        memory.release();
+        for (io.jrma.core.shm.ShmSegment s : segments) {
+            s.close();
+        }
+        WindowFactory.retire(this);
+    }
+
+    /** Undoes a creation that failed after this window was registered (collectively: every rank calls it). */
+    void abandon() {
+        freed = true;
+        if (router.unregister(worldRanks[rank])) {
+            job.agent().unregister(windowId);
+            job.shared().remove(WindowFactory.routerKey(windowId));
+        }
+        if (ctrl != null) {
+            ctrl.free();
+        }
+        releaseMemory();
     }
 
     boolean isFreed() {

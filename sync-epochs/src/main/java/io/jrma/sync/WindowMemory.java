@@ -4,6 +4,7 @@ import io.jrma.ErrorClass;
 import io.jrma.RmaException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import io.jrma.core.shm.ShmSegment;
 import net.openhft.chronicle.bytes.BytesStore;
 
 /**
@@ -14,7 +15,7 @@ import net.openhft.chronicle.bytes.BytesStore;
  * <p>Immutable after construction; any thread.
  */
 final class WindowMemory {
-    static final WindowMemory EMPTY = new WindowMemory(0, 0, null, null, false);
+    static final WindowMemory EMPTY = new WindowMemory(0, 0, null, null, false, null);
     private static final int MAX_BUFFER = Integer.MAX_VALUE - 8192;
 
     final long address;
@@ -22,13 +23,28 @@ final class WindowMemory {
     final BytesStore<?, ?> bytes;
     final ByteBuffer buffer;
     private final boolean owned;
+    /** The shared segment this memory lives in, unmapped at release (null: private memory). */
+    final ShmSegment segment;
 
-    private WindowMemory(long address, long length, BytesStore<?, ?> bytes, ByteBuffer buffer, boolean owned) {
+    private WindowMemory(long address, long length, BytesStore<?, ?> bytes, ByteBuffer buffer, boolean owned,
+                         ShmSegment segment) {
         this.address = address;
         this.length = length;
         this.bytes = bytes;
         this.buffer = buffer;
         this.owned = owned;
+        this.segment = segment;
+    }
+
+    /**
+     * {@code len} bytes at {@code offset} of a shared segment; {@link #release()} unmaps the segment when
+     * {@code ownsSegment}.
+     */
+    static WindowMemory inSegment(ShmSegment seg, long offset, long len, boolean ownsSegment) {
+        long a = seg.address() + offset;
+        ByteBuffer b = seg.buffer(offset, len);
+        BytesStore<?, ?> bs = len == 0 ? null : b != null ? BytesStore.wrap(b) : BytesStore.wrap(a, len);
+        return new WindowMemory(a, len, bs, b, false, ownsSegment ? seg : null);
     }
 
     /** Library-owned zeroed memory; page aligned when {@code pageAligned}. */
@@ -43,13 +59,13 @@ final class WindowMemory {
                 int pad = pageAligned ? (4096 - raw.alignmentOffset(0, 4096)) & 4095 : 0;
                 ByteBuffer bb = raw.slice(pad, (int) length).order(ByteOrder.LITTLE_ENDIAN);
                 BytesStore<?, ByteBuffer> bs = BytesStore.wrap(bb);
-                return new WindowMemory(Buffers.address(bb), length, bs, bb, true);
+                return new WindowMemory(Buffers.address(bb), length, bs, bb, true, null);
             }
             BytesStore<?, Void> bs = BytesStore.nativeStoreWithFixedCapacity(length + 4096);
             long addr = bs.addressForWrite(bs.start());
             long aligned = (addr + 4095) & ~4095L;
             io.jrma.core.mem.UnsafeAccess.UNSAFE.setMemory(aligned, length, (byte) 0);
-            return new WindowMemory(aligned, length, bs, null, true);
+            return new WindowMemory(aligned, length, bs, null, true, null);
         } catch (OutOfMemoryError e) {
             throw new RmaException(ErrorClass.ERR_NO_MEM, "cannot allocate " + length + " bytes of window memory: " + e.getMessage());
         }
@@ -66,7 +82,7 @@ final class WindowMemory {
                 throw new RmaException(ErrorClass.ERR_BUFFER, "window memory must be a direct ByteBuffer (or a native BytesStore); got a heap ByteBuffer");
             }
             ByteBuffer view = bb.duplicate().clear().order(ByteOrder.LITTLE_ENDIAN);
-            return new WindowMemory(Buffers.address(bb), bb.capacity(), BytesStore.wrap(view), view, false);
+            return new WindowMemory(Buffers.address(bb), bb.capacity(), BytesStore.wrap(view), view, false, null);
         }
         if (memory instanceof BytesStore) {
             BytesStore<?, ?> bs = (BytesStore<?, ?>) memory;
@@ -74,7 +90,7 @@ final class WindowMemory {
                 throw new RmaException(ErrorClass.ERR_BUFFER, "window memory must be native: BytesStore " + bs.getClass().getSimpleName() + " is on the heap");
             }
             long addr = bs.addressForRead(bs.start());
-            return new WindowMemory(addr, bs.capacity(), bs, null, false);
+            return new WindowMemory(addr, bs.capacity(), bs, null, false, null);
         }
         throw new RmaException(ErrorClass.ERR_BUFFER, "window memory must be a direct ByteBuffer or a native BytesStore, got "
                 + memory.getClass().getName());
@@ -83,15 +99,18 @@ final class WindowMemory {
     /** A sub-range of this memory (shared windows carve per-rank segments out of one allocation). */
     WindowMemory slice(long offset, long len) {
         if (len == 0) {
-            return new WindowMemory(address + offset, 0, null, null, false);
+            return new WindowMemory(address + offset, 0, null, null, false, null);
         }
         ByteBuffer b = buffer == null ? null
                 : buffer.duplicate().clear().position((int) offset).limit((int) (offset + len)).slice().order(ByteOrder.LITTLE_ENDIAN);
         BytesStore<?, ?> bs = b != null ? BytesStore.wrap(b) : BytesStore.wrap(address + offset, len);
-        return new WindowMemory(address + offset, len, bs, b, false);
+        return new WindowMemory(address + offset, len, bs, b, false, null);
     }
 
     void release() {
+        if (segment != null) {
+            segment.close();
+        }
         if (owned && bytes != null && bytes.refCount() > 0) {
             bytes.releaseLast();
         }

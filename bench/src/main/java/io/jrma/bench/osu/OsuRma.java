@@ -119,7 +119,7 @@ public final class OsuRma implements java.io.Serializable {
             Win w;
             long base = 0;
             switch (window) {
-                case "create" -> w = Win.create(world, ByteBuffer.allocateDirect((int) winBytes), 1, null);
+                case "create" -> w = Win.create(world, io.jrma.Jrma.allocateMemory((int) winBytes), 1, null);
                 case "dynamic" -> {
                     w = Win.createDynamic(world, null);
                     ByteBuffer mem = ByteBuffer.allocateDirect((int) winBytes);

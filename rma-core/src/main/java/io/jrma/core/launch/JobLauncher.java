@@ -102,6 +102,13 @@ public final class JobLauncher {
 
         void kill() {
             process.destroyForcibly();
+            try {
+                process.waitFor(2, java.util.concurrent.TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            deleteShmFiles(io.jrma.core.shm.ShmSegment.directory(System.getProperty(io.jrma.core.runtime.Params.SHM_DIR.name())),
+                    process.pid()); // a killed JVM runs no shutdown hook
         }
     }
 
@@ -156,7 +163,15 @@ public final class JobLauncher {
         if (o.jvmOfRank == null) {
             o.jvmOfRank = blockMap(o.nranks, o.njvms);
         }
+        if (o.njvms > 1) { // the shared-memory files of JVMs that died in earlier jobs (SIGKILL during a window's creation)
+            io.jrma.core.shm.ShmFiles.reclaimDead(io.jrma.core.shm.ShmSegment.directory(shmDir(o)));
+        }
         return new JobLauncher(o).go();
+    }
+
+    private static String shmDir(Options o) {
+        String d = o.params.get(io.jrma.core.runtime.Params.SHM_DIR.name());
+        return d != null ? d : System.getProperty(io.jrma.core.runtime.Params.SHM_DIR.name());
     }
 
     /** Rank r lives in JVM r*J/n: consecutive blocks whose sizes differ by at most one. */
@@ -275,8 +290,8 @@ public final class JobLauncher {
                 Worker w = new Worker(j, spawn(j, linkId, secret, rv.getLocalPort()), key);
                 adopt(w);
                 w.process.onExit().thenAccept(p -> {
-                    // ring files live unnamed once set up; only a JVM that died during set-up leaves some
-                    io.jrma.core.shmring.ShmRingTransport.removeLeftovers(o.params, p.pid());
+                    // segment and ring files live unnamed once set up; a JVM that died during a set-up leaves some
+                    deleteShmFiles(io.jrma.core.shm.ShmSegment.directory(shmDir(o)), p.pid());
                     JobLauncher l = w.current;
                     if (l != null) {
                         l.jvmExited(w.index, p.exitValue());
@@ -585,6 +600,7 @@ public final class JobLauncher {
             }
         }
         killAll();
+        reclaimShm();
         synchronized (this) {
             if (result.message != null && o.diagnostics != null) {
                 o.diagnostics.println("jrmarun: " + result.message);
@@ -601,6 +617,26 @@ public final class JobLauncher {
         for (int j = 0; j < procs.length; j++) {
             if (procs[j] == p) {
                 killedHere[j] = true;
+            }
+        }
+    }
+
+    /** Removes the /dev/shm files of this job's JVMs that are gone (killed JVMs run no shutdown hook). */
+    private void reclaimShm() {
+        java.nio.file.Path dir = io.jrma.core.shm.ShmSegment.directory(shmDir(o));
+        for (Process p : procs) {
+            if (p != null && !p.isAlive()) {
+                deleteShmFiles(dir, p.pid());
+            }
+        }
+    }
+
+    private static void deleteShmFiles(java.nio.file.Path dir, long pid) {
+        for (String f : io.jrma.core.shm.ShmFiles.filesOf(dir, pid)) {
+            try {
+                java.nio.file.Files.deleteIfExists(dir.resolve(f));
+            } catch (java.io.IOException ignored) {
+                // reclaimed by the next jrmarun
             }
         }
     }

@@ -94,6 +94,12 @@ public final class JvmHost {
     private static int runJob(Rendezvous.Spec spec, int jvm, DataInputStream in, DataOutputStream out) throws Exception {
         RankThreads.Body body = body(spec); // a missing main class fails the start-up, before any rank runs
         Job job = new Job(spec.nranks(), spec.params(), jvm, spec.jvmOfRank());
+        if (job.jvmCount() > 1 && !"false".equals(job.param(io.jrma.core.runtime.Params.SHM_WINDOWS))) {
+            // buffers from Jrma.allocateMemory / MPI.newByteBuffer in shared segments: create windows over them
+            // are then reachable by load/store from the other JVMs of the host
+            io.jrma.core.shm.ShmArena.enable(io.jrma.core.shm.ShmSegment.directory(job.param(io.jrma.core.runtime.Params.SHM_DIR)));
+        }
+        io.jrma.core.op.ElementLocks.onLongWait(job::checkAborted); // a holder in a killed JVM never releases
         TcpTransport tcp = TcpTransport.listen(job, spec.jobId(), spec.meshSecret());
         InetSocketAddress me = tcp.endpoint();
         Rendezvous.writeObject(out, Rendezvous.ENDPOINT, new String[] {me.getAddress().getHostAddress(), String.valueOf(me.getPort())});
@@ -238,6 +244,8 @@ public final class JvmHost {
             if (!Modifier.isStatic(m.getModifiers())) {
                 throw new RmaException(ErrorClass.ERR_ARG, spec.mainClass() + ".main(String[]) is not static");
             }
+            // the java launcher also runs a public main of a class that is not public (class Foo { ... })
+            m.setAccessible(true);
             try {
                 m.invoke(null, (Object) args.clone());
             } catch (InvocationTargetException e) {

@@ -40,9 +40,10 @@ import io.jrma.core.dt.BasicType;
  *   <li>These two classes are CPU atomics on the memory itself, so they stay atomic when the memory is
  *       shared with other processes.</li>
  *   <li>Elements that straddle an aligned 8-byte word, and elements wider than 8 bytes (LONG_INT,
- *       DOUBLE_INT, DOUBLE_COMPLEX), are guarded by a JVM-wide striped lock keyed by the element's start
- *       address: <b>for them the atomicity domain is this JVM only</b>. The update writes only the element's
- *       bytes.</li>
+ *       DOUBLE_INT, DOUBLE_COMPLEX), are guarded by a spin-lock word of an {@link ElementLocks} table keyed
+ *       by the element's offset: the JVM-wide table by default, or the table of the destination memory when
+ *       that memory is shared by several processes (then the atomicity domain is every process mapping it).
+ *       The update writes only the element's bytes.</li>
  * </ul>
  * Heap destinations are for private buffers and get no atomicity. Result buffers are written with plain
  * stores. Source, compare and result buffers must not overlap the destination.
@@ -106,6 +107,17 @@ public final class AccumulateKernel {
      */
     public static void accumulate(OpCode op, BasicType t, Object srcBase, long srcOffset,
                                   Object dstBase, long dstOffset, long count) {
+        accumulate(op, t, srcBase, srcOffset, dstBase, dstOffset, count, ElementLocks.JVM);
+    }
+
+    /**
+     * {@link #accumulate(OpCode, BasicType, Object, long, Object, long, long)} with the elements no CPU atomic
+     * covers guarded by {@code locks} (a table shared by every process mapping the destination memory).
+     *
+     * @param locks the element locks of the destination memory
+     */
+    public static void accumulate(OpCode op, BasicType t, Object srcBase, long srcOffset,
+                                  Object dstBase, long dstOffset, long count, ElementLocks locks) {
         validate(op, t, count);
         if (op == OpCode.NO_OP || count == 0) {
             return;
@@ -117,14 +129,17 @@ public final class AccumulateKernel {
         int size = t.size();
         if (size > 8) {
             for (long i = 0; i < count; i++, srcOffset += size, dstOffset += size) {
-                synchronized (StripedLocks.lockFor(dstOffset)) {
+                long w = locks.lock(dstOffset);
+                try {
                     ElementMath.applyWide(op, t, srcBase, srcOffset, null, dstOffset, false, null, 0);
+                } finally {
+                    ElementLocks.unlock(w);
                 }
             }
             return;
         }
         for (long i = 0; i < count; i++, srcOffset += size, dstOffset += size) {
-            atomicUpdate(op, t, dstOffset, ElementMath.read(srcBase, srcOffset, size));
+            atomicUpdate(op, t, dstOffset, ElementMath.read(srcBase, srcOffset, size), locks);
         }
     }
 
@@ -148,6 +163,18 @@ public final class AccumulateKernel {
     public static void getAccumulate(OpCode op, BasicType t, Object srcBase, long srcOffset,
                                      Object dstBase, long dstOffset, Object resultBase, long resultOffset,
                                      long count) {
+        getAccumulate(op, t, srcBase, srcOffset, dstBase, dstOffset, resultBase, resultOffset, count, ElementLocks.JVM);
+    }
+
+    /**
+     * {@link #getAccumulate(OpCode, BasicType, Object, long, Object, long, Object, long, long)} with the
+     * elements no CPU atomic covers guarded by {@code locks}.
+     *
+     * @param locks the element locks of the destination memory
+     */
+    public static void getAccumulate(OpCode op, BasicType t, Object srcBase, long srcOffset,
+                                     Object dstBase, long dstOffset, Object resultBase, long resultOffset,
+                                     long count, ElementLocks locks) {
         validate(op, t, count);
         int size = t.size();
         boolean fetchOnly = op == OpCode.NO_OP;
@@ -157,9 +184,12 @@ public final class AccumulateKernel {
                     ElementMath.applyWide(op, t, srcBase, srcOffset, dstBase, dstOffset, true, resultBase,
                         resultOffset);
                 } else {
-                    synchronized (StripedLocks.lockFor(dstOffset)) {
+                    long w = locks.lock(dstOffset);
+                    try {
                         ElementMath.applyWide(op, t, srcBase, srcOffset, null, dstOffset, true, resultBase,
                             resultOffset);
+                    } finally {
+                        ElementLocks.unlock(w);
                     }
                 }
             }
@@ -169,7 +199,7 @@ public final class AccumulateKernel {
             long s = fetchOnly ? 0 : ElementMath.read(srcBase, srcOffset, size);
             long old;
             if (dstBase == null) {
-                old = atomicUpdate(op, t, dstOffset, s);
+                old = atomicUpdate(op, t, dstOffset, s, locks);
             } else {
                 old = ElementMath.read(dstBase, dstOffset, size);
                 if (!fetchOnly) {
@@ -200,6 +230,20 @@ public final class AccumulateKernel {
     public static boolean compareAndSwap(BasicType t, Object cmpBase, long cmpOffset, Object srcBase,
                                          long srcOffset, Object dstBase, long dstOffset, Object resultBase,
                                          long resultOffset) {
+        return compareAndSwap(t, cmpBase, cmpOffset, srcBase, srcOffset, dstBase, dstOffset, resultBase, resultOffset,
+            ElementLocks.JVM);
+    }
+
+    /**
+     * {@link #compareAndSwap(BasicType, Object, long, Object, long, Object, long, Object, long)} with an element
+     * that straddles an aligned word guarded by {@code locks}.
+     *
+     * @param locks the element locks of the destination memory
+     * @return true if the old value matched and the new one was stored
+     */
+    public static boolean compareAndSwap(BasicType t, Object cmpBase, long cmpOffset, Object srcBase,
+                                         long srcOffset, Object dstBase, long dstOffset, Object resultBase,
+                                         long resultOffset, ElementLocks locks) {
         if (t == null || t.kind() == BasicType.Kind.COMPLEX || t.kind() == BasicType.Kind.PAIR) {
             throw new RmaException(ErrorClass.ERR_TYPE, "compare-and-swap is not defined on type "
                 + (t == null ? "null" : t.name() + " (kind " + t.kind() + ")")
@@ -215,11 +259,14 @@ public final class AccumulateKernel {
                 ElementMath.write(dstBase, dstOffset, size, s);
             }
         } else if (straddles(dstOffset, size)) {
-            synchronized (StripedLocks.lockFor(dstOffset)) {
+            long w = locks.lock(dstOffset);
+            try {
                 old = ElementMath.read(null, dstOffset, size);
                 if (old == c) {
                     ElementMath.write(null, dstOffset, size, s);
                 }
+            } finally {
+                ElementLocks.unlock(w);
             }
         } else {
             long word = dstOffset & ~7L;
@@ -277,11 +324,12 @@ public final class AccumulateKernel {
      *
      * @return the old bits of the element, zero-extended
      */
-    private static long atomicUpdate(OpCode op, BasicType t, long address, long s) {
+    private static long atomicUpdate(OpCode op, BasicType t, long address, long s, ElementLocks locks) {
         int size = t.size();
         int inWord = (int) (address & 7);
         if (inWord + size > 8) {
-            synchronized (StripedLocks.lockFor(address)) {
+            long w = locks.lock(address);
+            try {
                 long d = ElementMath.read(null, address, size);
                 if (op != OpCode.NO_OP) {
                     long n = ElementMath.combine(op, t, d, s);
@@ -290,6 +338,8 @@ public final class AccumulateKernel {
                     }
                 }
                 return d;
+            } finally {
+                ElementLocks.unlock(w);
             }
         }
         boolean aligned = (inWord & (size - 1)) == 0;

@@ -55,9 +55,18 @@ public final class Params {
             "isolated: under jrmarun each rank loads the program's classes (and the mpi package) in its own class loader,"
             + " so statics are per rank as per process; shared: one copy per JVM (the engine is always shared)");
 
+    /** Whether window memory goes into shared segments when ranks of other JVMs on the host use the window. */
+    public static final Param SHM_WINDOWS = new Param("jrma.shm.windows", "true", "window",
+            "true: allocate and allocate_shared windows whose ranks span JVMs of one host keep their memory in /dev/shm"
+            + " segments that every JVM maps, so those ranks reach each other by load/store; false: private memory,"
+            + " reached by packets (allocate_shared across JVMs then fails)");
+    /** Directory of shared-memory segments. */
+    public static final Param SHM_DIR = new Param("jrma.shm.dir", "/dev/shm", "job",
+            "directory (a tmpfs) holding the shared segments and the rings between JVMs; files are named jrma-<pid>-... after the creating JVM");
+
     /** All parameters, for listing. */
     public static final List<Param> ALL = List.of(PATH, PROGRESS, WAIT_SPINS, WAIT_YIELDS, WAIT_MAX_PARK_NS,
-            AGENT_MAX_PARK_NS, ISSUE, EAGER_BYTES, MAX_PENDING, JOB_TIMEOUT_MS, JVMS, JVMS_REUSE, RANK_LOADERS);
+            AGENT_MAX_PARK_NS, ISSUE, EAGER_BYTES, MAX_PENDING, JOB_TIMEOUT_MS, JVMS, JVMS_REUSE, RANK_LOADERS, SHM_WINDOWS, SHM_DIR);
 
     private Params() {
     }

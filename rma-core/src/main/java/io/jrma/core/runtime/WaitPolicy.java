@@ -29,6 +29,16 @@ public final class WaitPolicy {
      * @throws RmaException if the job is aborted while waiting
      */
     public void await(Job job, BooleanSupplier done) {
+        await(job, done, null);
+    }
+
+    /**
+     * Waits until {@code done} is true, driving progress meanwhile; once it would park, it sleeps on
+     * {@code sleeper} (when not null) so that a signal from any thread or process wakes it at once.
+     *
+     * @throws RmaException if the job is aborted while waiting
+     */
+    public void await(Job job, BooleanSupplier done, Sleeper sleeper) {
         if (done.getAsBoolean()) {
             return;
         }
@@ -63,7 +73,15 @@ public final class WaitPolicy {
                         polling = false;
                         spinning.decrementAndGet(); // parking: the progress thread watches the sockets again
                     }
-                    LockSupport.parkNanos(parkNs);
+                    if (sleeper != null) {
+                        int seen = sleeper.sequence();
+                        if (done.getAsBoolean()) {
+                            break;
+                        }
+                        sleeper.sleep(seen, parkNs);
+                    } else {
+                        LockSupport.parkNanos(parkNs);
+                    }
                     parkNs = Math.min(maxParkNs, parkNs * 2);
                 }
             }

@@ -18,7 +18,6 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -173,20 +172,4 @@ final class RingFiles {
         }
     }
 
-    /**
-     * Removes the ring files process {@code pid} created and left behind (it died between creating and
-     * unlinking them); returns how many. For launchers, after the process has exited.
-     */
-    static int removeLeftovers(Path dir, long pid) {
-        int n = 0;
-        try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir, prefix(pid) + "*")) {
-            for (Path p : ds) {
-                deleteQuietly(p);
-                n++;
-            }
-        } catch (IOException | RuntimeException e) {
-            // no such directory, or not ours to list: nothing to remove
-        }
-        return n;
-    }
 }

@@ -20,13 +20,13 @@ public final class ShmParams {
     public static final Param RING_BYTES = new Param("jrma.shm.ringBytes", String.valueOf(4 << 20), "job",
             "capacity in bytes of each shared-memory ring (one per ordered pair of JVMs on a host; a power of two"
             + " from 64 KiB to 1 GiB); a packet larger than an eighth of it travels in pieces");
-    public static final Param DIR = new Param("jrma.shm.dir", "/dev/shm", "job",
-            "directory (a tmpfs) where the ring files are created; they are unlinked as soon as both JVMs mapped them");
+    /** The directory of the ring files: the one of the window segments ({@code jrma.shm.dir}). */
+    public static final Param DIR = io.jrma.core.runtime.Params.SHM_DIR;
     public static final Param HELD_BYTES = new Param("jrma.shm.heldBytes", String.valueOf(64 << 20), "job",
             "bytes of packets a JVM copies out of one ring while they wait (for a lock) before it stops reading that"
             + " ring until they are applied, so a stopped target cannot exhaust its memory");
 
-    public static final List<Param> ALL = List.of(TRANSPORTS, RING_BYTES, DIR, HELD_BYTES);
+    public static final List<Param> ALL = List.of(TRANSPORTS, RING_BYTES, HELD_BYTES);
 
     private ShmParams() {
     }

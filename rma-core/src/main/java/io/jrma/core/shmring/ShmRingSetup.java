@@ -17,7 +17,7 @@ import java.util.function.Supplier;
 /**
  * How the JVMs of a job agree on their rings, over the control plane (TCP), once per job:
  * <ol>
- *   <li>every JVM tells all others its host identity ({@link HostIdentity} and the ring directory's device and
+ *   <li>every JVM tells all others its host identity ({@link io.jrma.core.shm.HostId} and the ring directory's device and
  *       inode; empty when it takes no part), pid and ring capacity; the JVMs with equal identities form a group;</li>
  *   <li>each member creates and maps one file per other member for the ring <em>into</em> it (checking free
  *       space first and writing every byte, so a full tmpfs is an error here, never a SIGBUS later), and

@@ -7,7 +7,6 @@ import io.jrma.core.wire.Batch;
 import io.jrma.core.wire.PacketHeader;
 import io.jrma.core.wire.PacketTransport;
 import io.jrma.core.wire.PacketType;
-import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.IntConsumer;
@@ -81,12 +80,7 @@ public final class ShmRingTransport implements PacketTransport, InboundRing.Sink
      * @param jobId the job's id (names the files)
      */
     public static ShmRingTransport attach(Job job, PacketTransport waitIn, IntConsumer doorbell, String jobId) {
-        return ShmRingSetup.attach(job, waitIn, doorbell, jobId, HostIdentity::local);
-    }
-
-    /** Removes ring files the (exited) process {@code pid} left in the ring directory of a job with {@code params}. */
-    public static int removeLeftovers(Map<String, String> params, long pid) {
-        return RingFiles.removeLeftovers(Path.of(ShmParams.DIR.get(params)), pid);
+        return ShmRingSetup.attach(job, waitIn, doorbell, jobId, io.jrma.core.shm.HostId::current);
     }
 
     @Override

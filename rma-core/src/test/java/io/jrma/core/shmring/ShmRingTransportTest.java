@@ -72,7 +72,7 @@ class ShmRingTransportTest {
     }
 
     void mesh(Map<String, String> params) throws Exception {
-        mesh(params, HostIdentity::local, HostIdentity::local);
+        mesh(params, io.jrma.core.shm.HostId::current, io.jrma.core.shm.HostId::current);
     }
 
     /** As JvmHost at the end of a job: the progress threads first, then the rings, then TCP. */
@@ -489,8 +489,9 @@ class ShmRingTransportTest {
         assertThrows(RmaException.class, () -> shm[0].send(batch(0, 1, PacketType.PUT, 0, 8)));
         Path stray = Path.of("/dev/shm", RingFiles.prefix(PID) + "deadbeef-0to1");
         Files.write(stray, new byte[16]);
-        assertEquals(1, ShmRingTransport.removeLeftovers(Map.of(), PID), "files of a dead creator are removed");
-        assertFalse(Files.exists(stray));
+        // what jrmarun deletes when a JVM dies: every file named after its pid, rings included
+        assertEquals(List.of(stray.getFileName().toString()), io.jrma.core.shm.ShmFiles.filesOf(Path.of("/dev/shm"), PID));
+        Files.delete(stray);
     }
 
     @Test

@@ -13,8 +13,13 @@ import org.junit.jupiter.params.provider.Arguments;
 final class Ranks {
     /** JVMs the suite's jobs spread over ({@code -Djrma.jvms=2}: the multi-JVM run of the suite). */
     static final int JVMS = Integer.getInteger("jrma.jvms", 1);
-    /** Between JVMs every peer is on the packet path: forcing it adds nothing, so that run uses auto only. */
-    static final String[] PATHS = JVMS > 1 ? new String[] {"auto"} : new String[] {"auto", "packet"};
+    /**
+     * Whether allocate windows keep their memory in shared segments across JVMs (jrma.shm.windows): then peers
+     * in other JVMs of this host are reached by load/store, otherwise by packets.
+     */
+    static final boolean SHM_WINDOWS = !"false".equals(System.getProperty("jrma.shm.windows"));
+    /** The paths the suite runs (jrma.suite.paths, default auto and packet). */
+    static final String[] PATHS = System.getProperty("jrma.suite.paths", "auto,packet").split(",");
     static final int[] SIZES = {2, 4, 8};
     /** Job timeout; every test method has a larger JUnit {@code @Timeout}. */
     static final Duration JOB_TIMEOUT = Duration.ofSeconds(20);
@@ -55,7 +60,7 @@ final class Ranks {
 
     /** Asserts that the window really uses the path the job asked for. */
     static void assertPath(io.jrma.Win w, String path) {
-        String expected = path.equals("packet") || JVMS > 1 ? "packet" : "direct";
+        String expected = path.equals("packet") || (JVMS > 1 && !SHM_WINDOWS) ? "packet" : "direct";
         org.junit.jupiter.api.Assertions.assertEquals(expected, w.info().get("jrma_path"), "path chosen for peers");
     }
 

@@ -33,6 +33,9 @@ class WindowKindsTest {
             int o = (me + n - 1) % n;
             Win dyn = Win.createDynamic(world, null);
             assertEquals(Flavor.DYNAMIC, dyn.flavor());
+            // attached memory is private: direct between threads of one JVM, packets between JVMs
+            assertEquals(path.equals("packet") || Ranks.JVMS > 1 ? "packet" : "direct", dyn.info().get("jrma_path"),
+                    "path of a dynamic window");
             ByteBuffer region = Ranks.direct(64);
             BytesStore<?, ?> region2 = BytesStore.nativeStoreWithFixedCapacity(32);
             for (int i = 0; i < 8; i++) {
@@ -106,7 +109,7 @@ class WindowKindsTest {
             // rank 0 has size 0 so PROC_NULL must name rank 1; others have 16 * me bytes
             long size = me == 0 ? 0 : 16L * me;
             Info info = noncontig ? Info.of("alloc_shared_noncontig", "true") : null;
-            if (Ranks.JVMS > 1) { // ranks in other JVMs: no shared memory until window-shm, and a clear error
+            if (Ranks.JVMS > 1 && !Ranks.SHM_WINDOWS) { // ranks in other JVMs, shared segments excluded: a clear error
                 io.jrma.RmaException e = org.junit.jupiter.api.Assertions.assertThrows(io.jrma.RmaException.class,
                         () -> Win.allocateShared(world, size, 8, info));
                 assertEquals(io.jrma.ErrorClass.ERR_RMA_SHARED, e.errorClass(), e.getMessage());

@@ -22,15 +22,17 @@ import java.time.Duration;
 import java.util.Random;
 import org.agrona.ExpandableDirectByteBuffer;
 import org.agrona.MutableDirectBuffer;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Malformed, truncated and random packets sent over TCP from one JVM to a window in another: each bad request
- * is answered with an ERROR reply carrying its error class, truncated ones are dropped, none changes a byte
- * of the target window, and afterwards the IO agent and the window still serve valid operations.
+ * Malformed, truncated and random packets sent from one JVM to a window in another, over TCP and over the
+ * shared-memory rings: each bad request is answered with an ERROR reply carrying its error class, truncated
+ * ones are dropped, none changes a byte of the target window, and afterwards the transport's receiver and the
+ * window still serve valid operations.
  */
-class TcpPacketValidationTest {
+class PacketValidationAcrossJvmsTest {
     private static final int SIZE = 64;
 
     private static Batch packet(WindowImpl w, int type, long offset, long count, int elem, int op, int payload, int declared) {
@@ -59,10 +61,13 @@ class TcpPacketValidationTest {
         assertEquals(expected, e.errorClass(), e.getMessage());
     }
 
-    @Test
+    @ParameterizedTest(name = "jrma.transports={0}")
+    @ValueSource(strings = {"^shm", "shm,tcp"})
     @Timeout(90)
-    void badPacketsOverTcpAreRejectedAndCorruptNothing() {
-        Jrma.job(2).jvms(2).timeout(Duration.ofSeconds(60)).run(world -> {
+    // private window memory: the origin reaches the other JVM by packets (over TCP, or through the rings)
+    void badPacketsAreRejectedAndCorruptNothing(String transports) {
+        Jrma.job(2).jvms(2).param("jrma.shm.windows", "false").param("jrma.transports", transports)
+                .timeout(Duration.ofSeconds(60)).run(world -> {
             Win win = Win.allocate(world, SIZE, 1, null);
             for (int i = 0; i < SIZE; i++) {
                 win.buffer().put(i, (byte) (0x40 + i));
@@ -72,6 +77,8 @@ class TcpPacketValidationTest {
                 WindowImpl w = (WindowImpl) win;
                 Job job = ((CommCore) world).job();
                 assertTrue(!job.isLocal(1), "rank 1 lives in the other JVM");
+                String via = job.transportFor(w.worldRanks[1]).getClass().getSimpleName();
+                assertTrue(via.startsWith(transports.startsWith("^") ? "Tcp" : "ShmRing"), "packets to rank 1 go through " + via);
                 int l = BasicType.LONG.id();
                 expectRejected(w, job, packet(w, PacketType.PUT, SIZE - 4, 8, 0, 0, 8, 0), ErrorClass.ERR_RMA_RANGE);
                 expectRejected(w, job, packet(w, PacketType.PUT, -8, 8, 0, 0, 8, 0), ErrorClass.ERR_RMA_RANGE);

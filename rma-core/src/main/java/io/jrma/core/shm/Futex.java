@@ -1,0 +1,66 @@
+package io.jrma.core.shm;
+
+import com.sun.jna.Library;
+import com.sun.jna.Memory;
+import com.sun.jna.Native;
+import com.sun.jna.Pointer;
+
+/**
+ * Linux futex wait and wake on a 32-bit word, through JNA's {@code syscall}: lets a thread sleep until a
+ * thread of any process mapping the word changes it and wakes it (DESIGN.md: waiting spins, then sleeps on a
+ * futex). Where the call is not available (another OS, JNA cannot load) {@link #available()} is false and
+ * callers fall back to timed parking.
+ *
+ * <p>Stateless; any thread.
+ */
+public final class Futex {
+    private static final int FUTEX_WAIT = 0;
+    private static final int FUTEX_WAKE = 1;
+    private static final long SYS_FUTEX;
+    private static final LibC LIBC;
+    private static final ThreadLocal<Memory> TIMESPEC = ThreadLocal.withInitial(() -> new Memory(16));
+
+    interface LibC extends Library {
+        long syscall(long number, long address, int op, int value, Pointer timeout, Pointer address2, int value3);
+    }
+
+    static {
+        String arch = System.getProperty("os.arch", "");
+        long nr = arch.equals("amd64") || arch.equals("x86_64") ? 202 : arch.equals("aarch64") ? 98 : -1;
+        LibC lib = null;
+        if (nr > 0 && System.getProperty("os.name", "").toLowerCase(java.util.Locale.ROOT).contains("linux")
+                && !"false".equals(System.getProperty("jrma.futex"))) {
+            try {
+                lib = Native.load("c", LibC.class);
+            } catch (Throwable e) { // UnsatisfiedLinkError, or JNA refused by the JVM's native-access policy
+                lib = null;
+            }
+        }
+        SYS_FUTEX = nr;
+        LIBC = lib;
+    }
+
+    private Futex() {
+    }
+
+    /** Whether futex calls work here. */
+    public static boolean available() {
+        return LIBC != null;
+    }
+
+    /**
+     * Sleeps while the int at {@code address} equals {@code expected}, at most {@code timeoutNs}; returns at
+     * once if it differs. May return early (spurious wake, signal): callers re-check their condition.
+     */
+    public static void await(long address, int expected, long timeoutNs) {
+        Memory ts = TIMESPEC.get();
+        ts.setLong(0, timeoutNs / 1_000_000_000L);
+        ts.setLong(8, timeoutNs % 1_000_000_000L);
+        LIBC.syscall(SYS_FUTEX, address, FUTEX_WAIT, expected, ts, null, 0);
+    }
+
+    /** Wakes every thread sleeping on the word at {@code address}. */
+    public static void wakeAll(long address) {
+        LIBC.syscall(SYS_FUTEX, address, FUTEX_WAKE, Integer.MAX_VALUE, null, null, 0);
+    }
+}
