@@ -146,6 +146,11 @@ public final class JvmHost {
                     }
                 }
             }
+            try {
+                Rendezvous.write(out, Rendezvous.EXITING, new byte[0]);
+            } catch (IOException ignored) {
+                // launcher gone
+            }
             System.out.flush();
             System.err.flush();
         }, "jrma-exit-report");
