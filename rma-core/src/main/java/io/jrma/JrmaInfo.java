@@ -63,6 +63,7 @@ public final class JrmaInfo {
         out.println("or the environment variable NAME_IN_CAPITALS_WITH_UNDERSCORES; first match wins):");
         java.util.List<Param> all = new java.util.ArrayList<>(Params.ALL);
         all.addAll(io.jrma.core.net.NetParams.ALL);
+        all.addAll(io.jrma.core.shmring.ShmParams.ALL);
         for (Param p : all) {
             out.println();
             out.println("  " + p.name() + "   (scope " + p.scope() + ", env " + p.envName() + ")");

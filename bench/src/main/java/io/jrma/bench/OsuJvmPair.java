@@ -11,12 +11,13 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * OSU-style one-sided latency and bandwidth between two ranks in two JVMs of this host (TCP loopback through
- * the IO agents): {@code osu_put_latency -s flush} and friends for 8-byte put, get, accumulate (SUM),
+ * OSU-style one-sided latency and bandwidth between two ranks in two JVMs of this host (shared-memory rings,
+ * or TCP loopback through the IO agents with {@code --transports ^shm}): {@code osu_put_latency -s flush} and friends for 8-byte put, get, accumulate (SUM),
  * fetch_and_op and compare_and_swap (window allocate, one lock epoch, op + flush per iteration), and
  * {@code osu_put_bw}/{@code osu_get_bw} shaped bandwidth (64 operations of the size, then a flush). Rank 1
  * waits in a barrier meanwhile. Prints one line per measurement and repetition; run with {@code --reps N}
- * (default 3) and {@code --jvms J} (default 2; 1 measures two threads of one JVM for comparison).
+ * (default 3), {@code --jvms J} (default 2; 1 measures two threads of one JVM for comparison) and
+ * {@code --transports LIST} (run-time parameter {@code jrma.transports}). Each line names the transport used.
  *
  * <p>Run: {@code java $(flags) -cp bench/target/bench-*.jar:bench/target/lib/* io.jrma.bench.OsuJvmPair}
  */
@@ -28,9 +29,11 @@ public final class OsuJvmPair {
         int reps = 3;
         int jvms = 2;
         String path = "auto";
+        String transports = null;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--reps" -> reps = Integer.parseInt(args[++i]);
+                case "--transports" -> transports = args[++i];
                 case "--jvms" -> jvms = Integer.parseInt(args[++i]);
                 case "--path" -> path = args[++i];
                 default -> throw new IllegalArgumentException("unknown option " + args[i]);
@@ -39,8 +42,11 @@ public final class OsuJvmPair {
         for (int r = 0; r < reps; r++) {
             final int rep = r;
             final int js = jvms;
-            Jrma.job(2).jvms(jvms).param("jrma.path", path).timeout(Duration.ofMinutes(5))
-                    .run(world -> measure(world, rep, js));
+            Jrma.Builder job = Jrma.job(2).jvms(jvms).param("jrma.path", path).timeout(Duration.ofMinutes(5));
+            if (transports != null) {
+                job.param("jrma.transports", transports);
+            }
+            job.run(world -> measure(world, rep, js));
         }
     }
 
@@ -50,6 +56,7 @@ public final class OsuJvmPair {
         List<String> out = new ArrayList<>();
         world.barrier();
         if (world.rank() == 0) {
+            String via = ((io.jrma.core.runtime.CommCore) world).job().transportFor(1).name();
             long[] one = {1};
             long[] res = new long[1];
             long[] cmp = {0};
@@ -72,7 +79,7 @@ public final class OsuJvmPair {
                     w.flush(1);
                 }
                 double us = (System.nanoTime() - t0) / 1e3 / iters;
-                out.add(String.format("rep %d jvms %d %-4s 8 B + flush: %8.2f us", rep, jvms, op, us));
+                out.add(String.format("rep %d jvms %d %-5s %-4s 8 B + flush: %8.2f us", rep, jvms, via, op, us));
             }
             byte[] src = new byte[(int) bw];
             java.nio.ByteBuffer dst = java.nio.ByteBuffer.allocateDirect((int) bw);
@@ -93,7 +100,7 @@ public final class OsuJvmPair {
                     w.flush(1);
                 }
                 double gbs = 64.0 * bw * bwIters / (System.nanoTime() - t0);
-                out.add(String.format("rep %d jvms %d %-4s 1 MiB x64 bandwidth: %6.2f GB/s", rep, jvms, op, gbs));
+                out.add(String.format("rep %d jvms %d %-5s %-4s 1 MiB x64 bandwidth: %6.2f GB/s", rep, jvms, via, op, gbs));
             }
             w.unlock(1);
             out.forEach(System.out::println);

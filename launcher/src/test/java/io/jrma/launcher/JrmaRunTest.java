@@ -178,6 +178,35 @@ class JrmaRunTest {
     }
 
     @Test
+    @Timeout(90)
+    void aJvmKilledWhileDataStreamsThroughTheRingsFailsTheJobFastAndLeavesNoRingFile() throws Exception {
+        Run r = new Run("-n", "3", "--jvms", "3", FIX + "RingStreamer");
+        try {
+            String streaming = r.awaitLine(l -> l.startsWith("STREAMING "), 40_000);
+            String[] f = streaming.split(" ");
+            assertEquals("shm", f[2], "the JVMs of this host exchange packets through the rings");
+            long pid = Long.parseLong(f[1]);
+            r.p.descendants().forEach(r.seen::add);
+            ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly); // SIGKILL, rings full of its data
+            long t0 = System.nanoTime();
+            int code = r.exit(30);
+            long ms = (System.nanoTime() - t0) / 1_000_000;
+            assertEquals(137, code, r.output());
+            assertTrue(r.output().contains("ranks [1]) was killed by signal 9"), r.output());
+            assertTrue(ms < 15_000, "teardown took " + ms + " ms");
+            r.assertNoJvmLeft();
+            for (ProcessHandle h : r.seen) {
+                try (java.nio.file.DirectoryStream<Path> ds = java.nio.file.Files.newDirectoryStream(Path.of("/dev/shm"),
+                        "jrma-" + h.pid() + "-ring-*")) {
+                    assertFalse(ds.iterator().hasNext(), "ring files of JVM " + h.pid() + " left in /dev/shm");
+                }
+            }
+        } finally {
+            r.cleanup();
+        }
+    }
+
+    @Test
     @Timeout(60)
     void cleanupRemovesTheShmFilesOfDeadJvmsOnly() throws Exception {
         Process p = new ProcessBuilder("true").start();

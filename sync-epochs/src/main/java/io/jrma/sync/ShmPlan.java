@@ -45,7 +45,7 @@ final class ShmPlan {
             spans |= jvms[r] != job.jvmIndex();
         }
         for (int r = 0; r < n && hosts != null; r++) {
-            otherJvmHere |= jvms[r] != jvms[me] && hosts[r].equals(hosts[me]);
+            otherJvmHere |= jvms[r] != jvms[me] && HostId.sameHost(hosts[r], hosts[me]);
         }
         this.spansJvms = spans;
         this.shmAllowed = config != null && config.shmWindows;
@@ -78,7 +78,7 @@ final class ShmPlan {
     /** The first rank on another host than this rank, or -1. */
     int firstOffHost() {
         for (int r = 0; hosts != null && r < hosts.length; r++) {
-            if (!hosts[r].equals(hosts[me])) {
+            if (jvms[r] != jvms[me] && !HostId.sameHost(hosts[r], hosts[me])) {
                 return r;
             }
         }

@@ -138,6 +138,8 @@ public final class JobLauncher {
     private final boolean[] linkClosed;
     /** JVMs this launcher killed itself (their signal exit is not a cause of the failure). */
     private final boolean[] killedHere;
+    /** JVMs that said they exit on their own (EXITING: System.exit or a signal that runs the shutdown hooks). */
+    private final boolean[] exitingOnOwn;
     private int ranksDone;
     private int failurePriority;
     private final Result result = new Result();
@@ -153,6 +155,7 @@ public final class JobLauncher {
         this.rankDone = new boolean[o.nranks];
         this.linkClosed = new boolean[o.njvms];
         this.killedHere = new boolean[o.njvms];
+        this.exitingOnOwn = new boolean[o.njvms];
     }
 
     /** Runs the job to its end. */
@@ -290,6 +293,8 @@ public final class JobLauncher {
                 Worker w = new Worker(j, spawn(j, linkId, secret, rv.getLocalPort()), key);
                 adopt(w);
                 w.process.onExit().thenAccept(p -> {
+                    // segment and ring files live unnamed once set up; a JVM that died during a set-up leaves some
+                    deleteShmFiles(io.jrma.core.shm.ShmSegment.directory(shmDir(o)), p.pid());
                     JobLauncher l = w.current;
                     if (l != null) {
                         l.jvmExited(w.index, p.exitValue());
@@ -409,6 +414,10 @@ public final class JobLauncher {
                     rankEnded((Rendezvous.RankDone) m.object());
                 } else if (m.type() == Rendezvous.ABORT) {
                     fail(P_ABORT, 1, -1, new String(m.body(), StandardCharsets.UTF_8), null, null);
+                } else if (m.type() == Rendezvous.EXITING) {
+                    synchronized (this) {
+                        exitingOnOwn[j] = true;
+                    }
                 } else if (m.type() == Rendezvous.IDLE) {
                     synchronized (this) {
                         idle[j] = true;
@@ -472,10 +481,13 @@ public final class JobLauncher {
         // A JVM killed by a signal this launcher did not send is the root cause even when the teardown has begun:
         // the other JVMs notice the lost connection and report it first, often before this exit is seen.
         boolean killedOutside = code > 128 && !killedHere[j];
-        if (!unfinished.isEmpty() && (!tearingDown || killedOutside)) {
+        // Likewise a JVM that exited on its own with a non-zero code (a rank's System.exit(3)) while the teardown
+        // had begun only because its peers lost their connections to it.
+        boolean ownExit = exitingOnOwn[j] && code != 0 && !killedHere[j] && failurePriority < P_JVM;
+        if (!unfinished.isEmpty() && (!tearingDown || killedOutside || ownExit)) {
             fail(P_JVM, code == 0 ? 1 : code, unfinished.get(0), "JVM " + j + " (pid " + procs[j].pid() + ", ranks "
                     + unfinished + ") " + how + " while its ranks were running", null, null);
-        } else if (code != 0 && !tearingDown) { // e.g. System.exit(3) after every rank of the JVM had finalized
+        } else if (code != 0 && (!tearingDown || ownExit)) { // e.g. System.exit(3) after every rank of the JVM had finalized
             int first = -1;
             for (int r = 0; r < o.nranks && first < 0; r++) {
                 first = o.jvmOfRank[r] == j ? r : -1;

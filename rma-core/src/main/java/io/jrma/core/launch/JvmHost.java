@@ -6,6 +6,7 @@ import io.jrma.RmaException;
 import io.jrma.core.net.TcpTransport;
 import io.jrma.core.runtime.Job;
 import io.jrma.core.runtime.RankThreads;
+import io.jrma.core.shmring.ShmRingTransport;
 import java.io.BufferedReader;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
@@ -24,7 +25,8 @@ import java.util.List;
 
 /**
  * The main class of every JVM of a job started by a {@link JobLauncher}: reads the job secret from stdin,
- * joins the launcher's rendezvous, opens its TCP IO agent, connects to the other JVMs, runs its ranks (each a
+ * joins the launcher's rendezvous, opens its TCP IO agent, connects to the other JVMs (and maps shared-memory
+ * rings with those of its host), runs its ranks (each a
  * thread calling the program's {@code main(String[])} or a shipped rank body), reports how each ended, and
  * exits when the launcher says the job is over. If the launcher disappears, the job is aborted here too.
  *
@@ -113,6 +115,8 @@ public final class JvmHost {
             (spec.jvmOfRank()[r] == jvm ? local : remote).add(r);
         }
         job.addRemote(tcp, remote.stream().mapToInt(Integer::intValue).toArray());
+        // JVMs of this host: packets through shared-memory rings instead (TCP keeps the control plane)
+        ShmRingTransport shm = ShmRingTransport.attach(job, tcp, tcp::wake, spec.jobId());
         job.onAbort(e -> {
             tcp.abortPeers(e.getMessage());
             try {
@@ -142,6 +146,11 @@ public final class JvmHost {
                     }
                 }
             }
+            try {
+                Rendezvous.write(out, Rendezvous.EXITING, new byte[0]);
+            } catch (IOException ignored) {
+                // launcher gone
+            }
             System.out.flush();
             System.err.flush();
         }, "jrma-exit-report");
@@ -170,6 +179,9 @@ public final class JvmHost {
         }
         job.stop();
         tcp.close(1_000);
+        if (shm != null) {
+            shm.close();
+        }
         boolean clean = !job.isAborted() && outcome.firstFailure == null && !outcome.timedOut && ended[0];
         return clean ? 0 : Math.max(1, firstCode[0]);
     }

@@ -18,7 +18,8 @@ import java.util.Map;
  *  launcher -> JVM : SPEC (the job, with a fresh secret for its mesh), ENDPOINTS (every JVM's IO agent
  *                    address), GO, ABORT (reason), END
  *  JVM -> launcher : ENDPOINT (host, port), READY (mesh connected), RANK_DONE (rank, code, failure), ABORT,
- *                    IDLE (a pooled JVM is ready for the next SPEC)
+ *                    IDLE (a pooled JVM is ready for the next SPEC), EXITING (the JVM runs its shutdown hooks:
+ *                    System.exit or a termination signal, not the launcher's teardown)
  * </pre>
  */
 final class Rendezvous {
@@ -32,6 +33,12 @@ final class Rendezvous {
     static final int END = 8;
     /** JVM -> launcher: the job is over here and this JVM can take another (pooled JVMs only). */
     static final int IDLE = 9;
+    /**
+     * JVM -> launcher: the JVM is exiting on its own (a rank called System.exit, or a signal ran the shutdown
+     * hooks) while its ranks were running. Sent before the process dies, so before its peers can report the
+     * lost connection: the launcher then knows the root cause whatever order it reads the reports in.
+     */
+    static final int EXITING = 10;
     static final int MAX_BODY = 64 << 20;
 
     private Rendezvous() {

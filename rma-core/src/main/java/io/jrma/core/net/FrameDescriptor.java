@@ -43,6 +43,11 @@ public final class FrameDescriptor {
     public static final int ABORT = 4;
     /** The sending JVM closes the connection normally. */
     public static final int BYE = 5;
+    /**
+     * Nothing but a wake-up: the sender put packets in a shared-memory ring while the receiver's progress
+     * thread slept in its selector ({@link io.jrma.core.shmring.ShmRingTransport}).
+     */
+    public static final int WAKE = 6;
 
     /** Largest body accepted: one 1 GiB packet plus headers. */
     public static final int MAX_BODY = io.jrma.core.wire.PacketHeader.MAX_PACKET_LENGTH + 4096;
@@ -73,6 +78,7 @@ public final class FrameDescriptor {
             case CREDIT: return "CREDIT";
             case ABORT: return "ABORT";
             case BYE: return "BYE";
+            case WAKE: return "WAKE";
             default: return "type " + type;
         }
     }

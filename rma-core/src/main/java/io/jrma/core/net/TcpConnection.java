@@ -243,7 +243,7 @@ final class TcpConnection {
             int version = staging.get(at + FrameDescriptor.VERSION_OFFSET);
             long aux = staging.getLong(at + FrameDescriptor.AUX_OFFSET);
             if (len < 0 || len > FrameDescriptor.MAX_BODY || version != FrameDescriptor.VERSION
-                    || type < FrameDescriptor.BATCH || type > FrameDescriptor.BYE) {
+                    || type < FrameDescriptor.BATCH || type > FrameDescriptor.WAKE) {
                 owner.framesRejected.incrementAndGet();
                 owner.lost(this, "corrupt frame header (length " + len + ", type " + type + ", version " + version
                         + "): the stream cannot be resynchronized");
@@ -294,6 +294,7 @@ final class TcpConnection {
                 body.get(m);
                 owner.peerAborted(this, new String(m, java.nio.charset.StandardCharsets.UTF_8));
             }
+            case FrameDescriptor.WAKE -> owner.wakesReceived.incrementAndGet(); // reading it woke the selector
             default -> byeReceived = true;
         }
     }

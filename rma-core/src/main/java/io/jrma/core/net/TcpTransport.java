@@ -59,6 +59,7 @@ public final class TcpTransport implements PacketTransport, ControlPlane.Sender,
     final AtomicLong bytesSent = new AtomicLong();
     final AtomicLong bytesReceived = new AtomicLong();
     final AtomicLong framesRejected = new AtomicLong();
+    final AtomicLong wakesReceived = new AtomicLong();
     private final AtomicLong refused = new AtomicLong();
 
     private TcpTransport(Job job, String jobId, String secret, ServerSocketChannel server) throws IOException {
@@ -402,6 +403,25 @@ public final class TcpTransport implements PacketTransport, ControlPlane.Sender,
                 c.tryWrite();
             }
         }
+    }
+
+    /**
+     * Wakes the progress thread of JVM {@code jvm} if it sleeps in its selector: a WAKE frame, ahead of anything
+     * queued (the doorbell of the shared-memory rings). Any thread; a closed connection is ignored (its loss
+     * is reported by the reader).
+     */
+    public void wake(int jvm) {
+        TcpConnection c = byJvm[jvm];
+        if (c != null && !c.closed) {
+            ByteBuffer f = FrameDescriptor.small(FrameDescriptor.WAKE, new byte[0], 0);
+            c.enqueueUrgent(new TcpConnection.OutFrame(new ByteBuffer[] {f}, f.remaining(), 0, null));
+            c.tryWrite();
+        }
+    }
+
+    /** WAKE frames received so far. */
+    public long wakesReceived() {
+        return wakesReceived.get();
     }
 
     /** Handshakes refused so far (wrong secret, wrong job, timeout, duplicates). */

@@ -132,6 +132,16 @@ public final class ProgressAgent implements Agent {
         return work;
     }
 
+    /**
+     * Hands a batch to its window's receiver now, bypassing the inbox: for a transport whose {@code progress()}
+     * (called in this agent's duty cycle) delivers packets where they lie and must know at once whether the
+     * receiver kept them. Only from the thread running the duty cycle.
+     */
+    public void dispatchNow(Batch b) {
+        assert running.get() : "dispatchNow outside the duty cycle";
+        dispatch(b);
+    }
+
     private void dispatch(Batch b) {
         batchesDelivered.lazySet(batchesDelivered.get() + 1);
         int first = b.count() == 0 ? -1 : b.offsetAt(0);

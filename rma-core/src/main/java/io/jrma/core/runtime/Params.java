@@ -62,7 +62,7 @@ public final class Params {
             + " reached by packets (allocate_shared across JVMs then fails)");
     /** Directory of shared-memory segments. */
     public static final Param SHM_DIR = new Param("jrma.shm.dir", "/dev/shm", "job",
-            "directory (a tmpfs) holding the shared segments; files are named jrma-<pid>-... after the creating JVM");
+            "directory (a tmpfs) holding the shared segments and the rings between JVMs; files are named jrma-<pid>-... after the creating JVM");
 
     /** All parameters, for listing. */
     public static final List<Param> ALL = List.of(PATH, PROGRESS, WAIT_SPINS, WAIT_YIELDS, WAIT_MAX_PARK_NS,

@@ -41,4 +41,22 @@ class JobLayoutTest {
             w.free();
         });
     }
+
+    /**
+     * Packets to a rank of this JVM take the in-JVM channel; to another JVM of this host, the shared-memory
+     * rings, unless the run excludes them ({@code -Djrma.transports=^shm}: the suite's TCP run).
+     */
+    @ParameterizedTest(name = "[{index}] path={0} n={1}")
+    @MethodSource("io.jrma.sync.conformance.Ranks#pathsAndSizes")
+    @Timeout(60)
+    void peersInOtherJvmsAreReachedThroughTheSelectedTransport(String path, int n) {
+        String between = io.jrma.core.shmring.ShmParams.shmEnabled(java.util.Map.of()) ? "shm" : "tcp";
+        Ranks.run(path, n, world -> {
+            io.jrma.core.runtime.Job job = ((io.jrma.core.runtime.CommCore) world).job();
+            for (int r = 0; r < world.size(); r++) {
+                String want = job.isLocal(r) ? "local" : between;
+                assertEquals(want, job.transportFor(r).name(), "transport from rank " + world.rank() + " to rank " + r);
+            }
+        });
+    }
 }

@@ -22,15 +22,17 @@ import java.time.Duration;
 import java.util.Random;
 import org.agrona.ExpandableDirectByteBuffer;
 import org.agrona.MutableDirectBuffer;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Malformed, truncated and random packets sent over TCP from one JVM to a window in another: each bad request
- * is answered with an ERROR reply carrying its error class, truncated ones are dropped, none changes a byte
- * of the target window, and afterwards the IO agent and the window still serve valid operations.
+ * Malformed, truncated and random packets sent from one JVM to a window in another, over TCP and over the
+ * shared-memory rings: each bad request is answered with an ERROR reply carrying its error class, truncated
+ * ones are dropped, none changes a byte of the target window, and afterwards the transport's receiver and the
+ * window still serve valid operations.
  */
-class TcpPacketValidationTest {
+class PacketValidationAcrossJvmsTest {
     private static final int SIZE = 64;
 
     private static Batch packet(WindowImpl w, int type, long offset, long count, int elem, int op, int payload, int declared) {
@@ -59,11 +61,13 @@ class TcpPacketValidationTest {
         assertEquals(expected, e.errorClass(), e.getMessage());
     }
 
-    @Test
+    @ParameterizedTest(name = "jrma.transports={0}")
+    @ValueSource(strings = {"^shm", "shm,tcp"})
     @Timeout(90)
-    // private window memory: the origin reaches the other JVM by packets over TCP, which is what is under test
-    void badPacketsOverTcpAreRejectedAndCorruptNothing() {
-        Jrma.job(2).jvms(2).param("jrma.shm.windows", "false").timeout(Duration.ofSeconds(60)).run(world -> {
+    // private window memory: the origin reaches the other JVM by packets (over TCP, or through the rings)
+    void badPacketsAreRejectedAndCorruptNothing(String transports) {
+        Jrma.job(2).jvms(2).param("jrma.shm.windows", "false").param("jrma.transports", transports)
+                .timeout(Duration.ofSeconds(60)).run(world -> {
             Win win = Win.allocate(world, SIZE, 1, null);
             for (int i = 0; i < SIZE; i++) {
                 win.buffer().put(i, (byte) (0x40 + i));
@@ -73,6 +77,8 @@ class TcpPacketValidationTest {
                 WindowImpl w = (WindowImpl) win;
                 Job job = ((CommCore) world).job();
                 assertTrue(!job.isLocal(1), "rank 1 lives in the other JVM");
+                String via = job.transportFor(w.worldRanks[1]).getClass().getSimpleName();
+                assertTrue(via.startsWith(transports.startsWith("^") ? "Tcp" : "ShmRing"), "packets to rank 1 go through " + via);
                 int l = BasicType.LONG.id();
                 expectRejected(w, job, packet(w, PacketType.PUT, SIZE - 4, 8, 0, 0, 8, 0), ErrorClass.ERR_RMA_RANGE);
                 expectRejected(w, job, packet(w, PacketType.PUT, -8, 8, 0, 0, 8, 0), ErrorClass.ERR_RMA_RANGE);
@@ -82,8 +88,15 @@ class TcpPacketValidationTest {
                         ErrorClass.ERR_OP);
                 expectRejected(w, job, packet(w, PacketType.CAS, 0, 16, l, 0, 32, 0), ErrorClass.ERR_COUNT);
                 expectRejected(w, job, packet(w, 77, 0, 8, 0, 0, 8, 0), ErrorClass.ERR_ARG);
-                // truncated: the header claims fewer bytes than a header (the receiver cannot frame the rest)
-                send(job, packet(w, PacketType.PUT, 0, 8, 0, 0, 8, 20));
+                // truncated: the header claims fewer bytes than a header. TCP's receiver cannot frame the rest and
+                // drops it; the ring's sender refuses to frame it at all
+                Batch truncated = packet(w, PacketType.PUT, 0, 8, 0, 0, 8, 20);
+                if (via.startsWith("Tcp")) {
+                    send(job, truncated);
+                } else {
+                    RmaException e = assertThrows(RmaException.class, () -> send(job, truncated));
+                    assertEquals(ErrorClass.ERR_INTERN, e.errorClass(), e.getMessage());
+                }
                 // oversized: the header claims a payload far beyond what the packet carries
                 Batch big = packet(w, PacketType.PUT, 0, 8, 0, 0, 8, 0);
                 big.buffer().putLong(PacketHeader.TARGET_COUNT_OFFSET, 1L << 40);

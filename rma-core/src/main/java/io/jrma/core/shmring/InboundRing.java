@@ -1,0 +1,236 @@
+package io.jrma.core.shmring;
+
+import static io.jrma.core.shmring.RingFileDescriptor.ASLEEP_OFFSET;
+import static io.jrma.core.shmring.RingFileDescriptor.MSG_PACKETS;
+import static io.jrma.core.shmring.RingFileDescriptor.MSG_PART;
+
+import io.jrma.core.mem.UnsafeAccess;
+import io.jrma.core.wire.Batch;
+import io.jrma.core.wire.PacketHeader;
+import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
+import org.agrona.MutableDirectBuffer;
+import org.agrona.concurrent.AtomicBuffer;
+import org.agrona.concurrent.ControlledMessageHandler;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.agrona.concurrent.ringbuffer.OneToOneRingBuffer;
+import org.agrona.concurrent.ringbuffer.RingBuffer;
+
+/**
+ * The receiving end of the ring from one other JVM of the host. A record of whole packets is handed to the
+ * window engine where it lies in the ring (no copy): the batch is a view of the record, dispatched at once in
+ * the progress agent's duty cycle. If the engine consumes it there (the common case) the record is released;
+ * if it keeps it (operations waiting for a lock) the record is copied out, the view re-pointed at the copy,
+ * and the ring moves on, so one waiting origin never holds up the others behind it in the ring. Pieces of a
+ * large packet are gathered into a buffer of their own before delivery.
+ *
+ * <p>Threads: the progress agent only (the thread running its duty cycle).
+ */
+final class InboundRing implements ControlledMessageHandler {
+    /** Where delivered batches go: validation and dispatch to the engine (the transport). */
+    interface Sink {
+        /** Checks and dispatches {@code b} (addressed by the caller); false if it was rejected (then consumed). */
+        boolean deliver(InboundRing from, Batch b);
+
+        /** A record that cannot be parsed (counted, dropped). */
+        void reject(InboundRing from, String why);
+    }
+
+    private record Held(Batch batch, ByteBuffer copy, int length) {
+    }
+
+    private static final int READ_LIMIT = 64;
+    private static final int KEEP_ASSEMBLY = 16 << 20;
+    private static final byte[] NOTHING = new byte[0];
+
+    final int peerJvm;
+    private final RingBuffer ring;
+    private final AtomicBuffer header;
+    private final Sink sink;
+    final ShmCounters counters;
+    private final long heldLimit;
+    private final ArrayDeque<Held> held = new ArrayDeque<>();
+    private long heldBytes;
+    private UnsafeBuffer spareView;
+    private Batch spare;
+
+    private ByteBuffer assembly;
+    private int assemblyLength;
+    private int assembled;
+
+    InboundRing(int peerJvm, RingFiles.Mapped file, Sink sink, long heldLimit) {
+        this.peerJvm = peerJvm;
+        this.ring = new OneToOneRingBuffer(file.ring);
+        this.header = file.header;
+        this.sink = sink;
+        this.counters = new ShmCounters();
+        this.heldLimit = heldLimit;
+    }
+
+    /** Frees copies the engine is done with, then reads records; returns work done. */
+    int poll() {
+        int work = reclaim();
+        if (heldBytes > heldLimit) {
+            return work; // back-pressure: the sender's ring fills until the waiting packets are applied
+        }
+        return work + ring.controlledRead(this, READ_LIMIT);
+    }
+
+    /** Whether a record may be waiting (also a claimed, not yet committed one). */
+    boolean hasInput() {
+        return ring.producerPosition() != ring.consumerPosition();
+    }
+
+    /** Announces (or withdraws) that the receiver's progress thread may sleep in its selector. */
+    void asleep(boolean asleep) {
+        header.putIntVolatile(ASLEEP_OFFSET, asleep ? 1 : 0); // a full fence: the flag is visible before we look at the ring
+    }
+
+    boolean isAsleep() {
+        return header.getIntVolatile(ASLEEP_OFFSET) != 0;
+    }
+
+    private int reclaim() {
+        int work = 0;
+        Held h;
+        while ((h = held.peek()) != null && h.batch().isConsumed()) {
+            held.poll();
+            heldBytes -= h.length();
+            if (h.copy() != assembly) {
+                free(h.copy());
+            }
+            work++;
+        }
+        return work;
+    }
+
+    @Override
+    public Action onMessage(int type, MutableDirectBuffer buffer, int index, int length) {
+        ShmCounters.add(counters.recordsReceived, 1);
+        ShmCounters.add(counters.bytesReceived, length);
+        if (type == MSG_PACKETS) {
+            packets(buffer, index, length);
+        } else if (type == MSG_PART) {
+            part(buffer, index, length);
+        } else {
+            sink.reject(this, "record of unknown type " + type);
+        }
+        return heldBytes > heldLimit ? Action.BREAK : Action.CONTINUE; // BREAK: this record is done, read no more
+    }
+
+    private void packets(MutableDirectBuffer ringBuffer, int index, int length) {
+        if (assembly != null && assembled != 0) {
+            sink.reject(this, "whole packets inside the pieces of a large packet");
+            assembled = 0;
+        }
+        UnsafeBuffer view = spareView != null ? spareView : new UnsafeBuffer(NOTHING);
+        Batch b = spare != null ? spare : new Batch(view);
+        spare = null;
+        spareView = null;
+        b.clear();
+        view.wrap(ringBuffer.addressOffset() + index, length);
+        if (!frame(b, view, length)) {
+            keepSpare(b, view);
+            return;
+        }
+        sink.deliver(this, b);
+        if (b.isConsumed()) {
+            keepSpare(b, view);
+            return;
+        }
+        ByteBuffer copy = ByteBuffer.allocateDirect(length); // still wanted: out of the ring before it moves on
+        view.getBytes(0, copy, 0, length);
+        view.wrap(copy, 0, length);
+        held.add(new Held(b, copy, length));
+        heldBytes += length;
+        ShmCounters.add(counters.batchesCopiedOut, 1);
+    }
+
+    private void keepSpare(Batch b, UnsafeBuffer view) {
+        view.wrap(NOTHING); // the record is released next: nothing may read it through this view
+        spare = b;
+        spareView = view;
+    }
+
+    /** Rebuilds packet offsets from their lengths; false if the record is not whole packets (rejected). */
+    private boolean frame(Batch b, MutableDirectBuffer buf, int length) {
+        int off = 0;
+        while (off < length) {
+            if (off + PacketHeader.HEADER_LENGTH > length) {
+                sink.reject(this, "a record ends inside a packet header");
+                return false;
+            }
+            int plen = buf.getInt(off + PacketHeader.LENGTH_OFFSET);
+            if (plen < PacketHeader.HEADER_LENGTH || (long) off + plen > length) {
+                sink.reject(this, "a packet of " + plen + " bytes at offset " + off + " of a record of " + length);
+                return false;
+            }
+            b.add(off);
+            off += plen;
+        }
+        if (b.count() == 0) {
+            sink.reject(this, "an empty record");
+            return false;
+        }
+        b.address(PacketHeader.src(buf, 0), PacketHeader.dst(buf, 0));
+        return true;
+    }
+
+    private void part(MutableDirectBuffer ringBuffer, int index, int length) {
+        if (assembled == 0) {
+            if (length < PacketHeader.HEADER_LENGTH) {
+                sink.reject(this, "the first piece of a packet is shorter than its header");
+                return;
+            }
+            int plen = ringBuffer.getInt(index + PacketHeader.LENGTH_OFFSET);
+            if (plen < PacketHeader.HEADER_LENGTH || plen > PacketHeader.MAX_PACKET_LENGTH || plen < length) {
+                sink.reject(this, "a packet in pieces claims " + plen + " bytes");
+                return;
+            }
+            if (assembly == null || assembly.capacity() < plen) {
+                assembly = ByteBuffer.allocateDirect(plen);
+            }
+            assemblyLength = plen;
+        } else if (assembled + length > assemblyLength) {
+            sink.reject(this, "pieces overrun their packet of " + assemblyLength + " bytes");
+            assembled = 0;
+            return;
+        }
+        ringBuffer.getBytes(index, assembly, assembled, length);
+        assembled += length;
+        if (assembled < assemblyLength) {
+            return;
+        }
+        assembled = 0;
+        UnsafeBuffer view = new UnsafeBuffer(assembly, 0, assemblyLength);
+        Batch b = new Batch(view);
+        b.add(0);
+        b.address(PacketHeader.src(view, 0), PacketHeader.dst(view, 0));
+        ShmCounters.add(counters.packetsAssembled, 1);
+        sink.deliver(this, b);
+        if (!b.isConsumed()) {
+            held.add(new Held(b, assembly, assemblyLength));
+            heldBytes += assemblyLength;
+            assembly = null; // the engine still reads it: the next large packet gets a new buffer
+        } else if (assembly.capacity() > KEEP_ASSEMBLY) {
+            free(assembly);
+            assembly = null;
+        }
+    }
+
+    private static void free(ByteBuffer b) {
+        if (b.capacity() >= (1 << 20)) {
+            UnsafeAccess.UNSAFE.invokeCleaner(b); // large buffers go back to the OS now, not at some GC
+        }
+    }
+
+    /** Drops everything still held (the job ended). */
+    void close() {
+        held.clear();
+        heldBytes = 0;
+        if (assembly != null) {
+            free(assembly);
+            assembly = null;
+        }
+    }
+}
