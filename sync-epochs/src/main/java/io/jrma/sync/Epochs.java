@@ -23,6 +23,8 @@ import java.util.function.BooleanSupplier;
  *
  * <p>Passive-target locks on the direct path are acquired lazily, at the first operation to the target (as
  * MPICH does), except on the calling rank itself, where MPI requires the lock to be held when lock returns.
+ * With {@code jrma.lock.coalesce=false} (info {@code jrma_lock_coalesce}) lock and lock_all acquire at once on
+ * both paths (the packet path sends the request as a packet of its own and waits for the grant).
  *
  * <p>Threads: transitions are made under {@link #lock}; the fields read on the operation fast path are
  * volatile or atomic.
@@ -396,12 +398,15 @@ final class Epochs {
             opsSinceFence = false;
             access = Access.LOCK;
             if (!noCheck) {
+                // coalesced (default): the lock travels with the first operation, except on the calling rank
+                // itself, where MPI requires it to be held when lock returns
+                boolean now = t == w.rank || !w.config.coalesceLocks;
                 if (w.peers[t].direct) {
-                    if (t == w.rank) {
+                    if (now) {
                         acquireDirect(t, exclusive);
                     }
                 } else {
-                    w.packets.onLock(t, exclusive, t == w.rank);
+                    w.packets.onLock(t, exclusive, now);
                 }
             }
         } finally {
@@ -450,10 +455,24 @@ final class Epochs {
             opsSinceFence = false;
             access = Access.LOCK_ALL;
             if (!noCheck) {
+                boolean now = !w.config.coalesceLocks;
+                int packetPeers = 0;
                 for (int t = 0; t < n; t++) {
                     if (!w.peers[t].direct) {
+                        packetPeers++;
                         w.packets.onLock(t, false, false);
+                    } else if (now) {
+                        acquireDirect(t, false);
                     }
+                }
+                if (now && packetPeers > 0) {
+                    int[] ts = new int[packetPeers];
+                    for (int t = 0, k = 0; t < n; t++) {
+                        if (!w.peers[t].direct) {
+                            ts[k++] = t;
+                        }
+                    }
+                    w.packets.lockNow(ts);
                 }
             }
         } finally {
