@@ -15,11 +15,11 @@ public final class Params {
             "thread: a dedicated progress thread; caller: threads waiting in the library; both: either, whichever is free");
     /** Busy-spin iterations before a waiting thread starts yielding. */
     public static final Param WAIT_SPINS = new Param("jrma.wait.spins", "auto", "job",
-            "iterations a waiting thread spins (driving progress) before it yields; auto: 2000, or 0 when the JVM"
-            + " holds more ranks than cores (spinning then steals the core the awaited rank needs)");
+            "iterations a waiting thread spins (driving progress) before it yields; auto: 2000, or 0 when the job has"
+            + " as many ranks as the host has cores or more (spinning then steals the core the awaited rank needs)");
     /** Yields before a waiting thread starts parking. */
     public static final Param WAIT_YIELDS = new Param("jrma.wait.yields", "auto", "job",
-            "Thread.yield() calls a waiting thread makes before it parks; auto: 200, or 20 when oversubscribed");
+            "Thread.yield() calls a waiting thread makes before it parks; auto: 200, or 20 when ranks >= cores");
     /** Longest single park of a waiting thread. */
     public static final Param WAIT_MAX_PARK_NS = new Param("jrma.wait.maxParkNs", "200000", "job",
             "longest single park (ns) of a waiting thread; parks grow from 1 us to this");
