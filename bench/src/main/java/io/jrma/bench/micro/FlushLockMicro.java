@@ -37,10 +37,12 @@ import java.util.concurrent.CyclicBarrier;
  * Options: {@code --cases lock,coalesce,flush,nocheck,fence,pscw,rate} (default all), {@code --path
  * auto|packet|both} (thread ranks only), {@code --ranks 2,4,8} (fence/PSCW job sizes, thread ranks only),
  * {@code --threads 1,2} (rate), {@code --reps R} (7), {@code --rep-ms MS} (time per repetition, 20),
+ * {@code --warmup-ms MS} (untimed repetitions per line first, 300),
  * {@code --iters N} (fixed iterations per repetition instead of calibrating), {@code --target T}, {@code --csv}.
  *
  * <p>Method: for each line, iterations per repetition are calibrated so that one repetition takes about
- * {@code --rep-ms} (the calibration doubles as JIT warm-up), one more repetition warms up, then {@code --reps}
+ * {@code --rep-ms}, repetitions run untimed for {@code --warmup-ms} (the JIT compiles the case's path) and the
+ * count is re-sized by the fastest of them, then {@code --reps}
  * repetitions are timed by rank 0 between barriers; the line shows the median time per operation (µs) or the
  * median rate (million messages per second), and the minimum. Counters are the deltas of every rank's
  * {@link Win#counters()} over the timed repetitions, summed over ranks and divided by the operations timed
@@ -69,6 +71,7 @@ public final class FlushLockMicro implements Serializable {
     private int[] threads = {1, 2};
     private int reps = 7;
     private double repMs = 20;
+    private double warmupMs = 300;
     private int iters;
     private int target = -1;
     private boolean csv;
@@ -97,12 +100,13 @@ public final class FlushLockMicro implements Serializable {
                 case "--threads" -> m.threads = ints(args[++i]);
                 case "--reps" -> m.reps = Integer.parseInt(args[++i]);
                 case "--rep-ms" -> m.repMs = Double.parseDouble(args[++i]);
+                case "--warmup-ms" -> m.warmupMs = Double.parseDouble(args[++i]);
                 case "--iters" -> m.iters = Integer.parseInt(args[++i]);
                 case "--target" -> m.target = Integer.parseInt(args[++i]);
                 case "--csv" -> m.csv = true;
                 case "-h", "--help" -> {
                     System.out.println("usage: FlushLockMicro [--cases " + String.join(",", ALL_CASES) + "] [--path auto|packet|both]"
-                            + " [--ranks 2,4,8] [--threads 1,2] [--reps 7] [--rep-ms 20] [--iters N] [--target T] [--csv]");
+                            + " [--ranks 2,4,8] [--threads 1,2] [--reps 7] [--rep-ms 20] [--warmup-ms 300] [--iters N] [--target T] [--csv]");
                     System.exit(0);
                 }
                 default -> throw new IllegalArgumentException("unknown option " + args[i]);
@@ -514,7 +518,7 @@ public final class FlushLockMicro implements Serializable {
 
     private void measureOpen(Ctx c, Win w, String name, int th, boolean rate, int opsPerIter, Rep rep) throws Exception {
         int n = iters > 0 ? iters : calibrate(c, rep);
-        rep.run(n); // warm-up repetition
+        n = warmUp(c, rep, n);
         Map<Counter, Long> before = w.counters().snapshot();
         long[] ns = new long[reps];
         for (int r = 0; r < reps; r++) {
@@ -543,6 +547,30 @@ public final class FlushLockMicro implements Serializable {
         Row row = new Row(name, path, c.n, th, n, median, best, rate ? "Mmsg/s" : "us", ops, sum);
         rows.add(row);
         print(row);
+    }
+
+    /**
+     * Warm-up repetitions until {@code warmupMs} have passed on rank 0 (at least one), so the JIT has compiled the
+     * case's whole path before timing starts; then, unless iterations are fixed, resizes the repetition by the
+     * fastest warm-up repetition (the calibration ran partly in the interpreter and in C1 code).
+     */
+    private int warmUp(Ctx c, Rep rep, int n) throws Exception {
+        long goal = (long) (warmupMs * 1e6);
+        long spent = 0;
+        double best = Double.MAX_VALUE;
+        while (true) {
+            long el = rep.run(n);
+            spent += el;
+            best = Math.min(best, (double) Math.max(1, el) / n);
+            long more = c.me == 0 && spent < goal ? 1 : 0;
+            if (c.bcast(more) == 0) {
+                break;
+            }
+        }
+        if (iters > 0) {
+            return n;
+        }
+        return (int) c.bcast(Math.max(1, Math.min(1L << 26, (long) (repMs * 1e6 / best))));
     }
 
     /**

@@ -31,7 +31,7 @@ class FlushLockMicroSmokeTest {
     @Timeout(120)
     void everyCaseRunsOnBothPathsWithItsCounters() throws Exception {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-        FlushLockMicro m = run(bytes, "--iters", "3", "--reps", "2", "--ranks", "2,3", "--threads", "1,2");
+        FlushLockMicro m = run(bytes, "--iters", "3", "--reps", "2", "--warmup-ms", "0", "--ranks", "2,3", "--threads", "1,2");
         String text = bytes.toString(StandardCharsets.UTF_8);
         List<String> lines = text.lines().collect(Collectors.toList());
         assertTrue(lines.get(1).startsWith("case ") && lines.get(1).contains("pkts") && lines.get(1).contains("wait_us"), text);
@@ -66,7 +66,7 @@ class FlushLockMicroSmokeTest {
     void csvHasOneHeaderAndOneLinePerCase() throws Exception {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         FlushLockMicro m = run(bytes, "--csv", "--path", "packet", "--cases", "flush,pscw", "--ranks", "2",
-                "--iters", "2", "--reps", "1");
+                "--iters", "2", "--reps", "1", "--warmup-ms", "0");
         List<String> lines = bytes.toString(StandardCharsets.UTF_8).lines().collect(Collectors.toList());
         assertEquals(1 + 3 + 2, lines.size(), String.join("\n", lines));
         assertTrue(lines.get(0).startsWith("case,path,ranks,threads,iters,median,best,unit,puts_per_op,"), lines.get(0));
