@@ -613,7 +613,7 @@ public final class FlushLockMicro implements Serializable {
             if (csv) {
                 StringBuilder h = new StringBuilder("case,path,ranks,threads,iters,median,best,unit");
                 for (Counter k : Counter.values()) {
-                    h.append(',').append(k.name().toLowerCase(Locale.ROOT)).append(k == Counter.SYNC_WAIT_NS ? "_us" : "").append("_per_op");
+                    h.append(',').append(k == Counter.SYNC_WAIT_NS ? "sync_wait_us" : k.name().toLowerCase(Locale.ROOT)).append("_per_op");
                 }
                 out.println(h);
             } else {
