@@ -23,6 +23,8 @@ import java.util.function.BooleanSupplier;
  *
  * <p>Passive-target locks on the direct path are acquired lazily, at the first operation to the target (as
  * MPICH does), except on the calling rank itself, where MPI requires the lock to be held when lock returns.
+ * With {@code jrma.lock.coalesce=false} (info {@code jrma_lock_coalesce}) lock and lock_all acquire at once on
+ * both paths (the packet path sends the request as a packet of its own and waits for the grant).
  *
  * <p>Threads: transitions are made under {@link #lock}; the fields read on the operation fast path are
  * volatile or atomic.
@@ -41,6 +43,20 @@ final class Epochs {
     private final int n;
     private final ReentrantLock lock = new ReentrantLock();
     private volatile Access access = Access.NONE;
+    /**
+     * Release-mode stores of {@link #access} for the passive-target calls: other threads of the rank read it only
+     * when issuing operations, which MPI orders after the epoch's opening by the program's own synchronization,
+     * so the StoreLoad fence of a volatile store (a locked instruction on x86) buys nothing there.
+     */
+    private static final java.lang.invoke.VarHandle ACCESS;
+
+    static {
+        try {
+            ACCESS = java.lang.invoke.MethodHandles.lookup().findVarHandle(Epochs.class, "access", Access.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
     private volatile Exposure exposure = Exposure.NONE;
     private volatile boolean opsSinceFence;
     private boolean[] startMember;
@@ -165,12 +181,20 @@ final class Epochs {
             w.counters.increment(Counter.LOCK_WAITS);
             await(() -> lw.tryEnter(ticket, exclusive), w.peers[t].target);
         }
-        lockHeld.set(t, exclusive ? 1 : 2);
+        lockHeld.lazySet(t, exclusive ? 1 : 2); // read by the rank's issuing threads; the ticket RMWs fenced already
     }
 
-    private void releaseDirect(int t) {
+    /**
+     * Releases the lock word of {@code t} if this rank holds it. The release is an atomic add (a full fence), so
+     * the epoch's direct stores are visible to whoever takes the lock next; when no word is held (never taken, or
+     * MODE_NOCHECK) a full fence completes them instead, unless the caller has {@code fenced} already.
+     */
+    private void releaseDirect(int t, boolean fenced) {
         int held = lockHeld.get(t);
         if (held == 0) {
+            if (!fenced) {
+                java.lang.invoke.VarHandle.fullFence();
+            }
             return;
         }
         LockWord lw = w.peers[t].target.lockWord;
@@ -179,7 +203,7 @@ final class Epochs {
         } else {
             lw.releaseShared();
         }
-        lockHeld.set(t, 0);
+        lockHeld.lazySet(t, 0);
     }
 
     private void await(BooleanSupplier done) {
@@ -390,18 +414,25 @@ final class Epochs {
             }
             boolean noCheck = (assertion & Win.MODE_NOCHECK) != 0;
             boolean exclusive = type == LockType.EXCLUSIVE;
-            lockMode.set(t, type.mpiValue());
+            lockMode.lazySet(t, type.mpiValue());
             lockNoCheck[t] = noCheck;
             lockedCount++;
-            opsSinceFence = false;
-            access = Access.LOCK;
+            if (opsSinceFence) {
+                opsSinceFence = false;
+            }
+            if (access != Access.LOCK) {
+                ACCESS.setRelease(this, Access.LOCK);
+            }
             if (!noCheck) {
+                // coalesced (default): the lock travels with the first operation, except on the calling rank
+                // itself, where MPI requires it to be held when lock returns
+                boolean now = t == w.rank || !w.config.coalesceLocks;
                 if (w.peers[t].direct) {
-                    if (t == w.rank) {
+                    if (now) {
                         acquireDirect(t, exclusive);
                     }
                 } else {
-                    w.packets.onLock(t, exclusive, t == w.rank);
+                    w.packets.onLock(t, exclusive, now);
                 }
             }
         } finally {
@@ -419,15 +450,14 @@ final class Epochs {
                 throw w.fail(ErrorClass.ERR_RMA_SYNC, "unlock of rank " + t + " which this rank has not locked (" + state() + ")");
             }
             if (w.peers[t].direct) {
-                java.lang.invoke.VarHandle.fullFence();
-                releaseDirect(t);
+                releaseDirect(t, false); // a full fence either way: the epoch's direct operations are complete
             } else {
                 w.packets.unlock(new int[] {t}, !lockNoCheck[t]);
             }
-            lockMode.set(t, 0);
+            lockMode.lazySet(t, 0);
             lockNoCheck[t] = false;
             if (--lockedCount == 0) {
-                access = Access.NONE;
+                ACCESS.setRelease(this, Access.NONE);
             }
         } finally {
             lock.unlock();
@@ -450,10 +480,24 @@ final class Epochs {
             opsSinceFence = false;
             access = Access.LOCK_ALL;
             if (!noCheck) {
+                boolean now = !w.config.coalesceLocks;
+                int packetPeers = 0;
                 for (int t = 0; t < n; t++) {
                     if (!w.peers[t].direct) {
+                        packetPeers++;
                         w.packets.onLock(t, false, false);
+                    } else if (now) {
+                        acquireDirect(t, false);
                     }
+                }
+                if (now && packetPeers > 0) {
+                    int[] ts = new int[packetPeers];
+                    for (int t = 0, k = 0; t < n; t++) {
+                        if (!w.peers[t].direct) {
+                            ts[k++] = t;
+                        }
+                    }
+                    w.packets.lockNow(ts);
                 }
             }
         } finally {
@@ -471,7 +515,7 @@ final class Epochs {
             int packetPeers = 0;
             for (int t = 0; t < n; t++) {
                 if (w.peers[t].direct) {
-                    releaseDirect(t);
+                    releaseDirect(t, true);
                 } else {
                     packetPeers++;
                 }

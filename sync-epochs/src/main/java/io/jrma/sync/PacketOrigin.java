@@ -31,7 +31,9 @@ import org.agrona.MutableDirectBuffer;
  * <ul>
  *   <li>lazy issue by default; eager issue and a bound on queued operations as info keys;</li>
  *   <li>a lock is not a message: its flag rides on the first packet sent to the target, and the unlock flag
- *       on the last, so a single-operation epoch is one packet and one reply;</li>
+ *       on the last, so a single-operation epoch is one packet and one reply (jrma.lock.coalesce=false turns
+ *       this off: lock sends a SYNC packet and waits for the grant, unlock is a SYNC packet after the
+ *       operations);</li>
  *   <li>acknowledgements are requested only when they carry information: a flush or unlock with nothing
  *       outstanding sends nothing (or, for unlock, a fire-and-forget release);</li>
  *   <li>a GET is moved to the tail of the batch so its data reply also carries the flush/unlock ack;
@@ -284,7 +286,28 @@ final class PacketOrigin {
         awaitAck(q, want);
     }
 
-    /** Ends passive-target epochs to the targets: sends what is queued with the unlock flag, then waits. */
+    /**
+     * Sends the lock requests recorded for the targets (by {@link #onLock} without {@code now}) as packets of
+     * their own, then waits until every target has granted them (jrma.lock.coalesce=false).
+     */
+    void lockNow(int[] targets) {
+        int[] want = new int[targets.length];
+        for (int i = 0; i < targets.length; i++) {
+            TargetQueue q = queues[targets[i]];
+            synchronized (q) {
+                appendControl(q, PacketType.SYNC, 0);
+                want[i] = send(q, true, 0);
+            }
+        }
+        for (int i = 0; i < targets.length; i++) {
+            awaitAck(queues[targets[i]], want[i]);
+        }
+    }
+
+    /**
+     * Ends passive-target epochs to the targets: sends what is queued with the unlock flag on its last packet
+     * (or, with jrma.lock.coalesce=false, followed by an unlock packet of its own), then waits.
+     */
     void unlock(int[] targets, boolean lockTaken) {
         int[] want = new int[targets.length];
         boolean[] wait = new boolean[targets.length];
@@ -298,7 +321,12 @@ final class PacketOrigin {
                     wait[i] = requestAck(q, want, i);
                     continue;
                 }
-                if (hasOpen) {
+                if (hasOpen && !w.config.coalesceLocks) {
+                    appendControl(q, PacketType.SYNC, 0);
+                    q.getIndex = -1; // the unlock packet stays last: no GET moves behind it to carry the flag
+                    want[i] = send(q, true, F_UNLOCK);
+                    wait[i] = true;
+                } else if (hasOpen) {
                     want[i] = send(q, true, F_UNLOCK);
                     wait[i] = true;
                 } else if (!q.allAcked()) {

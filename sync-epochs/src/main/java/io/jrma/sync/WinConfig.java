@@ -24,6 +24,8 @@ final class WinConfig {
     final int maxPendingOps;
     final long eagerBytes;
     final boolean forcePacket;
+    /** Lock/unlock ride on the first/last operation (jrma.lock.coalesce, info jrma_lock_coalesce). */
+    final boolean coalesceLocks;
     /** Window memory in shared segments when other JVMs of the host use the window (jrma.shm.windows). */
     final boolean shmWindows;
     /** Where shared segments live (jrma.shm.dir). */
@@ -49,6 +51,11 @@ final class WinConfig {
             throw bad("jrma_max_pending_ops", maxp, "an integer in 1..1000000");
         }
         maxPendingOps = (int) mp;
+        String coalesce = i.get("jrma_lock_coalesce") != null ? i.get("jrma_lock_coalesce") : job.param(Params.LOCK_COALESCE);
+        if (!coalesce.equals("true") && !coalesce.equals("false")) {
+            throw bad("jrma_lock_coalesce", coalesce, "true|false");
+        }
+        coalesceLocks = coalesce.equals("true");
         eagerBytes = job.params() == null ? 65536 : Params.EAGER_BYTES.getLong(job.params());
         String path = job.param(Params.PATH);
         if (!path.equals("auto") && !path.equals("packet")) {
@@ -141,6 +148,7 @@ final class WinConfig {
                 "mpi_accumulate_granularity", Long.toString(accumulateGranularity),
                 "jrma_issue", eager ? "eager" : "lazy",
                 "jrma_max_pending_ops", Integer.toString(maxPendingOps),
+                "jrma_lock_coalesce", Boolean.toString(coalesceLocks),
                 "jrma_path", path);
     }
 }

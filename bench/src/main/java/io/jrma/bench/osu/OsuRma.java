@@ -24,8 +24,9 @@ import java.util.Locale;
  * {@code -m [MIN:]MAX} message sizes (powers of two from MIN), {@code -i} iterations, {@code -x} warm-up
  * iterations (OSU's defaults: 10000/100 below 8 KiB, 1000/10 above; bandwidth 20/2 with a window of 64
  * operations, {@code -W}). Fence and PSCW latencies are halved, as OSU reports them. Before the measured
- * pass, one silent pass over all sizes with ten times the counts lets the JIT compile the loops (a C benchmark
- * needs none); {@code --no-jit-warmup} skips it. Rank 0 is the origin;
+ * pass, silent passes over all sizes with ten times the counts let the JIT compile the loops (a C benchmark
+ * needs none): one pass, or as many as make {@link #JIT_WARMUP_ITERATIONS} iterations when the size range is
+ * small; {@code --no-jit-warmup} skips them. Rank 0 is the origin;
  * rank 1 the target (for bibw both are). The atomics use 8-byte longs whatever the size range.
  */
 public final class OsuRma implements java.io.Serializable {
@@ -99,10 +100,31 @@ public final class OsuRma implements java.io.Serializable {
         }
         long lo = atomic() ? 8 : minSize;
         long hi = atomic() ? 8 : maxSize;
-        // pass 0 is a silent JIT warm-up over every size (10x OSU's counts); pass 1 is measured and printed
-        for (int pass = jitWarmup ? 0 : 1; pass < 2; pass++) {
-            sizes(world, me, lo, hi, pass == 1);
+        // silent JIT warm-up passes over every size (10x OSU's counts each), then one measured and printed pass
+        int passes = jitWarmup ? warmupPasses(lo, hi) : 0;
+        for (int pass = 0; pass < passes; pass++) {
+            sizes(world, me, lo, hi, false);
         }
+        sizes(world, me, lo, hi, true);
+    }
+
+    /**
+     * Timed iterations (operations, for bandwidth) the warm-up passes must add up to. One pass over a single small
+     * size (put_latency -m 8:8: 100,000 iterations, ~50 ms) ended while C2 was still compiling, and re-compiling
+     * what the window's free and re-creation had invalidated, on a 2-core machine: the measured pass then reported
+     * 0.6-3.6 us for a lock/put/unlock that takes 0.2 us. Over the default size range one pass already suffices.
+     */
+    static final long JIT_WARMUP_ITERATIONS = 500_000;
+
+    /** Silent passes before the measured one: enough for {@link #JIT_WARMUP_ITERATIONS}, at most 20. */
+    int warmupPasses(long lo, long hi) {
+        long perPass = 0;
+        for (long size = lo; size <= hi; size *= 2) {
+            int n = iters > 0 ? iters : bw() ? (size > LARGE ? 20 : 100) : size > LARGE ? 1000 : 10_000;
+            int warm = skip >= 0 ? skip : bw() ? (size > LARGE ? 2 : 10) : size > LARGE ? 10 : 100;
+            perPass += 10L * (n + warm) * (bw() ? windowOps : 1);
+        }
+        return (int) Math.max(1, Math.min(20, (JIT_WARMUP_ITERATIONS + perPass - 1) / Math.max(1, perPass)));
     }
 
     private void sizes(Comm world, int me, long lo, long hi, boolean print) {
@@ -194,43 +216,7 @@ public final class OsuRma implements java.io.Serializable {
             if (i == warm) {
                 t0 = System.nanoTime();
             }
-            switch (sync) {
-                case "fence" -> {
-                    w.fence(0);
-                    ops(w, peer, size, ops, slices, compare, result, base);
-                    w.fence(0);
-                }
-                case "pscw" -> {
-                    if (me == 0 || test.endsWith("bibw")) {
-                        if (test.endsWith("bibw")) {
-                            w.post(peerGroup, 0);
-                        }
-                        w.start(peerGroup, 0);
-                        ops(w, peer, size, ops, slices, compare, result, base);
-                        w.complete();
-                        if (test.endsWith("bibw")) {
-                            w.waitFor();
-                        }
-                    } else {
-                        w.post(peerGroup, 0);
-                        w.waitFor();
-                    }
-                }
-                default -> {
-                    if (!origin || me != 0 && !test.endsWith("bibw")) {
-                        break;
-                    }
-                    if (sync.equals("lock")) {
-                        w.lock(LockType.SHARED, peer, 0);
-                    }
-                    ops(w, peer, size, ops, slices, compare, result, base);
-                    switch (sync) {
-                        case "lock" -> w.unlock(peer);
-                        case "flush", "lock_all" -> w.flush(peer);
-                        default -> w.flushLocal(peer);
-                    }
-                }
-            }
+            iteration(w, me, peer, origin, peerGroup, size, ops, slices, compare, result, base);
         }
         double secs = (System.nanoTime() - t0) / 1e9;
         if (!active && (me == 0 || test.endsWith("bibw"))) {
@@ -242,6 +228,51 @@ public final class OsuRma implements java.io.Serializable {
         }
         world.barrier();
         return secs;
+    }
+
+    /**
+     * One iteration of the timed loop: a method of its own, so that the JIT compiles it as an ordinary method
+     * during the warm-up passes (the loop in {@link #measure} runs once per size and is only compiled on stack).
+     */
+    private void iteration(Win w, int me, int peer, boolean origin, Group peerGroup, long size, int ops,
+                           ByteBuffer[] slices, ByteBuffer compare, ByteBuffer result, long base) {
+        switch (sync) {
+            case "fence" -> {
+                w.fence(0);
+                ops(w, peer, size, ops, slices, compare, result, base);
+                w.fence(0);
+            }
+            case "pscw" -> {
+                if (me == 0 || test.endsWith("bibw")) {
+                    if (test.endsWith("bibw")) {
+                        w.post(peerGroup, 0);
+                    }
+                    w.start(peerGroup, 0);
+                    ops(w, peer, size, ops, slices, compare, result, base);
+                    w.complete();
+                    if (test.endsWith("bibw")) {
+                        w.waitFor();
+                    }
+                } else {
+                    w.post(peerGroup, 0);
+                    w.waitFor();
+                }
+            }
+            default -> {
+                if (!origin || me != 0 && !test.endsWith("bibw")) {
+                    break;
+                }
+                if (sync.equals("lock")) {
+                    w.lock(LockType.SHARED, peer, 0);
+                }
+                ops(w, peer, size, ops, slices, compare, result, base);
+                switch (sync) {
+                    case "lock" -> w.unlock(peer);
+                    case "flush", "lock_all" -> w.flush(peer);
+                    default -> w.flushLocal(peer);
+                }
+            }
+        }
     }
 
     /** OSU accumulates ints (SUM); sizes below an int use bytes with REPLACE (bytes have no SUM here). */

@@ -15,11 +15,11 @@ public final class Params {
             "thread: a dedicated progress thread; caller: threads waiting in the library; both: either, whichever is free");
     /** Busy-spin iterations before a waiting thread starts yielding. */
     public static final Param WAIT_SPINS = new Param("jrma.wait.spins", "auto", "job",
-            "iterations a waiting thread spins (driving progress) before it yields; auto: 2000, or 0 when the JVM"
-            + " holds more ranks than cores (spinning then steals the core the awaited rank needs)");
+            "iterations a waiting thread spins (driving progress) before it yields; auto: 2000, or 0 when the job has"
+            + " as many ranks as the host has cores or more (spinning then steals the core the awaited rank needs)");
     /** Yields before a waiting thread starts parking. */
     public static final Param WAIT_YIELDS = new Param("jrma.wait.yields", "auto", "job",
-            "Thread.yield() calls a waiting thread makes before it parks; auto: 200, or 20 when oversubscribed");
+            "Thread.yield() calls a waiting thread makes before it parks; auto: 200, or 20 when ranks >= cores");
     /** Longest single park of a waiting thread. */
     public static final Param WAIT_MAX_PARK_NS = new Param("jrma.wait.maxParkNs", "200000", "job",
             "longest single park (ns) of a waiting thread; parks grow from 1 us to this");
@@ -32,6 +32,12 @@ public final class Params {
     /** Default bound on queued operations per target before they are sent; info key jrma_max_pending_ops. */
     public static final Param MAX_PENDING = new Param("jrma.maxPendingOps", "256", "window",
             "queued operations per target after which the queue is sent without waiting for a sync call");
+    /** Whether lock/unlock requests ride on operation packets; the info key jrma_lock_coalesce overrides it. */
+    public static final Param LOCK_COALESCE = new Param("jrma.lock.coalesce", "true", "window",
+            "true: a passive-target lock is requested with the first operation to the target and released with the"
+            + " last (one packet per single-operation epoch; on the direct path the lock word is taken at the first"
+            + " operation); false: lock and lock_all request the lock at once and wait for the grant, and unlock is a"
+            + " packet of its own (for measuring what coalescing saves)");
     /** Operations at least this large are sent at once even in lazy mode. */
     public static final Param EAGER_BYTES = new Param("jrma.issue.eagerBytes", "65536", "window",
             "in lazy mode, an operation of at least this many bytes sends its target's queue at once (large transfers"
@@ -66,7 +72,7 @@ public final class Params {
 
     /** All parameters, for listing. */
     public static final List<Param> ALL = List.of(PATH, PROGRESS, WAIT_SPINS, WAIT_YIELDS, WAIT_MAX_PARK_NS,
-            AGENT_MAX_PARK_NS, ISSUE, EAGER_BYTES, MAX_PENDING, JOB_TIMEOUT_MS, JVMS, JVMS_REUSE, RANK_LOADERS, SHM_WINDOWS, SHM_DIR);
+            AGENT_MAX_PARK_NS, ISSUE, EAGER_BYTES, MAX_PENDING, LOCK_COALESCE, JOB_TIMEOUT_MS, JVMS, JVMS_REUSE, RANK_LOADERS, SHM_WINDOWS, SHM_DIR);
 
     private Params() {
     }
