@@ -64,6 +64,33 @@ public final class ProgressAgent implements Agent {
     }
 
     private final java.util.concurrent.atomic.AtomicInteger spinningCallers = new java.util.concurrent.atomic.AtomicInteger();
+    /** Threads parked in the library waiting for something progress may bring (a reply, a packet). */
+    private final java.util.Set<Thread> parkedWaiters = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private final java.util.concurrent.atomic.AtomicInteger parkedCount = new java.util.concurrent.atomic.AtomicInteger();
+
+    /**
+     * Registers the calling thread as parked until progress does work: the thread must check its condition
+     * again after this call and before it parks, and call {@link #unparked} after.
+     */
+    public void parking() {
+        parkedWaiters.add(Thread.currentThread());
+        parkedCount.incrementAndGet();
+    }
+
+    /** Ends {@link #parking}. */
+    public void unparked() {
+        parkedWaiters.remove(Thread.currentThread());
+        parkedCount.decrementAndGet();
+    }
+
+    /** Wakes every parked waiter after a duty cycle that did work (it may have completed what they wait for). */
+    private void wakeParked() {
+        if (parkedCount.get() > 0) {
+            for (Thread t : parkedWaiters) {
+                java.util.concurrent.locks.LockSupport.unpark(t);
+            }
+        }
+    }
 
     /** Threads waiting in the library that are polling (driving this agent) right now. */
     public java.util.concurrent.atomic.AtomicInteger spinningCallers() {
@@ -106,11 +133,16 @@ public final class ProgressAgent implements Agent {
         if (running.get() || !running.compareAndSet(false, true)) {
             return 0;
         }
+        int work;
         try {
-            return doWork();
+            work = doWork();
         } finally {
             running.set(false);
         }
+        if (work > 0) {
+            wakeParked();
+        }
+        return work;
     }
 
     @Override

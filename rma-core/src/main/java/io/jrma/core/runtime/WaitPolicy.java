@@ -80,7 +80,16 @@ public final class WaitPolicy {
                         }
                         sleeper.sleep(seen, parkNs);
                     } else {
-                        LockSupport.parkNanos(parkNs);
+                        // woken early by the progress agent when it does work (a reply may complete us)
+                        job.agent().parking();
+                        try {
+                            if (done.getAsBoolean()) {
+                                break;
+                            }
+                            LockSupport.parkNanos(parkNs);
+                        } finally {
+                            job.agent().unparked();
+                        }
                     }
                     parkNs = Math.min(maxParkNs, parkNs * 2);
                 }
