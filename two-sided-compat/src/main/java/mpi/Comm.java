@@ -125,6 +125,53 @@ public class Comm implements Freeable, Cloneable, Site {
         return core().rank();
     }
 
+    /**
+     * The messenger rank of a point-to-point peer: the rank itself on an intra-communicator; an
+     * inter-communicator maps ranks of the remote group to ranks of the communicator under it.
+     */
+    int peer(int rank) {
+        return rank;
+    }
+
+    /** The status of a message received on this communicator. */
+    final Status status(io.jrma.msg.Status s) {
+        return Status.of(s, this);
+    }
+
+    /** MPI_COMM_SIZE: the local group's size. */
+    int localSize() {
+        return core().size();
+    }
+
+    /** MPI_COMM_RANK: the rank in the local group. */
+    int localRank() {
+        return core().rank();
+    }
+
+    /** MPI_COMM_GROUP: the local group. */
+    io.jrma.Group localGroup() {
+        return core().group();
+    }
+
+    /** This communicator as an inter-communicator, or null. */
+    final Intercomm inter() {
+        return this instanceof Intercomm ic ? ic : null;
+    }
+
+    /** Raises ERR_COMM through the error handler on an inter-communicator (in-place and neighborhood collectives). */
+    final void requireIntra(String what) throws MPIException {
+        if (this instanceof Intercomm) {
+            exec(() -> intraOnly(what));
+        }
+    }
+
+    /** ERR_COMM for a call that MPI defines on intra-communicators only. */
+    final void intraOnly(String what) {
+        if (this instanceof Intercomm) {
+            throw new RmaException(ErrorClass.ERR_COMM, what + " is not defined on an inter-communicator");
+        }
+    }
+
     final int size() {
         return core().size();
     }
@@ -299,12 +346,12 @@ public class Comm implements Freeable, Cloneable, Site {
 
     /** Number of ranks (MPI_COMM_SIZE). */
     public final int getSize() throws MPIException {
-        return run(() -> core().size());
+        return run(() -> localSize());
     }
 
     /** This process's rank (MPI_COMM_RANK). */
     public final int getRank() throws MPIException {
-        return run(() -> core().rank());
+        return run(() -> localRank());
     }
 
     /**
@@ -384,21 +431,43 @@ public class Comm implements Freeable, Cloneable, Site {
 
     /** The group of this communicator (MPI_COMM_GROUP). */
     public final Group getGroup() throws MPIException {
-        return run(() -> new Group(core().group()));
+        return run(() -> new Group(localGroup()));
     }
 
-    /** Whether this is an inter-communicator (MPI_COMM_TEST_INTER): never, in jrma. */
+    /** Whether this is an inter-communicator (MPI_COMM_TEST_INTER). */
     public final boolean isInter() throws MPIException {
         return run(() -> {
             core();
-            return false;
+            return this instanceof Intercomm;
         });
     }
 
-    /** Inter-communicators are not supported by jrma: ERR_UNSUPPORTED_OPERATION (MPI_INTERCOMM_CREATE). */
+    /**
+     * An inter-communicator between the group of {@code localComm} and another, disjoint group
+     * (MPI_INTERCOMM_CREATE). Collective over both groups: every member of each calls it with its own
+     * {@code localComm} and the rank of its leader there; this communicator (the peer communicator) is read at
+     * the leaders only, which exchange their groups through it with {@code tag}, {@code remoteLeader} being the
+     * other leader's rank in it.
+     */
     public final Intercomm createIntercomm(Comm localComm, int localLeader, int remoteLeader, int tag) throws MPIException {
         return run(() -> {
-            throw new RmaException(ErrorClass.ERR_UNSUPPORTED_OPERATION, "inter-communicators are not supported by jrma");
+            if (localComm == null) {
+                throw new RmaException(ErrorClass.ERR_COMM, "createIntercomm: the local communicator is null");
+            }
+            localComm.intraOnly("createIntercomm's local communicator");
+            int[] remote = Intercomm.exchangeLeaders(localComm, localLeader,
+                    ranks -> {
+                        intraOnly("createIntercomm's peer communicator");
+                        Messenger m = m();
+                        int[] n = new int[1];
+                        m.sendrecv(new int[] {ranks.length}, 0, 1, io.jrma.Datatype.INT, remoteLeader, tag,
+                                n, 0, 1, io.jrma.Datatype.INT, remoteLeader, tag);
+                        int[] other = new int[n[0]];
+                        m.sendrecv(ranks, 0, ranks.length, io.jrma.Datatype.INT, remoteLeader, tag,
+                                other, 0, other.length, io.jrma.Datatype.INT, remoteLeader, tag);
+                        return other;
+                    });
+            return Intercomm.create(localComm, remote);
         });
     }
 
@@ -408,7 +477,7 @@ public class Comm implements Freeable, Cloneable, Site {
     public final void send(Object buf, int count, Datatype type, int dest, int tag) throws MPIException {
         exec(() -> {
             Bufs.Msg b = b(buf, type);
-            m().send(b.obj, b.off, count, jt(type), dest, tag);
+            m().send(b.obj, b.off, count, jt(type), peer(dest), tag);
             b.done();
         });
     }
@@ -418,7 +487,7 @@ public class Comm implements Freeable, Cloneable, Site {
         return run(() -> {
             Bufs.Msg b = b(buf, type);
             try {
-                return new Status(m().recv(b.obj, b.off, count, jt(type), source, tag));
+                return status(m().recv(b.obj, b.off, count, jt(type), peer(source), tag));
             } finally {
                 b.done();
             }
@@ -433,8 +502,8 @@ public class Comm implements Freeable, Cloneable, Site {
             Bufs.Msg s = b(sendbuf, sendtype);
             Bufs.Msg r = b(recvbuf, recvtype);
             try {
-                return new Status(m().sendrecv(s.obj, s.off, sendcount, jt(sendtype), dest, sendtag,
-                        r.obj, r.off, recvcount, jt(recvtype), source, recvtag));
+                return status(m().sendrecv(s.obj, s.off, sendcount, jt(sendtype), peer(dest), sendtag,
+                        r.obj, r.off, recvcount, jt(recvtype), peer(source), recvtag));
             } finally {
                 s.done();
                 r.done();
@@ -449,9 +518,9 @@ public class Comm implements Freeable, Cloneable, Site {
             Bufs.Msg b = b(buf, type);
             byte[] out = UserOps.pack(b, count, type);
             Messenger m = m();
-            MsgRequest s = m.isend(out, 0, out.length, io.jrma.Datatype.BYTE, dest, sendtag);
+            MsgRequest s = m.isend(out, 0, out.length, io.jrma.Datatype.BYTE, peer(dest), sendtag);
             try {
-                return new Status(m.recv(b.obj, b.off, count, jt(type), source, recvtag));
+                return status(m.recv(b.obj, b.off, count, jt(type), peer(source), recvtag));
             } finally {
                 s.waitFor();
                 b.done();
@@ -470,7 +539,7 @@ public class Comm implements Freeable, Cloneable, Site {
             if (dest == MPI.PROC_NULL) {
                 return;
             }
-            MPI.bsend.send(this, m(), b, count, type, dest, tag);
+            MPI.bsend.send(this, m(), b, count, type, peer(dest), tag);
         });
     }
 
@@ -478,7 +547,7 @@ public class Comm implements Freeable, Cloneable, Site {
     public final void sSend(Object buf, int count, Datatype type, int dest, int tag) throws MPIException {
         exec(() -> {
             Bufs.Msg b = b(buf, type);
-            m().ssend(b.obj, b.off, count, jt(type), dest, tag);
+            m().ssend(b.obj, b.off, count, jt(type), peer(dest), tag);
             b.done();
         });
     }
@@ -494,8 +563,9 @@ public class Comm implements Freeable, Cloneable, Site {
         return run(() -> {
             Bufs.Msg b = b(buf, type);
             Messenger m = m();
-            MsgRequest r = sync ? m.issend(b.obj, b.off, count, jt(type), dest, tag)
-                    : m.isend(b.obj, b.off, count, jt(type), dest, tag);
+            int to = peer(dest);
+            MsgRequest r = sync ? m.issend(b.obj, b.off, count, jt(type), to, tag)
+                    : m.isend(b.obj, b.off, count, jt(type), to, tag);
             return Request.msg(this, m, r, b);
         });
     }
@@ -533,20 +603,40 @@ public class Comm implements Freeable, Cloneable, Site {
         return run(() -> {
             Bufs.Msg b = b(buf, type);
             Messenger m = m();
-            return Request.msg(this, m, m.irecv(b.obj, b.off, count, jt(type), source, tag), b);
+            return Request.msg(this, m, m.irecv(b.obj, b.off, count, jt(type), peer(source), tag), b);
         });
     }
 
-    private Prequest persistent(Buffer buf, int count, Datatype type, int peer, int tag, int kind) throws MPIException {
+    private static final int P_SEND = 0;
+    private static final int P_SSEND = 1;
+    private static final int P_RECV = 2;
+    private static final int P_BSEND = 3;
+
+    private Prequest persistent(Buffer buf, int count, Datatype type, int rank, int tag, int kind) throws MPIException {
         MPI.check();
         MPI.assertDirectBuffer(buf);
         return run(() -> {
             Bufs.Msg b = b(buf, type);
             io.jrma.Datatype t = jt(type);
             Messenger m = m();
-            Prequest p = new Prequest(this, () -> kind == 0 ? m.isend(b.obj, b.off, count, t, peer, tag)
-                    : kind == 1 ? m.issend(b.obj, b.off, count, t, peer, tag)
-                    : m.irecv(b.obj, b.off, count, t, peer, tag), b);
+            int peer = peer(rank);
+            Prequest p = new Prequest(this, () -> {
+                switch (kind) {
+                    case P_SEND:
+                        return m.isend(b.obj, b.off, count, t, peer, tag);
+                    case P_SSEND:
+                        return m.issend(b.obj, b.off, count, t, peer, tag);
+                    case P_BSEND:
+                        // the buffer's content at start is copied into the attached buffer's room and sent from
+                        // there: the request is complete at once, as for ibSend
+                        if (peer != MPI.PROC_NULL) {
+                            MPI.bsend.send(this, m, b, count, type, peer, tag);
+                        }
+                        return MsgRequest.completedSend(m);
+                    default:
+                        return m.irecv(b.obj, b.off, count, t, peer, tag);
+                }
+            }, b);
             p.setMessenger(m);
             return p;
         });
@@ -554,27 +644,31 @@ public class Comm implements Freeable, Cloneable, Site {
 
     /** A persistent standard-mode send (MPI_SEND_INIT); start it with {@link Prequest#start}. */
     public final Prequest sendInit(Buffer buf, int count, Datatype type, int dest, int tag) throws MPIException {
-        return persistent(buf, count, type, dest, tag, 0);
+        return persistent(buf, count, type, dest, tag, P_SEND);
     }
 
-    /** A persistent buffered-mode send (MPI_BSEND_INIT): standard mode in jrma. */
+    /**
+     * A persistent buffered-mode send (MPI_BSEND_INIT): each {@link Prequest#start} copies the buffer into room
+     * of the buffer given to {@link MPI#attachBuffer} and sends the copy, as {@link #bSend} does (ERR_BUFFER
+     * at start if no buffer is attached or it has no room); the request is then complete.
+     */
     public final Prequest bSendInit(Buffer buf, int count, Datatype type, int dest, int tag) throws MPIException {
-        return persistent(buf, count, type, dest, tag, 0);
+        return persistent(buf, count, type, dest, tag, P_BSEND);
     }
 
     /** A persistent synchronous send (MPI_SSEND_INIT). */
     public final Prequest sSendInit(Buffer buf, int count, Datatype type, int dest, int tag) throws MPIException {
-        return persistent(buf, count, type, dest, tag, 1);
+        return persistent(buf, count, type, dest, tag, P_SSEND);
     }
 
     /** A persistent ready-mode send (MPI_RSEND_INIT): standard mode in jrma. */
     public final Prequest rSendInit(Buffer buf, int count, Datatype type, int dest, int tag) throws MPIException {
-        return persistent(buf, count, type, dest, tag, 0);
+        return persistent(buf, count, type, dest, tag, P_SEND);
     }
 
     /** A persistent receive (MPI_RECV_INIT). */
     public final Prequest recvInit(Buffer buf, int count, Datatype type, int source, int tag) throws MPIException {
-        return persistent(buf, count, type, source, tag, 2);
+        return persistent(buf, count, type, source, tag, P_RECV);
     }
 
     // ---------------------------------------------------------------------------------- pack and unpack
@@ -636,14 +730,14 @@ public class Comm implements Freeable, Cloneable, Site {
     /** The status of a matching message that has arrived, or null; the message stays to be received (MPI_IPROBE). */
     public final Status iProbe(int source, int tag) throws MPIException {
         return run(() -> {
-            io.jrma.msg.Status s = m().iprobe(source, tag);
-            return s == null ? null : new Status(s);
+            io.jrma.msg.Status s = m().iprobe(peer(source), tag);
+            return s == null ? null : status(s);
         });
     }
 
     /** Waits for a matching message and returns its status; it stays to be received (MPI_PROBE). */
     public final Status probe(int source, int tag) throws MPIException {
-        return run(() -> new Status(m().probe(source, tag)));
+        return run(() -> status(m().probe(peer(source), tag)));
     }
 
     // ---------------------------------------------------------------------------------- attributes
@@ -784,6 +878,10 @@ public class Comm implements Freeable, Cloneable, Site {
 
     /** Broadcasts the root's buffer to every rank (MPI_BCAST). */
     public final void bcast(Object buf, int count, Datatype type, int root) throws MPIException {
+        if (this instanceof Intercomm ic) {
+            ic.xBcast(buf, count, type, root);
+            return;
+        }
         exec(() -> {
             Bufs.Msg b = b(buf, type);
             coll().bcast(b.obj, b.off, count, jt(type), root);
@@ -800,6 +898,10 @@ public class Comm implements Freeable, Cloneable, Site {
     /** Gathers every rank's send buffer into the root's receive buffer, rank r's at block r (MPI_GATHER). */
     public final void gather(Object sendbuf, int sendcount, Datatype sendtype,
                              Object recvbuf, int recvcount, Datatype recvtype, int root) throws MPIException {
+        if (this instanceof Intercomm ic) {
+            ic.xGather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root);
+            return;
+        }
         exec(() -> {
             Bufs.Msg s = b(sendbuf, sendtype);
             Bufs.Msg r = b(recvbuf, recvtype);
@@ -813,6 +915,7 @@ public class Comm implements Freeable, Cloneable, Site {
      * block is already in place; at the other ranks {@code buf} holds the {@code count} elements to send.
      */
     public final void gather(Object buf, int count, Datatype type, int root) throws MPIException {
+        requireIntra("gather in place");
         exec(() -> {
             Bufs.Msg b = b(buf, type);
             io.jrma.Datatype t = jt(type);
@@ -842,6 +945,10 @@ public class Comm implements Freeable, Cloneable, Site {
     public final void gatherv(Object sendbuf, int sendcount, Datatype sendtype,
                               Object recvbuf, int[] recvcount, int[] displs, Datatype recvtype, int root)
             throws MPIException {
+        if (this instanceof Intercomm ic) {
+            ic.xGatherv(sendbuf, sendcount, sendtype, recvbuf, recvcount, displs, recvtype, root);
+            return;
+        }
         exec(() -> {
             Bufs.Msg s = b(sendbuf, sendtype);
             Bufs.Msg r = b(recvbuf, recvtype);
@@ -854,6 +961,7 @@ public class Comm implements Freeable, Cloneable, Site {
     /** Gatherv in place at the root (its own block is already at {@code displs[root]}); call it at the root only. */
     public final void gatherv(Object recvbuf, int[] recvcount, int[] displs, Datatype recvtype, int root)
             throws MPIException {
+        requireIntra("gatherv in place");
         exec(() -> {
             Bufs.Msg r = b(recvbuf, recvtype);
             io.jrma.Datatype t = jt(recvtype);
@@ -870,6 +978,7 @@ public class Comm implements Freeable, Cloneable, Site {
 
     /** Gatherv in place, at the ranks other than the root: sends {@code sendcount} elements. */
     public final void gatherv(Object sendbuf, int sendcount, Datatype sendtype, int root) throws MPIException {
+        requireIntra("gatherv in place");
         exec(() -> {
             Bufs.Msg s = b(sendbuf, sendtype);
             if (me() == root) {
@@ -910,6 +1019,10 @@ public class Comm implements Freeable, Cloneable, Site {
     /** Sends block r of the root's send buffer to rank r (MPI_SCATTER). */
     public final void scatter(Object sendbuf, int sendcount, Datatype sendtype,
                               Object recvbuf, int recvcount, Datatype recvtype, int root) throws MPIException {
+        if (this instanceof Intercomm ic) {
+            ic.xScatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root);
+            return;
+        }
         exec(() -> {
             Bufs.Msg s = b(sendbuf, sendtype);
             Bufs.Msg r = b(recvbuf, recvtype);
@@ -923,6 +1036,7 @@ public class Comm implements Freeable, Cloneable, Site {
      * own; the other ranks receive {@code count} elements into {@code buf}.
      */
     public final void scatter(Object buf, int count, Datatype type, int root) throws MPIException {
+        requireIntra("scatter in place");
         exec(() -> {
             Bufs.Msg b = b(buf, type);
             io.jrma.Datatype t = jt(type);
@@ -951,6 +1065,10 @@ public class Comm implements Freeable, Cloneable, Site {
     /** Sends {@code sendcount[r]} elements from {@code displs[r]} extents to rank r (MPI_SCATTERV). */
     public final void scatterv(Object sendbuf, int[] sendcount, int[] displs, Datatype sendtype,
                                Object recvbuf, int recvcount, Datatype recvtype, int root) throws MPIException {
+        if (this instanceof Intercomm ic) {
+            ic.xScatterv(sendbuf, sendcount, displs, sendtype, recvbuf, recvcount, recvtype, root);
+            return;
+        }
         exec(() -> {
             Bufs.Msg s = b(sendbuf, sendtype);
             Bufs.Msg r = b(recvbuf, recvtype);
@@ -963,6 +1081,7 @@ public class Comm implements Freeable, Cloneable, Site {
     /** Scatterv in place at the root (it keeps its own block); call it at the root only. */
     public final void scatterv(Object sendbuf, int[] sendcount, int[] displs, Datatype sendtype, int root)
             throws MPIException {
+        requireIntra("scatterv in place");
         exec(() -> {
             Bufs.Msg s = b(sendbuf, sendtype);
             io.jrma.Datatype t = jt(sendtype);
@@ -978,6 +1097,7 @@ public class Comm implements Freeable, Cloneable, Site {
 
     /** Scatterv in place, at the ranks other than the root: receives {@code recvcount} elements. */
     public final void scatterv(Object recvbuf, int recvcount, Datatype recvtype, int root) throws MPIException {
+        requireIntra("scatterv in place");
         exec(() -> {
             Bufs.Msg r = b(recvbuf, recvtype);
             if (me() == root) {
@@ -1012,6 +1132,10 @@ public class Comm implements Freeable, Cloneable, Site {
     /** Every rank gets every rank's block, rank r's at block r (MPI_ALLGATHER). */
     public final void allGather(Object sendbuf, int sendcount, Datatype sendtype,
                                 Object recvbuf, int recvcount, Datatype recvtype) throws MPIException {
+        if (this instanceof Intercomm ic) {
+            ic.xAllGather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
+            return;
+        }
         exec(() -> {
             Bufs.Msg s = b(sendbuf, sendtype);
             Bufs.Msg r = b(recvbuf, recvtype);
@@ -1022,6 +1146,7 @@ public class Comm implements Freeable, Cloneable, Site {
 
     /** Allgather in place: every rank's own block is already at block rank of {@code buf} (MPI_IN_PLACE). */
     public final void allGather(Object buf, int count, Datatype type) throws MPIException {
+        requireIntra("allGather in place");
         exec(() -> {
             Bufs.Msg b = b(buf, type);
             io.jrma.Datatype t = jt(type);
@@ -1046,6 +1171,10 @@ public class Comm implements Freeable, Cloneable, Site {
     /** Allgather with varying counts; rank r's data lands at {@code displs[r]} extents (MPI_ALLGATHERV). */
     public final void allGatherv(Object sendbuf, int sendcount, Datatype sendtype,
                                  Object recvbuf, int[] recvcount, int[] displs, Datatype recvtype) throws MPIException {
+        if (this instanceof Intercomm ic) {
+            ic.xAllGatherv(sendbuf, sendcount, sendtype, recvbuf, recvcount, displs, recvtype);
+            return;
+        }
         exec(() -> {
             Bufs.Msg s = b(sendbuf, sendtype);
             Bufs.Msg r = b(recvbuf, recvtype);
@@ -1057,6 +1186,7 @@ public class Comm implements Freeable, Cloneable, Site {
 
     /** Allgatherv in place: every rank's block is already at {@code displs[rank]} (MPI_IN_PLACE). */
     public final void allGatherv(Object recvbuf, int[] recvcount, int[] displs, Datatype recvtype) throws MPIException {
+        requireIntra("allGatherv in place");
         exec(() -> {
             Bufs.Msg r = b(recvbuf, recvtype);
             io.jrma.Datatype t = jt(recvtype);
@@ -1085,6 +1215,10 @@ public class Comm implements Freeable, Cloneable, Site {
     /** Block j of every rank's send buffer goes to rank j, landing at block i for sender i (MPI_ALLTOALL). */
     public final void allToAll(Object sendbuf, int sendcount, Datatype sendtype,
                                Object recvbuf, int recvcount, Datatype recvtype) throws MPIException {
+        if (this instanceof Intercomm ic) {
+            ic.xAllToAll(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
+            return;
+        }
         exec(() -> {
             Bufs.Msg s = b(sendbuf, sendtype);
             Bufs.Msg r = b(recvbuf, recvtype);
@@ -1103,6 +1237,10 @@ public class Comm implements Freeable, Cloneable, Site {
     /** Alltoall with per-rank counts and displacements (in extents) on both sides (MPI_ALLTOALLV). */
     public final void allToAllv(Object sendbuf, int[] sendcount, int[] sdispls, Datatype sendtype,
                                 Object recvbuf, int[] recvcount, int[] rdispls, Datatype recvtype) throws MPIException {
+        if (this instanceof Intercomm ic) {
+            ic.xAllToAllv(sendbuf, sendcount, sdispls, sendtype, recvbuf, recvcount, rdispls, recvtype);
+            return;
+        }
         exec(() -> {
             Bufs.Msg s = b(sendbuf, sendtype);
             Bufs.Msg r = b(recvbuf, recvtype);
@@ -1126,6 +1264,7 @@ public class Comm implements Freeable, Cloneable, Site {
      */
     public final void allToAllw(Buffer sendBuf, int[] sendCount, int[] sDispls, Datatype[] sendTypes,
                                 Buffer recvBuf, int[] recvCount, int[] rDispls, Datatype[] recvTypes) throws MPIException {
+        requireIntra("allToAllw");
         MPI.check();
         MPI.assertDirectBuffer(sendBuf, recvBuf);
         exec(() -> {
@@ -1180,6 +1319,7 @@ public class Comm implements Freeable, Cloneable, Site {
     /** Sends this rank's block to every neighbor and receives one block from each (MPI_NEIGHBOR_ALLGATHER). */
     public final void neighborAllGather(Object sendbuf, int sendcount, Datatype sendtype,
                                         Object recvbuf, int recvcount, Datatype recvtype) throws MPIException {
+        requireIntra("neighborAllGather");
         exec(() -> topo().allGather(sendbuf, sendcount, sendtype, recvbuf, new int[] {recvcount}, null,
                 recvtype));
     }
@@ -1195,6 +1335,7 @@ public class Comm implements Freeable, Cloneable, Site {
     public final void neighborAllGatherv(Object sendbuf, int sendcount, Datatype sendtype,
                                          Object recvbuf, int[] recvcount, int[] displs, Datatype recvtype)
             throws MPIException {
+        requireIntra("neighborAllGatherv");
         exec(() -> topo().allGather(sendbuf, sendcount, sendtype, recvbuf, recvcount, displs, recvtype));
     }
 
@@ -1209,6 +1350,7 @@ public class Comm implements Freeable, Cloneable, Site {
     /** Sends block k to neighbor k and receives block k from neighbor k (MPI_NEIGHBOR_ALLTOALL). */
     public final void neighborAllToAll(Object sendbuf, int sendcount, Datatype sendtype,
                                        Object recvbuf, int recvcount, Datatype recvtype) throws MPIException {
+        requireIntra("neighborAllToAll");
         exec(() -> topo().allToAll(sendbuf, new int[] {sendcount}, null, sendtype, recvbuf,
                 new int[] {recvcount}, null, recvtype));
     }
@@ -1224,6 +1366,7 @@ public class Comm implements Freeable, Cloneable, Site {
     public final void neighborAllToAllv(Object sendbuf, int[] sendcount, int[] sdispls, Datatype sendtype,
                                         Object recvbuf, int[] recvcount, int[] rdispls, Datatype recvtype)
             throws MPIException {
+        requireIntra("neighborAllToAllv");
         exec(() -> topo().allToAll(sendbuf, sendcount, sdispls, sendtype, recvbuf, recvcount, rdispls,
                 recvtype));
     }
@@ -1252,11 +1395,16 @@ public class Comm implements Freeable, Cloneable, Site {
 
     /** Combines every rank's send buffer with {@code op} into the root's receive buffer (MPI_REDUCE). */
     public final void reduce(Object sendbuf, Object recvbuf, int count, Datatype type, Op op, int root) throws MPIException {
+        if (this instanceof Intercomm ic) {
+            ic.xReduce(sendbuf, recvbuf, count, type, op, root);
+            return;
+        }
         exec(() -> reduce(b(sendbuf, type), b(recvbuf, type), count, type, op, root));
     }
 
     /** Reduce in place: at the root {@code buf} holds its contribution and receives the result (MPI_IN_PLACE). */
     public final void reduce(Object buf, int count, Datatype type, Op op, int root) throws MPIException {
+        requireIntra("reduce in place");
         exec(() -> {
             Bufs.Msg b = b(buf, type);
             Bufs.Msg s = me() == root ? copy(b, type) : b;
@@ -1298,11 +1446,16 @@ public class Comm implements Freeable, Cloneable, Site {
 
     /** Combines every rank's send buffer with {@code op}; every rank gets the result (MPI_ALLREDUCE). */
     public final void allReduce(Object sendbuf, Object recvbuf, int count, Datatype type, Op op) throws MPIException {
+        if (this instanceof Intercomm ic) {
+            ic.xAllReduce(sendbuf, recvbuf, count, type, op);
+            return;
+        }
         exec(() -> allReduce(b(sendbuf, type), b(recvbuf, type), count, type, op));
     }
 
     /** Allreduce in place: {@code buf} holds this rank's contribution and receives the result (MPI_IN_PLACE). */
     public final void allReduce(Object buf, int count, Datatype type, Op op) throws MPIException {
+        requireIntra("allReduce in place");
         exec(() -> {
             Bufs.Msg b = b(buf, type);
             allReduce(copy(b, type), b, count, type, op);
@@ -1337,11 +1490,16 @@ public class Comm implements Freeable, Cloneable, Site {
      */
     public final void reduceScatter(Object sendbuf, Object recvbuf, int[] recvcounts, Datatype type, Op op)
             throws MPIException {
+        if (this instanceof Intercomm ic) {
+            ic.xReduceScatter(sendbuf, recvbuf, recvcounts, type, op);
+            return;
+        }
         exec(() -> reduceScatter(b(sendbuf, type), b(recvbuf, type), recvcounts, type, op));
     }
 
     /** Reduce-scatter in place: {@code buf} holds the whole input and receives this rank's block at its start. */
     public final void reduceScatter(Object buf, int[] counts, Datatype type, Op op) throws MPIException {
+        requireIntra("reduceScatter in place");
         exec(() -> {
             Bufs.Msg b = b(buf, type);
             reduceScatter(copy(b, type), b, counts, type, op);
@@ -1374,11 +1532,16 @@ public class Comm implements Freeable, Cloneable, Site {
     /** {@link #reduceScatter} with {@code recvcount} elements for every rank (MPI_REDUCE_SCATTER_BLOCK). */
     public final void reduceScatterBlock(Object sendbuf, Object recvbuf, int recvcount, Datatype type, Op op)
             throws MPIException {
+        if (this instanceof Intercomm ic) {
+            ic.xReduceScatterBlock(sendbuf, recvbuf, recvcount, type, op);
+            return;
+        }
         exec(() -> reduceScatter(b(sendbuf, type), b(recvbuf, type), blocks(recvcount), type, op));
     }
 
     /** Reduce-scatter-block in place. */
     public final void reduceScatterBlock(Object buf, int count, Datatype type, Op op) throws MPIException {
+        requireIntra("reduceScatterBlock in place");
         exec(() -> {
             Bufs.Msg b = b(buf, type);
             reduceScatter(copy(b, type), b, blocks(count), type, op);

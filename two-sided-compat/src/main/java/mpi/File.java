@@ -21,13 +21,12 @@ import java.util.Set;
  * opens the same file of the local file system and reads and writes it at explicit offsets.
  *
  * <p>Supported: opening with every access mode (RDONLY, WRONLY, RDWR, CREATE, EXCL, DELETE_ON_CLOSE, APPEND,
- * SEQUENTIAL), close, delete, sizes, info, views whose file type is contiguous (no holes; displacement, etype
- * and the "native" representation), reads and writes at explicit offsets and through the individual file
- * pointer (blocking, collective, nonblocking, split collective), the ordered collective reads and writes and the
- * shared file pointer they move (seekShared, getPositionShared), sync and error handlers (the default for files
- * is {@link MPI#ERRORS_RETURN}, as MPI says). Not supported, ERR_UNSUPPORTED_OPERATION: views whose file type
- * has holes, and the non-collective shared-pointer calls (readShared, writeShared and their nonblocking forms);
- * a representation other than "native" or "internal" is ERR_UNSUPPORTED_DATAREP.
+ * SEQUENTIAL), close, delete, sizes, info, views (displacement, etype, a file type with or without holes,
+ * tiled from the displacement, and the "native" representation), reads and writes at explicit offsets, through
+ * the individual file pointer and through the shared file pointer (blocking, collective, nonblocking, split
+ * collective, ordered), sync and error handlers (the default for files is {@link MPI#ERRORS_RETURN}, as MPI
+ * says). The shared file pointer is a counter in a window at rank 0, moved by atomic fetch-and-add. A
+ * representation other than "native" or "internal" is ERR_UNSUPPORTED_DATAREP.
  *
  * <p>Collective calls must be made by every rank of the communicator, as in MPI; nonblocking calls complete in
  * the call.
@@ -40,10 +39,23 @@ public final class File implements Site {
     private volatile Errhandler errh = MPI.ERRORS_RETURN;
     private Info info;
     private FileView view = new FileView(0, MPI.BYTE, MPI.BYTE, "native");
-    /** Individual and shared file pointers, in etypes of the view. */
+    /** The individual file pointer, in etypes of the view. */
     private long pointer;
-    private long shared;
+    /**
+     * The shared file pointer (etypes of the view) lives in a one-long window at rank 0 of the communicator,
+     * moved by atomic fetch-and-add, so ranks in any JVM share it.
+     */
+    private Win sharedWin;
     private boolean atomic;
+    /**
+     * The file type's data blocks (byte offset in a tile, length) in type-map order, or null if the file type
+     * has no holes; the tiles follow each other every {@code tileExtent} bytes from the displacement, each
+     * holding {@code tileData} bytes of data.
+     */
+    private long[] blockOff;
+    private long[] blockLen;
+    private long tileData;
+    private long tileExtent;
     private Status beginStatus;
 
     /** Opens {@code filename} collectively over {@code comm} (MPI_FILE_OPEN). */
@@ -112,11 +124,11 @@ public final class File implements Site {
             }
         });
         this.info = Info.ji(info) == null ? new Info() : info.dup();
-        if (has(MPI.MODE_APPEND)) {
-            long end = size();
-            pointer = end;
-            shared = end;
-        }
+        long start = has(MPI.MODE_APPEND) ? size() : 0;
+        pointer = start;
+        java.nio.LongBuffer mem = MPI.newLongBuffer(1).put(0, start);
+        sharedWin = new Win(mem, 1, 1, MPI.INFO_NULL, comm);
+        sharedWin.setErrhandler(MPI.ERRORS_RETURN);
     }
 
     private boolean has(int mode) {
@@ -207,19 +219,74 @@ public final class File implements Site {
         return Math.max(1, Datatype.jt(view.getEType()).size());
     }
 
-    private long byteOffset(long offset) {
+    /** The position in the view's data stream, in bytes, of {@code offset} etypes. */
+    private long dataPos(long offset) {
         if (offset < 0) {
             throw new RmaException(ErrorClass.ERR_ARG, "file offset " + offset + " is negative");
         }
-        return view.getDisp() + offset * etypeSize();
+        return offset * etypeSize();
+    }
+
+    /** The absolute byte position in the file of {@code offset} etypes of the view. */
+    private long byteOffset(long offset) {
+        long pos = dataPos(offset);
+        long[] at = {-1};
+        try {
+            segments(pos, 1, (file, len, done) -> {
+                at[0] = file;
+                return false;
+            });
+        } catch (IOException e) {
+            throw new IllegalStateException(e); // the segment body does no I/O
+        }
+        return at[0];
+    }
+
+    /** A piece of the file holding view data: {@code len} bytes at {@code file}, after {@code done} bytes. */
+    @FunctionalInterface
+    private interface Segment {
+        /** Returns whether to go on with the next piece. */
+        boolean at(long file, long len, long done) throws IOException;
+    }
+
+    /** The pieces of the file that hold view data bytes {@code pos .. pos+len-1}, in order. */
+    private void segments(long pos, long len, Segment seg) throws IOException {
+        long disp = view.getDisp();
+        if (blockOff == null) {
+            seg.at(disp + pos, len, 0);
+            return;
+        }
+        long tile = pos / tileData;
+        long r = pos % tileData;
+        int b = 0;
+        while (r >= blockLen[b]) {
+            r -= blockLen[b];
+            b++;
+        }
+        long done = 0;
+        while (done < len) {
+            long n = Math.min(blockLen[b] - r, len - done);
+            if (!seg.at(disp + tile * tileExtent + blockOff[b] + r, n, done)) {
+                return;
+            }
+            done += n;
+            r = 0;
+            if (++b == blockOff.length) {
+                b = 0;
+                tile++;
+            }
+        }
     }
 
     private static Status status(long bytes) {
         return new Status(MPI.ANY_SOURCE, MPI.ANY_TAG, MPI.SUCCESS, false, bytes, MPI.UNDEFINED);
     }
 
-    /** Reads {@code count} elements of {@code type} from byte {@code at} into {@code buf}; short at the end of file. */
-    private Status readBytes(long at, Object buf, int count, Datatype type) throws MPIException {
+    /**
+     * Reads {@code count} elements of {@code type} from view data position {@code pos} (bytes) into
+     * {@code buf}; short at the end of file.
+     */
+    private Status readBytes(long pos, Object buf, int count, Datatype type) throws MPIException {
         return io(() -> {
             if (has(MPI.MODE_WRONLY)) {
                 throw new RmaException(ErrorClass.ERR_ACCESS, "read: " + name + " was opened MODE_WRONLY");
@@ -229,22 +296,27 @@ public final class File implements Site {
             }
             Bufs.Msg b = Comm.b(buf, type);
             byte[] data = new byte[Math.toIntExact((long) count * Datatype.jt(type).size())];
-            ByteBuffer bb = ByteBuffer.wrap(data);
-            long pos = at;
-            while (bb.hasRemaining()) {
-                int n = ch.read(bb, pos);
-                if (n < 0) {
-                    break;
+            long[] got = {0};
+            segments(pos, data.length, (file, len, done) -> {
+                ByteBuffer bb = ByteBuffer.wrap(data, (int) done, (int) len);
+                long at = file;
+                while (bb.hasRemaining()) {
+                    int n = ch.read(bb, at);
+                    if (n < 0) {
+                        break;
+                    }
+                    at += n;
                 }
-                pos += n;
-            }
-            UserOps.unpack(data, 0, bb.position(), b, count, type);
-            return status(bb.position());
+                got[0] = done + (at - file);
+                return !bb.hasRemaining(); // the end of the file ends the read
+            });
+            UserOps.unpack(data, 0, got[0], b, count, type);
+            return status(got[0]);
         });
     }
 
-    /** Writes {@code count} elements of {@code type} from {@code buf} at byte {@code at}. */
-    private Status writeBytes(long at, Object buf, int count, Datatype type) throws MPIException {
+    /** Writes {@code count} elements of {@code type} from {@code buf} at view data position {@code pos} (bytes). */
+    private Status writeBytes(long pos, Object buf, int count, Datatype type) throws MPIException {
         return io(() -> {
             if (has(MPI.MODE_RDONLY)) {
                 throw new RmaException(ErrorClass.ERR_READ_ONLY, "write: " + name + " was opened MODE_RDONLY");
@@ -253,23 +325,26 @@ public final class File implements Site {
                 throw new RmaException(ErrorClass.ERR_COUNT, "write: negative count " + count);
             }
             byte[] data = UserOps.pack(Comm.b(buf, type), count, type);
-            ByteBuffer bb = ByteBuffer.wrap(data);
-            long pos = at;
-            while (bb.hasRemaining()) {
-                pos += ch.write(bb, pos);
-            }
+            segments(pos, data.length, (file, len, done) -> {
+                ByteBuffer bb = ByteBuffer.wrap(data, (int) done, (int) len);
+                long at = file;
+                while (bb.hasRemaining()) {
+                    at += ch.write(bb, at);
+                }
+                return true;
+            });
             return status(data.length);
         });
     }
 
     private Status readAtPointer(Object buf, int count, Datatype type) throws MPIException {
-        Status s = readBytes(run(() -> byteOffset(pointer)), buf, count, type);
+        Status s = readBytes(run(() -> dataPos(pointer)), buf, count, type);
         pointer += s.bytes() / etypeSize();
         return s;
     }
 
     private Status writeAtPointer(Object buf, int count, Datatype type) throws MPIException {
-        Status s = writeBytes(run(() -> byteOffset(pointer)), buf, count, type);
+        Status s = writeBytes(run(() -> dataPos(pointer)), buf, count, type);
         pointer += s.bytes() / etypeSize();
         return s;
     }
@@ -279,13 +354,6 @@ public final class File implements Site {
         return buf;
     }
 
-    private MPIException unsupported(String what) throws MPIException {
-        exec(() -> {
-            throw new RmaException(ErrorClass.ERR_UNSUPPORTED_OPERATION, what + " is not supported by jrma (the"
-                    + " shared file pointer is only moved by the collective ordered calls and seekShared)");
-        });
-        return null;
-    }
 
     // ------------------------------------------------------------------------------------ file management
 
@@ -296,6 +364,11 @@ public final class File implements Site {
             return null;
         });
         ch = null;
+        Win w = sharedWin;
+        sharedWin = null;
+        if (w != null) {
+            w.free(); // collective, as close is
+        }
         if (has(MPI.MODE_DELETE_ON_CLOSE)) {
             comm.barrier();
             if (comm.getRank() == 0) {
@@ -393,8 +466,9 @@ public final class File implements Site {
     }
 
     /**
-     * Sets the view (MPI_FILE_SET_VIEW); collective. Offsets then count {@code etype}s from byte {@code disp};
-     * the file type must be contiguous (no holes), else ERR_UNSUPPORTED_OPERATION.
+     * Sets the view (MPI_FILE_SET_VIEW); collective. Offsets then count {@code etype}s of the data the file
+     * type selects, tiled from byte {@code disp} (its displacements must be non-negative and increasing, as MPI
+     * says); both file pointers go back to 0.
      */
     public void setView(long disp, Datatype etype, Datatype filetype, String datarep) throws MPIException {
         setView(disp, etype, filetype, datarep, MPI.INFO_NULL);
@@ -415,14 +489,38 @@ public final class File implements Site {
             if (e.size() == 0 || f.size() % e.size() != 0) {
                 throw new RmaException(ErrorClass.ERR_ARG, "setView: the file type must consist of whole etypes");
             }
+            long[] off = null;
+            long[] len = null;
             if (f.size() != f.extent() || f.lb() != 0 || f.trueLb() != 0) {
-                throw new RmaException(ErrorClass.ERR_UNSUPPORTED_OPERATION, "setView: file types with holes are not"
-                        + " supported by jrma (size " + f.size() + ", extent " + f.extent() + ")");
+                // a file type with holes (or gaps at its ends): its data blocks, tiled every extent
+                io.jrma.core.dt.TypeLayout l = f.layout();
+                off = new long[l.blockCount()];
+                len = new long[l.blockCount()];
+                long last = 0;
+                for (int i = 0; i < off.length; i++) {
+                    off[i] = l.blockOffset(i);
+                    len[i] = l.blockLength(i);
+                    if (off[i] < last) {
+                        throw new RmaException(ErrorClass.ERR_ARG, "setView: the file type's displacements must be"
+                                + " non-negative and increasing (MPI)");
+                    }
+                    last = off[i] + len[i];
+                }
+                if (f.size() == 0 || f.extent() <= 0) {
+                    throw new RmaException(ErrorClass.ERR_ARG, "setView: the file type has no data or no extent");
+                }
             }
+            blockOff = off;
+            blockLen = len;
+            tileData = f.size();
+            tileExtent = f.extent();
             view = new FileView(disp, etype, filetype, datarep);
             pointer = 0;
-            shared = 0;
         });
+        if (comm.getRank() == 0) {
+            moveShared(0, true);
+        }
+        comm.barrier();
     }
 
     /** The view (MPI_FILE_GET_VIEW). */
@@ -434,7 +532,7 @@ public final class File implements Site {
 
     /** Reads at {@code offset} etypes into {@code buf} (MPI_FILE_READ_AT). */
     public Status readAt(long offset, Object buf, int count, Datatype type) throws MPIException {
-        return readBytes(run(() -> byteOffset(offset)), buf, count, type);
+        return readBytes(run(() -> dataPos(offset)), buf, count, type);
     }
 
     /** Collective {@link #readAt} (MPI_FILE_READ_AT_ALL). */
@@ -444,7 +542,7 @@ public final class File implements Site {
 
     /** Writes {@code buf} at {@code offset} etypes (MPI_FILE_WRITE_AT). */
     public Status writeAt(long offset, Object buf, int count, Datatype type) throws MPIException {
-        return writeBytes(run(() -> byteOffset(offset)), buf, count, type);
+        return writeBytes(run(() -> dataPos(offset)), buf, count, type);
     }
 
     /** Collective {@link #writeAt} (MPI_FILE_WRITE_AT_ALL). */
@@ -460,6 +558,16 @@ public final class File implements Site {
     /** Nonblocking {@link #writeAt} of a direct buffer (MPI_FILE_IWRITE_AT); complete when returned. */
     public Request iWriteAt(long offset, Buffer buf, int count, Datatype type) throws MPIException {
         return Request.done(this, writeAt(offset, direct(buf), count, type));
+    }
+
+    /** Nonblocking {@link #readAtAll} of a direct buffer (MPI_FILE_IREAD_AT_ALL); complete when returned. */
+    public Request iReadAtAll(long offset, Buffer buf, int count, Datatype type) throws MPIException {
+        return Request.done(this, readAtAll(offset, direct(buf), count, type));
+    }
+
+    /** Nonblocking {@link #writeAtAll} of a direct buffer (MPI_FILE_IWRITE_AT_ALL); complete when returned. */
+    public Request iWriteAtAll(long offset, Buffer buf, int count, Datatype type) throws MPIException {
+        return Request.done(this, writeAtAll(offset, direct(buf), count, type));
     }
 
     // ------------------------------------------------------------------------ individual file pointer
@@ -492,6 +600,16 @@ public final class File implements Site {
     /** Nonblocking {@link #write} of a direct buffer (MPI_FILE_IWRITE); complete when returned. */
     public Request iWrite(Buffer buf, int count, Datatype type) throws MPIException {
         return Request.done(this, write(direct(buf), count, type));
+    }
+
+    /** Nonblocking {@link #readAll} of a direct buffer (MPI_FILE_IREAD_ALL); complete when returned. */
+    public Request iReadAll(Buffer buf, int count, Datatype type) throws MPIException {
+        return Request.done(this, readAll(direct(buf), count, type));
+    }
+
+    /** Nonblocking {@link #writeAll} of a direct buffer (MPI_FILE_IWRITE_ALL); complete when returned. */
+    public Request iWriteAll(Buffer buf, int count, Datatype type) throws MPIException {
+        return Request.done(this, writeAll(direct(buf), count, type));
     }
 
     /** Moves the individual file pointer (MPI_FILE_SEEK): {@link MPI#SEEK_SET}, {@link MPI#SEEK_CUR}, {@link MPI#SEEK_END}. */
@@ -532,27 +650,67 @@ public final class File implements Site {
 
     // ---------------------------------------------------------------------------- shared file pointer
 
-    /** MPI_FILE_READ_SHARED: not supported (ERR_UNSUPPORTED_OPERATION). */
+    /**
+     * Adds {@code delta} etypes to the shared file pointer (or sets it to {@code delta}) and returns its former
+     * value: one atomic operation on rank 0's window, whichever JVM the caller is in.
+     */
+    private long moveShared(long delta, boolean set) throws MPIException {
+        Win w = sharedWin;
+        if (w == null) {
+            exec(() -> {
+                throw new RmaException(ErrorClass.ERR_FILE, "the file " + name + " is closed");
+            });
+        }
+        java.nio.LongBuffer in = MPI.newLongBuffer(1).put(0, delta);
+        java.nio.LongBuffer out = MPI.newLongBuffer(1);
+        try {
+            w.lock(MPI.LOCK_SHARED, 0, 0);
+            try {
+                w.fetchAndOp(in, out, MPI.LONG, 0, 0, set ? MPI.REPLACE : MPI.SUM);
+            } finally {
+                w.unlock(0);
+            }
+        } catch (MPIException e) {
+            exec(() -> {
+                throw new RmaException(ErrorClass.of(e.getErrorClass()), "shared file pointer: " + e.getMessage());
+            });
+        }
+        return out.get(0);
+    }
+
+    /** Etypes of the view that {@code count} elements of {@code type} fill. */
+    private long etypes(int count, Datatype type) throws MPIException {
+        return run(() -> {
+            if (count < 0) {
+                throw new RmaException(ErrorClass.ERR_COUNT, "negative count " + count);
+            }
+            return (long) count * Datatype.jt(type).size() / etypeSize();
+        });
+    }
+
+    /** Reads at the shared file pointer and moves it (MPI_FILE_READ_SHARED); not collective. */
     public Status readShared(Object buf, int count, Datatype type) throws MPIException {
-        throw unsupported("readShared");
+        long at = moveShared(etypes(count, type), false);
+        return readBytes(run(() -> dataPos(at)), buf, count, type);
     }
 
-    /** MPI_FILE_WRITE_SHARED: not supported (ERR_UNSUPPORTED_OPERATION). */
+    /** Writes at the shared file pointer and moves it (MPI_FILE_WRITE_SHARED); not collective. */
     public Status writeShared(Object buf, int count, Datatype type) throws MPIException {
-        throw unsupported("writeShared");
+        long at = moveShared(etypes(count, type), false);
+        return writeBytes(run(() -> dataPos(at)), buf, count, type);
     }
 
-    /** MPI_FILE_IREAD_SHARED: not supported (ERR_UNSUPPORTED_OPERATION). */
+    /** Nonblocking {@link #readShared} of a direct buffer (MPI_FILE_IREAD_SHARED); complete when returned. */
     public Request iReadShared(Buffer buf, int count, Datatype type) throws MPIException {
-        throw unsupported("iReadShared");
+        return Request.done(this, readShared(direct(buf), count, type));
     }
 
-    /** MPI_FILE_IWRITE_SHARED: not supported (ERR_UNSUPPORTED_OPERATION). */
+    /** Nonblocking {@link #writeShared} of a direct buffer (MPI_FILE_IWRITE_SHARED); complete when returned. */
     public Request iWriteShared(Buffer buf, int count, Datatype type) throws MPIException {
-        throw unsupported("iWriteShared");
+        return Request.done(this, writeShared(direct(buf), count, type));
     }
 
-    /** The offset, in bytes, of this rank's part of an ordered access of {@code bytes} bytes; moves the shared pointer. */
+    /** This rank's data position (bytes) in an ordered access of {@code bytes} bytes; moves the shared pointer. */
     private long ordered(long bytes) throws MPIException {
         long[] mine = {bytes};
         long[] before = {0};
@@ -561,12 +719,13 @@ public final class File implements Site {
         if (comm instanceof Intracomm) {
             ((Intracomm) comm).exScan(mine, before, 1, MPI.LONG, MPI.SUM);
         }
+        long[] base = {0};
         if (comm.getRank() == 0) {
             before[0] = 0;
+            base[0] = moveShared(total[0] / etypeSize(), false);
         }
-        long at = run(() -> byteOffset(shared)) + before[0];
-        shared += total[0] / etypeSize();
-        return at;
+        comm.bcast(base, 1, MPI.LONG, 0);
+        return run(() -> dataPos(base[0])) + before[0];
     }
 
     /** Collective read in rank order at the shared file pointer (MPI_FILE_READ_ORDERED). */
@@ -583,14 +742,17 @@ public final class File implements Site {
 
     /** Moves the shared file pointer (MPI_FILE_SEEK_SHARED); collective, every rank gives the same arguments. */
     public void seekShared(long offset, int whence) throws MPIException {
-        shared = seekTo(shared, offset, whence);
+        comm.barrier(); // shared-pointer accesses before the seek are done
+        if (comm.getRank() == 0) {
+            long to = seekTo(moveShared(0, false), offset, whence);
+            moveShared(to, true);
+        }
         comm.barrier();
     }
 
     /** The shared file pointer, in etypes (MPI_FILE_GET_POSITION_SHARED). */
     public long getPositionShared() throws MPIException {
-        MPI.check();
-        return shared;
+        return moveShared(0, false);
     }
 
     // ------------------------------------------------------------------------------- split collectives

@@ -5,6 +5,7 @@ import io.jrma.RmaException;
 import io.jrma.core.runtime.CommCore;
 import io.jrma.core.runtime.LocalComm;
 import java.nio.Buffer;
+import java.util.Arrays;
 
 /**
  * An intra-communicator: {@link MPI#COMM_WORLD}, {@link MPI#COMM_SELF} and the communicators made from them,
@@ -226,39 +227,122 @@ public class Intracomm extends Comm {
         throw Err.handle(MPI.COMM_WORLD.errh, "MPI_COMM_WORLD", noDynamic(what));
     }
 
-    /** Not supported by jrma: ERR_UNSUPPORTED_OPERATION (MPI_OPEN_PORT). */
+    // ports: between groups of ranks of this job (no process joins it from outside)
+
+    private static final String PORT_PREFIX = "jrma-port:";
+    /** Tags (on COMM_WORLD's collective context) of a connect request and of its answer, plus the port number. */
+    private static final int T_PORT_CONNECT = io.jrma.msg.Collectives.OWN_TAG_BASE + (1 << 24);
+    private static final int T_PORT_ANSWER = io.jrma.msg.Collectives.OWN_TAG_BASE + (2 << 24);
+    private static final int PORT_NUMBERS = 1 << 24;
+    private static final java.util.concurrent.atomic.AtomicInteger PORTS = new java.util.concurrent.atomic.AtomicInteger();
+
+    /**
+     * A port name for {@link #accept} (MPI_OPEN_PORT): it names this rank and a number of its own. Ports join
+     * groups of ranks of the same job (a jrma job cannot be joined from outside); the name is a string of at
+     * most {@link MPI#MAX_PORT_NAME} characters to be passed to the connecting side, e.g. in a message.
+     */
     public static String openPort() throws MPIException {
-        return unsupported("openPort");
+        return openPort(null);
     }
 
-    /** Not supported by jrma (MPI_OPEN_PORT). */
+    /** A port name (MPI_OPEN_PORT); the info is ignored. */
     public static String openPort(Info info) throws MPIException {
-        return unsupported("openPort");
+        MPI.check();
+        int n = PORTS.getAndIncrement() % PORT_NUMBERS;
+        return PORT_PREFIX + MPI.env.world.rank() + ":" + n;
     }
 
-    /** Not supported by jrma (MPI_CLOSE_PORT). */
+    /** Releases a port name (MPI_CLOSE_PORT); ERR_PORT if it is not a port of this rank. */
     public static void closePort(String name) throws MPIException {
-        unsupported("closePort");
+        MPI.check();
+        try {
+            int[] p = parsePort(name);
+            if (p[0] != MPI.env.world.rank()) {
+                throw new RmaException(ErrorClass.ERR_PORT, "closePort: " + name + " was opened by another rank");
+            }
+        } catch (RuntimeException e) {
+            throw Err.handle(MPI.COMM_WORLD.errh, "MPI_COMM_WORLD", e);
+        }
     }
 
-    /** Not supported by jrma (MPI_COMM_ACCEPT). */
+    /** World rank and number of a port name. */
+    private static int[] parsePort(String name) {
+        if (name != null) {
+            String n = name.trim();
+            int colon = n.lastIndexOf(':');
+            if (n.startsWith(PORT_PREFIX) && colon > PORT_PREFIX.length()) {
+                try {
+                    int owner = Integer.parseInt(n.substring(PORT_PREFIX.length(), colon));
+                    int number = Integer.parseInt(n.substring(colon + 1));
+                    if (owner >= 0 && owner < MPI.env.world.size() && number >= 0 && number < PORT_NUMBERS) {
+                        return new int[] {owner, number};
+                    }
+                } catch (NumberFormatException e) {
+                    // not a port name
+                }
+            }
+        }
+        throw new RmaException(ErrorClass.ERR_PORT, "\"" + name + "\" is not a port name of this job (see Intracomm.openPort)");
+    }
+
+    /**
+     * Waits for a group to connect to {@code port} and returns an inter-communicator to it (MPI_COMM_ACCEPT).
+     * Collective over this communicator; {@code port} is read at {@code root}, which must have opened it.
+     */
     public final Intercomm accept(String port, int root) throws MPIException {
-        return unsupported("accept");
+        return accept(port, null, root);
     }
 
-    /** Not supported by jrma (MPI_COMM_ACCEPT). */
+    /** {@link #accept(String, int)}; the info is ignored. */
     public final Intercomm accept(String port, Info info, int root) throws MPIException {
-        return unsupported("accept");
+        return run(() -> {
+            int[] remote = Intercomm.exchangeLeaders(this, root, local -> {
+                int[] p = parsePort(port);
+                if (p[0] != MPI.env.world.rank()) {
+                    throw new RmaException(ErrorClass.ERR_PORT, "accept: " + port + " was opened by another rank");
+                }
+                io.jrma.msg.Collectives w = MPI.COMM_WORLD.m().collectives();
+                int[] request = new int[MPI.env.world.size() + 1];
+                io.jrma.msg.MsgRequest r = w.irecvOwn(request, 0, request.length, io.jrma.Datatype.INT,
+                        io.jrma.msg.Messenger.ANY_SOURCE, T_PORT_CONNECT + p[1]);
+                io.jrma.msg.Status st = r.waitFor();
+                int[] other = Arrays.copyOfRange(request, 1, 1 + request[0]);
+                int[] answer = new int[local.length + 1];
+                answer[0] = local.length;
+                System.arraycopy(local, 0, answer, 1, local.length);
+                w.isendOwn(answer, 0, answer.length, io.jrma.Datatype.INT, st.source(), T_PORT_ANSWER + p[1]).waitFor();
+                return other;
+            });
+            return Intercomm.create(this, remote);
+        });
     }
 
-    /** Not supported by jrma (MPI_COMM_CONNECT). */
+    /**
+     * Connects to a group waiting in {@link #accept} on {@code port} and returns an inter-communicator to it
+     * (MPI_COMM_CONNECT). Collective over this communicator; {@code port} is read at {@code root}.
+     */
     public final Intercomm connect(String port, int root) throws MPIException {
-        return unsupported("connect");
+        return connect(port, null, root);
     }
 
-    /** Not supported by jrma (MPI_COMM_CONNECT). */
+    /** {@link #connect(String, int)}; the info is ignored. */
     public final Intercomm connect(String port, Info info, int root) throws MPIException {
-        return unsupported("connect");
+        return run(() -> {
+            int[] remote = Intercomm.exchangeLeaders(this, root, local -> {
+                int[] p = parsePort(port);
+                io.jrma.msg.Collectives w = MPI.COMM_WORLD.m().collectives();
+                int[] request = new int[local.length + 1];
+                request[0] = local.length;
+                System.arraycopy(local, 0, request, 1, local.length);
+                int[] answer = new int[MPI.env.world.size() + 1];
+                io.jrma.msg.MsgRequest r = w.irecvOwn(answer, 0, answer.length, io.jrma.Datatype.INT, p[0],
+                        T_PORT_ANSWER + p[1]);
+                w.isendOwn(request, 0, request.length, io.jrma.Datatype.INT, p[0], T_PORT_CONNECT + p[1]).waitFor();
+                r.waitFor();
+                return Arrays.copyOfRange(answer, 1, 1 + answer[0]);
+            });
+            return Intercomm.create(this, remote);
+        });
     }
 
     /** Not supported by jrma (MPI_PUBLISH_NAME). */

@@ -111,7 +111,7 @@ public class Request implements Freeable {
         try {
             if (msg != null) {
                 if (msg.test()) {
-                    record(new Status(msg.status()), null);
+                    record(Status.of(msg.status(), site), null);
                 }
             } else if (rma != null) {
                 if (rma.test()) {
@@ -125,7 +125,7 @@ public class Request implements Freeable {
                 record(ready, null);
             }
         } catch (RmaException e) {
-            record(msg != null && msg.status() != null ? new Status(msg.status()) : Status.empty().withError(e.errorCode()), e);
+            record(msg != null && msg.status() != null ? Status.of(msg.status(), site) : Status.empty().withError(e.errorCode()), e);
         }
         return complete;
     }
@@ -137,7 +137,7 @@ public class Request implements Freeable {
         }
         try {
             if (msg != null) {
-                record(new Status(msg.waitFor()), null);
+                record(Status.of(msg.waitFor(), site), null);
             } else if (rma != null) {
                 rma.waitFor();
                 record(Status.empty(), null);
@@ -150,7 +150,7 @@ public class Request implements Freeable {
                 record(ready, null);
             }
         } catch (RmaException e) {
-            record(msg != null && msg.status() != null ? new Status(msg.status()) : Status.empty().withError(e.errorCode()), e);
+            record(msg != null && msg.status() != null ? Status.of(msg.status(), site) : Status.empty().withError(e.errorCode()), e);
         }
     }
 

@@ -8,7 +8,7 @@ import io.jrma.RmaException;
  * the operation, whether it was cancelled, and (for waitAny and friends) the index of the request.
  */
 public final class Status {
-    private final int source;
+    private int source;
     private final int tag;
     private int error;
     private boolean cancelled;
@@ -28,6 +28,18 @@ public final class Status {
     /** From the messaging engine's status. */
     Status(io.jrma.msg.Status s) {
         this(s.source(), s.tag(), s.error().code(), s.cancelled(), s.bytes(), MPI.UNDEFINED);
+    }
+
+    /**
+     * From the messaging engine's status of a message on {@code site}: on an inter-communicator the source
+     * is a rank of the remote group.
+     */
+    static Status of(io.jrma.msg.Status s, Site site) {
+        Status st = new Status(s);
+        if (site instanceof Intercomm ic) {
+            st.source = ic.remoteRankOf(st.source);
+        }
+        return st;
     }
 
     /** The empty status: of a completed send, of a null request, of an RMA request. */

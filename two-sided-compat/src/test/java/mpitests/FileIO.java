@@ -6,6 +6,7 @@ import static mpitests.Check.fails;
 
 import java.nio.IntBuffer;
 import java.nio.charset.StandardCharsets;
+import mpi.Datatype;
 import mpi.File;
 import mpi.MPI;
 import mpi.MPIException;
@@ -82,7 +83,56 @@ public final class FileIO {
         Request ir = f.iReadAt(2L * ((me + 1) % n), one, 1, MPI.INT);
         ir.waitFor();
         eq(100 + (me + 1) % n, one.get(0), "iReadAt");
-        fails(MPI.ERR_UNSUPPORTED_OPERATION, () -> f.readShared(pair, 1, MPI.INT), "readShared");
+
+        // the shared pointer outside collectives: every rank writes one int at it, in whatever order they come
+        MPI.COMM_WORLD.barrier();
+        f.seekShared(0, MPI.SEEK_SET);
+        f.writeShared(new int[] {1000 + me}, 1, MPI.INT);
+        MPI.COMM_WORLD.barrier();
+        eq(n, f.getPositionShared(), "every writeShared moved the shared pointer by one int");
+        int[] got = new int[n];
+        f.readAt(0, got, n, MPI.INT);
+        java.util.Arrays.sort(got);
+        for (int r = 0; r < n; r++) {
+            eq(1000 + r, got[r], "each rank's writeShared landed in its own int");
+        }
+        MPI.COMM_WORLD.barrier();
+        f.seekShared(0, MPI.SEEK_SET);
+        Request sr = f.iReadShared(one, 1, MPI.INT);
+        sr.waitFor();
+        int[] each = new int[n];
+        MPI.COMM_WORLD.allGather(new int[] {one.get(0)}, 1, MPI.INT, each, 1, MPI.INT);
+        java.util.Arrays.sort(each);
+        for (int r = 0; r < n; r++) {
+            eq(1000 + r, each[r], "each rank's iReadShared read another int");
+        }
+
+        // a view with holes: rank r's file type is int r of every row of n ints; three writes through it
+        // interleave the ranks' data
+        MPI.COMM_WORLD.barrier();
+        Datatype column = Datatype.createResized(Datatype.createHIndexed(new int[] {1}, new int[] {4 * me}, MPI.INT),
+                0, 4 * n);
+        column.commit();
+        f.setView(0, MPI.INT, column, "native");
+        eq(0, f.getPositionShared(), "setView resets the shared pointer");
+        eq(4L * (2 * n + me), f.getByteOffset(2), "byte offset of the third int of the view");
+        f.write(new int[] {me, 10 + me, 20 + me}, 3, MPI.INT);
+        IntBuffer mid = MPI.newIntBuffer(2);
+        f.iWriteAtAll(3, mid.put(0, 30 + me).put(1, 40 + me), 2, MPI.INT).waitFor();
+        MPI.COMM_WORLD.barrier();
+        int[] back = new int[2];
+        eq(2, f.readAt(1, back, 2, MPI.INT).getCount(MPI.INT), "read through the view with holes");
+        eq(new int[] {10 + me, 20 + me}, back, "ints 1 and 2 of this rank's column");
+        f.setView(0, MPI.INT, MPI.INT, "native");
+        int[] grid = new int[5 * n];
+        f.iReadAtAll(0, MPI.newIntBuffer(1), 1, MPI.INT).waitFor();
+        f.readAt(0, grid, 5 * n, MPI.INT);
+        for (int row = 0; row < 5; row++) {
+            for (int r = 0; r < n; r++) {
+                eq(10 * row + r, grid[row * n + r], "row " + row + " column " + r + " of the interleaved file");
+            }
+        }
+        column.free();
         f.sync();
         f.close();
 

@@ -108,7 +108,7 @@ class MpiProgramsTest {
 
     static Stream<Arguments> programs() {
         List<Arguments> out = new ArrayList<>();
-        for (String program : new String[] {"PointToPoint", "Collective", "GroupsComms", "Datatypes", "Windows", "Errors", "SendModes", "FileIO"}) {
+        for (String program : new String[] {"PointToPoint", "Collective", "GroupsComms", "Datatypes", "Windows", "Errors", "SendModes", "FileIO", "Intercomms"}) {
             out.add(Arguments.of(program, "1"));
             out.add(Arguments.of(program, "2"));
         }
@@ -129,7 +129,8 @@ class MpiProgramsTest {
     @Timeout(120)
     void oddSizesAndMoreJvms() throws Exception {
         for (String[] shape : new String[][] {{"3", "3", "PointToPoint"}, {"5", "2", "Collective"}, {"5", "2", "Windows"},
-            {"2", "1", "Windows"}, {"1", "1", "Collective"}, {"6", "2", "GroupsComms"}}) {
+            {"2", "1", "Windows"}, {"1", "1", "Collective"}, {"6", "2", "GroupsComms"},
+            {"5", "2", "Intercomms"}, {"2", "1", "Intercomms"}}) {
             Run r = Run.jrmarun("-n", shape[0], "--jvms", shape[1], "--timeout", "60", "mpitests." + shape[2]);
             assertEquals(0, r.exit(70), String.join(" ", shape) + ":\n" + r.output());
             assertTrue(r.printed(shape[2] + " OK on " + shape[0] + " ranks"), r.output());

@@ -6,6 +6,7 @@ import static mpitests.Check.eq;
 import java.util.Arrays;
 import mpi.MPI;
 import mpi.MPIException;
+import mpi.Prequest;
 import mpi.Request;
 import mpi.Status;
 
@@ -44,8 +45,33 @@ final class SendModes {
         int[] v = new int[1];
         MPI.COMM_WORLD.recv(v, 1, MPI.INT, peer, 2);
         eq(peer, v[0], "ibSend data");
+        // a persistent buffered send copies at each start and is complete at once, before the partner receives
+        // (a persistent standard send of this size would wait for the receive: the partner is in the barrier)
+        java.nio.ByteBuffer big = MPI.newByteBuffer(BIG);
+        Prequest pb = MPI.COMM_WORLD.bSendInit(big, BIG, MPI.BYTE, peer, 6);
+        for (int round = 0; round < 2; round++) {
+            for (int i = 0; i < BIG; i++) {
+                big.put(i, (byte) (me + round));
+            }
+            pb.start();
+            check(pb.test(), "a started bSendInit request is complete once copied (round " + round + ")");
+            for (int i = 0; i < BIG; i++) {
+                big.put(i, (byte) 99); // the copy was sent, not the buffer
+            }
+            MPI.COMM_WORLD.barrier();
+            s = MPI.COMM_WORLD.recv(data, BIG, MPI.BYTE, peer, 6);
+            eq(BIG, s.getCount(MPI.BYTE), "persistent buffered message size");
+            for (int i = 0; i < BIG; i += 997) {
+                eq(peer + round, data[i], "byte " + i + " of persistent buffered message " + round);
+            }
+        }
         check(MPI.detachBuffer() == attached, "detachBuffer returns the attached array");
         check(MPI.detachBuffer() == null, "nothing attached any more");
+        // without an attached buffer, starting it fails with ERR_BUFFER
+        MPI.COMM_WORLD.setErrhandler(MPI.ERRORS_RETURN);
+        Check.fails(MPI.ERR_BUFFER, pb::start, "bSendInit start without an attached buffer");
+        MPI.COMM_WORLD.setErrhandler(MPI.ERRORS_ARE_FATAL);
+        pb.free();
 
         // waitAllStatus gives null and inactive requests the empty status, not a null reference
         Request[] rs = {MPI.REQUEST_NULL, MPI.COMM_WORLD.iRecv(MPI.newIntBuffer(1), 1, MPI.INT, peer, 3), null};

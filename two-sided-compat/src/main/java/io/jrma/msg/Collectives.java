@@ -358,6 +358,33 @@ public final class Collectives {
         return b;
     }
 
+
+    /** Smallest tag of {@link #isendOwn} / {@link #irecvOwn}; the collectives of this class use tags below it. */
+    public static final int OWN_TAG_BASE = 1 << 20;
+
+    /**
+     * A send on the collective context with a tag of {@code OWN_TAG_BASE} or more, for collective operations
+     * built outside this class (the {@code mpi} package's inter-communicator collectives and port rendezvous):
+     * such messages never meet user point-to-point traffic nor this class's collectives.
+     *
+     * @throws RmaException ERR_TAG for a tag below {@link #OWN_TAG_BASE}
+     */
+    public MsgRequest isendOwn(Object buf, long offset, long count, Datatype type, int dest, int tag) {
+        return isend(buf, offset, count, type, dest, ownTag(tag));
+    }
+
+    /** The receive matching {@link #isendOwn}; {@code source} may be {@link Messenger#ANY_SOURCE}. */
+    public MsgRequest irecvOwn(Object buf, long offset, long count, Datatype type, int source, int tag) {
+        return irecv(buf, offset, count, type, source, ownTag(tag));
+    }
+
+    private static int ownTag(int tag) {
+        if (tag < OWN_TAG_BASE) {
+            throw new RmaException(ErrorClass.ERR_TAG, "tag " + tag + " is below Collectives.OWN_TAG_BASE");
+        }
+        return tag;
+    }
+
     MsgRequest isend(Object buf, long offset, long count, Datatype type, int dest, int tag) {
         return m.startSend(buf, offset, count, type, dest, tag, Messenger.CTX_COLL, false);
     }

@@ -43,6 +43,14 @@ public final class MsgRequest {
         this.kind = kind;
     }
 
+    /**
+     * A send request that is already complete (its data went another way, e.g. as a copy sent by a buffered
+     * send): for persistent requests whose start does its work at once.
+     */
+    public static MsgRequest completedSend(Messenger owner) {
+        return completed(owner, SEND, Status.EMPTY_SEND);
+    }
+
     static MsgRequest completed(Messenger owner, int kind, Status s) {
         MsgRequest r = new MsgRequest(owner, kind);
         r.complete(s, null);
