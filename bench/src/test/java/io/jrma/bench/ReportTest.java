@@ -1,0 +1,76 @@
+package io.jrma.bench;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.jrma.bench.report.Report;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/** bench/compare's report: medians, noisy marks, ratios to the best peer, RESULTS.md and PNG plots from a small CSV. */
+class ReportTest {
+    @Test
+    @Timeout(60)
+    void writesTablesRatiosAndPlots(@TempDir Path dir) throws Exception {
+        Path raw = dir.resolve("raw.csv");
+        Files.writeString(raw, String.join("\n",
+                "impl,test,window,sync,size,rep,value",
+                // jrma 0.04 (median of 0.04, 0.03, 0.04), peers 0.08 and 0.51 (noisy): ratio 0.04 / 0.08 = 0.50
+                "jrma-shm,put_latency,allocate,flush,8,1,0.04",
+                "jrma-shm,put_latency,allocate,flush,8,2,0.03",
+                "jrma-shm,put_latency,allocate,flush,8,3,0.04",
+                "openmpi-sm,put_latency,allocate,flush,8,1,0.08",
+                "openmpi-sm,put_latency,allocate,flush,8,2,0.08",
+                "openmpi-sm,put_latency,allocate,flush,8,3,0.08",
+                "mpich,put_latency,allocate,flush,8,1,0.50",
+                "mpich,put_latency,allocate,flush,8,2,0.90",
+                "mpich,put_latency,allocate,flush,8,3,0.51",
+                "jrma-shm,put_latency,allocate,flush,16,1,0.06",
+                "openmpi-sm,put_latency,allocate,flush,16,1,0.09",
+                // bandwidth in MB/s: jrma 11000 vs best peer 10000: 1.10
+                "jrma-shm,put_bw,allocate,flush,1048576,1,11000",
+                "openmpi-sm,put_bw,allocate,flush,1048576,1,10000",
+                "mpich,put_bw,allocate,flush,1048576,1,2000",
+                "jrma-shm,put_bw,allocate,flush,4194304,1,9000",
+                "openmpi-sm,put_bw,allocate,flush,4194304,1,9500") + "\n");
+        Path meta = dir.resolve("meta.txt");
+        Files.writeString(meta, "command=bench/compare --path shm\ndate=2026-11-23\nmachine=2 cores\nplotdir=results\n"
+                + "impl.jrma-shm=2 JVMs\n");
+        Path out = dir.resolve("out");
+        Report.main(new String[] {raw.toString(), meta.toString(), out.toString()});
+
+        String md = Files.readString(out.resolve("RESULTS.md"), StandardCharsets.UTF_8);
+        assertTrue(md.contains("| put_latency | allocate | flush | 8 B | 0.04 ~ | 0.08 | 0.51 ~ | 0.50 |"), md);
+        assertTrue(md.contains("| put_bw | allocate | flush | 1 MiB | 11.00 ~ | 10.00 ~ | 2.00 ~ | 1.10 |"), md);
+        assertTrue(md.contains("| machine | 2 cores |"), md);
+        assertTrue(md.contains("- `jrma-shm`: 2 JVMs"), md);
+        String medians = Files.readString(out.resolve("medians.csv"));
+        assertTrue(medians.contains("mpich,put_latency,allocate,flush,8,3,0.51,0.5,0.9,true"), medians);
+        assertTrue(medians.contains("jrma-shm,put_latency,allocate,flush,8,3,0.04,0.03,0.04,true"), medians);
+        for (String png : new String[] {"put_latency-allocate-flush.png", "put_bw-allocate-flush.png"}) {
+            byte[] head = Arrays.copyOf(Files.readAllBytes(out.resolve(png)), 4);
+            assertArrayEquals(new byte[] {(byte) 0x89, 'P', 'N', 'G'}, head, png + " is a PNG");
+            assertTrue(md.contains("(results/" + png + ")"), md);
+        }
+        assertFalse(Files.exists(out.resolve("fop_latency-allocate-flush.png")));
+    }
+
+    @Test
+    @Timeout(10)
+    void aBadLineIsAnError(@TempDir Path dir) throws Exception {
+        Path raw = dir.resolve("raw.csv");
+        Files.writeString(raw, "impl,test,window,sync,size,rep,value\njrma,put_latency,allocate\n");
+        Path meta = dir.resolve("m");
+        Files.writeString(meta, "");
+        IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                () -> Report.main(new String[] {raw.toString(), meta.toString(), dir.resolve("o").toString()}));
+        assertTrue(e.getMessage().contains("bad line"), e.getMessage());
+    }
+}
