@@ -42,6 +42,7 @@ public final class OsuRma implements java.io.Serializable {
     private int skip = -1;
     private int windowOps = 64;
     private boolean jitWarmup = true;
+    private int jitPasses = -1;
 
     private OsuRma(String test) {
         this.test = test;
@@ -69,6 +70,7 @@ public final class OsuRma implements java.io.Serializable {
                 case "-x" -> b.skip = Integer.parseInt(args[++i]);
                 case "-W" -> b.windowOps = Integer.parseInt(args[++i]);
                 case "--no-jit-warmup" -> b.jitWarmup = false;
+                case "--jit-passes" -> b.jitPasses = Integer.parseInt(args[++i]);
                 default -> throw new IllegalArgumentException("unknown option " + args[i]);
             }
         }
@@ -101,7 +103,7 @@ public final class OsuRma implements java.io.Serializable {
         long lo = atomic() ? 8 : minSize;
         long hi = atomic() ? 8 : maxSize;
         // silent JIT warm-up passes over every size (10x OSU's counts each), then one measured and printed pass
-        int passes = jitWarmup ? warmupPasses(lo, hi) : 0;
+        int passes = !jitWarmup ? 0 : jitPasses >= 0 ? jitPasses : warmupPasses(lo, hi);
         for (int pass = 0; pass < passes; pass++) {
             sizes(world, me, lo, hi, false);
         }

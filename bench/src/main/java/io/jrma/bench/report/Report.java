@@ -261,7 +261,7 @@ public final class Report {
                 double[] y = s.getValue().values().stream().mapToDouble(Double::doubleValue).toArray();
                 chart.addSeries(s.getKey(), x, y).setMarker(SeriesMarkers.CIRCLE);
             }
-            String file = p.getKey() + ".png";
+            String file = p.getKey().replaceAll("[^A-Za-z0-9_.]+", "-") + ".png";
             BitmapEncoder.saveBitmap(chart, out.resolve(file).toString(), BitmapEncoder.BitmapFormat.PNG);
             files.add(file);
         }
