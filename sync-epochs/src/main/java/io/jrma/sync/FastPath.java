@@ -123,6 +123,20 @@ final class FastPath {
         return true;
     }
 
+    /**
+     * SUM of a few aligned 4-byte integers (OSU's accumulate test, counters, histograms): one locked add per
+     * element, without the kernel's per-element dispatch. False when it does not apply.
+     */
+    private static boolean sumInts(Op op, BasicType e, Object ob, long oo, long addr, long count) {
+        if (op != Op.SUM || (e != BasicType.INT && e != BasicType.UINT32) || (addr & 3) != 0 || count > 64) {
+            return false;
+        }
+        for (long i = 0; i < count; i++) {
+            UNSAFE.getAndAddInt(null, addr + 4 * i, UNSAFE.getInt(ob, oo + 4 * i));
+        }
+        return true;
+    }
+
     boolean put(Object origin, long count, Datatype type, int t, long disp) {
         if (!type.isPredefined() || count < 0 || count > (1L << 40) || origin == null) {
             return false;
@@ -185,7 +199,8 @@ final class FastPath {
         }
         w.epochs.checkAccess(t, "accumulate");
         w.epochs.ensureDirectLock(t);
-        if (count != 1 || !singleLong(op, e, base, offset(origin), addr, null, 0)) {
+        if ((count != 1 || !singleLong(op, e, base, offset(origin), addr, null, 0))
+                && !sumInts(op, e, base, offset(origin), addr, count)) {
             AccumulateKernel.accumulate(op.code(), e, base, offset(origin), null, addr, count, w.peers[t].target.elementLocks);
         }
         w.counters.bump(Counter.ACCUMULATES);
