@@ -39,7 +39,11 @@ class ReportTest {
                 "openmpi-sm,put_bw,allocate,flush,1048576,1,10000",
                 "mpich,put_bw,allocate,flush,1048576,1,2000",
                 "jrma-shm,put_bw,allocate,flush,4194304,1,9000",
-                "openmpi-sm,put_bw,allocate,flush,4194304,1,9500") + "\n");
+                "openmpi-sm,put_bw,allocate,flush,4194304,1,9500",
+                // over TCP, jrma is compared with the peer over TCP only: 30 / 15 = 2.00
+                "jrma-tcp,get_latency,allocate,flush,8,1,30",
+                "openmpi-tcp,get_latency,allocate,flush,8,1,15",
+                "openmpi-sm,get_latency,allocate,flush,8,1,0.1") + "\n");
         Path meta = dir.resolve("meta.txt");
         Files.writeString(meta, "command=bench/compare --path shm\ndate=2026-11-23\nmachine=2 cores\nplotdir=results\n"
                 + "impl.jrma-shm=2 JVMs\n");
@@ -47,9 +51,10 @@ class ReportTest {
         Report.main(new String[] {raw.toString(), meta.toString(), out.toString()});
 
         String md = Files.readString(out.resolve("RESULTS.md"), StandardCharsets.UTF_8);
-        assertTrue(md.contains("| put_latency | allocate | flush | 8 B | 0.04 ~ | 0.08 | 0.51 ~ | 0.50 |"), md);
-        assertTrue(md.contains("| put_bw | allocate | flush | 1 MiB | 11.00 ~ | 10.00 ~ | 2.00 ~ | 1.10 |"), md);
+        assertTrue(md.contains("| put_latency | allocate | flush | 8 B | 0.04 ~ | 0.08 | 0.51 ~ | n/a | n/a | 0.50 | n/a |"), md);
+        assertTrue(md.contains("| put_bw | allocate | flush | 1 MiB | 11.00 ~ | 10.00 ~ | 2.00 ~ | n/a | n/a | 1.10 | n/a |"), md);
         assertTrue(md.contains("| machine | 2 cores |"), md);
+        assertTrue(md.contains("| get_latency | allocate | flush | 8 B | n/a | 0.10 ~ | n/a | 30.00 ~ | 15.00 ~ | n/a | 2.00 |"), md);
         assertTrue(md.contains("- `jrma-shm`: 2 JVMs"), md);
         String medians = Files.readString(out.resolve("medians.csv"));
         assertTrue(medians.contains("mpich,put_latency,allocate,flush,8,3,0.51,0.5,0.9,true"), medians);

@@ -121,12 +121,20 @@ public final class Report {
         return values.get(new Key(impl, row.test(), row.window(), row.sync(), row.size()));
     }
 
-    /** The best peer's median for a row: lowest latency or highest bandwidth among the C libraries. */
-    private Double bestPeer(Key row, boolean lat) {
+    /** Whether an implementation runs over TCP (compared with peers over TCP only). */
+    private static boolean tcp(String impl) {
+        return impl.endsWith("-tcp");
+    }
+
+    /**
+     * The best peer's median for a row, for jrma implementation {@code of}: lowest latency or highest bandwidth
+     * among the C libraries on the same kind of path (over TCP: the peers over TCP; else the others).
+     */
+    private Double bestPeer(Key row, boolean lat, String of) {
         Double best = null;
         for (String i : impls) {
             List<Double> v = get(i, row);
-            if (!jrma(i) && v != null) {
+            if (!jrma(i) && tcp(i) == tcp(of) && v != null) {
                 double m = median(v);
                 if (best == null || (lat ? m < best : m > best)) {
                     best = m;
@@ -166,9 +174,9 @@ public final class Report {
             for (String i : cols) {
                 line.add(fmt(get(i, row), lat));
             }
-            Double best = bestPeer(row, lat);
             for (String i : impls) {
                 if (jrma(i)) {
+                    Double best = bestPeer(row, lat, i);
                     List<Double> v = get(i, row);
                     line.add(v == null || best == null || best == 0 ? "n/a"
                             : String.format(Locale.ROOT, "%.2f", median(v) / best));
@@ -281,7 +289,8 @@ public final class Report {
         sb.append("\nEvery figure is the median of the repetitions of one run, in which the implementations took turns "
                 + "(jrma, then each C library, per repetition). `~` marks a figure whose repetitions spread more than "
                 + (int) (NOISY * 100) + "% of their median: this 2-core machine is noisy, so read those as rough. "
-                + "Ratios divide a jrma figure by the best C library's in the same row (latency: below 1 means jrma is faster; "
+                + "Ratios divide a jrma figure by the best C library's in the same row on the same kind of path (jrma over "
+                + "TCP by the C libraries over TCP, the others by those over shared memory; latency: below 1 means jrma is faster; "
                 + "bandwidth: above 1 means jrma is faster). Implementations:\n\n");
         for (String i : impls) {
             sb.append("- `").append(i).append("`: ").append(meta.getOrDefault("impl." + i, "")).append('\n');
