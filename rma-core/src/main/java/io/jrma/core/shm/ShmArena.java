@@ -79,7 +79,7 @@ public final class ShmArena {
         if (bytes >= DEDICATED) {
             ShmSegment s = ShmSegment.create(dir, ShmSegment.newName("mem"), bytes);
             register(s);
-            ByteBuffer b = s.buffer(0, bytes);
+            ByteBuffer b = rootBuffer(s, bytes);
             CLEANER.register(b, () -> {
                 unregister(s);
                 s.close();
@@ -96,6 +96,27 @@ public final class ShmArena {
             chunkUsed = at + bytes;
             return chunk.buffer(at, bytes);
         }
+    }
+
+    /**
+     * A buffer over the start of {@code s} with no attachment, so that every view made from it (slice,
+     * duplicate, {@code asFloatBuffer}, ...) keeps it reachable and the segment is unmapped only when all of
+     * them are gone. A slice of the segment's own mapping would not do: its views reference that mapping, not
+     * the slice, so the cleaner registered on the slice unmapped the memory under a live {@code FloatBuffer}
+     * view (SIGSEGV in {@code MPI.newFloatBuffer} buffers of 1 MiB or more once the GC ran). JNA makes it
+     * (JNI NewDirectByteBuffer); without JNA, the slice.
+     */
+    private static ByteBuffer rootBuffer(ShmSegment s, int bytes) {
+        try {
+            return new com.sun.jna.Pointer(s.address()).getByteBuffer(0, bytes).order(ByteOrder.LITTLE_ENDIAN);
+        } catch (LinkageError | RuntimeException e) {
+            return s.buffer(0, bytes);
+        }
+    }
+
+    /** For tests: allocations from ordinary direct memory again. */
+    static void disableForTests() {
+        enabled = false;
     }
 
     /** The shared segment holding {@code [address, address + length)}, or null when it is not arena memory. */
