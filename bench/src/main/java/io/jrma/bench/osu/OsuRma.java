@@ -24,7 +24,7 @@ import java.util.Locale;
  * {@code -m [MIN:]MAX} message sizes (powers of two from MIN), {@code -i} iterations, {@code -x} warm-up
  * iterations (OSU's defaults: 10000/100 below 8 KiB, 1000/10 above; bandwidth 20/2 with a window of 64
  * operations, {@code -W}). Fence and PSCW latencies are halved, as OSU reports them. Before the measured
- * pass, silent passes over all sizes with ten times the counts let the JIT compile the loops (a C benchmark
+ * pass, silent passes over all sizes (ten times the counts up to 8 KiB) let the JIT compile the loops (a C benchmark
  * needs none): one pass, or as many as make {@link #JIT_WARMUP_ITERATIONS} iterations when the size range is
  * small; {@code --no-jit-warmup} skips them. Rank 0 is the origin;
  * rank 1 the target (for bibw both are). The atomics use 8-byte longs whatever the size range.
@@ -118,8 +118,15 @@ public final class OsuRma implements java.io.Serializable {
      */
     static final long JIT_WARMUP_ITERATIONS = 500_000;
 
-    /** Silent passes before the measured one: enough for {@link #JIT_WARMUP_ITERATIONS}, at most 20. */
+    /**
+     * Silent passes before the measured one: enough for {@link #JIT_WARMUP_ITERATIONS}, at most 20; one when the
+     * range reaches the large sizes, whose iterations already give the JIT its time (20 passes of 64 x 4 MiB
+     * moved over 100 GB before measuring).
+     */
     int warmupPasses(long lo, long hi) {
+        if (hi > LARGE) {
+            return 1;
+        }
         long perPass = 0;
         for (long size = lo; size <= hi; size *= 2) {
             int n = iters > 0 ? iters : bw() ? (size > LARGE ? 20 : 100) : size > LARGE ? 1000 : 10_000;
@@ -133,8 +140,9 @@ public final class OsuRma implements java.io.Serializable {
         for (long size = lo; size <= hi; size *= 2) {
             int n = iters > 0 ? iters : bw() ? (size > LARGE ? 20 : 100) : size > LARGE ? 1000 : 10_000;
             int warm = skip >= 0 ? skip : bw() ? (size > LARGE ? 2 : 10) : size > LARGE ? 10 : 100;
-            if (!print) {
-                n *= 10; // the JIT pass: long enough for C2 to compile the whole issue path
+            if (!print && size <= LARGE) {
+                n *= 10; // the JIT pass: long enough for C2 to compile the whole issue path; the large sizes
+                         // run the same code, and ten times them would only move gigabytes before measuring
             }
             int ops = bw() ? windowOps : 1;
             long winBytes = Math.max(8, size * ops);
