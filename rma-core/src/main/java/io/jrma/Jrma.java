@@ -68,6 +68,21 @@ public final class Jrma {
     }
 
     /**
+     * The value in force of a run-time parameter of {@code comm}'s job ({@code jrma.path}, {@code jrma.progress},
+     * ...: see the README's table): the job's setting, or the parameter's default.
+     *
+     * @throws RmaException ERR_ARG if jrma has no parameter of that name
+     */
+    public static String parameter(Comm comm, String name) {
+        for (io.jrma.core.runtime.Param p : io.jrma.core.runtime.Params.ALL) {
+            if (p.name().equals(name)) {
+                return ((io.jrma.core.runtime.CommCore) comm).job().param(p);
+            }
+        }
+        throw new RmaException(ErrorClass.ERR_ARG, "jrma has no run-time parameter named '" + name + "'");
+    }
+
+    /**
      * For a program's {@code main}: under {@code jrmarun} (the calling thread already is a rank) runs
      * {@code main} right here as this rank; otherwise starts a job of {@code nranks} thread ranks and waits
      * for it. So one program runs both as {@code jrmarun -n 8 Prog} and as {@code java Prog}.

@@ -52,4 +52,16 @@ class SmokeTest {
             w.free();
         });
     }
+
+    @org.junit.jupiter.api.Test
+    @Timeout(30)
+    void parameterInForce() {
+        Jrma.job(1).param("jrma.path", "packet").timeout(Duration.ofSeconds(20)).run(world -> {
+            assertEquals("packet", Jrma.parameter(world, "jrma.path"), "set for the job");
+            assertEquals("both", Jrma.parameter(world, "jrma.progress"), "the default");
+            io.jrma.RmaException e = org.junit.jupiter.api.Assertions.assertThrows(io.jrma.RmaException.class,
+                    () -> Jrma.parameter(world, "jrma.no.such"));
+            assertEquals(io.jrma.ErrorClass.ERR_ARG, e.errorClass());
+        });
+    }
 }

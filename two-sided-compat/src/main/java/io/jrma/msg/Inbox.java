@@ -246,10 +246,17 @@ final class Inbox {
         if (slots < Math.max(1, cfg.slots / 4) && area < cfg.areaBytes / 4) {
             return;
         }
-        creditWords[0] = consumed[s];
-        creditWords[1] = areaFreed[s];
-        m.inbox.accumulate(creditWords, 2, Datatype.LONG, s, lay.credit(m.me), Op.REPLACE);
-        m.inbox.flush(s);
+        ByteBuffer peer = m.peerMem[s];
+        if (peer != null) {
+            // each word only grows and is read on its own: two release stores need no atomic pair
+            Messenger.storeRelease(peer, lay.credit(m.me), consumed[s]);
+            Messenger.storeRelease(peer, lay.credit(m.me) + 8, areaFreed[s]);
+        } else {
+            creditWords[0] = consumed[s];
+            creditWords[1] = areaFreed[s];
+            m.inbox.accumulate(creditWords, 2, Datatype.LONG, s, lay.credit(m.me), Op.REPLACE);
+            m.inbox.flush(s);
+        }
         reportedSlots[s] = consumed[s];
         reportedBytes[s] = areaFreed[s];
     }

@@ -81,6 +81,12 @@ public final class Messenger implements AutoCloseable {
     final Win expose;
     /** This rank's inbox memory (little-endian). */
     final ByteBuffer mem;
+    /**
+     * Per rank: its inbox memory as this process reaches it by load/store (ranks of this JVM, and of this host
+     * when the inbox lives in a shared segment), or null where only the packet path reaches it. Envelopes,
+     * payloads, tails and credits to such a rank are plain stores and a release store instead of RMA calls.
+     */
+    final ByteBuffer[] peerMem;
     final StagingPool pool;
     private final Matcher[] matchers = {new Matcher(), new Matcher()};
     private final Outbox outbox;
@@ -98,9 +104,40 @@ public final class Messenger implements AutoCloseable {
         this.inbox = inbox;
         this.expose = expose;
         this.mem = inbox.buffer();
+        // jrma.path=packet asks for the packet path everywhere (to test it, or to compare): envelopes too
+        this.peerMem = reachable(inbox, size, me, cfg.directPublish
+                && !"packet".equals(io.jrma.Jrma.parameter(comm, "jrma.path")));
         this.pool = new StagingPool(expose);
         this.outbox = new Outbox(this);
         this.in = new Inbox(this);
+    }
+
+    /** The inboxes this process reaches by load/store (see {@link #peerMem}). */
+    private static ByteBuffer[] reachable(Win inbox, int size, int me, boolean wanted) {
+        ByteBuffer[] peers = new ByteBuffer[size];
+        if (!wanted) {
+            return peers;
+        }
+        for (int r = 0; r < size; r++) {
+            if (r == me) {
+                continue;
+            }
+            io.jrma.SharedMemory sm;
+            try {
+                sm = inbox.sharedQuery(r);
+            } catch (RmaException e) {
+                return new ByteBuffer[size]; // no shared_query on this window: the packet path for everyone
+            }
+            if (sm != null && sm.size() > 0 && sm.buffer() != null) {
+                peers[r] = sm.buffer().duplicate().order(ByteOrder.LITTLE_ENDIAN);
+            }
+        }
+        return peers;
+    }
+
+    /** Stores {@code value} into the long at {@code offset} of {@code rank}'s inbox with release semantics. */
+    static void storeRelease(ByteBuffer peer, long offset, long value) {
+        LONGS.setRelease(peer, (int) offset, value);
     }
 
     /** Creates a messenger for {@code comm} with default settings. Collective over {@code comm}. */

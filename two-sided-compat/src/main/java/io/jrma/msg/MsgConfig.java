@@ -22,6 +22,11 @@ final class MsgConfig {
     static final String EAGER_LIMIT = "jrma_msg_eager_limit";
     /** Whether a rendezvous send exposes a direct ByteBuffer itself instead of a staged copy (default true). */
     static final String ZERO_COPY = "jrma_msg_zero_copy";
+    /**
+     * "false" sends every envelope through RMA calls (put, flush, accumulate) even to ranks whose inbox this
+     * process maps; "true" (default) stores them directly there.
+     */
+    static final String DIRECT = "jrma_msg_direct";
     /** Progress rounds a waiting thread spins before it yields (default 1000, or 0 when ranks outnumber cores). */
     static final String WAIT_SPINS = "jrma_msg_wait_spins";
     /** Thread.yield() rounds before a waiting thread parks (default 100, or 20 when ranks outnumber cores). */
@@ -37,6 +42,8 @@ final class MsgConfig {
     final int areaBytes;
     final int eagerLimit;
     final boolean zeroCopy;
+    /** Whether envelopes to ranks whose inbox this process maps are stored directly (default true). */
+    final boolean directPublish;
     final int waitSpins;
     final int waitYields;
     final long waitMaxParkNs;
@@ -57,6 +64,11 @@ final class MsgConfig {
             throw new RmaException(ErrorClass.ERR_INFO_VALUE, ZERO_COPY + " = " + zc + " is not true or false");
         }
         zeroCopy = zc == null || zc.equals("true");
+        String dp = in.get(DIRECT);
+        if (dp != null && !dp.equals("true") && !dp.equals("false")) {
+            throw new RmaException(ErrorClass.ERR_INFO_VALUE, DIRECT + " = " + dp + " is not true or false");
+        }
+        directPublish = dp == null || dp.equals("true");
         waitSpins = (int) get(in, WAIT_SPINS, oversubscribed ? 0 : 1000, 0, Integer.MAX_VALUE);
         waitYields = (int) get(in, WAIT_YIELDS, oversubscribed ? 20 : 100, 0, Integer.MAX_VALUE);
         waitMaxParkNs = get(in, WAIT_MAX_PARK_NS, 50_000, 1_000, 1_000_000_000L);

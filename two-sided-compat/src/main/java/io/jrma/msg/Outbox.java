@@ -210,23 +210,39 @@ final class Outbox {
         }
         env.put(at + ENV_KIND, (byte) kind).put(at + ENV_CTX, (byte) op.ctx).putInt(at + ENV_TAG, op.tag)
                 .putLong(at + ENV_BYTES, bytes).putInt(at + ENV_FLAGS, op.sync ? 1 : 0);
-        m.inbox.put(envelopeSlices[n], putBytes, Datatype.BYTE, d, lay.slot(m.me, msg));
+        ByteBuffer peer = m.peerMem[d];
+        if (peer != null) {
+            peer.put((int) lay.slot(m.me, msg), env, at, putBytes);
+        } else {
+            m.inbox.put(envelopeSlices[n], putBytes, Datatype.BYTE, d, lay.slot(m.me, msg));
+        }
         return pos;
     }
 
-    /** Makes a batch of {@code n} envelopes valid at {@code d}: flush, then the new tail, then flush. */
+    /**
+     * Makes a batch of {@code n} envelopes valid at {@code d}: flush, then the new tail, then flush; to a rank
+     * whose inbox this process maps, the envelopes and payloads were plain stores and the tail is a release
+     * store after them (a receiver that reads the tail with a volatile load sees them).
+     */
     private void publish(int d, long first, int n, long pos) {
         Win win = m.inbox;
-        win.flush(d); // envelopes and payloads are complete at d before the tail that validates them
+        ByteBuffer peer = m.peerMem[d];
+        if (peer == null) {
+            win.flush(d); // envelopes and payloads are complete at d before the tail that validates them
+        }
         for (ByteBuffer b : batchStaging) {
             m.pool.give(b);
         }
         batchStaging.clear();
         published[d] = first + n;
         areaPos[d] = pos;
-        tailWord[0] = first + n;
-        win.accumulate(tailWord, 1, Datatype.LONG, d, lay.tail(m.me), Op.REPLACE);
-        win.flush(d);
+        if (peer != null) {
+            Messenger.storeRelease(peer, lay.tail(m.me), first + n);
+        } else {
+            tailWord[0] = first + n;
+            win.accumulate(tailWord, 1, Datatype.LONG, d, lay.tail(m.me), Op.REPLACE);
+            win.flush(d);
+        }
         for (int i = 0; i < n; i++) {
             SendOp op = batch[i];
             batch[i] = null;
@@ -245,6 +261,11 @@ final class Outbox {
     /** Puts a medium payload into the destination's area: from the user's buffer if it is packed already. */
     private void putMediumPayload(SendOp op, int d, long disp) {
         UserBuf u = op.data;
+        ByteBuffer peer = m.peerMem[d];
+        if (peer != null) {
+            u.packInto(peer, disp); // straight into the receiver's area: one copy
+            return;
+        }
         Object origin = u.plain() ? u.origin() : null;
         if (origin != null) {
             m.inbox.put(origin, u.count, u.type, d, disp, u.count, u.type);
