@@ -251,6 +251,7 @@ final class Inbox {
             // each word only grows and is read on its own: two release stores need no atomic pair
             Messenger.storeRelease(peer, lay.credit(m.me), consumed[s]);
             Messenger.storeRelease(peer, lay.credit(m.me) + 8, areaFreed[s]);
+            m.signal(s); // a sender out of credits may be asleep
         } else {
             creditWords[0] = consumed[s];
             creditWords[1] = areaFreed[s];

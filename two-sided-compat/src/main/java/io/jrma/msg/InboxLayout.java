@@ -10,6 +10,9 @@ package io.jrma.msg;
  * tails    = 0                  P x 8             sender s     tail[s]: messages s has published in ring[s]
  * credits  = align64(8P)        P x 16            receiver d   credit[d] = {slots freed, area bytes freed} of
  *                                                              MY ring and area at d
+ * wake     = align64(...)       64                both         int seq (futex word: bumped by a sender that
+ *                                                              finds a sleeper), int sleepers (owner's threads
+ *                                                              asleep on seq)
  * rings    = align64(...)       P x S x SLOT      sender s     ring[s][i]: envelope of message i (mod S) of s
  * areas    = rings + P*S*SLOT   P x M             sender s     area[s]: payloads of s's medium messages
  * </pre>
@@ -57,6 +60,8 @@ final class InboxLayout {
     final int slotBytes;
     final int areaBytes;
     final long credits;
+    /** The futex word senders bump to wake a sleeping receiver ({@code + 4}: the number of sleepers). */
+    final long wake;
     final long rings;
     final long areas;
     final long total;
@@ -67,7 +72,8 @@ final class InboxLayout {
         this.slotBytes = c.slotBytes;
         this.areaBytes = c.areaBytes;
         this.credits = align64(8L * ranks);
-        this.rings = align64(credits + 16L * ranks);
+        this.wake = align64(credits + 16L * ranks);
+        this.rings = wake + 64;
         this.areas = rings + (long) ranks * slots * slotBytes;
         this.total = areas + (long) ranks * areaBytes;
     }

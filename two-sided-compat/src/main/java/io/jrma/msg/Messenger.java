@@ -71,6 +71,7 @@ public final class Messenger implements AutoCloseable {
     static final int CONTEXTS = 2;
 
     private static final VarHandle LONGS = MethodHandles.byteBufferViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+    private static final VarHandle INTS = MethodHandles.byteBufferViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
 
     final Comm comm;
     final int me;
@@ -87,6 +88,13 @@ public final class Messenger implements AutoCloseable {
      * payloads, tails and credits to such a rank are plain stores and a release store instead of RMA calls.
      */
     final ByteBuffer[] peerMem;
+    /** Addresses of {@link #peerMem} in this process, and of this rank's inbox. */
+    private final long[] peerAddress;
+    private final long myAddress;
+    /** Every peer stores directly (see {@link #signal}): waiting threads may sleep on the futex word. */
+    private final boolean futexSleep;
+    /** This rank wakes sleeping peers after its direct stores. */
+    private final boolean futexWake;
     final StagingPool pool;
     private final Matcher[] matchers = {new Matcher(), new Matcher()};
     private final Outbox outbox;
@@ -107,6 +115,19 @@ public final class Messenger implements AutoCloseable {
         // jrma.path=packet asks for the packet path everywhere (to test it, or to compare): envelopes too
         this.peerMem = reachable(inbox, size, me, cfg.directPublish
                 && !"packet".equals(io.jrma.Jrma.parameter(comm, "jrma.path")));
+        this.peerAddress = new long[size];
+        boolean allDirect = size > 1;
+        for (int r = 0; r < size; r++) {
+            if (r != me) {
+                allDirect &= peerMem[r] != null;
+                peerAddress[r] = peerMem[r] == null ? 0 : Win.address(peerMem[r]);
+            }
+        }
+        this.myAddress = Win.address(mem);
+        // a waiting thread sleeps on the futex word only when every peer stores directly, so that every message
+        // and credit comes with a wake-up; waking costs a sender a fence and a load when nobody sleeps
+        this.futexWake = io.jrma.core.shm.Futex.available();
+        this.futexSleep = allDirect && futexWake;
         this.pool = new StagingPool(expose);
         this.outbox = new Outbox(this);
         this.in = new Inbox(this);
@@ -135,9 +156,52 @@ public final class Messenger implements AutoCloseable {
         return peers;
     }
 
-    /** Stores {@code value} into the long at {@code offset} of {@code rank}'s inbox with release semantics. */
+    /** Stores {@code value} into the long at {@code offset} of a peer's inbox with release semantics. */
     static void storeRelease(ByteBuffer peer, long offset, long value) {
         LONGS.setRelease(peer, (int) offset, value);
+    }
+
+    /**
+     * After stores into {@code d}'s inbox that {@code d} may be waiting for (a tail, credits): wakes its threads
+     * asleep on its futex word, if any. The full fence orders those stores before the read of the sleeper count
+     * (a sleeper registers, then polls again, then sleeps: one of the two sides sees the other).
+     */
+    void signal(int d) {
+        ByteBuffer peer = peerMem[d];
+        if (!futexWake || peer == null) {
+            return;
+        }
+        VarHandle.fullFence();
+        if ((int) INTS.getVolatile(peer, (int) lay.wake + 4) > 0) {
+            INTS.getAndAdd(peer, (int) lay.wake, 1);
+            io.jrma.core.shm.Futex.wakeAll(peerAddress[d] + lay.wake);
+        }
+    }
+
+    /** {seq, sleepers} of {@code rank}'s futex word as this process sees it now (for tests); null if unreachable. */
+    int[] wakeWord(int rank) {
+        ByteBuffer b = rank == me ? mem : peerMem[rank];
+        return b == null ? null : new int[] {(int) INTS.getVolatile(b, (int) lay.wake), (int) INTS.getVolatile(b, (int) lay.wake + 4)};
+    }
+
+    /**
+     * Sleeps on this rank's futex word for at most {@code ns} unless a poll after announcing the sleep finds work.
+     * Returns false (nothing done) when this messenger cannot be woken that way: then the caller parks.
+     */
+    boolean sleep(long ns) {
+        if (!futexSleep || in.pending() > 0) {
+            return false; // a rendezvous read in flight may complete through the progress agent, which cannot wake us
+        }
+        int seen = (int) INTS.getVolatile(mem, (int) lay.wake);
+        INTS.getAndAdd(mem, (int) lay.wake + 4, 1);
+        try {
+            if (progressOnce() == 0) {
+                io.jrma.core.shm.Futex.await(myAddress + lay.wake, seen, ns);
+            }
+        } finally {
+            INTS.getAndAdd(mem, (int) lay.wake + 4, -1);
+        }
+        return true;
     }
 
     /** Creates a messenger for {@code comm} with default settings. Collective over {@code comm}. */

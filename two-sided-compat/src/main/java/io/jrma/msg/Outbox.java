@@ -238,6 +238,7 @@ final class Outbox {
         areaPos[d] = pos;
         if (peer != null) {
             Messenger.storeRelease(peer, lay.tail(m.me), first + n);
+            m.signal(d);
         } else {
             tailWord[0] = first + n;
             win.accumulate(tailWord, 1, Datatype.LONG, d, lay.tail(m.me), Op.REPLACE);

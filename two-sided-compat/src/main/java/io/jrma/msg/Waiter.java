@@ -6,7 +6,9 @@ import java.util.concurrent.locks.LockSupport;
  * How a thread waits for messages: it spins (each round drives the messenger's progress), then yields, then
  * parks for intervals growing from 1 µs to a ceiling, as Lockless MPI and TMPI do when ranks may outnumber
  * cores. Any round that found work starts over with spinning. Every yield or park round (and every 256th spin)
- * checks the job, so a wait never outlives a failed rank.
+ * checks the job, so a wait never outlives a failed rank. When every peer of the messenger stores into this
+ * rank's inbox directly, a park is a sleep on the inbox's futex word instead, which the next message or credit
+ * ends at once (a timed park alone would sleep out Linux's timer slack, ~50 µs, on every wait that gets there).
  *
  * <p>One per wait call; used by one thread.
  */
@@ -41,7 +43,9 @@ final class Waiter {
             m.checkLive();
         } else {
             m.checkLive();
-            LockSupport.parkNanos(parkNs);
+            if (!m.sleep(parkNs)) { // woken by the next message or credit when every peer stores directly
+                LockSupport.parkNanos(parkNs);
+            }
             parkNs = Math.min(maxParkNs, parkNs * 2);
         }
     }

@@ -384,4 +384,39 @@ class PointToPointTest {
         io.jrma.WinCounters c = io.jrma.Jrma.jvmCounters(world);
         return c.get(io.jrma.WinCounters.Counter.PUTS) + c.get(io.jrma.WinCounters.Counter.ACCUMULATES);
     }
+
+    /**
+     * A receiver that waits long enough sleeps on its inbox's futex word (when every peer stores directly), and
+     * the sender that publishes a message to it sees the sleeper and bumps the word to wake it.
+     */
+    @org.junit.jupiter.api.Test
+    @Timeout(60)
+    void aSleepingReceiverIsWokenBySend() {
+        org.junit.jupiter.api.Assumptions.assumeTrue(io.jrma.core.shm.Futex.available(), "no futex here (JNA/Linux)");
+        Jobs.run("auto", 2, world -> {
+            io.jrma.Info info = new io.jrma.Info();
+            info.set("jrma_msg_wait_spins", "0");
+            info.set("jrma_msg_wait_yields", "0");
+            info.set("jrma_msg_wait_max_park_ns", "1000000000"); // a timed park alone would take up to 1 s
+            try (Messenger m = Messenger.create(world, info)) {
+                long[] buf = new long[1];
+                if (Jobs.JVMS == 1 || m.wakeWord(1 - world.rank()) != null) {
+                    if (world.rank() == 1) {
+                        m.recv(buf, 0, 1, Datatype.LONG, 0, 5);
+                        assertEquals(42, buf[0]);
+                        assertTrue(m.wakeWord(1)[0] >= 1, "the sender bumped the futex word: " + Arrays.toString(m.wakeWord(1)));
+                    } else {
+                        long deadline = System.nanoTime() + 20_000_000_000L;
+                        while (m.wakeWord(1)[1] == 0) { // rank 1 asleep in its receive
+                            assertTrue(System.nanoTime() < deadline, "rank 1 never slept on its futex word");
+                            Thread.onSpinWait();
+                        }
+                        buf[0] = 42;
+                        m.send(buf, 0, 1, Datatype.LONG, 1, 5);
+                    }
+                }
+                m.collectives().barrier();
+            }
+        });
+    }
 }
