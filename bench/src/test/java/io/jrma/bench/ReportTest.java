@@ -46,7 +46,7 @@ class ReportTest {
                 "openmpi-sm,get_latency,allocate,flush,8,1,0.1") + "\n");
         Path meta = dir.resolve("meta.txt");
         Files.writeString(meta, "command=bench/compare --path shm\ndate=2026-11-23\nmachine=2 cores\nplotdir=results\n"
-                + "impl.jrma-shm=2 JVMs\n");
+                + "impl.jrma-shm=2 JVMs\nimpl.jrma-threads=not measured in this run\n");
         Path out = dir.resolve("out");
         Report.main(new String[] {raw.toString(), meta.toString(), out.toString()});
 
@@ -56,6 +56,7 @@ class ReportTest {
         assertTrue(md.contains("| machine | 2 cores |"), md);
         assertTrue(md.contains("| get_latency | allocate | flush | 8 B | n/a | 0.10 ~ | n/a | 30.00 ~ | 15.00 ~ | n/a | 2.00 |"), md);
         assertTrue(md.contains("- `jrma-shm`: 2 JVMs"), md);
+        assertFalse(md.contains("not measured in this run"), "implementations not run are not described: " + md);
         String medians = Files.readString(out.resolve("medians.csv"));
         assertTrue(medians.contains("mpich,put_latency,allocate,flush,8,3,0.51,0.5,0.9,true"), medians);
         assertTrue(medians.contains("jrma-shm,put_latency,allocate,flush,8,3,0.04,0.03,0.04,true"), medians);
