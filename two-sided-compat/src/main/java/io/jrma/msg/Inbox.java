@@ -194,6 +194,11 @@ final class Inbox {
         }
         UserBuf u = r.data;
         Object direct = u.plain() && n % u.type.size() == 0 ? u.origin() : null;
+        int pid = m.crossReadPid(source);
+        if (pid != 0 && crossRead(r, pid, address, n, direct)) {
+            finish(r);
+            return;
+        }
         if (direct != null) {
             long count = n / u.type.size();
             r.get = m.expose.rget(direct, count, u.type, source, address, count, u.type);
@@ -202,6 +207,25 @@ final class Inbox {
             r.get = m.expose.rget(r.staging, n, Datatype.BYTE, source, address, n, Datatype.BYTE);
         }
         activeGets.add(r);
+    }
+
+    /**
+     * Reads {@code n} bytes of rendezvous data at {@code address} of process {@code pid} into the receive (or its
+     * staging buffer) with one kernel copy. False, with nothing to undo, if the kernel refused: the caller reads
+     * through the exposure window instead, as every later rendezvous will.
+     */
+    private boolean crossRead(RecvOp r, int pid, long address, long n, Object direct) {
+        ByteBuffer into = direct instanceof ByteBuffer && ((ByteBuffer) direct).isDirect() ? (ByteBuffer) direct : null;
+        ByteBuffer staging = into == null ? m.pool.take(n) : null;
+        if (io.jrma.core.shm.CrossMemory.read(pid, address, io.jrma.Win.address(into != null ? into : staging), n)) {
+            r.staging = staging; // unpacked by finish
+            return true;
+        }
+        if (staging != null) {
+            m.pool.give(staging);
+        }
+        m.crossReadRefused();
+        return false;
     }
 
     private int pollGets() {

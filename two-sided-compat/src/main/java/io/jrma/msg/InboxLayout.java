@@ -12,7 +12,8 @@ package io.jrma.msg;
  *                                                              MY ring and area at d
  * wake     = align64(...)       64                both         int seq (futex word: bumped by a sender that
  *                                                              finds a sleeper), int sleepers (owner's threads
- *                                                              asleep on seq)
+ *                                                              asleep on seq), long pid (owner's process, at
+ *                                                              8: for single-copy reads of its rendezvous data)
  * rings    = align64(...)       P x S x SLOT      sender s     ring[s][i]: envelope of message i (mod S) of s
  * areas    = rings + P*S*SLOT   P x M             sender s     area[s]: payloads of s's medium messages
  * </pre>

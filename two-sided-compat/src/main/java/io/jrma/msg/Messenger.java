@@ -95,6 +95,9 @@ public final class Messenger implements AutoCloseable {
     private final boolean futexSleep;
     /** This rank wakes sleeping peers after its direct stores. */
     private final boolean futexWake;
+    private final long myPid;
+    /** Rendezvous data of ranks in other processes of the host is read by process_vm_readv (until refused once). */
+    private volatile boolean crossRead;
     final StagingPool pool;
     private final Matcher[] matchers = {new Matcher(), new Matcher()};
     private final Outbox outbox;
@@ -124,6 +127,9 @@ public final class Messenger implements AutoCloseable {
             }
         }
         this.myAddress = Win.address(mem);
+        this.myPid = ProcessHandle.current().pid();
+        LONGS.setRelease(mem, (int) lay.wake + 8, myPid); // peers read it after our first message to them
+        this.crossRead = cfg.crossRead && io.jrma.core.shm.CrossMemory.available();
         // a waiting thread sleeps on the futex word only when every peer stores directly, so that every message
         // and credit comes with a wake-up; waking costs a sender a fence and a load when nobody sleeps
         this.futexWake = io.jrma.core.shm.Futex.available();
@@ -176,6 +182,25 @@ public final class Messenger implements AutoCloseable {
             INTS.getAndAdd(peer, (int) lay.wake, 1);
             io.jrma.core.shm.Futex.wakeAll(peerAddress[d] + lay.wake);
         }
+    }
+
+    /**
+     * The process of rank {@code s} when its rendezvous data can be read from it by a single kernel copy (a rank
+     * of another JVM of this host whose inbox this process maps), else 0 (same JVM: the window path is a
+     * single copy already; other hosts; reads refused).
+     */
+    int crossReadPid(int s) {
+        ByteBuffer peer = peerMem[s];
+        if (!crossRead || peer == null) {
+            return 0;
+        }
+        long pid = (long) LONGS.getVolatile(peer, (int) lay.wake + 8);
+        return pid == myPid || pid <= 0 || pid > Integer.MAX_VALUE ? 0 : (int) pid;
+    }
+
+    /** The kernel refused a cross-process read: rendezvous data is read through the exposure window from now on. */
+    void crossReadRefused() {
+        crossRead = false;
     }
 
     /** {seq, sleepers} of {@code rank}'s futex word as this process sees it now (for tests); null if unreachable. */

@@ -27,6 +27,11 @@ final class MsgConfig {
      * process maps; "true" (default) stores them directly there.
      */
     static final String DIRECT = "jrma_msg_direct";
+    /**
+     * "false" reads rendezvous data of ranks in other JVMs of the host through the exposure window (the packet
+     * path); "true" (default) reads it with process_vm_readv, one kernel copy, where the kernel allows it.
+     */
+    static final String CROSS_READ = "jrma_msg_cross_read";
     /** Progress rounds a waiting thread spins before it yields (default 1000, or 0 when ranks outnumber cores). */
     static final String WAIT_SPINS = "jrma_msg_wait_spins";
     /** Thread.yield() rounds before a waiting thread parks (default 100, or 20 when ranks outnumber cores). */
@@ -44,6 +49,8 @@ final class MsgConfig {
     final boolean zeroCopy;
     /** Whether envelopes to ranks whose inbox this process maps are stored directly (default true). */
     final boolean directPublish;
+    /** Whether rendezvous data of ranks in other processes of the host is read by one kernel copy (default true). */
+    final boolean crossRead;
     final int waitSpins;
     final int waitYields;
     final long waitMaxParkNs;
@@ -69,6 +76,11 @@ final class MsgConfig {
             throw new RmaException(ErrorClass.ERR_INFO_VALUE, DIRECT + " = " + dp + " is not true or false");
         }
         directPublish = dp == null || dp.equals("true");
+        String cr = in.get(CROSS_READ);
+        if (cr != null && !cr.equals("true") && !cr.equals("false")) {
+            throw new RmaException(ErrorClass.ERR_INFO_VALUE, CROSS_READ + " = " + cr + " is not true or false");
+        }
+        crossRead = directPublish && (cr == null || cr.equals("true"));
         waitSpins = (int) get(in, WAIT_SPINS, oversubscribed ? 0 : 1000, 0, Integer.MAX_VALUE);
         waitYields = (int) get(in, WAIT_YIELDS, oversubscribed ? 20 : 100, 0, Integer.MAX_VALUE);
         waitMaxParkNs = get(in, WAIT_MAX_PARK_NS, 50_000, 1_000, 1_000_000_000L);

@@ -419,4 +419,64 @@ class PointToPointTest {
             }
         });
     }
+
+    /**
+     * Between JVMs of a host, rendezvous data is read by one kernel copy from the sender's process (no GET
+     * through the exposure window), unless {@code jrma_msg_cross_read=false}; the data is the same either way,
+     * into a direct buffer, into an array (staged), and truncated.
+     */
+    @org.junit.jupiter.api.Test
+    @Timeout(90)
+    void rendezvousBetweenJvmsIsOneKernelCopy() {
+        org.junit.jupiter.api.Assumptions.assumeTrue(Jobs.JVMS > 1, "needs ranks in 2 JVMs (the 2-JVM run of this suite)");
+        org.junit.jupiter.api.Assumptions.assumeTrue(io.jrma.core.shm.CrossMemory.available(), "no process_vm_readv here");
+        for (String cross : new String[] {"true", "false"}) {
+            Jobs.run("auto", 2, world -> {
+                io.jrma.Info info = new io.jrma.Info();
+                info.set("jrma_msg_cross_read", cross);
+                try (Messenger m = Messenger.create(world, info)) {
+                    int n = 300_000; // 2.4 MB: rendezvous
+                    boolean mapped = m.peerMem[1 - world.rank()] != null;
+                    m.collectives().barrier();
+                    long gets = io.jrma.Jrma.jvmCounters(world).get(io.jrma.WinCounters.Counter.GETS);
+                    if (world.rank() == 0) {
+                        ByteBuffer out = ByteBuffer.allocateDirect(8 * n).order(java.nio.ByteOrder.nativeOrder());
+                        for (int i = 0; i < n; i++) {
+                            out.putLong(8 * i, value(0, 1, i));
+                        }
+                        m.send(out, 0, n, Datatype.LONG, 1, 1);
+                        m.send(out, 0, n, Datatype.LONG, 1, 2);
+                        m.send(out, 0, n, Datatype.LONG, 1, 3);
+                    } else {
+                        ByteBuffer in = ByteBuffer.allocateDirect(8 * n).order(java.nio.ByteOrder.nativeOrder());
+                        m.recv(in, 0, n, Datatype.LONG, 0, 1);
+                        long[] arr = new long[n];
+                        m.recv(arr, 0, n, Datatype.LONG, 0, 2);
+                        long[] small = new long[n / 2];
+                        RmaExceptionCheck.truncated(() -> m.recv(small, 0, n / 2, Datatype.LONG, 0, 3));
+                        for (int i = 0; i < n; i += 997) {
+                            assertEquals(value(0, 1, i), in.getLong(8 * i), "direct buffer, element " + i);
+                            assertEquals(value(0, 1, i), arr[i], "array, element " + i);
+                        }
+                        assertEquals(value(0, 1, n / 2 - 1), small[n / 2 - 1], "truncated: the part that fits");
+                        long read = io.jrma.Jrma.jvmCounters(world).get(io.jrma.WinCounters.Counter.GETS) - gets;
+                        if (mapped && cross.equals("true")) {
+                            assertEquals(0, read, "GETs through the exposure window with single-copy reads on");
+                        } else if (mapped) {
+                            assertTrue(read >= 3, "GETs through the exposure window with single-copy reads off: " + read);
+                        }
+                    }
+                    m.collectives().barrier();
+                }
+            });
+        }
+    }
+
+    /** Asserts that a receive fails with ERR_TRUNCATE. */
+    private static final class RmaExceptionCheck {
+        static void truncated(Runnable r) {
+            io.jrma.RmaException e = org.junit.jupiter.api.Assertions.assertThrows(io.jrma.RmaException.class, r::run);
+            assertEquals(io.jrma.ErrorClass.ERR_TRUNCATE, e.errorClass());
+        }
+    }
 }

@@ -1,0 +1,40 @@
+package io.jrma.core.shm;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** process_vm_readv through JNA, on this process (the messenger tests over 2 JVMs cross processes): copies and refusals. */
+class CrossMemoryTest {
+    private static long address(ByteBuffer b) {
+        return com.sun.jna.Pointer.nativeValue(com.sun.jna.Native.getDirectBufferPointer(b));
+    }
+
+    @Test
+    @Timeout(30)
+    void copiesFromAProcessAndRefusesWhatIsNotThere() {
+        Assumptions.assumeTrue(CrossMemory.available(), "process_vm_readv is not available here (not Linux, or JNA)");
+        int self = (int) ProcessHandle.current().pid();
+        ByteBuffer src = ByteBuffer.allocateDirect(3 << 20).order(ByteOrder.LITTLE_ENDIAN);
+        for (int i = 0; i < src.capacity() / 8; i++) {
+            src.putLong(8 * i, i * 0x9E3779B97F4A7C15L);
+        }
+        ByteBuffer dst = ByteBuffer.allocateDirect(3 << 20).order(ByteOrder.LITTLE_ENDIAN);
+        Assumptions.assumeTrue(CrossMemory.read(self, address(src), address(dst), 16),
+                "the kernel refuses process_vm_readv here (Yama ptrace_scope or container policy)");
+        // an odd length at odd offsets, across pages
+        assertTrue(CrossMemory.read(self, address(src) + 5, address(dst) + 3, (3 << 20) - 11));
+        for (int i = 0; i < (3 << 20) - 11; i += 4093) {
+            assertEquals(src.get(5 + i), dst.get(3 + i), "byte " + i);
+        }
+        assertEquals(src.get((3 << 20) - 7), dst.get((3 << 20) - 9), "last byte");
+        assertFalse(CrossMemory.read(self, 8, address(dst), 8), "address 8 is not mapped");
+        assertFalse(CrossMemory.read(Integer.MAX_VALUE - 1, address(src), address(dst), 8), "no such process");
+    }
+}
