@@ -108,6 +108,33 @@ final class ApiSurface {
         }
     }
 
+    /**
+     * A struct whose classes declare helpers under names Open MPI's Struct does not use: they must not clash
+     * with members of ours (Struct and Struct.Data have no members beyond Open MPI's).
+     */
+    static final class Flags extends Struct {
+        private final int flags = addBoolean(4);
+
+        private int addBoolean(int n) {
+            return addByte(n);
+        }
+
+        @Override
+        protected Data newData() {
+            return new Data();
+        }
+
+        final class Data extends Struct.Data {
+            boolean getBoolean(int i) {
+                return getByte(flags, i) != 0;
+            }
+
+            void putBoolean(int i, boolean v) {
+                putByte(flags, i, (byte) (v ? 1 : 0));
+            }
+        }
+    }
+
     /** A struct holding another struct, as programs nest them. */
     static final class Pair extends Struct {
         private final int first;
