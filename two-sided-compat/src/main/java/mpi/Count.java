@@ -1,7 +1,12 @@
 package mpi;
 
-/** A 64-bit count (MPI_Count), as returned by {@link Status#getElementsX}. */
-public final class Count implements Comparable<Object> {
+/**
+ * A 64-bit count (MPI_Count), as returned by {@link Status#getElementsX}. It implements the raw
+ * {@code Comparable}, as Open MPI's class does, so that {@code Comparable<Count> c = count} compiles (with an
+ * unchecked warning) as it does there.
+ */
+@SuppressWarnings("rawtypes")
+public final class Count implements Comparable {
     private long count;
 
     public Count(long count) {

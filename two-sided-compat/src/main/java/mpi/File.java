@@ -279,7 +279,7 @@ public final class File implements Site {
     }
 
     private static Status status(long bytes) {
-        return new Status(MPI.ANY_SOURCE, MPI.ANY_TAG, MPI.SUCCESS, false, bytes, MPI.UNDEFINED);
+        return new Status(MPI.ANY_SOURCE, MPI.ANY_TAG, MPI.SUCCESS, false, bytes, 0);
     }
 
     /**

@@ -58,7 +58,7 @@ public final class Message {
     public Status mRecv(Object buf, int count, Datatype type) throws MPIException {
         Comm c = take();
         if (c == null) {
-            return new Status(MPI.PROC_NULL, MPI.ANY_TAG, MPI.SUCCESS, false, 0, MPI.UNDEFINED);
+            return new Status(MPI.PROC_NULL, MPI.ANY_TAG, MPI.SUCCESS, false, 0, 0);
         }
         return c.recv(buf, count, type, source, tag);
     }
@@ -68,7 +68,7 @@ public final class Message {
         Comm c = take();
         if (c == null) {
             MPI.assertDirectBuffer(buf);
-            return Request.done(MPI.COMM_WORLD, new Status(MPI.PROC_NULL, MPI.ANY_TAG, MPI.SUCCESS, false, 0, MPI.UNDEFINED));
+            return Request.done(MPI.COMM_WORLD, new Status(MPI.PROC_NULL, MPI.ANY_TAG, MPI.SUCCESS, false, 0, 0));
         }
         return c.iRecv(buf, count, type, source, tag);
     }

@@ -499,7 +499,8 @@ public class Request implements Freeable {
                 }
                 continue;
             }
-            out[i] = r.finish().withIndex(i);
+            // waitSome/testSome statuses carry the request's index; waitAll/testAll ones do not (index 0)
+            out[i] = which == null ? r.finish() : r.finish().withIndex(i);
             RmaException e = r.takeFailure();
             if (e != null) {
                 failed.add(i + ": " + e.errorClass());

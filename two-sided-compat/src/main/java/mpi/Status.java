@@ -14,7 +14,12 @@ public final class Status {
     private boolean cancelled;
     /** Bytes of data received (or waiting, for a probe). */
     private long bytes;
+    /**
+     * As in Open MPI's binding: 0 unless the status comes from waitAny, testAny, waitSome or testSome (the
+     * request's index there, UNDEFINED when no request was active).
+     */
     private int index;
+    private boolean indexed;
 
     Status(int source, int tag, int error, boolean cancelled, long bytes, int index) {
         this.source = source;
@@ -27,7 +32,7 @@ public final class Status {
 
     /** From the messaging engine's status. */
     Status(io.jrma.msg.Status s) {
-        this(s.source(), s.tag(), s.error().code(), s.cancelled(), s.bytes(), MPI.UNDEFINED);
+        this(s.source(), s.tag(), s.error().code(), s.cancelled(), s.bytes(), 0);
     }
 
     /**
@@ -44,11 +49,12 @@ public final class Status {
 
     /** The empty status: of a completed send, of a null request, of an RMA request. */
     static Status empty() {
-        return new Status(MPI.ANY_SOURCE, MPI.ANY_TAG, MPI.SUCCESS, false, 0, MPI.UNDEFINED);
+        return new Status(MPI.ANY_SOURCE, MPI.ANY_TAG, MPI.SUCCESS, false, 0, 0);
     }
 
     Status withIndex(int i) {
         index = i;
+        indexed = true;
         return this;
     }
 
@@ -128,7 +134,10 @@ public final class Status {
         return error;
     }
 
-    /** The index of the request this status belongs to (waitAny, testAny, waitSome, ...), else UNDEFINED. */
+    /**
+     * The index of the request this status belongs to in the array given to waitAny, testAny, waitSome or
+     * testSome (UNDEFINED there when no request was active); 0 for any other status, as in Open MPI.
+     */
     public int getIndex() {
         return index;
     }
@@ -149,6 +158,6 @@ public final class Status {
     @Override
     public String toString() {
         return "Status[source=" + source + ", tag=" + tag + ", bytes=" + bytes + (error == 0 ? "" : ", error=" + error)
-                + (cancelled ? ", cancelled" : "") + (index == MPI.UNDEFINED ? "" : ", index=" + index) + "]";
+                + (cancelled ? ", cancelled" : "") + (indexed ? ", index=" + index : "") + "]";
     }
 }

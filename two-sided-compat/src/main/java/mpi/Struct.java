@@ -11,6 +11,9 @@ import java.util.List;
  * class reads and writes them in a buffer of structs. {@link #getType()} is the committed MPI datatype
  * (MPI_TYPE_CREATE_STRUCT of the fields) and {@link #getExtent()} its extent in bytes: the sum of the fields,
  * or the offset set last by {@link #setOffset} if that is larger.
+ *
+ * <p>Programs extend this class and its {@link Data}, so both have exactly the members of Open MPI's class and
+ * nothing more: any other accessible member could clash with a method a program declares in its subclass.
  */
 public abstract class Struct {
     int extent;
@@ -162,14 +165,6 @@ public abstract class Struct {
         return addField(MPI.DOUBLE, 8, length);
     }
 
-    public final int addBoolean() {
-        return addBoolean(1);
-    }
-
-    public final int addBoolean(int length) {
-        return addField(MPI.BOOLEAN, 1, length);
-    }
-
     /** Adds a field that is itself a struct. */
     public final int addStruct(Struct struct) throws MPIException {
         return addStruct(struct, 1);
@@ -311,22 +306,6 @@ public abstract class Struct {
 
         protected final void putDouble(int field, int index, double v) {
             buffer.putDouble(offset + field + index * 8, v);
-        }
-
-        protected final boolean getBoolean(int field) {
-            return buffer.get(offset + field) != 0;
-        }
-
-        protected final boolean getBoolean(int field, int index) {
-            return buffer.get(offset + field + index) != 0;
-        }
-
-        protected final void putBoolean(int field, boolean v) {
-            buffer.put(offset + field, (byte) (v ? 1 : 0));
-        }
-
-        protected final void putBoolean(int field, int index, boolean v) {
-            buffer.put(offset + field + index, (byte) (v ? 1 : 0));
         }
 
         /** The Data of a struct field. */

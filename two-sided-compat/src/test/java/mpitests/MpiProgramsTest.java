@@ -108,7 +108,7 @@ class MpiProgramsTest {
 
     static Stream<Arguments> programs() {
         List<Arguments> out = new ArrayList<>();
-        for (String program : new String[] {"PointToPoint", "Collective", "GroupsComms", "Datatypes", "Windows", "Errors", "SendModes", "FileIO", "Intercomms"}) {
+        for (String program : new String[] {"PointToPoint", "Collective", "GroupsComms", "Datatypes", "Windows", "Errors", "SendModes", "FileIO", "Intercomms", "StatusIndex"}) {
             out.add(Arguments.of(program, "1"));
             out.add(Arguments.of(program, "2"));
         }
