@@ -59,7 +59,7 @@ class PointToPointTest {
                 assertEquals(-7, in[n], "nothing written past the data");
                 assertEquals(-8, in[n + 1]);
             }
-            Jobs.assertPathUsed(world, path);
+            Jobs.assertPathUsed(world, m, other, path);
         });
     }
 
