@@ -33,7 +33,7 @@ public final class Job {
     private final java.util.Set<io.jrma.WinCounters> liveCounters = ConcurrentHashMap.newKeySet();
     private final io.jrma.WinCounters retiredCounters = new io.jrma.WinCounters();
     private volatile boolean stopping;
-    private Thread progressThread;
+    private volatile Thread progressThread;
     private final int jvmIndex;
     private final int[] jvmOfRank;
     private final int jvmCount;
@@ -56,9 +56,11 @@ public final class Job {
         this.params = Map.copyOf(params);
         this.rankThreads = new Thread[size];
         this.progressMode = Params.PROGRESS.getChoice(this.params, "thread", "caller", "both");
-        // no core to spare for the progress thread, the JIT and GC: a spinning waiter then holds the core the rank
-        // it waits for needs (2 ranks on 2 cores: fence and PSCW took 120-460 us instead of 1.4-4 us under load)
-        boolean oversubscribed = size >= Runtime.getRuntime().availableProcessors();
+        // more ranks than cores (MPI's oversubscription): a spinning waiter holds the core the rank it waits for
+        // needs. With as many ranks as cores, spinning is what makes cross-rank waits fast (2 thread ranks, quiet
+        // 2-core host: fence 1.5 -> 0.19 us, PSCW ring 1.4 -> 0.34 us; 2 JVMs over TCP: put+flush 47-85 -> 16-22
+        // us), and the progress threads stay out of the spinners' way (see start()).
+        boolean oversubscribed = size > Runtime.getRuntime().availableProcessors();
         this.waitPolicy = new WaitPolicy(autoOr(Params.WAIT_SPINS, oversubscribed ? 0 : 2000),
                 autoOr(Params.WAIT_YIELDS, oversubscribed ? 20 : 200), Params.WAIT_MAX_PARK_NS.getLong(this.params));
         this.transport = new LocalTransport(this);
@@ -231,12 +233,13 @@ public final class Job {
                     if (work > 0) {
                         idleRounds = 0;
                         idle.reset();
-                    } else if (bt != null && ++idleRounds > 400) {
-                        if (agent.spinningCallers().get() > 0) {
-                            LockSupport.parkNanos(50_000); // a waiting rank polls the sockets: stay out of its way
-                        } else {
-                            agent.sleepIn(bt, maxPark); // the IO agent: epoll until a connection has input
-                        }
+                    } else if (++idleRounds > 400 && agent.callersActive()) {
+                        // a rank waiting in the library polls the transports itself, or did a moment ago: every
+                        // wake-up of this thread would preempt it (2 cores). A waiter that stops spinning to park
+                        // unparks this thread, so the sockets are watched again at once.
+                        LockSupport.parkNanos(this, CALLERS_ACTIVE_PARK_NS);
+                    } else if (bt != null && idleRounds > 400) {
+                        agent.sleepIn(bt, maxPark); // the IO agent: epoll until a connection has input
                     } else {
                         idle.idle(0);
                     }
@@ -244,6 +247,17 @@ public final class Job {
             }, "jrma-progress");
             progressThread.setDaemon(true);
             progressThread.start();
+        }
+    }
+
+    /** How long the idle progress thread parks while ranks waiting in the library drive progress themselves. */
+    static final long CALLERS_ACTIVE_PARK_NS = 1_000_000;
+
+    /** Wakes the dedicated progress thread (a waiter stopped polling the transports). Any thread. */
+    public void wakeProgressThread() {
+        Thread t = progressThread;
+        if (t != null) {
+            LockSupport.unpark(t);
         }
     }
 

@@ -16,10 +16,10 @@ public final class Params {
     /** Busy-spin iterations before a waiting thread starts yielding. */
     public static final Param WAIT_SPINS = new Param("jrma.wait.spins", "auto", "job",
             "iterations a waiting thread spins (driving progress) before it yields; auto: 2000, or 0 when the job has"
-            + " as many ranks as the host has cores or more (spinning then steals the core the awaited rank needs)");
+            + " more ranks than the host has cores (spinning then steals the core the awaited rank needs)");
     /** Yields before a waiting thread starts parking. */
     public static final Param WAIT_YIELDS = new Param("jrma.wait.yields", "auto", "job",
-            "Thread.yield() calls a waiting thread makes before it parks; auto: 200, or 20 when ranks >= cores");
+            "Thread.yield() calls a waiting thread makes before it parks; auto: 200, or 20 when ranks > cores");
     /** Longest single park of a waiting thread. */
     public static final Param WAIT_MAX_PARK_NS = new Param("jrma.wait.maxParkNs", "200000", "job",
             "longest single park (ns) of a waiting thread; parks grow from 1 us to this");

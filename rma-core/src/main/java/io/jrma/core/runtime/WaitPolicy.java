@@ -71,7 +71,10 @@ public final class WaitPolicy {
                     job.checkAborted();
                     if (polling) {
                         polling = false;
-                        spinning.decrementAndGet(); // parking: the progress thread watches the sockets again
+                        if (spinning.decrementAndGet() == 0) { // parking: the progress thread watches the sockets again
+                            job.agent().pollingStopped();
+                            job.wakeProgressThread();
+                        }
                     }
                     if (sleeper != null) {
                         int seen = sleeper.sequence();
@@ -96,6 +99,7 @@ public final class WaitPolicy {
             }
         } finally {
             if (polling) {
+                job.agent().callerPolled();
                 spinning.decrementAndGet();
             }
         }
