@@ -228,6 +228,12 @@ public final class Job {
             progressThread = new Thread(() -> {
                 int idleRounds = 0;
                 while (!stopping) {
+                    if (agent.spinningCallers().get() > 0) {
+                        // a rank waiting in the library drives progress right now: competing with it for the
+                        // agent would only move the work to this thread and take its core (2 cores)
+                        LockSupport.parkNanos(this, CALLERS_ACTIVE_PARK_NS);
+                        continue;
+                    }
                     int work = agent.tryProgress();
                     PacketTransport bt = blockingTransport;
                     if (work > 0) {
@@ -259,6 +265,11 @@ public final class Job {
         if (t != null) {
             LockSupport.unpark(t);
         }
+    }
+
+    /** Whether the job has a dedicated progress thread (progress mode {@code thread} or {@code both}). */
+    public boolean hasProgressThread() {
+        return !progressMode.equals("caller");
     }
 
     /** Whether callers waiting in the library should drive the progress agent. */
