@@ -68,6 +68,10 @@ public final class WaitPolicy {
                 if (work > 0) {
                     round = 0;
                     parkNs = 1_000;
+                    if (drive && !polling) { // work again after a park: poll again, the progress thread backs off
+                        polling = true;
+                        spinning.incrementAndGet();
+                    }
                     continue;
                 }
                 round++;
