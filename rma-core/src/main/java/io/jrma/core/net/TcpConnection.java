@@ -92,6 +92,13 @@ final class TcpConnection {
 
     private final ByteBuffer staging = ByteBuffer.allocateDirect(STAGING).order(ByteOrder.LITTLE_ENDIAN);
     private ByteBuffer big;
+    /**
+     * The last frame was larger than the staging buffer: the next read into staging takes only
+     * {@link #BIG_FRAME_PEEK} bytes, so that a large frame's body goes straight into its own buffer instead of
+     * through staging (a stream of 1 MiB puts copied a quarter of every body once more).
+     */
+    private boolean lastFrameBig;
+    private static final int BIG_FRAME_PEEK = 4096;
     private int bigType;
     private long bigAux;
     private int bigLen;
@@ -259,7 +266,11 @@ final class TcpConnection {
                     frames++;
                     continue;
                 }
+                if (lastFrameBig) { // the next frame is probably large too: take little more than its header
+                    staging.limit(Math.min(staging.capacity(), staging.position() + BIG_FRAME_PEEK));
+                }
                 int n = ch.read(staging);
+                staging.limit(staging.capacity());
                 if (n < 0) {
                     eof();
                     return frames;
@@ -299,6 +310,7 @@ final class TcpConnection {
                 return frames;
             }
             if (staging.remaining() >= HEADER_LENGTH + len) {
+                lastFrameBig = false;
                 ByteBuffer body = staging.duplicate().order(ByteOrder.LITTLE_ENDIAN);
                 body.position(at + HEADER_LENGTH).limit(at + HEADER_LENGTH + len);
                 staging.position(at + HEADER_LENGTH + len);
@@ -312,6 +324,7 @@ final class TcpConnection {
                 }
                 frames++;
             } else if (HEADER_LENGTH + len > staging.capacity()) {
+                lastFrameBig = true;
                 big = type == FrameDescriptor.BATCH ? acquire(len) : ByteBuffer.allocate(len);
                 big.order(ByteOrder.LITTLE_ENDIAN);
                 staging.position(at + HEADER_LENGTH);
