@@ -82,7 +82,7 @@ final class MsgConfig {
         }
         crossRead = directPublish && (cr == null || cr.equals("true"));
         waitSpins = (int) get(in, WAIT_SPINS, oversubscribed ? 0 : 1000, 0, Integer.MAX_VALUE);
-        waitYields = (int) get(in, WAIT_YIELDS, oversubscribed ? 20 : 100, 0, Integer.MAX_VALUE);
+        waitYields = (int) get(in, WAIT_YIELDS, oversubscribed ? 5000 : 100, 0, Integer.MAX_VALUE);
         waitMaxParkNs = get(in, WAIT_MAX_PARK_NS, 50_000, 1_000, 1_000_000_000L);
     }
 

@@ -19,7 +19,8 @@ public final class Params {
             + " more ranks than the host has cores (spinning then steals the core the awaited rank needs)");
     /** Yields before a waiting thread starts parking. */
     public static final Param WAIT_YIELDS = new Param("jrma.wait.yields", "auto", "job",
-            "Thread.yield() calls a waiting thread makes before it parks; auto: 200, or 20 when ranks > cores");
+            "Thread.yield() calls a waiting thread makes before it parks; auto: 200, or 5000 when ranks > cores (a yield"
+            + " hands the core to a rank that has work at once; a park's wake-up takes tens of microseconds)");
     /** Longest single park of a waiting thread. */
     public static final Param WAIT_MAX_PARK_NS = new Param("jrma.wait.maxParkNs", "200000", "job",
             "longest single park (ns) of a waiting thread; parks grow from 1 us to this");
