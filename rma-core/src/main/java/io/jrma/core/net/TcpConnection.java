@@ -227,15 +227,28 @@ final class TcpConnection {
         }
     }
 
+    /**
+     * Notes that output waits for room in the socket. Whoever runs the progress agent writes it on its next duty
+     * cycle; only a progress thread asleep in the selector must be told, so that it waits for writability too
+     * ({@link #armForSleep}). Changing the key's interest and waking the selector on every partial write cost two
+     * system calls and a wake-up of the progress thread per megabyte of a put stream.
+     */
     private void setWantWrite(boolean want) {
         if (want != wantWrite) {
             wantWrite = want;
-            SelectionKey k = key;
-            if (k != null && k.isValid()) {
-                k.interestOps(want ? SelectionKey.OP_READ | SelectionKey.OP_WRITE : SelectionKey.OP_READ);
-                if (want) {
-                    k.selector().wakeup();
-                }
+            if (want) {
+                owner.outputWaits();
+            }
+        }
+    }
+
+    /** Before the progress thread sleeps in the selector: wait for writability too while output waits. */
+    void armForSleep() {
+        SelectionKey k = key;
+        if (k != null && k.isValid()) {
+            int ops = wantWrite ? SelectionKey.OP_READ | SelectionKey.OP_WRITE : SelectionKey.OP_READ;
+            if (k.interestOps() != ops) {
+                k.interestOps(ops);
             }
         }
     }

@@ -335,10 +335,20 @@ public final class TcpTransport implements PacketTransport, ControlPlane.Sender,
     @Override
     public void awaitInput(long timeoutNs) {
         try {
+            for (TcpConnection c : all) {
+                c.armForSleep();
+            }
             selector.select(Math.max(1, timeoutNs / 1_000_000));
             selector.selectedKeys().clear();
         } catch (IOException | java.nio.channels.ClosedSelectorException e) {
             // closing: the progress loop ends
+        }
+    }
+
+    /** A connection's output waits for room: a progress thread asleep in the selector must wait for that too. */
+    void outputWaits() {
+        if (job.agent().sleepingIn(this)) {
+            selector.wakeup(); // it re-arms the keys with OP_WRITE before it sleeps again
         }
     }
 

@@ -137,6 +137,11 @@ public final class ProgressAgent implements Agent {
     private volatile boolean sleeping;
     private volatile PacketTransport sleeper;
 
+    /** Whether the progress thread is (about to be) asleep in {@code t}'s {@link PacketTransport#awaitInput}. */
+    public boolean sleepingIn(PacketTransport t) {
+        return sleeping && sleeper == t;
+    }
+
     /** Called by a transport when a batch has arrived for a rank of this JVM. Any thread. */
     public void deliver(Batch batch) {
         inbox.offer(batch);
