@@ -60,7 +60,7 @@ public final class Job {
         // needs. With as many ranks as cores, spinning is what makes cross-rank waits fast (2 thread ranks, quiet
         // 2-core host: fence 1.5 -> 0.19 us, PSCW ring 1.4 -> 0.34 us; 2 JVMs over TCP: put+flush 47-85 -> 16-22
         // us), and the progress threads stay out of the spinners' way (see start()).
-        boolean oversubscribed = size > Runtime.getRuntime().availableProcessors();
+        boolean oversubscribed = size > Affinity.cores();
         this.waitPolicy = new WaitPolicy(autoOr(Params.WAIT_SPINS, oversubscribed ? 0 : 2000),
                 autoOr(Params.WAIT_YIELDS, oversubscribed ? 5000 : 200), Params.WAIT_MAX_PARK_NS.getLong(this.params));
         this.transport = new LocalTransport(this);
@@ -215,6 +215,27 @@ public final class Job {
         return finalized.contains(rank);
     }
 
+    /**
+     * Binds the calling thread, which runs world rank {@code rank}, as {@code jrma.bind} says (to CPU
+     * {@link Affinity#cpuOfRank}), and reports it on stderr if {@code jrma.bind.report} is true.
+     */
+    public void bindRankThread(int rank) {
+        String mode = Params.BIND.getChoice(params, "none", "core");
+        boolean report = Boolean.parseBoolean(Params.BIND_REPORT.get(params));
+        String where;
+        if (mode.equals("core")) {
+            int cpu = Affinity.cpuOfRank(rank);
+            String why = Affinity.bindCurrentThread(cpu);
+            where = why == null ? "bound to CPU " + cpu + (size > Affinity.cores() ? " (more ranks than CPUs: shared)" : "")
+                    : "not bound: " + why;
+        } else {
+            where = "not bound (CPUs " + java.util.Arrays.toString(Affinity.currentThread()) + ")";
+        }
+        if (report) {
+            System.err.println("jrma: rank " + rank + " (pid " + ProcessHandle.current().pid() + ") " + where);
+        }
+    }
+
     /** Records the thread that runs {@code rank}, so an abort can wake it. */
     public void bindRank(int rank, Thread t) {
         rankThreads[rank] = t;
@@ -226,7 +247,7 @@ public final class Job {
             long maxPark = Params.AGENT_MAX_PARK_NS.getLong(params);
             // With a rank per core (or more) every core belongs to a rank: an idle progress thread that spins or
             // yields takes time from one (a 1 MiB put stream over TCP ran a third slower), so it parks at once.
-            boolean fullySubscribed = size >= Runtime.getRuntime().availableProcessors();
+            boolean fullySubscribed = size >= Affinity.cores();
             int idleBeforeSleep = fullySubscribed ? 20 : 400;
             BackoffIdleStrategy idle = fullySubscribed ? new BackoffIdleStrategy(0, 5, 1_000, Math.max(1_000, maxPark))
                     : new BackoffIdleStrategy(200, 50, 1_000, Math.max(1_000, maxPark));

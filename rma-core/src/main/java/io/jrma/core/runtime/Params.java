@@ -71,9 +71,17 @@ public final class Params {
     public static final Param SHM_DIR = new Param("jrma.shm.dir", "/dev/shm", "job",
             "directory (a tmpfs) holding the shared segments and the rings between JVMs; files are named jrma-<pid>-... after the creating JVM");
 
+    /** Binding of rank threads to CPUs. */
+    public static final Param BIND = new Param("jrma.bind", "none", "job",
+            "none: rank threads run where the OS puts them; core: each rank's thread is bound to one CPU, the ranks"
+            + " filling this host's allowed CPUs in rank order (wrapping around when there are more ranks than CPUs)");
+    /** Whether each rank says where it was bound. */
+    public static final Param BIND_REPORT = new Param("jrma.bind.report", "false", "job",
+            "true: each rank prints the CPUs its thread is bound to (jrmarun --report-bindings)");
+
     /** All parameters, for listing. */
     public static final List<Param> ALL = List.of(PATH, PROGRESS, WAIT_SPINS, WAIT_YIELDS, WAIT_MAX_PARK_NS,
-            AGENT_MAX_PARK_NS, ISSUE, EAGER_BYTES, MAX_PENDING, LOCK_COALESCE, JOB_TIMEOUT_MS, JVMS, JVMS_REUSE, RANK_LOADERS, SHM_WINDOWS, SHM_DIR);
+            AGENT_MAX_PARK_NS, ISSUE, EAGER_BYTES, MAX_PENDING, LOCK_COALESCE, JOB_TIMEOUT_MS, JVMS, JVMS_REUSE, RANK_LOADERS, SHM_WINDOWS, SHM_DIR, BIND, BIND_REPORT);
 
     private Params() {
     }
