@@ -317,14 +317,30 @@ public final class TcpTransport implements PacketTransport, ControlPlane.Sender,
 
     @Override
     public int progress() {
+        int v = job.routesVersion();
+        if (v != routesSeen) { // the rings took the packets of the host's JVMs (or routes changed otherwise)
+            routesSeen = v;
+            carriesPackets = job.routesTo(this);
+        }
+        // Without packets to carry, the connections hold only the control plane, credit, doorbells and aborts: a
+        // read syscall in every duty cycle would slow the rings' and the direct path's polling for nothing.
+        boolean read = carriesPackets || (++quietCalls & (QUIET_READ_EVERY - 1)) == 0;
         int work = 0;
         for (TcpConnection c : all) {
-            work += c.read();
+            if (read) {
+                work += c.read();
+            }
             work += c.reclaim();
             work += c.tryWrite();
         }
         return work;
     }
+
+    /** Without packets to carry, the connections are read every this many duty cycles. */
+    static final int QUIET_READ_EVERY = 16;
+    private int routesSeen = -1;
+    private boolean carriesPackets = true;
+    private int quietCalls;
 
     @Override
     public boolean canAwaitInput() {

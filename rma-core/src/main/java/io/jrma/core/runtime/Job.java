@@ -148,6 +148,7 @@ public final class Job {
             rt[r] = t;
         }
         remote = rt;
+        routesVersion++;
         agent.addTransport(t);
         if (t.canAwaitInput()) {
             blockingTransport = t;
@@ -155,6 +156,26 @@ public final class Job {
     }
 
     private volatile PacketTransport blockingTransport;
+    /** Bumped by {@link #addRemote}: the routes changed. */
+    private volatile int routesVersion;
+
+    /** A number that changes whenever ranks are routed to another transport (see {@link #routesTo}). */
+    public int routesVersion() {
+        return routesVersion;
+    }
+
+    /** Whether any world rank's packets go through {@code t} now. */
+    public boolean routesTo(PacketTransport t) {
+        PacketTransport[] rt = remote;
+        if (rt != null) {
+            for (PacketTransport x : rt) {
+                if (x == t) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
     private volatile java.util.function.Consumer<RmaException> abortListener;
 
     /** Called once, with the reason, when this JVM's part of the job aborts (to tell the other JVMs). */
