@@ -762,7 +762,7 @@ public class Comm implements Freeable, Cloneable, Site {
     public final void setAttr(int keyval, Object value) throws MPIException {
         exec(() -> {
             core();
-            MPI.env.checkKeyval(Env.KeyKind.COMM, keyval);
+            MPI.env.checkKeyval(Env.KeyKind.COMM, keyval, attrs);
             attrs.put(keyval, MPI.attrSet(value));
         });
     }
@@ -791,7 +791,7 @@ public class Comm implements Freeable, Cloneable, Site {
                 case MPI.UNIVERSE_SIZE:
                     return MPI.env.world.size();
                 default:
-                    MPI.env.checkKeyval(Env.KeyKind.COMM, keyval);
+                    MPI.env.checkKeyval(Env.KeyKind.COMM, keyval, attrs);
                     return MPI.attrGet(attrs.get(keyval));
             }
         });
@@ -801,7 +801,7 @@ public class Comm implements Freeable, Cloneable, Site {
     public final void deleteAttr(int keyval) throws MPIException {
         exec(() -> {
             core();
-            MPI.env.checkKeyval(Env.KeyKind.COMM, keyval);
+            MPI.env.checkKeyval(Env.KeyKind.COMM, keyval, attrs);
             attrs.remove(keyval);
         });
     }

@@ -2,6 +2,7 @@ package mpitests;
 
 import static mpitests.Check.check;
 import static mpitests.Check.eq;
+import static mpitests.Check.fails;
 
 import mpi.CartComm;
 import mpi.CartParms;
@@ -228,6 +229,12 @@ public final class GroupsComms {
         eq("rank " + me, world.getAttr(key), "the original keeps it");
         d.free();
         Comm.freeKeyval(key);
+        // MPI frees a key once no object holds it: world still has its value, so the key works there
+        eq("rank " + me, world.getAttr(key), "a freed key that world still holds");
+        world.deleteAttr(key);
+        world.setErrhandler(MPI.ERRORS_RETURN);
+        fails(MPI.ERR_KEYVAL, () -> world.getAttr(key), "the freed key once its last value is gone");
+        world.setErrhandler(MPI.ERRORS_ARE_FATAL);
 
         Info info = new Info();
         info.set("alpha", "1");
