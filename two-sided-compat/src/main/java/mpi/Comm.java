@@ -680,10 +680,14 @@ public class Comm implements Freeable, Cloneable, Site {
     public final int pack(Object inbuf, int incount, Datatype type, byte[] outbuf, int position) throws MPIException {
         return run(() -> {
             io.jrma.Datatype t = jt(type);
-            Bufs.Msg b = b(inbuf, type);
             if (outbuf == null) {
                 throw new RmaException(ErrorClass.ERR_BUFFER, "pack: the output buffer is null");
             }
+            Bufs.Origin o = Bufs.reachBack(inbuf, t, incount);
+            if (o != null) {
+                return (int) (position + t.pack(o.obj, o.byteOff, incount, outbuf, position));
+            }
+            Bufs.Msg b = b(inbuf, type);
             long n = incount == 0 ? 0 : t.pack(b.obj, b.off * t.extent(), incount, outbuf, position);
             b.done();
             return (int) (position + n);
@@ -707,6 +711,10 @@ public class Comm implements Freeable, Cloneable, Site {
             if (position < 0 || position + need > inbuf.length) {
                 throw new RmaException(ErrorClass.ERR_TRUNCATE, "unpack: " + outcount + " x " + type + " need " + need
                         + " bytes from position " + position + " but the input has " + inbuf.length);
+            }
+            Bufs.Origin o = Bufs.reachBack(outbuf, t, outcount);
+            if (o != null) {
+                return (int) (position + t.unpack(inbuf, position, need, o.obj, o.byteOff, outcount));
             }
             Bufs.Msg b = b(outbuf, type);
             long n = outcount == 0 ? 0 : t.unpack(inbuf, position, need, b.obj, b.off * t.extent(), outcount);
