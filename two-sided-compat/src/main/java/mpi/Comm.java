@@ -531,7 +531,8 @@ public class Comm implements Freeable, Cloneable, Site {
     /**
      * Buffered-mode send (MPI_BSEND): copies the message into room of the buffer attached with
      * {@link MPI#attachBuffer} and returns without waiting for a receive; ERR_BUFFER if no buffer is attached
-     * or it has no room for the message plus {@link MPI#BSEND_OVERHEAD}.
+     * or it has no room for the message plus {@link MPI#BSEND_OVERHEAD}. As in Open MPI, a message of at most
+     * 4 KiB is copied and sent without the attached buffer.
      */
     public final void bSend(Object buf, int count, Datatype type, int dest, int tag) throws MPIException {
         exec(() -> {
