@@ -373,7 +373,10 @@ public final class MPI {
         finalized = true;
         if (io.jrma.Jrma.inJob()) { // under jrmarun a System.exit after this ends the rank cleanly, as a process
             io.jrma.Comm w = io.jrma.Jrma.world();
-            ((io.jrma.core.runtime.CommCore) w).job().markFinalized(w.worldRank(w.rank()));
+            io.jrma.core.runtime.Job job = ((io.jrma.core.runtime.CommCore) w).job();
+            job.markFinalized(w.worldRank(w.rank()));
+            // and so does it end the other ranks of this JVM only once they have finalized too
+            job.awaitLocalRanksFinalized();
         }
     }
 
