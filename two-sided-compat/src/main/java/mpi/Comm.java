@@ -1268,51 +1268,29 @@ public class Comm implements Freeable, Cloneable, Site {
     }
 
     /**
-     * Alltoall with a datatype per peer on both sides and displacements in bytes (MPI_ALLTOALLW). jrma packs each
-     * block, exchanges the packed bytes, and unpacks them with the receive types.
+     * Alltoall with a datatype per peer on both sides and displacements in bytes (MPI_ALLTOALLW), on intra- and
+     * inter-communicators (where the peers are the remote group). jrma packs each block, exchanges the packed
+     * bytes, and unpacks them with the receive types.
      */
     public final void allToAllw(Buffer sendBuf, int[] sendCount, int[] sDispls, Datatype[] sendTypes,
                                 Buffer recvBuf, int[] recvCount, int[] rDispls, Datatype[] recvTypes) throws MPIException {
-        requireIntra("allToAllw");
         MPI.check();
         MPI.assertDirectBuffer(sendBuf, recvBuf);
+        if (this instanceof Intercomm) {
+            Intercomm ic = (Intercomm) this;
+            int p = ic.getRemoteSize();
+            exec(() -> {
+                AllToAllw w = AllToAllw.pack(p, sendBuf, sendCount, sDispls, sendTypes, recvCount, rDispls, recvTypes);
+                ic.allToAllvBytes(w.out, w.sc, w.sd, w.in, w.rc, w.rd);
+                w.unpack(recvBuf, recvCount, rDispls, recvTypes);
+            });
+            return;
+        }
         exec(() -> {
-            int p = size();
-            if (sendCount == null || sDispls == null || sendTypes == null || recvCount == null || rDispls == null
-                    || recvTypes == null || sendCount.length < p || sDispls.length < p || sendTypes.length < p
-                    || recvCount.length < p || rDispls.length < p || recvTypes.length < p) {
-                throw new RmaException(ErrorClass.ERR_ARG, "alltoallw: counts, displacements and types need " + p
-                        + " entries each");
-            }
-            Object sb = Bufs.bytes(sendBuf);
-            Object rb = Bufs.bytes(recvBuf);
-            long[] sc = new long[p];
-            long[] sd = new long[p];
-            long[] rc = new long[p];
-            long[] rd = new long[p];
-            long stotal = 0;
-            long rtotal = 0;
-            for (int i = 0; i < p; i++) {
-                sc[i] = sendCount[i] * jt(sendTypes[i]).size();
-                sd[i] = stotal;
-                stotal += sc[i];
-                rc[i] = recvCount[i] * jt(recvTypes[i]).size();
-                rd[i] = rtotal;
-                rtotal += rc[i];
-            }
-            byte[] out = new byte[Math.toIntExact(stotal)];
-            byte[] in = new byte[Math.toIntExact(rtotal)];
-            for (int i = 0; i < p; i++) {
-                if (sc[i] > 0) {
-                    jt(sendTypes[i]).pack(sb, sDispls[i], sendCount[i], out, sd[i]);
-                }
-            }
-            coll().alltoallv(out, 0, sc, sd, io.jrma.Datatype.BYTE, in, 0, rc, rd, io.jrma.Datatype.BYTE);
-            for (int i = 0; i < p; i++) {
-                if (rc[i] > 0) {
-                    jt(recvTypes[i]).unpack(in, rd[i], rc[i], rb, rDispls[i], recvCount[i]);
-                }
-            }
+            AllToAllw w = AllToAllw.pack(size(), sendBuf, sendCount, sDispls, sendTypes, recvCount, rDispls, recvTypes);
+            coll().alltoallv(w.out, 0, longs(w.sc), longs(w.sd), io.jrma.Datatype.BYTE, w.in, 0, longs(w.rc),
+                    longs(w.rd), io.jrma.Datatype.BYTE);
+            w.unpack(recvBuf, recvCount, rDispls, recvTypes);
         });
     }
 
