@@ -53,6 +53,9 @@ public final class Errors {
         fails(MPI.ERR_TYPE, () -> world.send(buf, 1, vec, me, 0), "uncommitted datatype");
         fails(MPI.ERR_TYPE, () -> MPI.INT.free(), "freeing a predefined type");
         fails(MPI.ERR_RANK, () -> world.getGroup().incl(new int[] {n}), "group incl of a bad rank");
+        // Open MPI checks the grid size among the arguments (MPI_ERR_ARG), before its topology code (MPI_ERR_DIMS)
+        fails(MPI.ERR_ARG, () -> world.createCart(new int[] {n + 1}, new boolean[] {false}, false), "grid too big");
+        fails(MPI.ERR_DIMS, () -> world.createCart(new int[] {-1}, new boolean[] {false}, false), "negative dims");
 
         // truncation: the message is bigger than the receive buffer
         world.sendRecv(new int[] {1, 2, 3}, 3, MPI.INT, me, 9, buf, 4, MPI.INT, me, 9);
