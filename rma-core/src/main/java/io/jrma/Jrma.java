@@ -105,7 +105,11 @@ public final class Jrma {
      */
     public static int progress(Comm comm) {
         io.jrma.core.runtime.Job job = ((io.jrma.core.runtime.CommCore) comm).job();
-        return job.callersProgress() ? job.agent().tryProgress() : 0;
+        if (!job.callersProgress()) {
+            return 0;
+        }
+        job.agent().callerPolled(); // the progress thread keeps out of the way of callers that poll
+        return job.agent().tryProgress();
     }
 
     /**

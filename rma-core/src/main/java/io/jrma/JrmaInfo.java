@@ -56,7 +56,7 @@ public final class JrmaInfo {
                 + ", feature " + Runtime.version().feature() + ")");
         out.println("  java.home: " + System.getProperty("java.home"));
         out.println("  os:        " + System.getProperty("os.name") + " " + System.getProperty("os.arch")
-                + ", " + Runtime.getRuntime().availableProcessors() + " CPUs");
+                + ", " + io.jrma.core.runtime.Affinity.cores() + " CPUs " + java.util.Arrays.toString(io.jrma.core.runtime.Affinity.cpus()));
         out.println("  jvm flags: " + JvmFlags.current());
         out.println();
         out.println("Run-time parameters (set per job with Jrma.job(n).param(name, value), or -Dname=value,");

@@ -34,9 +34,11 @@ public final class JrmaRun {
             "  --jvm-arg ARG          pass ARG to every JVM (e.g. -Xmx2g); repeatable",
             "  --grace SECONDS        after a failure, how long JVMs may take to stop before they are killed (default 3)",
             "  --cleanup              only remove the /dev/shm files of jrma JVMs that no longer run, and exit",
+            "  --bind-to core|none    bind each rank's thread to one CPU, ranks in order over the CPUs (default none)",
+            "  --report-bindings      each rank prints where it is bound",
             "  -h, --help             this text",
-            "  (mpirun's --oversubscribe, --allow-run-as-root and --bind-to none are accepted and need nothing;",
-            "   other --bind-to/--map-by/--rank-by values are accepted with a note: binding is not supported yet)");
+            "  (mpirun's --oversubscribe and --allow-run-as-root are accepted and need nothing; --map-by/--rank-by",
+            "   core|slot are what jrmarun does anyway, other values are accepted with a note)");
 
     /** Remarks about accepted but unsupported mpirun options, printed before the job starts. */
     private static final java.util.List<String> notes = new java.util.ArrayList<>();
@@ -96,11 +98,21 @@ public final class JrmaRun {
                 case "--oversubscribe", "--allow-run-as-root", "--use-hwthread-cpus" -> {
                     // accepted for mpirun command lines: jrma never refuses more ranks than cores, runs as any user
                 }
-                case "--bind-to", "--map-by", "--rank-by" -> {
+                case "--bind-to" -> {
                     String v = value(a, i++);
-                    if (!(opt.equals("--bind-to") && v.equals("none"))) {
-                        notes.add("jrmarun: " + opt + " " + v + " is not supported yet: ranks are mapped in blocks"
-                                + " of consecutive ranks per JVM and not bound to cores");
+                    switch (v) {
+                        case "core", "hwthread", "cpu" -> o.params.put("jrma.bind", "core");
+                        case "none" -> o.params.put("jrma.bind", "none");
+                        default -> notes.add("jrmarun: --bind-to " + v + " is not supported: ranks are not bound"
+                                + " (--bind-to core binds each rank's thread to one CPU)");
+                    }
+                }
+                case "--report-bindings" -> o.params.put("jrma.bind.report", "true");
+                case "--map-by", "--rank-by" -> {
+                    String v = value(a, i++);
+                    if (!v.equals("core") && !v.equals("slot") && !v.equals("hwthread")) {
+                        notes.add("jrmarun: " + opt + " " + v + " is not supported: ranks are mapped in blocks of"
+                                + " consecutive ranks per JVM and bound (with --bind-to core) to CPUs in rank order");
                     }
                 }
                 case "--jvms" -> jvms = positive(opt, value(a, i++));

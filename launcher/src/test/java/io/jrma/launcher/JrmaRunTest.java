@@ -114,6 +114,22 @@ class JrmaRunTest {
 
     @Test
     @Timeout(60)
+    void bindToCoreBindsEachRankToACpuAndReportsIt() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(io.jrma.core.runtime.Affinity.available(), "binding needs Linux and JNA");
+        Run r = new Run("-n", "2", "--jvms", "2", "--bind-to", "core", "--report-bindings", FIX + "Hello");
+        assertEquals(0, r.exit(40), r.output());
+        for (int k = 0; k < 2; k++) {
+            String want = "jrma: rank " + k + " (pid ";
+            int cpu = io.jrma.core.runtime.Affinity.cpuOfRank(k);
+            assertTrue(r.lines.stream().anyMatch(l -> l.startsWith(want) && l.contains("bound to CPU " + cpu)), r.output());
+        }
+        Run none = new Run("-n", "2", "--bind-to", "none", "--report-bindings", FIX + "Hello");
+        assertEquals(0, none.exit(40), none.output());
+        assertTrue(none.lines.stream().anyMatch(l -> l.startsWith("jrma: rank 1 (pid ") && l.contains("not bound")), none.output());
+    }
+
+    @Test
+    @Timeout(60)
     void tagOutputPrefixesEachLineWithItsRank() throws Exception {
         Run r = new Run("-n", "3", "--tag-output", FIX + "Hello");
         assertEquals(0, r.exit(40), r.output());

@@ -88,9 +88,9 @@ final class PacketOrigin {
                 while (!inFlight.isEmpty() && inFlight.peekFirst().isConsumed()) {
                     Batch b = inFlight.pollFirst();
                     b.clear();
-                    free.add(b);
+                    free.push(b); // LIFO: the buffer written out last is reused first, still in cache
                 }
-                open = free.isEmpty() ? new Batch(new ExpandableDirectByteBuffer(4096)) : free.poll();
+                open = free.isEmpty() ? new Batch(new ExpandableDirectByteBuffer(4096)) : free.pop();
                 open.address(w.worldRanks[w.rank], dst());
                 writePos = 0;
             }

@@ -115,7 +115,7 @@ final class WindowImpl implements Win {
         }
         long t0 = System.nanoTime();
         try {
-            job.waitPolicy().await(job, done, sleeper);
+            job.waitPolicy().await(job, done, sleeper, anyPacketPeer); // direct peers store the signals themselves
         } finally {
             counters.add(Counter.SYNC_WAIT_NS, System.nanoTime() - t0);
         }

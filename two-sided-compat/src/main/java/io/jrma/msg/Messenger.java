@@ -94,6 +94,15 @@ public final class Messenger implements AutoCloseable {
     private final long myAddress;
     /** Every peer stores directly (see {@link #signal}): waiting threads may sleep on the futex word. */
     private final boolean futexSleep;
+    /**
+     * Every peer's inbox is mapped here: envelopes, payloads, tails and credits arrive as stores, so a progress
+     * round need not run the JVM's progress agent each time (between JVMs a duty cycle costs a read syscall per
+     * connection, longer than a message takes to arrive); it runs every {@link #AGENT_EVERY}th round, and the
+     * progress thread serves the sockets meanwhile.
+     */
+    private final boolean allDirect;
+    private static final int AGENT_EVERY = 32;
+    private int rounds;
     /** This rank wakes sleeping peers after its direct stores. */
     private final boolean futexWake;
     private final long myPid;
@@ -137,6 +146,7 @@ public final class Messenger implements AutoCloseable {
         // and credit comes with a wake-up; waking costs a sender a fence and a load when nobody sleeps
         this.futexWake = io.jrma.core.shm.Futex.available();
         this.futexSleep = allDirect && futexWake;
+        this.allDirect = allDirect;
         this.pool = new StagingPool(expose);
         this.outbox = new Outbox(this);
         this.in = new Inbox(this);
@@ -562,7 +572,8 @@ public final class Messenger implements AutoCloseable {
      * inbox), then new envelopes, finished rendezvous reads, fins, queued sends.
      */
     private int progress() {
-        return io.jrma.Jrma.progress(comm) + in.poll() + outbox.poll();
+        int agent = !allDirect || (++rounds & (AGENT_EVERY - 1)) == 0 || in.pending() > 0 ? io.jrma.Jrma.progress(comm) : 0;
+        return agent + in.poll() + outbox.poll();
     }
 
     /** A volatile load of a long of this rank's inbox (a word other ranks write). */

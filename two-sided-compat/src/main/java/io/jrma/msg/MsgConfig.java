@@ -57,7 +57,7 @@ final class MsgConfig {
 
     MsgConfig(Info info, int ranks) {
         Info in = info == null ? new Info() : info;
-        boolean oversubscribed = ranks > Runtime.getRuntime().availableProcessors();
+        boolean oversubscribed = ranks > io.jrma.core.runtime.Affinity.cores(); // not this thread's binding
         slots = (int) get(in, SLOTS, 64, 2, 1 << 16);
         slotBytes = (int) get(in, SLOT_BYTES, 256, HEADER_BYTES + 8, 1 << 16);
         if (slotBytes % 8 != 0) {
@@ -82,7 +82,7 @@ final class MsgConfig {
         }
         crossRead = directPublish && (cr == null || cr.equals("true"));
         waitSpins = (int) get(in, WAIT_SPINS, oversubscribed ? 0 : 1000, 0, Integer.MAX_VALUE);
-        waitYields = (int) get(in, WAIT_YIELDS, oversubscribed ? 20 : 100, 0, Integer.MAX_VALUE);
+        waitYields = (int) get(in, WAIT_YIELDS, oversubscribed ? 5000 : 100, 0, Integer.MAX_VALUE);
         waitMaxParkNs = get(in, WAIT_MAX_PARK_NS, 50_000, 1_000, 1_000_000_000L);
     }
 

@@ -26,6 +26,9 @@ public final class NetParams {
             + " so the target starts applying while the rest is in flight");
     public static final Param SEND_QUEUE_BYTES = new Param("jrma.tcp.sendQueueBytes", String.valueOf(64 << 20), "job",
             "bytes of requests queued to one JVM beyond which a rank issuing more waits (replies are never held)");
+    public static final Param CREDIT_DELAY_NS = new Param("jrma.tcp.creditDelayNs", "1000000", "job",
+            "how long (ns) credit returned by a receiver may wait to ride on a frame going back (a reply) before it"
+            + " travels in a frame of its own; a quarter of jrma.tcp.credits owed always goes at once");
     public static final Param CONNECT_TIMEOUT_MS = new Param("jrma.tcp.connectTimeoutMs", "30000", "job",
             "how long a JVM waits for the other JVMs of its job to connect at start-up");
     public static final Param HANDSHAKE_TIMEOUT_MS = new Param("jrma.tcp.handshakeTimeoutMs", "5000", "job",
@@ -35,7 +38,7 @@ public final class NetParams {
             "SO_SNDBUF and SO_RCVBUF of every connection in bytes (0: the kernel's autotuning)");
 
     public static final List<Param> ALL = List.of(INTERFACE, FAMILY, CREDITS, FRAME_BYTES, SEND_QUEUE_BYTES, SOCKET_BUFFER,
-            CONNECT_TIMEOUT_MS, HANDSHAKE_TIMEOUT_MS);
+            CREDIT_DELAY_NS, CONNECT_TIMEOUT_MS, HANDSHAKE_TIMEOUT_MS);
 
     private NetParams() {
     }

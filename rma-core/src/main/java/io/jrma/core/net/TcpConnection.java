@@ -23,7 +23,10 @@ import org.agrona.concurrent.UnsafeBuffer;
  * header and slices of the sender's own (off-heap) queue buffer, so packets go out as they were encoded, with
  * no copy in user space. The batch is marked consumed (local completion) when its last byte is in the
  * kernel. Batch frames consume credit; the receiver returns it when the window engine has consumed the
- * packets, so a stopped target holds at most {@code credits} bytes of this JVM's packets.
+ * packets, so a stopped target holds at most {@code credits} bytes of this JVM's packets. Returned credit
+ * rides in the header of the next frame written the other way (the reply to a flush, typically), so a
+ * round trip is two writes, not four; a CREDIT frame of its own goes only when a quarter of the window is
+ * owed, or credit has been owed for {@code jrma.tcp.creditDelayNs} with nothing else going out.
  *
  * <p>Receiving: bytes are read into a staging buffer; small frames are copied out into pooled off-heap
  * receive buffers, large frames are read straight into a buffer of their own. Each batch frame becomes a
@@ -36,6 +39,7 @@ final class TcpConnection {
     private static final int STAGING = 256 << 10;
     private static final int POOLED_MAX_CLASS = 23; // 8 MiB
     private static final int POOL_DEPTH = 8;
+    private static final int HEADER_POOL = 64;
 
     /** A frame waiting to be written. */
     static final class OutFrame {
@@ -43,13 +47,20 @@ final class TcpConnection {
         final long bytes;
         final int credit;
         final Batch batch;
+        /** A CREDIT frame: nothing but the credit written into its header when it goes out. */
+        final boolean creditOnly;
         int idx;
 
         OutFrame(ByteBuffer[] bufs, long bytes, int credit, Batch batch) {
+            this(bufs, bytes, credit, batch, false);
+        }
+
+        OutFrame(ByteBuffer[] bufs, long bytes, int credit, Batch batch, boolean creditOnly) {
             this.bufs = bufs;
             this.bytes = bytes;
             this.credit = credit;
             this.batch = batch;
+            this.creditOnly = creditOnly;
         }
     }
 
@@ -69,9 +80,25 @@ final class TcpConnection {
     private final long window;
     private OutFrame cur;
     private volatile boolean wantWrite;
+    /** Credit consumed here and not yet returned: added by the progress thread, taken by the writer. */
+    private final AtomicLong owed = new AtomicLong();
+    /** When {@link #owed} last became non-zero (progress thread). */
+    private long owedSinceNs;
+    /** A CREDIT frame is queued and not yet written. */
+    private volatile boolean creditQueued;
+    /** Recycled 16-byte direct buffers for batch frame headers (a direct allocation per frame cost ~1 us). */
+    private final ConcurrentLinkedQueue<ByteBuffer> headers = new ConcurrentLinkedQueue<>();
+    private final java.util.concurrent.atomic.AtomicInteger headersPooled = new java.util.concurrent.atomic.AtomicInteger();
 
     private final ByteBuffer staging = ByteBuffer.allocateDirect(STAGING).order(ByteOrder.LITTLE_ENDIAN);
     private ByteBuffer big;
+    /**
+     * The last frame was larger than the staging buffer: the next read into staging takes only
+     * {@link #BIG_FRAME_PEEK} bytes, so that a large frame's body goes straight into its own buffer instead of
+     * through staging (a stream of 1 MiB puts copied a quarter of every body once more).
+     */
+    private boolean lastFrameBig;
+    private static final int BIG_FRAME_PEEK = 4096;
     private int bigType;
     private long bigAux;
     private int bigLen;
@@ -94,6 +121,26 @@ final class TcpConnection {
     }
 
     // ------------------------------------------------------------------ sending
+
+    /** A header buffer for a batch frame, recycled once the frame is written. Any thread. */
+    ByteBuffer header() {
+        ByteBuffer h = headers.poll();
+        if (h == null) {
+            return ByteBuffer.allocateDirect(HEADER_LENGTH).order(ByteOrder.LITTLE_ENDIAN);
+        }
+        headersPooled.decrementAndGet();
+        return h;
+    }
+
+    private void recycle(OutFrame f) {
+        ByteBuffer h = f.bufs[0];
+        if (f.credit > 0) { // batch frames: bufs[0] is a header of ours
+            if (h.isDirect() && h.capacity() == HEADER_LENGTH && headersPooled.get() < HEADER_POOL) {
+                headersPooled.incrementAndGet();
+                headers.offer(h);
+            }
+        }
+    }
 
     void enqueue(OutFrame f) {
         queuedBytes.addAndGet(f.bytes);
@@ -151,6 +198,13 @@ final class TcpConnection {
                     outQ.poll();
                 }
                 cur = f;
+                long give = owed.getAndSet(0); // credit rides in the header of the frame about to go out
+                if (give > 0) {
+                    f.bufs[0].putLong(FrameDescriptor.CREDIT_OFFSET, give);
+                }
+                if (f.creditOnly) {
+                    creditQueued = false;
+                }
             }
             ch.write(cur.bufs, cur.idx, cur.bufs.length - cur.idx);
             while (cur.idx < cur.bufs.length && !cur.bufs[cur.idx].hasRemaining()) {
@@ -167,20 +221,34 @@ final class TcpConnection {
             if (cur.batch != null) {
                 cur.batch.markConsumed(); // the last frame of a batch: local completion for its sender
             }
+            recycle(cur);
             cur = null;
             work++;
         }
     }
 
+    /**
+     * Notes that output waits for room in the socket. Whoever runs the progress agent writes it on its next duty
+     * cycle; only a progress thread asleep in the selector must be told, so that it waits for writability too
+     * ({@link #armForSleep}). Changing the key's interest and waking the selector on every partial write cost two
+     * system calls and a wake-up of the progress thread per megabyte of a put stream.
+     */
     private void setWantWrite(boolean want) {
         if (want != wantWrite) {
             wantWrite = want;
-            SelectionKey k = key;
-            if (k != null && k.isValid()) {
-                k.interestOps(want ? SelectionKey.OP_READ | SelectionKey.OP_WRITE : SelectionKey.OP_READ);
-                if (want) {
-                    k.selector().wakeup();
-                }
+            if (want) {
+                owner.outputWaits();
+            }
+        }
+    }
+
+    /** Before the progress thread sleeps in the selector: wait for writability too while output waits. */
+    void armForSleep() {
+        SelectionKey k = key;
+        if (k != null && k.isValid()) {
+            int ops = wantWrite ? SelectionKey.OP_READ | SelectionKey.OP_WRITE : SelectionKey.OP_READ;
+            if (k.interestOps() != ops) {
+                k.interestOps(ops);
             }
         }
     }
@@ -211,7 +279,11 @@ final class TcpConnection {
                     frames++;
                     continue;
                 }
+                if (lastFrameBig) { // the next frame is probably large too: take little more than its header
+                    staging.limit(Math.min(staging.capacity(), staging.position() + BIG_FRAME_PEEK));
+                }
                 int n = ch.read(staging);
+                staging.limit(staging.capacity());
                 if (n < 0) {
                     eof();
                     return frames;
@@ -241,16 +313,17 @@ final class TcpConnection {
             int len = staging.getInt(at + FrameDescriptor.LENGTH_OFFSET);
             int type = staging.get(at + FrameDescriptor.TYPE_OFFSET);
             int version = staging.get(at + FrameDescriptor.VERSION_OFFSET);
-            long aux = staging.getLong(at + FrameDescriptor.AUX_OFFSET);
+            long aux = staging.getLong(at + FrameDescriptor.CREDIT_OFFSET);
             if (len < 0 || len > FrameDescriptor.MAX_BODY || version != FrameDescriptor.VERSION
-                    || type < FrameDescriptor.BATCH || type > FrameDescriptor.WAKE) {
+                    || type < FrameDescriptor.BATCH || type > FrameDescriptor.WAKE || aux < 0 || aux > window) {
                 owner.framesRejected.incrementAndGet();
                 owner.lost(this, "corrupt frame header (length " + len + ", type " + type + ", version " + version
-                        + "): the stream cannot be resynchronized");
+                        + ", credit " + aux + "): the stream cannot be resynchronized");
                 staging.position(staging.limit());
                 return frames;
             }
             if (staging.remaining() >= HEADER_LENGTH + len) {
+                lastFrameBig = false;
                 ByteBuffer body = staging.duplicate().order(ByteOrder.LITTLE_ENDIAN);
                 body.position(at + HEADER_LENGTH).limit(at + HEADER_LENGTH + len);
                 staging.position(at + HEADER_LENGTH + len);
@@ -264,6 +337,7 @@ final class TcpConnection {
                 }
                 frames++;
             } else if (HEADER_LENGTH + len > staging.capacity()) {
+                lastFrameBig = true;
                 big = type == FrameDescriptor.BATCH ? acquire(len) : ByteBuffer.allocate(len);
                 big.order(ByteOrder.LITTLE_ENDIAN);
                 staging.position(at + HEADER_LENGTH);
@@ -279,16 +353,19 @@ final class TcpConnection {
         return frames;
     }
 
-    private void frame(int type, long aux, ByteBuffer body, int len, boolean owned) {
+    private void frame(int type, long credit, ByteBuffer body, int len, boolean owned) {
         owner.framesReceived.incrementAndGet();
         owner.bytesReceived.addAndGet(HEADER_LENGTH + len);
+        if (credit > 0) {
+            credits.addAndGet(credit);
+            if (!outQ.isEmpty()) {
+                tryWrite(); // a frame may have been waiting for this credit
+            }
+        }
         switch (type) {
             case FrameDescriptor.BATCH -> batch(body, len);
             case FrameDescriptor.CTRL -> owner.control(this, body);
-            case FrameDescriptor.CREDIT -> {
-                credits.addAndGet(aux);
-                tryWrite();
-            }
+            case FrameDescriptor.CREDIT -> owner.creditFrames.incrementAndGet();
             case FrameDescriptor.ABORT -> {
                 byte[] m = new byte[body.remaining()];
                 body.get(m);
@@ -335,10 +412,18 @@ final class TcpConnection {
             toReturn += d.length();
             work++;
         }
-        if (toReturn > 0 && (toReturn >= 64 << 10 || delivered.isEmpty()) && !closed) {
-            enqueueUrgent(new OutFrame(new ByteBuffer[] {FrameDescriptor.small(FrameDescriptor.CREDIT, new byte[0], toReturn)},
-                    HEADER_LENGTH, 0, null));
+        if (toReturn > 0) {
+            if (owed.getAndAdd(toReturn) == 0) {
+                owedSinceNs = System.nanoTime();
+            }
             toReturn = 0;
+        }
+        long o = owed.get();
+        if (o > 0 && !creditQueued && !closed && (o >= window / 4 || System.nanoTime() - owedSinceNs > owner.creditDelayNs)) {
+            creditQueued = true; // cleared when it is written, with whatever is owed by then
+            enqueueUrgent(new OutFrame(new ByteBuffer[] {FrameDescriptor.small(FrameDescriptor.CREDIT, new byte[0])},
+                    HEADER_LENGTH, 0, null, true));
+            tryWrite();
             work++;
         }
         return work;

@@ -50,6 +50,7 @@ public final class TcpTransport implements PacketTransport, ControlPlane.Sender,
     private final long credits;
     private final int frameBytes;
     private final long sendQueueBytes;
+    final long creditDelayNs;
     private final int handshakeTimeoutMs;
     private volatile boolean closing;
     private Thread acceptor;
@@ -60,6 +61,7 @@ public final class TcpTransport implements PacketTransport, ControlPlane.Sender,
     final AtomicLong bytesReceived = new AtomicLong();
     final AtomicLong framesRejected = new AtomicLong();
     final AtomicLong wakesReceived = new AtomicLong();
+    final AtomicLong creditFrames = new AtomicLong();
     private final AtomicLong refused = new AtomicLong();
 
     private TcpTransport(Job job, String jobId, String secret, ServerSocketChannel server) throws IOException {
@@ -72,6 +74,7 @@ public final class TcpTransport implements PacketTransport, ControlPlane.Sender,
         this.credits = NetParams.CREDITS.getLong(job.params());
         this.frameBytes = (int) Math.min(1 << 30, Math.max(4096, NetParams.FRAME_BYTES.getLong(job.params())));
         this.sendQueueBytes = NetParams.SEND_QUEUE_BYTES.getLong(job.params());
+        this.creditDelayNs = Math.max(0, NetParams.CREDIT_DELAY_NS.getLong(job.params()));
         this.handshakeTimeoutMs = (int) NetParams.HANDSHAKE_TIMEOUT_MS.getLong(job.params());
     }
 
@@ -242,7 +245,7 @@ public final class TcpTransport implements PacketTransport, ControlPlane.Sender,
             int len = PacketHeader.length(batch.buffer(), at);
             if (frameLen > 0 && (long) frameLen + len > frameBytes) {
                 parts.add(slice(base, adj, runStart, runEnd));
-                c.enqueue(frame(parts, frameLen, null));
+                c.enqueue(frame(c, parts, frameLen, null));
                 parts = new ArrayList<>(4);
                 frameLen = 0;
                 runStart = -1;
@@ -259,7 +262,7 @@ public final class TcpTransport implements PacketTransport, ControlPlane.Sender,
             frameLen += len;
         }
         parts.add(slice(base, adj, runStart, runEnd));
-        c.enqueue(frame(parts, frameLen, batch));
+        c.enqueue(frame(c, parts, frameLen, batch));
         c.tryWrite();
         return true;
     }
@@ -268,9 +271,9 @@ public final class TcpTransport implements PacketTransport, ControlPlane.Sender,
         return base.duplicate().limit((int) (adj + to)).position((int) (adj + from));
     }
 
-    private static TcpConnection.OutFrame frame(List<ByteBuffer> parts, int len, Batch last) {
+    private static TcpConnection.OutFrame frame(TcpConnection c, List<ByteBuffer> parts, int len, Batch last) {
         ByteBuffer[] bufs = new ByteBuffer[parts.size() + 1];
-        bufs[0] = FrameDescriptor.header(FrameDescriptor.BATCH, len, parts.size());
+        bufs[0] = FrameDescriptor.header(c.header(), FrameDescriptor.BATCH, len);
         for (int i = 0; i < parts.size(); i++) {
             bufs[i + 1] = parts.get(i);
         }
@@ -307,7 +310,7 @@ public final class TcpTransport implements PacketTransport, ControlPlane.Sender,
             job.checkAborted();
             throw new RmaException(ErrorClass.ERR_PROC_ABORTED, "no connection to JVM " + jvm);
         }
-        ByteBuffer f = FrameDescriptor.small(FrameDescriptor.CTRL, message, 0);
+        ByteBuffer f = FrameDescriptor.small(FrameDescriptor.CTRL, message);
         c.enqueue(new TcpConnection.OutFrame(new ByteBuffer[] {f}, f.remaining(), 0, null));
         c.tryWrite();
     }
@@ -332,10 +335,20 @@ public final class TcpTransport implements PacketTransport, ControlPlane.Sender,
     @Override
     public void awaitInput(long timeoutNs) {
         try {
+            for (TcpConnection c : all) {
+                c.armForSleep();
+            }
             selector.select(Math.max(1, timeoutNs / 1_000_000));
             selector.selectedKeys().clear();
         } catch (IOException | java.nio.channels.ClosedSelectorException e) {
             // closing: the progress loop ends
+        }
+    }
+
+    /** A connection's output waits for room: a progress thread asleep in the selector must wait for that too. */
+    void outputWaits() {
+        if (job.agent().sleepingIn(this)) {
+            selector.wakeup(); // it re-arms the keys with OP_WRITE before it sleeps again
         }
     }
 
@@ -398,7 +411,7 @@ public final class TcpTransport implements PacketTransport, ControlPlane.Sender,
         byte[] m = reason.getBytes(StandardCharsets.UTF_8);
         for (TcpConnection c : all) {
             if (!c.closed) {
-                ByteBuffer f = FrameDescriptor.small(FrameDescriptor.ABORT, m, 0);
+                ByteBuffer f = FrameDescriptor.small(FrameDescriptor.ABORT, m);
                 c.enqueueUrgent(new TcpConnection.OutFrame(new ByteBuffer[] {f}, f.remaining(), 0, null));
                 c.tryWrite();
             }
@@ -413,7 +426,7 @@ public final class TcpTransport implements PacketTransport, ControlPlane.Sender,
     public void wake(int jvm) {
         TcpConnection c = byJvm[jvm];
         if (c != null && !c.closed) {
-            ByteBuffer f = FrameDescriptor.small(FrameDescriptor.WAKE, new byte[0], 0);
+            ByteBuffer f = FrameDescriptor.small(FrameDescriptor.WAKE, new byte[0]);
             c.enqueueUrgent(new TcpConnection.OutFrame(new ByteBuffer[] {f}, f.remaining(), 0, null));
             c.tryWrite();
         }
@@ -422,6 +435,16 @@ public final class TcpTransport implements PacketTransport, ControlPlane.Sender,
     /** WAKE frames received so far. */
     public long wakesReceived() {
         return wakesReceived.get();
+    }
+
+    /** CREDIT frames received so far (credit that found no other frame to ride on). */
+    public long creditFramesReceived() {
+        return creditFrames.get();
+    }
+
+    /** Frames received so far, of every type. */
+    public long framesReceived() {
+        return framesReceived.get();
     }
 
     /** Handshakes refused so far (wrong secret, wrong job, timeout, duplicates). */
@@ -454,7 +477,7 @@ public final class TcpTransport implements PacketTransport, ControlPlane.Sender,
     public void close(long timeoutMs) {
         for (TcpConnection c : all) {
             if (!c.closed) {
-                ByteBuffer f = FrameDescriptor.small(FrameDescriptor.BYE, new byte[0], 0);
+                ByteBuffer f = FrameDescriptor.small(FrameDescriptor.BYE, new byte[0]);
                 c.enqueue(new TcpConnection.OutFrame(new ByteBuffer[] {f}, f.remaining(), 0, null));
                 c.tryWrite();
             }

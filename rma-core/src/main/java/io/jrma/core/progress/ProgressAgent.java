@@ -97,8 +97,50 @@ public final class ProgressAgent implements Agent {
         return spinningCallers;
     }
 
+    /** Set by callers that drive progress, cleared by the progress thread when it asks {@link #callersActive}. */
+    private volatile boolean callerPolled;
+    /** A waiter stopped polling to park: the progress thread should watch the transports at once. */
+    private volatile boolean handover;
+
+    /**
+     * A caller drove progress (a wait that polled ended; a client polling its own memory called
+     * {@code Jrma.progress}). Any thread; stores only when the flag is clear, so pollers in a loop only read it.
+     */
+    public void callerPolled() {
+        if (!callerPolled) {
+            callerPolled = true;
+        }
+    }
+
+    /** A waiter stopped polling to park: nobody may call the library soon, the progress thread takes over. */
+    public void pollingStopped() {
+        handover = true;
+    }
+
+    /**
+     * Whether ranks drive progress themselves: a waiter polls now, or callers polled since the progress
+     * thread last asked (a benchmark loop, a ping-pong: the next wait comes within microseconds). Only the
+     * progress thread calls this, about once per park of {@code Job}'s callers-active interval.
+     */
+    public boolean callersActive() {
+        boolean polled = callerPolled;
+        if (polled) {
+            callerPolled = false;
+        }
+        if (handover) {
+            handover = false;
+            polled = false;
+        }
+        return polled || spinningCallers.get() > 0;
+    }
+
     private volatile boolean sleeping;
     private volatile PacketTransport sleeper;
+
+    /** Whether the progress thread is (about to be) asleep in {@code t}'s {@link PacketTransport#awaitInput}. */
+    public boolean sleepingIn(PacketTransport t) {
+        return sleeping && sleeper == t;
+    }
 
     /** Called by a transport when a batch has arrived for a rank of this JVM. Any thread. */
     public void deliver(Batch batch) {

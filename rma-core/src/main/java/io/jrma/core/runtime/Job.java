@@ -33,7 +33,7 @@ public final class Job {
     private final java.util.Set<io.jrma.WinCounters> liveCounters = ConcurrentHashMap.newKeySet();
     private final io.jrma.WinCounters retiredCounters = new io.jrma.WinCounters();
     private volatile boolean stopping;
-    private Thread progressThread;
+    private volatile Thread progressThread;
     private final int jvmIndex;
     private final int[] jvmOfRank;
     private final int jvmCount;
@@ -56,11 +56,13 @@ public final class Job {
         this.params = Map.copyOf(params);
         this.rankThreads = new Thread[size];
         this.progressMode = Params.PROGRESS.getChoice(this.params, "thread", "caller", "both");
-        // no core to spare for the progress thread, the JIT and GC: a spinning waiter then holds the core the rank
-        // it waits for needs (2 ranks on 2 cores: fence and PSCW took 120-460 us instead of 1.4-4 us under load)
-        boolean oversubscribed = size >= Runtime.getRuntime().availableProcessors();
+        // more ranks than cores (MPI's oversubscription): a spinning waiter holds the core the rank it waits for
+        // needs. With as many ranks as cores, spinning is what makes cross-rank waits fast (2 thread ranks, quiet
+        // 2-core host: fence 1.5 -> 0.19 us, PSCW ring 1.4 -> 0.34 us; 2 JVMs over TCP: put+flush 47-85 -> 16-22
+        // us), and the progress threads stay out of the spinners' way (see start()).
+        boolean oversubscribed = size > Affinity.cores();
         this.waitPolicy = new WaitPolicy(autoOr(Params.WAIT_SPINS, oversubscribed ? 0 : 2000),
-                autoOr(Params.WAIT_YIELDS, oversubscribed ? 20 : 200), Params.WAIT_MAX_PARK_NS.getLong(this.params));
+                autoOr(Params.WAIT_YIELDS, oversubscribed ? 5000 : 200), Params.WAIT_MAX_PARK_NS.getLong(this.params));
         this.transport = new LocalTransport(this);
         agent.addTransport(transport);
         if (jvmOfRank != null && jvmOfRank.length != size) {
@@ -227,6 +229,27 @@ public final class Job {
         }
     }
 
+    /**
+     * Binds the calling thread, which runs world rank {@code rank}, as {@code jrma.bind} says (to CPU
+     * {@link Affinity#cpuOfRank}), and reports it on stderr if {@code jrma.bind.report} is true.
+     */
+    public void bindRankThread(int rank) {
+        String mode = Params.BIND.getChoice(params, "none", "core");
+        boolean report = Boolean.parseBoolean(Params.BIND_REPORT.get(params));
+        String where;
+        if (mode.equals("core")) {
+            int cpu = Affinity.cpuOfRank(rank);
+            String why = Affinity.bindCurrentThread(cpu);
+            where = why == null ? "bound to CPU " + cpu + (size > Affinity.cores() ? " (more ranks than CPUs: shared)" : "")
+                    : "not bound: " + why;
+        } else {
+            where = "not bound (CPUs " + java.util.Arrays.toString(Affinity.currentThread()) + ")";
+        }
+        if (report) {
+            System.err.println("jrma: rank " + rank + " (pid " + ProcessHandle.current().pid() + ") " + where);
+        }
+    }
+
     /** Records the thread that runs {@code rank}, so an abort can wake it. */
     public void bindRank(int rank, Thread t) {
         rankThreads[rank] = t;
@@ -236,21 +259,33 @@ public final class Job {
     public synchronized void start() {
         if (!progressMode.equals("caller") && progressThread == null) {
             long maxPark = Params.AGENT_MAX_PARK_NS.getLong(params);
-            BackoffIdleStrategy idle = new BackoffIdleStrategy(200, 50, 1_000, Math.max(1_000, maxPark));
+            // With a rank per core (or more) every core belongs to a rank: an idle progress thread that spins or
+            // yields takes time from one (a 1 MiB put stream over TCP ran a third slower), so it parks at once.
+            boolean fullySubscribed = size >= Affinity.cores();
+            int idleBeforeSleep = fullySubscribed ? 20 : 400;
+            BackoffIdleStrategy idle = fullySubscribed ? new BackoffIdleStrategy(0, 5, 1_000, Math.max(1_000, maxPark))
+                    : new BackoffIdleStrategy(200, 50, 1_000, Math.max(1_000, maxPark));
             progressThread = new Thread(() -> {
                 int idleRounds = 0;
                 while (!stopping) {
+                    if (agent.spinningCallers().get() > 0) {
+                        // a rank waiting in the library drives progress right now: competing with it for the
+                        // agent would only move the work to this thread and take its core (2 cores)
+                        LockSupport.parkNanos(this, CALLERS_ACTIVE_PARK_NS);
+                        continue;
+                    }
                     int work = agent.tryProgress();
                     PacketTransport bt = blockingTransport;
                     if (work > 0) {
                         idleRounds = 0;
                         idle.reset();
-                    } else if (bt != null && ++idleRounds > 400) {
-                        if (agent.spinningCallers().get() > 0) {
-                            LockSupport.parkNanos(50_000); // a waiting rank polls the sockets: stay out of its way
-                        } else {
-                            agent.sleepIn(bt, maxPark); // the IO agent: epoll until a connection has input
-                        }
+                    } else if (++idleRounds > idleBeforeSleep && agent.callersActive()) {
+                        // a rank waiting in the library polls the transports itself, or did a moment ago: every
+                        // wake-up of this thread would preempt it (2 cores). A waiter that stops spinning to park
+                        // unparks this thread, so the sockets are watched again at once.
+                        LockSupport.parkNanos(this, CALLERS_ACTIVE_PARK_NS);
+                    } else if (bt != null && idleRounds > idleBeforeSleep) {
+                        agent.sleepIn(bt, maxPark); // the IO agent: epoll until a connection has input
                     } else {
                         idle.idle(0);
                     }
@@ -259,6 +294,22 @@ public final class Job {
             progressThread.setDaemon(true);
             progressThread.start();
         }
+    }
+
+    /** How long the idle progress thread parks while ranks waiting in the library drive progress themselves. */
+    static final long CALLERS_ACTIVE_PARK_NS = 1_000_000;
+
+    /** Wakes the dedicated progress thread (a waiter stopped polling the transports). Any thread. */
+    public void wakeProgressThread() {
+        Thread t = progressThread;
+        if (t != null) {
+            LockSupport.unpark(t);
+        }
+    }
+
+    /** Whether the job has a dedicated progress thread (progress mode {@code thread} or {@code both}). */
+    public boolean hasProgressThread() {
+        return !progressMode.equals("caller");
     }
 
     /** Whether callers waiting in the library should drive the progress agent. */

@@ -16,10 +16,11 @@ public final class Params {
     /** Busy-spin iterations before a waiting thread starts yielding. */
     public static final Param WAIT_SPINS = new Param("jrma.wait.spins", "auto", "job",
             "iterations a waiting thread spins (driving progress) before it yields; auto: 2000, or 0 when the job has"
-            + " as many ranks as the host has cores or more (spinning then steals the core the awaited rank needs)");
+            + " more ranks than the host has cores (spinning then steals the core the awaited rank needs)");
     /** Yields before a waiting thread starts parking. */
     public static final Param WAIT_YIELDS = new Param("jrma.wait.yields", "auto", "job",
-            "Thread.yield() calls a waiting thread makes before it parks; auto: 200, or 20 when ranks >= cores");
+            "Thread.yield() calls a waiting thread makes before it parks; auto: 200, or 5000 when ranks > cores (a yield"
+            + " hands the core to a rank that has work at once; a park's wake-up takes tens of microseconds)");
     /** Longest single park of a waiting thread. */
     public static final Param WAIT_MAX_PARK_NS = new Param("jrma.wait.maxParkNs", "200000", "job",
             "longest single park (ns) of a waiting thread; parks grow from 1 us to this");
@@ -70,9 +71,17 @@ public final class Params {
     public static final Param SHM_DIR = new Param("jrma.shm.dir", "/dev/shm", "job",
             "directory (a tmpfs) holding the shared segments and the rings between JVMs; files are named jrma-<pid>-... after the creating JVM");
 
+    /** Binding of rank threads to CPUs. */
+    public static final Param BIND = new Param("jrma.bind", "none", "job",
+            "none: rank threads run where the OS puts them; core: each rank's thread is bound to one CPU, the ranks"
+            + " filling this host's allowed CPUs in rank order (wrapping around when there are more ranks than CPUs)");
+    /** Whether each rank says where it was bound. */
+    public static final Param BIND_REPORT = new Param("jrma.bind.report", "false", "job",
+            "true: each rank prints the CPUs its thread is bound to (jrmarun --report-bindings)");
+
     /** All parameters, for listing. */
     public static final List<Param> ALL = List.of(PATH, PROGRESS, WAIT_SPINS, WAIT_YIELDS, WAIT_MAX_PARK_NS,
-            AGENT_MAX_PARK_NS, ISSUE, EAGER_BYTES, MAX_PENDING, LOCK_COALESCE, JOB_TIMEOUT_MS, JVMS, JVMS_REUSE, RANK_LOADERS, SHM_WINDOWS, SHM_DIR);
+            AGENT_MAX_PARK_NS, ISSUE, EAGER_BYTES, MAX_PENDING, LOCK_COALESCE, JOB_TIMEOUT_MS, JVMS, JVMS_REUSE, RANK_LOADERS, SHM_WINDOWS, SHM_DIR, BIND, BIND_REPORT);
 
     private Params() {
     }

@@ -72,6 +72,7 @@ public final class RankThreads {
                 Throwable failure = null;
                 boolean secondary = false;
                 try {
+                    job.bindRankThread(rank);
                     Comm mine = LocalComm.world(job, rank, world);
                     WORLD.set(mine);
                     body.run(mine);

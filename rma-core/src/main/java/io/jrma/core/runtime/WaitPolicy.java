@@ -39,10 +39,22 @@ public final class WaitPolicy {
      * @throws RmaException if the job is aborted while waiting
      */
     public void await(Job job, BooleanSupplier done, Sleeper sleeper) {
+        await(job, done, sleeper, true);
+    }
+
+    /**
+     * {@link #await(Job, BooleanSupplier, Sleeper)}; with {@code needsProgress} false the condition is
+     * memory that other threads or processes store into (a window whose peers are all direct), so the waiter
+     * only spins on it: a duty cycle of the agent costs a read syscall per TCP connection, several times a
+     * direct-path signal's latency, and the progress thread keeps serving the transports meanwhile. Without
+     * a progress thread ({@code jrma.progress=caller}) waiters always drive progress: a peer may be waiting
+     * for this JVM to apply its packets to another window before it signals.
+     */
+    public void await(Job job, BooleanSupplier done, Sleeper sleeper, boolean needsProgress) {
         if (done.getAsBoolean()) {
             return;
         }
-        boolean drive = job.callersProgress();
+        boolean drive = job.callersProgress() && (needsProgress || !job.hasProgressThread());
         AtomicInteger spinning = job.agent().spinningCallers();
         boolean polling = drive;
         if (polling) {
@@ -56,6 +68,10 @@ public final class WaitPolicy {
                 if (work > 0) {
                     round = 0;
                     parkNs = 1_000;
+                    if (drive && !polling) { // work again after a park: poll again, the progress thread backs off
+                        polling = true;
+                        spinning.incrementAndGet();
+                    }
                     continue;
                 }
                 round++;
@@ -71,7 +87,10 @@ public final class WaitPolicy {
                     job.checkAborted();
                     if (polling) {
                         polling = false;
-                        spinning.decrementAndGet(); // parking: the progress thread watches the sockets again
+                        if (spinning.decrementAndGet() == 0) { // parking: the progress thread watches the sockets again
+                            job.agent().pollingStopped();
+                            job.wakeProgressThread();
+                        }
                     }
                     if (sleeper != null) {
                         int seen = sleeper.sequence();
@@ -96,6 +115,7 @@ public final class WaitPolicy {
             }
         } finally {
             if (polling) {
+                job.agent().callerPolled();
                 spinning.decrementAndGet();
             }
         }

@@ -207,6 +207,66 @@ class TcpTransportTest {
         assertEquals(0, tcp[1].framesRejected());
     }
 
+    /** Drives both agents until {@code done} or 20 s. */
+    private void progressUntil(java.util.function.BooleanSupplier done) {
+        long until = System.currentTimeMillis() + 20_000;
+        while (!done.getAsBoolean() && System.currentTimeMillis() < until) {
+            jobs[0].agent().tryProgress();
+            jobs[1].agent().tryProgress();
+        }
+    }
+
+    /**
+     * A ping-pong of batches ten times the credit window: the credit each side returns rides in the header of
+     * the batch going back, so no CREDIT frame travels (with a long delay, one would only go after 60 s).
+     */
+    @Test
+    @Timeout(60)
+    void creditRidesOnTheFramesGoingBack() throws Exception {
+        mesh(Map.of("jrma.tcp.credits", String.valueOf(1 << 20), "jrma.tcp.creditDelayNs", "60000000000"));
+        Recorder atTarget = new Recorder();
+        Recorder atOrigin = new Recorder();
+        jobs[1].agent().register(WINDOW, atTarget);
+        jobs[0].agent().register(WINDOW, atOrigin);
+        int rounds = 160; // 160 x 64 KiB each way: 10 MiB through a 1 MiB window
+        for (int i = 0; i < rounds; i++) {
+            Batch out = batch(1, 64 << 10, i);
+            assertTrue(tcp[0].send(out), "request " + i + " refused");
+            int want = i + 1;
+            progressUntil(() -> atTarget.count() >= want);
+            assertEquals(want, atTarget.count(), "request " + i + " arrived (credit came back)");
+            Batch back = batch(1, 64 << 10, i);
+            PacketHeader.write(back.buffer(), 0, PacketHeader.HEADER_LENGTH + (64 << 10), PacketType.PUT, 0, WINDOW, 1, 0,
+                    i, 0, 0, 0, 0, 64 << 10, 0);
+            back.address(1, 0);
+            assertTrue(tcp[1].send(back), "reply " + i + " refused");
+            progressUntil(() -> atOrigin.count() >= want);
+            assertEquals(want, atOrigin.count(), "reply " + i + " arrived");
+        }
+        assertEquals(0, tcp[0].creditFramesReceived(), "CREDIT frames received by JVM 0");
+        assertEquals(0, tcp[1].creditFramesReceived(), "CREDIT frames received by JVM 1");
+    }
+
+    /**
+     * Credit owed with nothing going back still returns, after {@code jrma.tcp.creditDelayNs}: small batches
+     * one way, then a packet larger than the whole window, which may only go when every byte of credit is back.
+     */
+    @Test
+    @Timeout(60)
+    void creditOwedWithNothingGoingBackReturnsAfterTheDelay() throws Exception {
+        mesh(Map.of("jrma.tcp.credits", String.valueOf(1 << 20), "jrma.tcp.creditDelayNs", "1000000"));
+        Recorder rec = new Recorder();
+        jobs[1].agent().register(WINDOW, rec);
+        for (int i = 0; i < 3; i++) {
+            assertTrue(tcp[0].send(batch(1, 64 << 10, i))); // 192 KiB: under a quarter of the window
+        }
+        Batch big = batch(1, 3 << 19, 7); // 1.5 MiB in one packet
+        assertTrue(tcp[0].send(big));
+        progressUntil(() -> rec.count() == 4 && big.isConsumed());
+        assertEquals(4, rec.count(), "the packet larger than the window went once the credit was back");
+        assertTrue(tcp[0].creditFramesReceived() >= 1, "credit came back in a CREDIT frame");
+    }
+
     @Test
     @Timeout(30)
     void batchesClaimingAnotherJvmsRanksAreRejected() throws Exception {
