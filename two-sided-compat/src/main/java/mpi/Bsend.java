@@ -11,10 +11,12 @@ import java.util.List;
 /**
  * The buffer of buffered-mode sends (MPI_BUFFER_ATTACH, MPI_BSEND): a buffered send copies the message out of
  * the user's buffer and returns at once, whether or not a receive has been posted; the copy travels as a
- * standard nonblocking send. As in MPI, the copies must fit in the attached buffer: each takes its packed size
- * plus {@link MPI#BSEND_OVERHEAD} bytes until it has been sent, and a buffered send with no buffer attached or
- * no room left fails with ERR_BUFFER. The Java array given to attachBuffer only sets the capacity (jrma keeps
- * its copies on the heap), and is given back by detachBuffer once every buffered message has been sent.
+ * standard nonblocking send. A message of at most {@link #EAGER_LIMIT} bytes goes as Open MPI sends it, eagerly
+ * without the attached buffer: it needs none and takes no room in it (programs written for Open MPI rely on
+ * this). A larger copy must fit in the attached buffer, as MPI says: it takes its packed size plus
+ * {@link MPI#BSEND_OVERHEAD} bytes until it has been sent, and with no buffer attached or no room left the send
+ * fails with ERR_BUFFER. The Java array given to attachBuffer only sets the capacity (jrma keeps its copies on
+ * the heap), and is given back by detachBuffer once every buffered message has been sent.
  *
  * <p>One per rank (the {@code mpi} package is loaded per rank); its methods are synchronized, so any thread of
  * the rank may send.
@@ -32,6 +34,13 @@ final class Bsend {
             this.bytes = bytes;
         }
     }
+
+    /**
+     * The largest message (packed bytes) sent without the attached buffer: Open MPI's eager limit between ranks
+     * of a host (its shared-memory transport's 4 KiB), up to which its buffered sends copy the message straight
+     * into a transport fragment and never use the attached buffer.
+     */
+    static final int EAGER_LIMIT = 4096;
 
     private byte[] buffer;
     private long used;
@@ -62,7 +71,13 @@ final class Bsend {
             throw new RmaException(ErrorClass.ERR_COUNT, "bSend: negative count " + count);
         }
         reap();
-        long need = (long) count * Datatype.jt(type).size() + MPI.BSEND_OVERHEAD;
+        long bytes = (long) count * Datatype.jt(type).size();
+        if (bytes <= EAGER_LIMIT) {
+            byte[] copy = UserOps.pack(b, count, type);
+            pending.add(new Pending(comm, m.isend(copy, 0, copy.length, io.jrma.Datatype.BYTE, dest, tag), 0));
+            return;
+        }
+        long need = bytes + MPI.BSEND_OVERHEAD;
         if (buffer == null) {
             throw new RmaException(ErrorClass.ERR_BUFFER, "bSend: no buffer is attached for buffered sends"
                     + " (MPI.attachBuffer(new byte[size + MPI.BSEND_OVERHEAD]))");

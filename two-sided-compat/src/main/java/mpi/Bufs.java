@@ -89,13 +89,8 @@ final class Bufs {
         }
         long addr = address(b);
         long len = (long) b.capacity() * elemSize(b);
-        Object root = b;
-        for (int hop = 0; hop < 4 && !(root instanceof ByteBuffer) && root != null; hop++) {
-            long off = ATTACHMENT.get(root.getClass());
-            root = off < 0 ? null : U.getObject(root, off);
-        }
-        if (root instanceof ByteBuffer && ((ByteBuffer) root).isDirect()) {
-            ByteBuffer r = (ByteBuffer) root;
+        ByteBuffer r = root(b);
+        if (r != null) {
             long at = addr - U.getLong(r, ADDRESS);
             if (at >= 0 && at + len <= r.capacity()) {
                 return r.duplicate().clear().position((int) at).limit((int) (at + len)).slice().order(ByteOrder.LITTLE_ENDIAN);
@@ -103,6 +98,59 @@ final class Bufs {
         }
         throw new IllegalArgumentException("jrma cannot address the memory of this direct " + b.getClass().getSimpleName()
                 + ": use a view of a direct ByteBuffer (MPI.newIntBuffer(n), ByteBuffer.allocateDirect(n).asIntBuffer(), ...)");
+    }
+
+    /** A buffer's backing store (an array or a direct ByteBuffer) and the byte offset of the buffer in it. */
+    static final class Origin {
+        final Object obj;
+        final long byteOff;
+
+        private Origin(Object obj, long byteOff) {
+            this.obj = obj;
+            this.byteOff = byteOff;
+        }
+    }
+
+    /**
+     * Where {@code count} elements of {@code t} at buffer {@code buf} are in its backing store, when they start
+     * before the buffer's first element (a negative lower bound, e.g. a vector with a negative stride, at a
+     * {@link MPI#slice}) but inside the store and end inside the buffer: Open MPI's bindings pass the slice's
+     * address, so such data is the memory before it. Null when the data does not reach back (or not inside the
+     * store): the buffer is then taken as it is, and its bounds are checked.
+     */
+    static Origin reachBack(Object buf, io.jrma.Datatype t, long count) {
+        if (count <= 0 || t.size() == 0 || !(buf instanceof Buffer)) {
+            return null;
+        }
+        long span = (count - 1) * t.extent();
+        long lo = t.trueLb() + Math.min(0, span);
+        long hi = t.trueLb() + t.trueExtent() + Math.max(0, span);
+        Buffer b = (Buffer) buf;
+        if (lo >= 0 || hi > (long) b.capacity() * elemSize(b)) {
+            return null;
+        }
+        Origin o;
+        if (b.isDirect()) {
+            ByteBuffer root = root(b);
+            o = root == null ? null : new Origin(root, address(b) - U.getLong(root, ADDRESS));
+        } else {
+            o = b.hasArray() ? new Origin(b.array(), (long) b.arrayOffset() * elemSize(b)) : null;
+        }
+        return o != null && o.byteOff + lo >= 0 ? o : null;
+    }
+
+    /** The direct ByteBuffer that owns the memory of a direct buffer (the original of its slices and views). */
+    private static ByteBuffer root(Buffer b) {
+        Object root = b;
+        for (int hop = 0; hop < 4 && root != null; hop++) {
+            long off = ATTACHMENT.get(root.getClass());
+            Object next = off < 0 ? null : U.getObject(root, off);
+            if (!(next instanceof Buffer)) {
+                break;
+            }
+            root = next;
+        }
+        return root instanceof ByteBuffer && ((ByteBuffer) root).isDirect() ? (ByteBuffer) root : null;
     }
 
     /** Bytes in a primitive array. */

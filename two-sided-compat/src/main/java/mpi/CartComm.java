@@ -54,7 +54,7 @@ public final class CartComm extends Intracomm {
             n *= d;
         }
         if (n > c.size()) {
-            throw new RmaException(ErrorClass.ERR_DIMS, "createCart: a grid of " + n + " ranks does not fit in a"
+            throw new RmaException(ErrorClass.ERR_ARG, "createCart: a grid of " + n + " ranks does not fit in a"
                     + " communicator of " + c.size());
         }
         io.jrma.Comm sub = c.split(c.rank() < n ? 0 : io.jrma.Group.UNDEFINED, c.rank());

@@ -531,7 +531,8 @@ public class Comm implements Freeable, Cloneable, Site {
     /**
      * Buffered-mode send (MPI_BSEND): copies the message into room of the buffer attached with
      * {@link MPI#attachBuffer} and returns without waiting for a receive; ERR_BUFFER if no buffer is attached
-     * or it has no room for the message plus {@link MPI#BSEND_OVERHEAD}.
+     * or it has no room for the message plus {@link MPI#BSEND_OVERHEAD}. As in Open MPI, a message of at most
+     * 4 KiB is copied and sent without the attached buffer.
      */
     public final void bSend(Object buf, int count, Datatype type, int dest, int tag) throws MPIException {
         exec(() -> {
@@ -680,10 +681,14 @@ public class Comm implements Freeable, Cloneable, Site {
     public final int pack(Object inbuf, int incount, Datatype type, byte[] outbuf, int position) throws MPIException {
         return run(() -> {
             io.jrma.Datatype t = jt(type);
-            Bufs.Msg b = b(inbuf, type);
             if (outbuf == null) {
                 throw new RmaException(ErrorClass.ERR_BUFFER, "pack: the output buffer is null");
             }
+            Bufs.Origin o = Bufs.reachBack(inbuf, t, incount);
+            if (o != null) {
+                return (int) (position + t.pack(o.obj, o.byteOff, incount, outbuf, position));
+            }
+            Bufs.Msg b = b(inbuf, type);
             long n = incount == 0 ? 0 : t.pack(b.obj, b.off * t.extent(), incount, outbuf, position);
             b.done();
             return (int) (position + n);
@@ -707,6 +712,10 @@ public class Comm implements Freeable, Cloneable, Site {
             if (position < 0 || position + need > inbuf.length) {
                 throw new RmaException(ErrorClass.ERR_TRUNCATE, "unpack: " + outcount + " x " + type + " need " + need
                         + " bytes from position " + position + " but the input has " + inbuf.length);
+            }
+            Bufs.Origin o = Bufs.reachBack(outbuf, t, outcount);
+            if (o != null) {
+                return (int) (position + t.unpack(inbuf, position, need, o.obj, o.byteOff, outcount));
             }
             Bufs.Msg b = b(outbuf, type);
             long n = outcount == 0 ? 0 : t.unpack(inbuf, position, need, b.obj, b.off * t.extent(), outcount);
@@ -762,7 +771,7 @@ public class Comm implements Freeable, Cloneable, Site {
     public final void setAttr(int keyval, Object value) throws MPIException {
         exec(() -> {
             core();
-            MPI.env.checkKeyval(Env.KeyKind.COMM, keyval);
+            MPI.env.checkKeyval(Env.KeyKind.COMM, keyval, attrs);
             attrs.put(keyval, MPI.attrSet(value));
         });
     }
@@ -791,7 +800,7 @@ public class Comm implements Freeable, Cloneable, Site {
                 case MPI.UNIVERSE_SIZE:
                     return MPI.env.world.size();
                 default:
-                    MPI.env.checkKeyval(Env.KeyKind.COMM, keyval);
+                    MPI.env.checkKeyval(Env.KeyKind.COMM, keyval, attrs);
                     return MPI.attrGet(attrs.get(keyval));
             }
         });
@@ -801,7 +810,7 @@ public class Comm implements Freeable, Cloneable, Site {
     public final void deleteAttr(int keyval) throws MPIException {
         exec(() -> {
             core();
-            MPI.env.checkKeyval(Env.KeyKind.COMM, keyval);
+            MPI.env.checkKeyval(Env.KeyKind.COMM, keyval, attrs);
             attrs.remove(keyval);
         });
     }
@@ -1259,51 +1268,29 @@ public class Comm implements Freeable, Cloneable, Site {
     }
 
     /**
-     * Alltoall with a datatype per peer on both sides and displacements in bytes (MPI_ALLTOALLW). jrma packs each
-     * block, exchanges the packed bytes, and unpacks them with the receive types.
+     * Alltoall with a datatype per peer on both sides and displacements in bytes (MPI_ALLTOALLW), on intra- and
+     * inter-communicators (where the peers are the remote group). jrma packs each block, exchanges the packed
+     * bytes, and unpacks them with the receive types.
      */
     public final void allToAllw(Buffer sendBuf, int[] sendCount, int[] sDispls, Datatype[] sendTypes,
                                 Buffer recvBuf, int[] recvCount, int[] rDispls, Datatype[] recvTypes) throws MPIException {
-        requireIntra("allToAllw");
         MPI.check();
         MPI.assertDirectBuffer(sendBuf, recvBuf);
+        if (this instanceof Intercomm) {
+            Intercomm ic = (Intercomm) this;
+            int p = ic.getRemoteSize();
+            exec(() -> {
+                AllToAllw w = AllToAllw.pack(p, sendBuf, sendCount, sDispls, sendTypes, recvCount, rDispls, recvTypes);
+                ic.allToAllvBytes(w.out, w.sc, w.sd, w.in, w.rc, w.rd);
+                w.unpack(recvBuf, recvCount, rDispls, recvTypes);
+            });
+            return;
+        }
         exec(() -> {
-            int p = size();
-            if (sendCount == null || sDispls == null || sendTypes == null || recvCount == null || rDispls == null
-                    || recvTypes == null || sendCount.length < p || sDispls.length < p || sendTypes.length < p
-                    || recvCount.length < p || rDispls.length < p || recvTypes.length < p) {
-                throw new RmaException(ErrorClass.ERR_ARG, "alltoallw: counts, displacements and types need " + p
-                        + " entries each");
-            }
-            Object sb = Bufs.bytes(sendBuf);
-            Object rb = Bufs.bytes(recvBuf);
-            long[] sc = new long[p];
-            long[] sd = new long[p];
-            long[] rc = new long[p];
-            long[] rd = new long[p];
-            long stotal = 0;
-            long rtotal = 0;
-            for (int i = 0; i < p; i++) {
-                sc[i] = sendCount[i] * jt(sendTypes[i]).size();
-                sd[i] = stotal;
-                stotal += sc[i];
-                rc[i] = recvCount[i] * jt(recvTypes[i]).size();
-                rd[i] = rtotal;
-                rtotal += rc[i];
-            }
-            byte[] out = new byte[Math.toIntExact(stotal)];
-            byte[] in = new byte[Math.toIntExact(rtotal)];
-            for (int i = 0; i < p; i++) {
-                if (sc[i] > 0) {
-                    jt(sendTypes[i]).pack(sb, sDispls[i], sendCount[i], out, sd[i]);
-                }
-            }
-            coll().alltoallv(out, 0, sc, sd, io.jrma.Datatype.BYTE, in, 0, rc, rd, io.jrma.Datatype.BYTE);
-            for (int i = 0; i < p; i++) {
-                if (rc[i] > 0) {
-                    jt(recvTypes[i]).unpack(in, rd[i], rc[i], rb, rDispls[i], recvCount[i]);
-                }
-            }
+            AllToAllw w = AllToAllw.pack(size(), sendBuf, sendCount, sDispls, sendTypes, recvCount, rDispls, recvTypes);
+            coll().alltoallv(w.out, 0, longs(w.sc), longs(w.sd), io.jrma.Datatype.BYTE, w.in, 0, longs(w.rc),
+                    longs(w.rd), io.jrma.Datatype.BYTE);
+            w.unpack(recvBuf, recvCount, rDispls, recvTypes);
         });
     }
 

@@ -310,7 +310,7 @@ public final class Datatype implements Freeable, Cloneable {
     public void setAttr(int keyval, Object value) throws MPIException {
         MPI.check();
         try {
-            MPI.env.checkKeyval(Env.KeyKind.TYPE, keyval);
+            MPI.env.checkKeyval(Env.KeyKind.TYPE, keyval, attrs);
         } catch (RuntimeException e) {
             throw Err.handle(MPI.COMM_WORLD.errh, MPI.COMM_WORLD.siteName(), e);
         }
@@ -321,7 +321,7 @@ public final class Datatype implements Freeable, Cloneable {
     public Object getAttr(int keyval) throws MPIException {
         MPI.check();
         try {
-            MPI.env.checkKeyval(Env.KeyKind.TYPE, keyval);
+            MPI.env.checkKeyval(Env.KeyKind.TYPE, keyval, attrs);
         } catch (RuntimeException e) {
             throw Err.handle(MPI.COMM_WORLD.errh, MPI.COMM_WORLD.siteName(), e);
         }
@@ -332,7 +332,7 @@ public final class Datatype implements Freeable, Cloneable {
     public void deleteAttr(int keyval) throws MPIException {
         MPI.check();
         try {
-            MPI.env.checkKeyval(Env.KeyKind.TYPE, keyval);
+            MPI.env.checkKeyval(Env.KeyKind.TYPE, keyval, attrs);
         } catch (RuntimeException e) {
             throw Err.handle(MPI.COMM_WORLD.errh, MPI.COMM_WORLD.siteName(), e);
         }

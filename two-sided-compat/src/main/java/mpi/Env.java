@@ -54,6 +54,17 @@ final class Env {
         }
     }
 
+    /**
+     * ERR_KEYVAL unless {@code keyval} is a live key of this kind, or a freed key that still has a value in
+     * {@code attrs} (the object's attributes). MPI frees a key only once no object uses it any more (MPI-3.1
+     * 6.7.2), and Open MPI keeps such a key usable on the objects that hold it.
+     */
+    void checkKeyval(KeyKind kind, int keyval, Map<Integer, ?> attrs) {
+        if (!attrs.containsKey(keyval)) {
+            checkKeyval(kind, keyval);
+        }
+    }
+
     /** ERR_KEYVAL unless {@code keyval} is a key created for this kind of object and not freed. */
     void checkKeyval(KeyKind kind, int keyval) {
         if (keyvals.get(keyval) != kind) {

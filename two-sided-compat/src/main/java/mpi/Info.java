@@ -32,19 +32,46 @@ public final class Info implements Freeable, Cloneable {
         return new Info(new io.jrma.Info());
     }
 
-    static void fillEnv(Info env, int size, int threadLevel) {
+    /**
+     * Fills {@link MPI#INFO_ENV} with the keys MPI defines for it and those Open MPI adds: {@code command} (the
+     * class whose {@code main} called MPI.Init, as {@code java} names the program), {@code argv} (the arguments
+     * given to Init), {@code maxprocs} and {@code soft}, {@code host}, {@code arch}, {@code wdir},
+     * {@code thread_level}, {@code ompi_np}, {@code ompi_num_apps} and {@code ompi_first_rank} (one application).
+     */
+    static void fillEnv(Info env, String[] args, int size, int threadLevel) {
         io.jrma.Info i = env.info;
-        String cmd = System.getProperty("sun.java.command", "");
-        int sp = cmd.indexOf(' ');
-        i.set("command", sp < 0 ? (cmd.isEmpty() ? "java" : cmd) : cmd.substring(0, sp));
-        if (sp >= 0) {
-            i.set("argv", cmd.substring(sp + 1));
+        i.set("command", command());
+        if (args != null && args.length > 0) {
+            i.set("argv", String.join(" ", args));
         }
         i.set("maxprocs", String.valueOf(size));
         i.set("soft", String.valueOf(size));
+        i.set("host", MPI.hostName());
+        i.set("arch", System.getProperty("os.arch", "unknown"));
         i.set("wdir", System.getProperty("user.dir", "."));
         i.set("thread_level", new String[] {"MPI_THREAD_SINGLE", "MPI_THREAD_FUNNELED", "MPI_THREAD_SERIALIZED",
             "MPI_THREAD_MULTIPLE"}[threadLevel]);
+        i.set("ompi_np", String.valueOf(size));
+        i.set("ompi_num_apps", "1");
+        i.set("ompi_first_rank", "0");
+    }
+
+    /**
+     * The program's main class: the outermost {@code main} of the calling thread outside the JDK and jrma (under
+     * jrmarun the launcher's frames are below it), else the first word of the java command line.
+     */
+    private static String command() {
+        String main = StackWalker.getInstance().walk(frames -> frames
+                .filter(f -> f.getMethodName().equals("main"))
+                .map(StackWalker.StackFrame::getClassName)
+                .filter(c -> !c.startsWith("java.") && !c.startsWith("jdk.") && !c.startsWith("io.jrma.") && !c.startsWith("mpi."))
+                .reduce((first, last) -> last).orElse(null));
+        if (main != null) {
+            return main;
+        }
+        String cmd = System.getProperty("sun.java.command", "");
+        int sp = cmd.indexOf(' ');
+        return sp < 0 ? (cmd.isEmpty() ? "java" : cmd) : cmd.substring(0, sp);
     }
 
     /** The jrma info behind an argument: null for null or INFO_NULL. */

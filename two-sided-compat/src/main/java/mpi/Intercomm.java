@@ -18,7 +18,7 @@ import java.util.List;
  *
  * <p>Underneath is a jrma communicator of both groups (the union), made by their members alone through
  * jrma's control plane: point-to-point messages travel on it with the remote rank translated, and the
- * collectives (all of MPI's inter-communicator collectives but {@code allToAllw}) are messages between the
+ * collectives (all of MPI's inter-communicator collectives) are messages between the
  * groups on its collective context, reductions folded in the remote group's rank order. {@link #getParent()}
  * returns a null communicator: jrma does not spawn processes.
  */
@@ -438,20 +438,31 @@ public final class Intercomm extends Comm {
         exec(() -> {
             counts(sendcount, sdispls, remoteWorld.length, "allToAllv");
             counts(recvcount, rdispls, remoteWorld.length, "allToAllv");
-            Collectives c = coll();
             Bufs.Msg s = b(sendbuf, sendtype);
             Bufs.Msg r = b(recvbuf, recvtype);
-            List<MsgRequest> rs = new ArrayList<>();
-            for (int i = 0; i < remoteWorld.length; i++) {
-                rs.add(c.irecvOwn(r.obj, r.off + rdispls[i], recvcount[i], jt(recvtype), unionOfRemote(i), T_ALLTOALL));
-            }
-            for (int i = 0; i < remoteWorld.length; i++) {
-                rs.add(c.isendOwn(s.obj, s.off + sdispls[i], sendcount[i], jt(sendtype), unionOfRemote(i), T_ALLTOALL));
-            }
-            waitAll(rs);
+            exchangeV(s.obj, s.off, sendcount, sdispls, jt(sendtype), r.obj, r.off, recvcount, rdispls, jt(recvtype));
             r.done();
             s.done();
         });
+    }
+
+    /** The exchange of an alltoallw: packed blocks (byte counts and offsets) with every remote rank. */
+    void allToAllvBytes(byte[] out, int[] sc, int[] sd, byte[] in, int[] rc, int[] rd) {
+        exchangeV(out, 0, sc, sd, io.jrma.Datatype.BYTE, in, 0, rc, rd, io.jrma.Datatype.BYTE);
+    }
+
+    /** Sends block i of the send buffer to remote rank i and receives block i from it (displacements in elements). */
+    private void exchangeV(Object sb, long soff, int[] sendcount, int[] sdispls, io.jrma.Datatype st, Object rb,
+                           long roff, int[] recvcount, int[] rdispls, io.jrma.Datatype rt) {
+        Collectives c = coll();
+        List<MsgRequest> rs = new ArrayList<>();
+        for (int i = 0; i < remoteWorld.length; i++) {
+            rs.add(c.irecvOwn(rb, roff + rdispls[i], recvcount[i], rt, unionOfRemote(i), T_ALLTOALL));
+        }
+        for (int i = 0; i < remoteWorld.length; i++) {
+            rs.add(c.isendOwn(sb, soff + sdispls[i], sendcount[i], st, unionOfRemote(i), T_ALLTOALL));
+        }
+        waitAll(rs);
     }
 
     // reductions: every remote contribution arrives into a memory image of count elements; they are folded in

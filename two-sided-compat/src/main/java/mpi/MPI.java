@@ -296,7 +296,7 @@ public final class MPI {
      * @throws MPIException if MPI was already initialized
      */
     public static String[] Init(String[] args) throws MPIException {
-        init(THREAD_SINGLE);
+        init(args, THREAD_SINGLE);
         return args;
     }
 
@@ -305,10 +305,10 @@ public final class MPI {
      * {@code required} itself, as jrma supports every level up to {@link #THREAD_MULTIPLE}.
      */
     public static int InitThread(String[] args, int required) throws MPIException {
-        return init(Math.max(THREAD_SINGLE, Math.min(THREAD_MULTIPLE, required)));
+        return init(args, Math.max(THREAD_SINGLE, Math.min(THREAD_MULTIPLE, required)));
     }
 
-    private static synchronized int init(int level) throws MPIException {
+    private static synchronized int init(String[] args, int level) throws MPIException {
         if (initialized) {
             Env e = env;
             if (e != null && Jrma.inJob() && Jrma.world() != e.world) {
@@ -333,7 +333,7 @@ public final class MPI {
             COMM_WORLD.bind(world, false);
             io.jrma.Comm self = world.split(world.rank(), 0);
             COMM_SELF.bind(self, false);
-            Info.fillEnv(INFO_ENV, world.size(), level);
+            Info.fillEnv(INFO_ENV, args, world.size(), level);
         } catch (RuntimeException ex) {
             env = null;
             throw new MPIException(Err.classOf(code(ex)), Err.classOf(code(ex)), "MPI.Init failed: " + ex, ex);
@@ -373,7 +373,10 @@ public final class MPI {
         finalized = true;
         if (io.jrma.Jrma.inJob()) { // under jrmarun a System.exit after this ends the rank cleanly, as a process
             io.jrma.Comm w = io.jrma.Jrma.world();
-            ((io.jrma.core.runtime.CommCore) w).job().markFinalized(w.worldRank(w.rank()));
+            io.jrma.core.runtime.Job job = ((io.jrma.core.runtime.CommCore) w).job();
+            job.markFinalized(w.worldRank(w.rank()));
+            // and so does it end the other ranks of this JVM only once they have finalized too
+            job.awaitLocalRanksFinalized();
         }
     }
 
@@ -426,9 +429,14 @@ public final class MPI {
     /** The name of this host (MPI_GET_PROCESSOR_NAME). */
     public static String getProcessorName() throws MPIException {
         check();
+        String n = hostName();
+        return n.length() > MAX_PROCESSOR_NAME ? n.substring(0, MAX_PROCESSOR_NAME) : n;
+    }
+
+    /** This host's name, or "localhost" when it cannot be found. */
+    static String hostName() {
         try {
-            String n = InetAddress.getLocalHost().getHostName();
-            return n.length() > MAX_PROCESSOR_NAME ? n.substring(0, MAX_PROCESSOR_NAME) : n;
+            return InetAddress.getLocalHost().getHostName();
         } catch (IOException e) {
             return "localhost";
         }

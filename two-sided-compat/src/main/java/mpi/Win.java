@@ -556,7 +556,7 @@ public final class Win implements Freeable, Site {
     public void setAttr(int keyval, Object value) throws MPIException {
         exec(() -> {
             w();
-            MPI.env.checkKeyval(Env.KeyKind.WIN, keyval);
+            MPI.env.checkKeyval(Env.KeyKind.WIN, keyval, attrs);
             attrs.put(keyval, MPI.attrSet(value));
         });
     }
@@ -581,7 +581,7 @@ public final class Win implements Freeable, Site {
                 case MPI.WIN_MODEL:
                     return x.model() == io.jrma.MemoryModel.UNIFIED ? MPI.WIN_UNIFIED : MPI.WIN_SEPARATE;
                 default:
-                    MPI.env.checkKeyval(Env.KeyKind.WIN, keyval);
+                    MPI.env.checkKeyval(Env.KeyKind.WIN, keyval, attrs);
                     return MPI.attrGet(attrs.get(keyval));
             }
         });
@@ -591,7 +591,7 @@ public final class Win implements Freeable, Site {
     public void deleteAttr(int keyval) throws MPIException {
         exec(() -> {
             w();
-            MPI.env.checkKeyval(Env.KeyKind.WIN, keyval);
+            MPI.env.checkKeyval(Env.KeyKind.WIN, keyval, attrs);
             attrs.remove(keyval);
         });
     }

@@ -28,6 +28,7 @@ public final class Datatypes {
         constructors(world, me, n);
         structs(world, me, n);
         complexNumbers(world, me, n);
+        negativeStrideAtASlice(world);
 
         MPI.Finalize();
         if (me == 0) {
@@ -203,6 +204,39 @@ public final class Datatypes {
         LongInt.Data max = MPI.longInt.getData(lo);
         eq(Long.MAX_VALUE, max.getValue(), "LONG_INT MAXLOC value");
         eq(0, max.getIndex(), "LONG_INT MAXLOC index");
+    }
+
+    /**
+     * A vector with a negative stride has a negative lower bound: at a slice it reads and writes the memory
+     * before the slice, as the slice's address does in Open MPI's bindings (direct and heap buffers).
+     */
+    private static void negativeStrideAtASlice(Intracomm world) throws MPIException {
+        Datatype back = Datatype.createVector(3, 1, -2, MPI.SHORT); // shorts 0, -2, -4; extent 5 shorts
+        back.commit();
+        eq(-4, back.getLb(), "lb in shorts");
+        ByteBuffer src = MPI.newByteBuffer(24);
+        byte[] heap = new byte[24];
+        for (int i = 0; i < 24; i++) {
+            src.put(i, (byte) i);
+            heap[i] = (byte) i;
+        }
+        byte[] packed = new byte[12];
+        byte[] fromHeap = new byte[12];
+        eq(12, world.pack(MPI.slice(src, 10), 2, back, packed, 0), "pack position");
+        world.pack(MPI.slice(heap, 10), 2, back, fromHeap, 0);
+        byte[] expect = {10, 11, 6, 7, 2, 3, 20, 21, 16, 17, 12, 13};
+        check(java.util.Arrays.equals(expect, packed), "packed from before the slice: " + java.util.Arrays.toString(packed));
+        check(java.util.Arrays.equals(expect, fromHeap), "heap: " + java.util.Arrays.toString(fromHeap));
+        ByteBuffer dst = MPI.newByteBuffer(24);
+        byte[] heapDst = new byte[24];
+        world.unpack(packed, 0, MPI.slice(dst, 10), 2, back);
+        world.unpack(packed, 0, MPI.slice(heapDst, 10), 2, back);
+        for (int i = 0; i < 24; i++) {
+            boolean data = java.util.Arrays.binarySearch(new int[] {2, 3, 6, 7, 10, 11, 12, 13, 16, 17, 20, 21}, i) >= 0;
+            eq(data ? i : 0, dst.get(i), "unpacked into byte " + i);
+            eq(data ? i : 0, heapDst[i], "unpacked into heap byte " + i);
+        }
+        back.free();
     }
 
     private static void complexNumbers(Intracomm world, int me, int n) throws MPIException {

@@ -53,6 +53,9 @@ public final class Errors {
         fails(MPI.ERR_TYPE, () -> world.send(buf, 1, vec, me, 0), "uncommitted datatype");
         fails(MPI.ERR_TYPE, () -> MPI.INT.free(), "freeing a predefined type");
         fails(MPI.ERR_RANK, () -> world.getGroup().incl(new int[] {n}), "group incl of a bad rank");
+        // Open MPI checks the grid size among the arguments (MPI_ERR_ARG), before its topology code (MPI_ERR_DIMS)
+        fails(MPI.ERR_ARG, () -> world.createCart(new int[] {n + 1}, new boolean[] {false}, false), "grid too big");
+        fails(MPI.ERR_DIMS, () -> world.createCart(new int[] {-1}, new boolean[] {false}, false), "negative dims");
 
         // truncation: the message is bigger than the receive buffer
         world.sendRecv(new int[] {1, 2, 3}, 3, MPI.INT, me, 9, buf, 4, MPI.INT, me, 9);
@@ -101,16 +104,26 @@ public final class Errors {
         fails(MPI.ERR_KEYVAL, () -> Comm.freeKeyval(ck), "freeing a key twice");
         fails(MPI.ERR_KEYVAL, () -> world.deleteAttr(MPI.TAG_UB), "deleting a predefined attribute");
 
-        // buffered sends need an attached buffer with room for the message and BSEND_OVERHEAD
-        fails(MPI.ERR_BUFFER, () -> world.bSend(new int[1], 1, MPI.INT, me, 1), "bSend without a buffer");
-        MPI.attachBuffer(new byte[8 + MPI.BSEND_OVERHEAD]);
+        // buffered sends beyond 4 KiB need an attached buffer with room for the message and BSEND_OVERHEAD;
+        // smaller ones go eagerly without it, as in Open MPI (whose own test programs rely on that)
+        int[] two = {3, 4};
+        world.bSend(two, 2, MPI.INT, me, 3); // no buffer attached
+        int[] big = new int[2048]; // 8 KiB
+        fails(MPI.ERR_BUFFER, () -> world.bSend(big, 2048, MPI.INT, me, 1), "a large bSend without a buffer");
+        MPI.attachBuffer(new byte[8200 + MPI.BSEND_OVERHEAD]);
         fails(MPI.ERR_BUFFER, () -> MPI.attachBuffer(new byte[64]), "a second attached buffer");
-        fails(MPI.ERR_BUFFER, () -> world.bSend(new int[3], 3, MPI.INT, me, 1), "bSend beyond the buffer");
-        world.bSend(new int[] {5, 6}, 2, MPI.INT, me, 1); // to itself: returns before the receive is posted
-        int[] bs = new int[2];
-        world.recv(bs, 2, MPI.INT, me, 1);
-        eq(new int[] {5, 6}, bs, "buffered send to self");
-        eq(8 + MPI.BSEND_OVERHEAD, MPI.detachBuffer().length, "detachBuffer gives the buffer back");
+        fails(MPI.ERR_BUFFER, () -> world.bSend(new int[2051], 2051, MPI.INT, me, 1), "bSend beyond the buffer");
+        big[2047] = 7;
+        world.bSend(big, 2048, MPI.INT, me, 1); // to itself: returns before the receive is posted
+        world.bSend(two, 2, MPI.INT, me, 4); // eager: takes no room of the full buffer
+        int[] bs = new int[2048];
+        world.recv(bs, 2048, MPI.INT, me, 1);
+        eq(7, bs[2047], "buffered send to self");
+        for (int tag = 3; tag <= 4; tag++) {
+            world.recv(bs, 2, MPI.INT, me, tag);
+            check(bs[0] == 3 && bs[1] == 4, "small buffered send " + tag);
+        }
+        eq(8200 + MPI.BSEND_OVERHEAD, MPI.detachBuffer().length, "detachBuffer gives the buffer back");
 
         // info
         Info info = new Info();

@@ -2,6 +2,7 @@ package mpitests;
 
 import static mpitests.Check.check;
 import static mpitests.Check.eq;
+import static mpitests.Check.fails;
 
 import mpi.CartComm;
 import mpi.CartParms;
@@ -84,6 +85,12 @@ public final class GroupsComms {
         check(!world.isInter(), "intra");
         check(Intercomm.getParent().isNull(), "no parent");
         check(MPI.INFO_ENV.get("maxprocs").equals(String.valueOf(n)), "INFO_ENV maxprocs");
+        // the program's main class, as java names it (not the launcher's), and Open MPI's keys
+        eq(GroupsComms.class.getName(), MPI.INFO_ENV.get("command"), "INFO_ENV command");
+        eq(MPI.getProcessorName(), MPI.INFO_ENV.get("host"), "INFO_ENV host");
+        eq(String.valueOf(n), MPI.INFO_ENV.get("ompi_np"), "INFO_ENV ompi_np");
+        check(MPI.INFO_ENV.get("arch") != null && MPI.INFO_ENV.get("ompi_first_rank") != null
+                && MPI.INFO_ENV.get("ompi_num_apps") != null, "INFO_ENV arch, ompi_first_rank, ompi_num_apps");
     }
 
     private static void groups(Intracomm world, int me, int n) throws MPIException {
@@ -228,6 +235,12 @@ public final class GroupsComms {
         eq("rank " + me, world.getAttr(key), "the original keeps it");
         d.free();
         Comm.freeKeyval(key);
+        // MPI frees a key once no object holds it: world still has its value, so the key works there
+        eq("rank " + me, world.getAttr(key), "a freed key that world still holds");
+        world.deleteAttr(key);
+        world.setErrhandler(MPI.ERRORS_RETURN);
+        fails(MPI.ERR_KEYVAL, () -> world.getAttr(key), "the freed key once its last value is gone");
+        world.setErrhandler(MPI.ERRORS_ARE_FATAL);
 
         Info info = new Info();
         info.set("alpha", "1");

@@ -201,6 +201,25 @@ public final class Intercomms {
             eq(1000 * (inA ? 2 : 1) + 10 * j + lr, recv[j], "allToAll block from " + j);
         }
 
+        // allToAllw: a datatype and a byte displacement per remote rank; blocks land in reverse order here
+        IntBuffer wsend = MPI.newIntBuffer(remote);
+        IntBuffer wrecv = MPI.newIntBuffer(remote);
+        int[] ones = new int[remote];
+        int[] sdisp = new int[remote];
+        int[] rdisp = new int[remote];
+        mpi.Datatype[] types = new mpi.Datatype[remote];
+        for (int j = 0; j < remote; j++) {
+            wsend.put(j, send[j]);
+            ones[j] = 1;
+            sdisp[j] = 4 * j;
+            rdisp[j] = 4 * (remote - 1 - j);
+            types[j] = MPI.INT;
+        }
+        ic.allToAllw(wsend, ones, sdisp, types, wrecv, ones, rdisp, types);
+        for (int j = 0; j < remote; j++) {
+            eq(1000 * (inA ? 2 : 1) + 10 * j + lr, wrecv.get(remote - 1 - j), "allToAllw block from " + j);
+        }
+
         // allReduce: the sum over the remote group
         int[] sum = new int[1];
         ic.allReduce(new int[] {me}, sum, 1, MPI.INT, MPI.SUM);

@@ -151,6 +151,18 @@ class MpiProgramsTest {
     }
 
     @Test
+    @Timeout(120)
+    void systemExitAfterFinalizeEndsTheJobCleanly() throws Exception {
+        for (int round = 0; round < 3; round++) {
+            for (String jvms : new String[] {"1", "2"}) {
+                Run r = Run.jrmarun("-n", "8", "--jvms", jvms, "--timeout", "30", "mpitests.ExitAfterFinalize");
+                assertEquals(0, r.exit(40), "round " + round + ", " + jvms + " JVM(s):\n" + r.output());
+                r.assertNoJvmLeft();
+            }
+        }
+    }
+
+    @Test
     @Timeout(60)
     void abortEndsTheJobWithItsCode() throws Exception {
         for (String jvms : new String[] {"1", "2"}) {

@@ -38,6 +38,7 @@ public final class PointToPoint {
         persistent(world, me, right, left);
         cancelAndMatchedProbe(world, me, n);
         derivedAndLarge(world, me, n, right, left);
+        largeOnTwoCommunicators(world, me, n, right, left);
         packUnpack(world, me, n);
         procNull(world);
 
@@ -368,6 +369,28 @@ public final class PointToPoint {
         world.sSend(dbig, len, MPI.DOUBLE, right, 93);
         rr.waitFor();
         eq(left, dbigIn.get(len - 1), "large direct");
+    }
+
+    /**
+     * Rendezvous-sized messages on two communicators at once, completed in an order that makes each rank wait on
+     * one communicator while its partner needs it to match on the other: MPI's progress rule asks that a rank
+     * blocked in any call progresses every communicator (this hung when waits drove only their own).
+     */
+    private static void largeOnTwoCommunicators(Intracomm world, int me, int n, int right, int left)
+            throws MPIException {
+        Intracomm other = (Intracomm) world.clone();
+        int len = 65536; // 256 KiB of ints
+        IntBuffer a = MPI.newIntBuffer(len), b = MPI.newIntBuffer(len), c = MPI.newIntBuffer(len), d = MPI.newIntBuffer(len);
+        for (int round = 0; round < 30; round++) {
+            a.put(len - 1, me * 100 + round);
+            b.put(len - 1, me * 100 + round + 50);
+            Request[] r = {world.iSend(a, len, MPI.INT, right, 1), other.iSend(b, len, MPI.INT, left, 2),
+                other.iRecv(c, len, MPI.INT, right, 2), world.iRecv(d, len, MPI.INT, left, 1)};
+            Request.waitAll(r);
+            eq(left * 100 + round, d.get(len - 1), "world message, round " + round);
+            eq(right * 100 + round + 50, c.get(len - 1), "other communicator's message, round " + round);
+        }
+        other.free();
     }
 
     private static void packUnpack(Intracomm world, int me, int n) throws MPIException {

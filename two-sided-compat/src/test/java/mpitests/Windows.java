@@ -65,13 +65,21 @@ public final class Windows {
         IntBuffer add = MPI.newIntBuffer(1);
         add.put(0, me + 1);
         win.accumulate(add, 1, MPI.INT, 0, n, 1, MPI.INT, MPI.SUM);
-        win.fence(MPI.MODE_NOSUCCEED);
+        win.fence(0);
         for (int r = 0; r < n; r++) {
             eq(100 + r, got.get(r), "get from " + right);
         }
         if (me == 0) {
             eq(n * (n + 1) / 2, mem.get(n), "accumulate SUM");
         }
+        // request-based operations in a fence epoch, as Open MPI takes them (MPI reserves them for lock epochs)
+        IntBuffer rgot = MPI.newIntBuffer(1);
+        Request rp = win.rPut(one, 1, MPI.INT, right, n + 1, 1, MPI.INT);
+        Request rg = win.rGet(rgot, 1, MPI.INT, right, right, 1, MPI.INT);
+        Request.waitAll(new Request[] {rp, rg});
+        eq(100 + right, rgot.get(0), "rGet in a fence epoch");
+        win.fence(MPI.MODE_NOSUCCEED);
+        eq(100 + (me + n - 1) % n, mem.get(n + 1), "rPut in a fence epoch");
         win.free();
         check(win.isNull(), "freed window");
     }

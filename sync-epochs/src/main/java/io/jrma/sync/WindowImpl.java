@@ -242,10 +242,9 @@ final class WindowImpl implements Win {
     private Request request(int kind, Object origin, long oc, Datatype ot, Object result, long rc, Datatype rt,
                             int t, long disp, long tc, Datatype tt, Op op) {
         try {
-            if (epochs.access() != Epochs.Access.LOCK && epochs.access() != Epochs.Access.LOCK_ALL) {
-                throw fail(ErrorClass.ERR_RMA_SYNC, "request-based " + OpArgs.kindName(kind)
-                        + " is only allowed in a passive-target epoch (lock or lock_all); access epoch is " + epochs.access());
-            }
+            // MPI-3.1 11.3.5 allows request-based operations only in passive-target epochs, but Open MPI's
+            // shared-memory and RDMA one-sided components take them in fence and PSCW epochs too, and programs
+            // written for it use them there: any access epoch to the target will do (prepare checks it)
             OpArgs a = ops.prepare(kind, origin, oc, ot, result, rc, rt, null, t, disp, tc, tt, op);
             if (a == null) {
                 return CompletionRequest.completed(job);

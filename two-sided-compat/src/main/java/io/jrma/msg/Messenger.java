@@ -40,7 +40,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * beyond it is written) and the receive fails with {@link ErrorClass#ERR_TRUNCATE}. A standard send
  * completes when its buffer may be reused (small messages: once they are in the receiver's memory, whether
  * or not a receive is posted); {@link #ssend} completes once the receiver has matched the message.
- * Progress is made only inside the messenger's calls (MPI's weak progress): a rank computing for a long
+ * Progress is made only inside messenger calls (MPI's weak progress), and a call that waits drives every
+ * messenger of the rank with operations in flight ({@link RankMessengers}): a rank computing for a long
  * time delays its senders' rendezvous messages and, once their space is used up, their eager ones.
  *
  * <h2>Protocol</h2>
@@ -112,6 +113,8 @@ public final class Messenger implements AutoCloseable {
     private final Outbox outbox;
     private final Inbox in;
     private final ReentrantLock lock = new ReentrantLock();
+    /** The rank's messengers: waits drive the others too (see {@link RankMessengers}). */
+    private final RankMessengers rank = RankMessengers.ofCaller();
     private volatile boolean freed;
     private Collectives collectives;
 
@@ -147,6 +150,7 @@ public final class Messenger implements AutoCloseable {
         this.pool = new StagingPool(expose);
         this.outbox = new Outbox(this);
         this.in = new Inbox(this);
+        rank.add(this);
     }
 
     /** The inboxes this process reaches by load/store (see {@link #peerMem}). */
@@ -224,8 +228,10 @@ public final class Messenger implements AutoCloseable {
      * Returns false (nothing done) when this messenger cannot be woken that way: then the caller parks.
      */
     boolean sleep(long ns) {
-        if (!futexSleep || in.pending() > 0) {
-            return false; // a rendezvous read in flight may complete through the progress agent, which cannot wake us
+        if (!futexSleep || in.pending() > 0 || rank.othersBusy(this)) {
+            // a rendezvous read in flight may complete through the progress agent, which cannot wake us, and
+            // messages for the rank's other messengers with operations in flight arrive in their inboxes
+            return false;
         }
         int seen = (int) INTS.getVolatile(mem, (int) lay.wake);
         INTS.getAndAdd(mem, (int) lay.wake + 4, 1);
@@ -440,6 +446,7 @@ public final class Messenger implements AutoCloseable {
                 work = progress();
                 if (outbox.queued() == 0) {
                     freed = true;
+                    rank.remove(this);
                     pool.release();
                     inbox.unlockAll();
                     expose.unlockAll();
@@ -510,6 +517,41 @@ public final class Messenger implements AutoCloseable {
             lock.unlock();
         }
         return req;
+    }
+
+    /** One round of the rank's other messengers that have operations in flight (see {@link RankMessengers}). */
+    int progressOthers() {
+        return rank.progressOthers(this);
+    }
+
+    /** One progress round if operations are in flight and no other thread is running one; the work done. */
+    int progressIfBusy() {
+        if (!lock.tryLock()) {
+            return 0;
+        }
+        try {
+            return !freed && inFlight() > 0 ? progress() : 0;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Whether operations are in flight, or another thread holds the lock (it may be waiting for some). */
+    boolean busy() {
+        if (!lock.tryLock()) {
+            return true;
+        }
+        try {
+            return !freed && inFlight() > 0;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Sends, FINs and receives not yet complete, and reads in flight (lock held). */
+    private int inFlight() {
+        return outbox.pending() + outbox.queued() + in.pending() + matchers[CTX_USER].postedCount()
+                + matchers[CTX_COLL].postedCount();
     }
 
     /** One progress round, unless another thread of the rank is running one; returns the work done. */

@@ -27,6 +27,7 @@ final class Waiter {
 
     /** Idles once after a progress round that did {@code work} units of work. */
     void idle(int work, Messenger m) {
+        work += m.progressOthers(); // MPI's progress rule: the rank's other communicators' operations too
         if (work > 0) {
             round = 0;
             parkNs = 1_000;

@@ -156,7 +156,6 @@ public final class JvmHost {
         }, "jrma-exit-report");
         Runtime.getRuntime().addShutdownHook(exitHook);
         RankThreads.Outcome outcome = RankThreads.run(job, mine, body, 0, (rank, failure, secondary) -> {
-            endedRanks.add(rank);
             int c = failure == null ? 0 : exitCode(failure);
             if (c != 0 && firstCode[0] == 0 && !secondary) {
                 firstCode[0] = c;
@@ -166,6 +165,9 @@ public final class JvmHost {
             } catch (IOException ignored) {
                 // launcher gone
             }
+            // only once its report is out: a System.exit by another rank meanwhile must not skip this one in the
+            // exit hook and halt the JVM before the write (the launcher takes a second report of a rank as one)
+            endedRanks.add(rank);
         });
         try {
             Runtime.getRuntime().removeShutdownHook(exitHook);

@@ -237,6 +237,20 @@ public final class Job {
     }
 
     /**
+     * Waits until every rank of this JVM has finalized or ended (or the job is aborted): after that a
+     * System.exit by one of them (programs written for one process per rank end with it after MPI_Finalize)
+     * ends only ranks that are done, instead of a neighbour that has not yet recorded its finalize.
+     */
+    public void awaitLocalRanksFinalized() {
+        for (int r = 0; r < rankThreads.length; r++) {
+            while (isLocal(r) && !finalized.contains(r) && !isAborted()
+                    && (rankThreads[r] == null || rankThreads[r].isAlive())) {
+                java.util.concurrent.locks.LockSupport.parkNanos(100_000);
+            }
+        }
+    }
+
+    /**
      * Binds the calling thread, which runs world rank {@code rank}, as {@code jrma.bind} says (to CPU
      * {@link Affinity#cpuOfRank}), and reports it on stderr if {@code jrma.bind.report} is true.
      */

@@ -155,6 +155,46 @@ class FlushAndRequestTest {
         });
     }
 
+    /**
+     * Request-based operations in fence and PSCW epochs, as Open MPI's shared-memory and RDMA components allow
+     * (MPI-3.1 reserves them for passive target): they complete as in a lock epoch, and outside any epoch they are
+     * ERR_RMA_SYNC like the other operations.
+     */
+    @ParameterizedTest(name = "{0} n={1}")
+    @MethodSource("io.jrma.sync.conformance.Ranks#pathsAndSizes")
+    @Timeout(30)
+    void requestBasedOperationsInActiveTargetEpochs(String path, int n) {
+        Ranks.run(path, n, world -> {
+            int me = world.rank();
+            int t = (me + 1) % n;
+            int o = (me + n - 1) % n;
+            Win w = Win.allocate(world, 4 * 8, 8, null);
+            w.buffer().putLong(24, me);
+            world.barrier();
+            io.jrma.RmaException e = org.junit.jupiter.api.Assertions.assertThrows(io.jrma.RmaException.class,
+                    () -> w.rput(new long[] {1}, 1, Datatype.LONG, t, 0, 1, Datatype.LONG));
+            assertEquals(io.jrma.ErrorClass.ERR_RMA_SYNC, e.errorClass(), "rput outside any epoch");
+            w.fence(0);
+            long[] got = new long[1];
+            Request rp = w.rput(new long[] {me * 100L}, 1, Datatype.LONG, t, 0, 1, Datatype.LONG);
+            Request rg = w.rget(got, 1, Datatype.LONG, t, 3, 1, Datatype.LONG);
+            Request.waitAll(new Request[] {rp, rg});
+            assertEquals(t, got[0], "rget data in a fence epoch once complete");
+            w.fence(0);
+            assertEquals(o * 100L, w.buffer().getLong(0), "rput in a fence epoch");
+            io.jrma.Group peers = world.group().incl(t == o ? new int[] {t} : new int[] {o, t});
+            w.post(peers, 0);
+            w.start(peers, 0);
+            Request ra = w.raccumulate(new long[] {5}, 1, Datatype.LONG, t, 1, 1, Datatype.LONG, Op.SUM);
+            ra.waitFor();
+            w.complete();
+            w.waitFor();
+            assertEquals(5, w.buffer().getLong(8), "raccumulate in a PSCW epoch");
+            world.barrier();
+            w.free();
+        });
+    }
+
     /** Large transfers (several MB in total, strided on the target) keep every byte. */
     @ParameterizedTest(name = "{0} n={1}")
     @MethodSource("io.jrma.sync.conformance.Ranks#pathsAndSmallSizes")
