@@ -93,8 +93,9 @@ public final class WaitPolicy {
                         }
                     }
                     if (sleeper != null) {
-                        int seen = sleeper.sequence();
+                        int seen = sleeper.prepareSleep(); // counted as a sleeper before the last look
                         if (done.getAsBoolean()) {
+                            sleeper.cancelSleep();
                             break;
                         }
                         sleeper.sleep(seen, parkNs);
