@@ -155,24 +155,38 @@ final class Epochs {
                 + (a == Access.LOCK ? "; rank " + t + " is not locked" : "") + ")");
     }
 
-    /** On the direct path, takes the target's lock word the first time an epoch touches the target. */
+    /**
+     * On the direct path, takes the target's lock word the first time an epoch touches the target. The issuing
+     * thread that moves {@code lockHeld[t]} from 0 to {@link #ACQUIRING} takes the word; others of the rank wait
+     * for it (no monitor: the epoch lock cost as much as the lock word itself on every lock/put/unlock epoch).
+     */
     void ensureDirectLock(int t) {
         Access a = access;
         if (a != Access.LOCK && a != Access.LOCK_ALL) {
             return;
         }
-        if (lockHeld.get(t) != 0 || (a == Access.LOCK_ALL ? lockAllNoCheck : lockNoCheck[t])) {
+        int h = lockHeld.get(t);
+        if (h == 1 || h == 2 || (a == Access.LOCK_ALL ? lockAllNoCheck : lockNoCheck[t])) {
             return;
         }
-        lock.lock();
-        try {
-            if (lockHeld.get(t) == 0) {
-                acquireDirect(t, a == Access.LOCK && lockMode.get(t) == LockType.EXCLUSIVE.mpiValue());
+        if (h == 0 && lockHeld.compareAndSet(t, 0, ACQUIRING)) {
+            boolean exclusive = a == Access.LOCK && lockMode.get(t) == LockType.EXCLUSIVE.mpiValue();
+            try {
+                acquireDirect(t, exclusive);
+            } catch (RuntimeException | Error e) {
+                lockHeld.set(t, 0);
+                throw e;
             }
-        } finally {
-            lock.unlock();
+            return;
+        }
+        await(() -> lockHeld.get(t) != ACQUIRING); // another thread of the rank is taking it
+        if (lockHeld.get(t) == 0) {
+            ensureDirectLock(t); // its attempt failed (the job aborted): try, and fail, ourselves
         }
     }
+
+    /** {@code lockHeld[t]} while an issuing thread takes the target's lock word. */
+    private static final int ACQUIRING = 3;
 
     private void acquireDirect(int t, boolean exclusive) {
         LockWord lw = w.peers[t].target.lockWord;
