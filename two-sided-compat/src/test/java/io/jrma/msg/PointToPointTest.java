@@ -17,7 +17,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /** Sends and receives of every protocol (inline, medium, rendezvous), matching and ordering rules. */
 class PointToPointTest {
-    /** Sizes (in longs) that exercise the three protocols with the default settings (inline <= 192 bytes). */
+    /** Sizes (in longs) that exercise the three protocols with the default settings (inline <= 192 bytes, medium up
+     * to a quarter of the area: 256 KiB with 2 ranks). */
     static final int[] COUNTS = {0, 1, 24, 25, 1000, 8191, 8193, 70_000};
 
     private static long value(int rank, int msg, int i) {
@@ -71,21 +72,22 @@ class PointToPointTest {
         Jobs.withMessenger(path, n, (world, m) -> {
             int me = world.rank();
             if (me != 0) {
-                // mixed sizes from one sender: inline, medium and rendezvous messages must stay in order
+                // mixed sizes from one sender: inline, medium and rendezvous (320 KB: above a quarter of the area
+                // with any number of ranks) messages must stay in order
                 for (int k = 0; k < perSender; k++) {
-                    int len = (k % 3 == 0) ? 3 : (k % 3 == 1) ? 300 : 9000;
+                    int len = (k % 3 == 0) ? 3 : (k % 3 == 1) ? 300 : 40_000;
                     long[] data = new long[len];
                     Arrays.fill(data, value(me, k, 0));
                     m.send(data, 0, len, Datatype.LONG, 0, 5);
                 }
             } else {
                 int[] next = new int[n];
-                long[] buf = new long[9000];
+                long[] buf = new long[40_000];
                 for (int got = 0; got < perSender * (n - 1); got++) {
                     Status s = m.recv(buf, 0, buf.length, Datatype.LONG, Messenger.ANY_SOURCE, 5);
                     int src = s.source();
                     int k = next[src]++;
-                    int len = (k % 3 == 0) ? 3 : (k % 3 == 1) ? 300 : 9000;
+                    int len = (k % 3 == 0) ? 3 : (k % 3 == 1) ? 300 : 40_000;
                     assertEquals(len, s.count(), "message " + k + " of rank " + src);
                     assertEquals(value(src, k, 0), buf[0], "message " + k + " of rank " + src + " arrived in order");
                     assertEquals(value(src, k, 0), buf[len - 1]);
@@ -180,7 +182,7 @@ class PointToPointTest {
     @Timeout(60)
     void truncationFillsTheBufferAndNothingBeyond(String path) {
         Jobs.withMessenger(path, 2, (world, m) -> {
-            int[] sizes = {10, 500, 20_000}; // inline, medium, rendezvous
+            int[] sizes = {10, 500, 20_000, 40_000}; // inline, medium (both ways with 2 ranks), rendezvous
             if (world.rank() == 0) {
                 for (int n : sizes) {
                     long[] out = new long[n];
