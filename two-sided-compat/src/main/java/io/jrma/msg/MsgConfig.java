@@ -16,7 +16,7 @@ final class MsgConfig {
     static final String SLOTS = "jrma_msg_slots";
     /** Bytes of one envelope slot, header included; messages up to this minus the header travel inside it (default 256). */
     static final String SLOT_BYTES = "jrma_msg_slot_bytes";
-    /** Bytes of the medium-message area each sender has in each receiver's inbox (default 2 MiB / ranks, 32 KiB..1 MiB). */
+    /** Bytes of the medium-message area each sender has in each receiver's inbox (default 2 MiB / ranks, 32..256 KiB). */
     static final String AREA_BYTES = "jrma_msg_area_bytes";
     /** Largest message sent eagerly (through the area); larger ones use rendezvous (default and at most area / 4). */
     static final String EAGER_LIMIT = "jrma_msg_eager_limit";
@@ -63,10 +63,10 @@ final class MsgConfig {
         if (slotBytes % 8 != 0) {
             throw new RmaException(ErrorClass.ERR_INFO_VALUE, SLOT_BYTES + " = " + slotBytes + " is not a multiple of 8");
         }
-        // 2 MiB of areas per receiver: with few ranks, room for medium messages up to a quarter of the area (2 ranks:
-        // 256 KiB) with several in flight. Two copies through a cache-resident area beat the rendezvous's single
-        // process_vm_readv here up to that size (2 JVMs: 128 KiB ping-pong 15.6 -> 8 us, bandwidth 2.2 -> 19 GB/s)
-        long area = Math.max(32 << 10, Math.min(1 << 20, (2L << 20) / ranks));
+        // areas of 1 MiB (2 ranks) gave 2-3x more bandwidth for 8-64 KiB messages and halved 128-256 KiB ping-pongs
+        // when eager, but every second or third run fell into a state where medium and small ping-pongs took 4x
+        // as long (not understood yet); 256 KiB is stable
+        long area = Math.max(32 << 10, Math.min(256 << 10, (2L << 20) / ranks));
         areaBytes = (int) get(in, AREA_BYTES, area, 1 << 12, 1 << 30);
         eagerLimit = (int) get(in, EAGER_LIMIT, areaBytes / 4, 0, areaBytes / 4);
         String zc = in.get(ZERO_COPY);
