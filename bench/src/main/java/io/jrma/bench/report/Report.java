@@ -149,7 +149,7 @@ public final class Report {
             return "n/a";
         }
         double m = median(v);
-        String s = lat ? String.format(Locale.ROOT, "%.2f", m) : String.format(Locale.ROOT, "%.2f", m / 1000);
+        String s = lat ? String.format(Locale.ROOT, m < 1 ? "%.3f" : "%.2f", m) : String.format(Locale.ROOT, "%.2f", m / 1000);
         return noisy(v) ? s + " ~" : s;
     }
 
