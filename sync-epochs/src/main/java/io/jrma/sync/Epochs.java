@@ -190,6 +190,10 @@ final class Epochs {
 
     private void acquireDirect(int t, boolean exclusive) {
         LockWord lw = w.peers[t].target.lockWord;
+        if (!exclusive && lw.tryEnterShared()) { // nobody holds or waits for it exclusively: one atomic
+            lockHeld.lazySet(t, 2);
+            return;
+        }
         long ticket = lw.takeTicket();
         if (!lw.tryEnter(ticket, exclusive)) {
             w.counters.increment(Counter.LOCK_WAITS);

@@ -185,9 +185,11 @@ final class PacketTarget {
             } else {
                 boolean excl = lockFlags == F_LOCK_EXCLUSIVE;
                 LockWord lw = w.target.lockWord;
-                long t = lw.takeTicket();
                 PacketHeader.clearFlags(buf, at, lockFlags); // the lock is requested once, even if we resume
-                if (!lw.tryEnter(t, excl)) {
+                long t;
+                if (!excl && lw.tryEnterShared()) {
+                    t = -1; // entered without a ticket
+                } else if (!lw.tryEnter(t = lw.takeTicket(), excl)) {
                     ticket[origin] = t;
                     waitingExclusive[origin] = excl;
                     waiting[origin] = true;
