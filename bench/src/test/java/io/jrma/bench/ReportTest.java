@@ -51,10 +51,10 @@ class ReportTest {
         Report.main(new String[] {raw.toString(), meta.toString(), out.toString()});
 
         String md = Files.readString(out.resolve("RESULTS.md"), StandardCharsets.UTF_8);
-        assertTrue(md.contains("| put_latency | allocate | flush | 8 B | 0.04 ~ | 0.08 | 0.51 ~ | n/a | n/a | 0.50 | n/a |"), md);
+        assertTrue(md.contains("| put_latency | allocate | flush | 8 B | 0.040 ~ | 0.080 | 0.510 ~ | n/a | n/a | 0.50 | n/a |"), md);
         assertTrue(md.contains("| put_bw | allocate | flush | 1 MiB | 11.00 ~ | 10.00 ~ | 2.00 ~ | n/a | n/a | 1.10 | n/a |"), md);
         assertTrue(md.contains("| machine | 2 cores |"), md);
-        assertTrue(md.contains("| get_latency | allocate | flush | 8 B | n/a | 0.10 ~ | n/a | 30.00 ~ | 15.00 ~ | n/a | 2.00 |"), md);
+        assertTrue(md.contains("| get_latency | allocate | flush | 8 B | n/a | 0.100 ~ | n/a | 30.00 ~ | 15.00 ~ | n/a | 2.00 |"), md);
         assertTrue(md.contains("- `jrma-shm`: 2 JVMs"), md);
         assertFalse(md.contains("not measured in this run"), "implementations not run are not described: " + md);
         String medians = Files.readString(out.resolve("medians.csv"));
