@@ -33,7 +33,7 @@ public final class WinCounters {
         BYTES_PUT("bytes written to target memory"),
         BYTES_GOT("bytes read from target memory"),
         PENDING_OPS("operations issued but not yet complete"),
-        SYNC_WAIT_NS("nanoseconds spent waiting in synchronization calls"),
+        SYNC_WAIT_NS("nanoseconds spent waiting in synchronization calls (with only direct peers, waits shorter than about a microsecond are not timed)"),
         PACKETS_APPLIED("request packets applied here as a target"),
         PACKETS_REJECTED("request packets rejected here as a target (bad input)"),
         LOCK_WAITS("lock requests that had to queue at this target");
