@@ -28,8 +28,8 @@ import java.util.List;
  * (then owes the sender a FIN envelope).
  *
  * <h2>Memory model</h2>
- * A sender stores {@code tail[s]} with an atomic accumulate after flushing the envelopes and payloads it
- * validates. The receiver loads the tail with a volatile load, then calls {@code Win.sync()} (MPI_Win_sync:
+ * A sender stores {@code tail[s]} with an atomic accumulate after the envelopes and payloads it validates
+ * (issued after them on a path that applies them in order, or stored after them directly). The receiver loads the tail with a volatile load, then calls {@code Win.sync()} (MPI_Win_sync:
  * public and private copies agree in the unified model) before it reads any slot or payload, so it never
  * sees a slot's contents older than its tail.
  *
@@ -279,8 +279,7 @@ final class Inbox {
         } else {
             creditWords[0] = consumed[s];
             creditWords[1] = areaFreed[s];
-            m.inbox.accumulate(creditWords, 2, Datatype.LONG, s, lay.credit(m.me), Op.REPLACE);
-            m.inbox.flush(s);
+            m.inbox.accumulate(creditWords, 2, Datatype.LONG, s, lay.credit(m.me), Op.REPLACE); // sent now (eager)
         }
         reportedSlots[s] = consumed[s];
         reportedBytes[s] = areaFreed[s];

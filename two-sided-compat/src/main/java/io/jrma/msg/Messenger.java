@@ -266,7 +266,9 @@ public final class Messenger implements AutoCloseable {
             throw new RmaException(ErrorClass.ERR_NO_MEM, "messenger inbox of " + lay.total + " bytes for " + comm.size()
                     + " ranks exceeds 2 GiB: lower jrma_msg_area_bytes or jrma_msg_slots");
         }
-        Win inbox = Win.allocate(comm, lay.total, 1, null);
+        // eager issue: on the packet path every envelope, payload, tail and credit leaves when it is written, and
+        // the path applies one origin's packets in order, so no flush has to separate them (see Outbox)
+        Win inbox = Win.allocate(comm, lay.total, 1, Info.of("jrma_issue", "eager"));
         Win expose = Win.createDynamic(comm, null);
         inbox.setName("msg-inbox:" + comm.name());
         expose.setName("msg-expose:" + comm.name());

@@ -36,12 +36,15 @@ import java.util.List;
  *   <li>each envelope is put into its slot of {@code ring[me]} at the destination, an INLINE payload inside it,
  *       a MEDIUM payload into {@code area[me]} (straight from the user's buffer when its layout is the packed
  *       one, else from a packed copy); a RNDV envelope carries where the data is exposed;</li>
- *   <li>{@code flush(dest)}: the envelopes and payloads are complete in the destination's memory;</li>
- *   <li>the new {@code tail[me]} is stored with an atomic accumulate(REPLACE), then {@code flush(dest)}: the
- *       tail is the flag the receiver polls, written last, so it never sees a slot before its contents.</li>
+ *   <li>the new {@code tail[me]} is stored with an atomic accumulate(REPLACE): the tail is the flag the receiver
+ *       polls, written last, so it never sees a slot before its contents.</li>
  * </ol>
- * On the packet path a batch costs two round trips however many messages it holds; on the direct path two
- * memory fences.
+ * On the packet path the inbox window issues eagerly and the destination applies one origin's packets in the
+ * order they were issued (one FIFO connection or ring per pair of JVMs, a batch applied front to back, puts and
+ * accumulates never reordered), so the envelopes are in place before the accumulate that publishes them, and a
+ * batch costs one message and no round trip (it cost two flushes, four frames per message, before); payloads are
+ * packed into the packets at issue, so the send is complete when published. On the direct path, plain stores
+ * and a release store of the tail.
  *
  * <h2>Protocols</h2>
  * Up to {@code slot bytes - 64} bytes: INLINE; up to the eager limit: MEDIUM; beyond, and every synchronous
@@ -220,16 +223,14 @@ final class Outbox {
     }
 
     /**
-     * Makes a batch of {@code n} envelopes valid at {@code d}: flush, then the new tail, then flush; to a rank
-     * whose inbox this process maps, the envelopes and payloads were plain stores and the tail is a release
-     * store after them (a receiver that reads the tail with a volatile load sees them).
+     * Makes a batch of {@code n} envelopes valid at {@code d}: the new tail, after them. To a rank whose inbox
+     * this process maps, the envelopes and payloads were plain stores and the tail is a release store after them
+     * (a receiver that reads the tail with a volatile load sees them); on the packet path the tail is a packet
+     * sent after theirs, applied after them (see the class comment).
      */
     private void publish(int d, long first, int n, long pos) {
         Win win = m.inbox;
         ByteBuffer peer = m.peerMem[d];
-        if (peer == null) {
-            win.flush(d); // envelopes and payloads are complete at d before the tail that validates them
-        }
         for (ByteBuffer b : batchStaging) {
             m.pool.give(b);
         }
@@ -241,8 +242,7 @@ final class Outbox {
             m.signal(d);
         } else {
             tailWord[0] = first + n;
-            win.accumulate(tailWord, 1, Datatype.LONG, d, lay.tail(m.me), Op.REPLACE);
-            win.flush(d);
+            win.accumulate(tailWord, 1, Datatype.LONG, d, lay.tail(m.me), Op.REPLACE); // sent now (eager issue)
         }
         for (int i = 0; i < n; i++) {
             SendOp op = batch[i];

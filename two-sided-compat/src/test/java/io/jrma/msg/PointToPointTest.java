@@ -348,6 +348,7 @@ class PointToPointTest {
                     int me = world.rank();
                     m.collectives().barrier();
                     long before = rmaOps(world);
+                    long repliesBefore = replies(world);
                     m.collectives().barrier();
                     for (int k = 0; k < 300; k++) {
                         int n = k % 3 == 0 ? 2000 : 3; // medium (16000 bytes) and inline
@@ -375,11 +376,20 @@ class PointToPointTest {
                     } else {
                         assertTrue(issued >= 300, "RMA operations issued for 600 messages on the packet path"
                                 + " (path " + path + ", jrma_msg_direct " + direct + "): " + issued);
+                        // eager issue and in-order application: publishing waits for no acknowledgement (two
+                        // flushes per message, each acknowledged, before); the barriers' own messages add none
+                        long acked = replies(world) - repliesBefore;
+                        assertTrue(acked < 60, "replies for 600 messages on the packet path (path " + path
+                                + ", jrma_msg_direct " + direct + "): " + acked);
                     }
                     m.collectives().barrier();
                 }
             });
         }
+    }
+
+    private static long replies(io.jrma.Comm world) {
+        return io.jrma.Jrma.jvmCounters(world).get(io.jrma.WinCounters.Counter.REPLIES_RECEIVED);
     }
 
     private static long rmaOps(io.jrma.Comm world) {
