@@ -442,13 +442,14 @@ final class Epochs {
                 ACCESS.setRelease(this, Access.LOCK);
             }
             if (!noCheck) {
-                // coalesced (default): the lock travels with the first operation, except on the calling rank
-                // itself, where MPI requires it to be held when lock returns
+                // coalesced (default): over packets the lock travels with the first operation, except on the
+                // calling rank itself, where MPI requires it to be held when lock returns. A direct peer's lock
+                // word is taken here, as Open MPI's osc/sm does: taking it at the first operation instead cost a
+                // compare-and-set per epoch to elect the taking thread (JMH lock(SHARED)/put/unlock 39 -> 35 ns,
+                // exclusive 43 -> 37; an epoch without operations pays the word, 19 -> 25 ns)
                 boolean now = t == w.rank || !w.config.coalesceLocks;
                 if (w.peers[t].direct) {
-                    if (now) {
-                        acquireDirect(t, exclusive);
-                    }
+                    acquireDirect(t, exclusive);
                 } else {
                     w.packets.onLock(t, exclusive, now);
                 }
