@@ -24,7 +24,7 @@ import java.util.List;
  */
 public final class Affinity {
     private static final int MASK_BYTES = 128; // 1024 CPUs
-    private static final LibC LIBC = load();
+    private static final LibC LIBC = io.jrma.core.shm.Libc.load(LibC.class, null);
     private static volatile int[] cpus;
 
     interface LibC extends Library {
@@ -34,17 +34,6 @@ public final class Affinity {
     }
 
     private Affinity() {
-    }
-
-    private static LibC load() {
-        if (!System.getProperty("os.name", "").toLowerCase(java.util.Locale.ROOT).contains("linux")) {
-            return null;
-        }
-        try {
-            return Native.load("c", LibC.class);
-        } catch (Throwable e) { // UnsatisfiedLinkError, or JNA refused by the JVM's native-access policy
-            return null;
-        }
     }
 
     /** Whether threads can be bound here (Linux, JNA). */

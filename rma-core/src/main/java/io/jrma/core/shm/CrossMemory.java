@@ -28,16 +28,7 @@ public final class CrossMemory {
     }
 
     static {
-        LibC lib = null;
-        if (System.getProperty("os.name", "").toLowerCase(java.util.Locale.ROOT).contains("linux")
-                && !"false".equals(System.getProperty("jrma.cma"))) {
-            try {
-                lib = Native.load("c", LibC.class);
-            } catch (Throwable e) { // UnsatisfiedLinkError, or JNA refused by the JVM's native-access policy
-                lib = null;
-            }
-        }
-        LIBC = lib;
+        LIBC = Libc.load(LibC.class, "jrma.cma");
     }
 
     private CrossMemory() {

@@ -2,7 +2,6 @@ package io.jrma.core.shm;
 
 import com.sun.jna.Library;
 import com.sun.jna.Memory;
-import com.sun.jna.Native;
 import com.sun.jna.Pointer;
 
 /**
@@ -27,17 +26,8 @@ public final class Futex {
     static {
         String arch = System.getProperty("os.arch", "");
         long nr = arch.equals("amd64") || arch.equals("x86_64") ? 202 : arch.equals("aarch64") ? 98 : -1;
-        LibC lib = null;
-        if (nr > 0 && System.getProperty("os.name", "").toLowerCase(java.util.Locale.ROOT).contains("linux")
-                && !"false".equals(System.getProperty("jrma.futex"))) {
-            try {
-                lib = Native.load("c", LibC.class);
-            } catch (Throwable e) { // UnsatisfiedLinkError, or JNA refused by the JVM's native-access policy
-                lib = null;
-            }
-        }
         SYS_FUTEX = nr;
-        LIBC = lib;
+        LIBC = nr > 0 ? Libc.load(LibC.class, "jrma.futex") : null;
     }
 
     private Futex() {
