@@ -156,9 +156,10 @@ final class Epochs {
     }
 
     /**
-     * On the direct path, takes the target's lock word the first time an epoch touches the target. The issuing
-     * thread that moves {@code lockHeld[t]} from 0 to {@link #ACQUIRING} takes the word; others of the rank wait
-     * for it (no monitor: the epoch lock cost as much as the lock word itself on every lock/put/unlock epoch).
+     * On the direct path in a lock_all epoch, takes the target's lock word the first time the epoch touches the
+     * target ({@code lock} takes its target's word itself). The issuing thread that moves {@code lockHeld[t]}
+     * from 0 to {@link #ACQUIRING} takes the word; others of the rank wait for it (no monitor: the epoch lock cost
+     * as much as the lock word itself).
      */
     void ensureDirectLock(int t) {
         Access a = access;

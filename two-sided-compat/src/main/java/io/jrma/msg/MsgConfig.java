@@ -65,7 +65,8 @@ final class MsgConfig {
         }
         // areas of 1 MiB (2 ranks) gave 2-3x more bandwidth for 8-64 KiB messages and halved 128-256 KiB ping-pongs
         // when eager, but every second or third run fell into a state where medium and small ping-pongs took 4x
-        // as long (not understood yet); 256 KiB is stable
+        // as long (not understood yet); with 256 KiB it was not seen in 8 runs between JVMs, though thread ranks
+        // still meet it now and then
         long area = Math.max(32 << 10, Math.min(256 << 10, (2L << 20) / ranks));
         areaBytes = (int) get(in, AREA_BYTES, area, 1 << 12, 1 << 30);
         eagerLimit = (int) get(in, EAGER_LIMIT, areaBytes / 4, 0, areaBytes / 4);
