@@ -34,10 +34,18 @@ import org.agrona.MutableDirectBuffer;
  * together with everything after it from the same origin, until {@link #poll()} finds the lock granted —
  * FIFO, so neither readers nor writers starve.
  *
+ * <p>A large contiguous GET is answered from the window memory itself when the transport to the origin gathers
+ * payloads by reference (TCP): the reply's payload is written into the socket from the window, with no copy
+ * into the reply batch. Those bytes must not change until they are in the kernel, so a packet from that
+ * origin that would end its access (an unlock, a fence, a complete) waits, like a packet waiting for a lock,
+ * until that reply batch is consumed: nobody else can be granted access to the window before the data left.
+ *
  * <p>Threads: only the progress agent calls {@link #onBatch} and {@link #poll}.
  */
 final class PacketTarget {
     private static final int BLOCKED = -1;
+    /** GET replies of at least this many bytes go out from the window memory (when the transport can). */
+    static final long EXTERNAL_MIN = 32 << 10;
 
     private final WindowImpl w;
     private final ArrayDeque<Batch>[] blocked;
@@ -50,6 +58,13 @@ final class PacketTarget {
     private final ArrayDeque<Batch> replyFree = new ArrayDeque<>();
     private Batch reply;
     private int replyPos;
+    /** {@link #reply} carries window memory by reference. */
+    private boolean replyExternal;
+    /** Per origin: the last reply batch sent that carries window memory by reference, until seen consumed. */
+    private final Batch[] externalReply;
+    /** Per origin: a packet ending an access waits for {@link #externalReply} to be consumed. */
+    private final boolean[] waitingReply;
+    private int waitingReplyCount;
 
     @SuppressWarnings("unchecked")
     PacketTarget(WindowImpl w) {
@@ -63,6 +78,8 @@ final class PacketTarget {
         ticket = new long[n];
         waitingExclusive = new boolean[n];
         waiting = new boolean[n];
+        externalReply = new Batch[n];
+        waitingReply = new boolean[n];
     }
 
     WindowImpl window() {
@@ -137,10 +154,26 @@ final class PacketTarget {
     }
 
     int poll() {
-        if (waitingCount == 0) {
+        if (waitingCount == 0 && waitingReplyCount == 0) {
             return 0;
         }
         int work = 0;
+        if (waitingReplyCount > 0) {
+            for (int o = 0; o < waitingReply.length; o++) {
+                if (waitingReply[o] && externalReply[o].isConsumed()) {
+                    waitingReply[o] = false;
+                    waitingReplyCount--;
+                    externalReply[o] = null;
+                    work++;
+                    while (!blocked[o].isEmpty()) {
+                        Batch b = blocked[o].pollFirst();
+                        if (!process(b, o)) {
+                            break;
+                        }
+                    }
+                }
+            }
+        }
         LockWord lw = w.target.lockWord;
         for (int o = 0; o < waiting.length; o++) {
             if (waiting[o] && lw.tryEnter(ticket[o], waitingExclusive[o])) {
@@ -176,6 +209,11 @@ final class PacketTarget {
             return -2;
         }
         int flags = PacketHeader.flags(buf, at);
+        if ((replyExternal || externalReply[origin] != null) && endsAccess(buf, at, flags) && !externalSent(origin)) {
+            waitingReply[origin] = true;
+            waitingReplyCount++;
+            return BLOCKED;
+        }
         int lockFlags = flags & (F_LOCK_SHARED | F_LOCK_EXCLUSIVE);
         if (lockFlags != 0) {
             if (holding[origin] != 0 || lockFlags == (F_LOCK_SHARED | F_LOCK_EXCLUSIVE)) {
@@ -229,6 +267,23 @@ final class PacketTarget {
             }
         }
         return 0;
+    }
+
+    /** Whether this packet ends the origin's access to the window (after which others may write it). */
+    private static boolean endsAccess(MutableDirectBuffer buf, int at, int flags) {
+        int type = PacketHeader.type(buf, at);
+        return (flags & F_UNLOCK) != 0 || type == PacketType.FENCE || type == PacketType.COMPLETE;
+    }
+
+    /** Sends pending replies; whether every reply that carries window memory to {@code origin} has left. */
+    private boolean externalSent(int origin) {
+        flushReplies(origin);
+        Batch b = externalReply[origin];
+        if (b == null || b.isConsumed()) {
+            externalReply[origin] = null;
+            return true;
+        }
+        return false;
     }
 
     private void release(int origin) {
@@ -328,6 +383,12 @@ final class PacketTarget {
                 return false;
             case PacketType.GET: {
                 expect(payloadLen, 0);
+                if (contig && bytes >= EXTERNAL_MIN && !dynamic && w.memory.buffer != null
+                        && (flags & F_UNLOCK) == 0 && w.job.transportFor(w.worldRanks[origin]).carriesExternal()) {
+                    // an unlock in this packet would release the window before the reply left: copy then
+                    replyExternal(origin, seq, w.memory.buffer.duplicate().limit((int) (off + bytes)).position((int) off));
+                    return true;
+                }
                 long dst = replyHeader(origin, PacketType.GET_RESP, seq, 0, bytes);
                 if (contig) {
                     UNSAFE.copyMemory(base, dst, bytes);
@@ -400,6 +461,11 @@ final class PacketTarget {
 
     /** Appends a reply header with room for {@code payload} bytes; returns the payload address. */
     private long replyHeader(int origin, int type, int seq, int aux, long payload) {
+        return replyHeader(origin, type, seq, aux, payload, null);
+    }
+
+    /** As above; with {@code external}, the payload is that memory, sent by reference (no room is made). */
+    private long replyHeader(int origin, int type, int seq, int aux, long payload, java.nio.ByteBuffer external) {
         if (reply == null) {
             while (!replyInFlight.isEmpty() && replyInFlight.peekFirst().isConsumed()) {
                 Batch b = replyInFlight.pollFirst();
@@ -411,14 +477,25 @@ final class PacketTarget {
             replyPos = 0;
         }
         int length = Math.toIntExact(PacketHeader.HEADER_LENGTH + payload);
+        int inline = external == null ? length : PacketHeader.HEADER_LENGTH;
         MutableDirectBuffer rb = reply.buffer();
-        rb.checkLimit(replyPos + length);
+        rb.checkLimit(replyPos + inline);
         PacketHeader.write(rb, replyPos, length, type, 0, w.windowId, w.worldRanks[w.rank], w.worldRanks[origin], seq,
                 0, 0, 0, aux, 0, 0);
-        reply.add(replyPos);
+        if (external == null) {
+            reply.add(replyPos);
+        } else {
+            reply.addExternal(replyPos, external);
+        }
         long addr = rb.addressOffset() + replyPos + PacketHeader.HEADER_LENGTH;
-        replyPos += length;
+        replyPos += inline;
         return addr;
+    }
+
+    /** Appends a GET reply whose payload is {@code window}'s remaining bytes, sent from the window itself. */
+    private void replyExternal(int origin, int seq, java.nio.ByteBuffer window) {
+        replyHeader(origin, PacketType.GET_RESP, seq, 0, window.remaining(), window);
+        replyExternal = true;
     }
 
     private void flushReplies(int origin) {
@@ -427,6 +504,10 @@ final class PacketTarget {
         }
         Batch b = reply;
         reply = null;
+        if (replyExternal) {
+            replyExternal = false;
+            externalReply[origin] = b;
+        }
         replyInFlight.add(b);
         while (!w.job.transportFor(b.dstRank()).send(b)) {
             w.job.agent().tryProgress();

@@ -37,7 +37,10 @@ import org.agrona.concurrent.UnsafeBuffer;
  */
 final class TcpConnection {
     private static final int STAGING = 256 << 10;
-    private static final int POOLED_MAX_CLASS = 23; // 8 MiB
+    /** Receive buffers up to this size are power-of-two classes; above, multiples of it. */
+    private static final int BIG = 256 << 10;
+    /** Larger receive buffers are not pooled. */
+    private static final int POOLED_MAX = (8 << 20) + BIG;
     private static final int POOL_DEPTH = 8;
     private static final int HEADER_POOL = 64;
 
@@ -104,8 +107,11 @@ final class TcpConnection {
     private int bigLen;
     private final ArrayDeque<Delivered> delivered = new ArrayDeque<>();
     @SuppressWarnings("unchecked")
-    private final ArrayDeque<ByteBuffer>[] pool = new ArrayDeque[POOLED_MAX_CLASS + 1];
+    private final ArrayDeque<ByteBuffer>[] pool = new ArrayDeque[19];
+    private final java.util.HashMap<Integer, ArrayDeque<ByteBuffer>> bigPool = new java.util.HashMap<>();
     private long toReturn;
+    private long pooledBytes;
+    private long lastBigAcquireNs;
     volatile boolean byeReceived;
     volatile boolean closed;
 
@@ -405,6 +411,7 @@ final class TcpConnection {
     /** Recycles consumed receive buffers and returns their credit; progress thread only. */
     int reclaim() {
         int work = 0;
+        trimPool();
         Delivered d;
         while ((d = delivered.peek()) != null && d.batch().isConsumed()) {
             delivered.poll();
@@ -433,26 +440,93 @@ final class TcpConnection {
         return Math.max(12, 32 - Integer.numberOfLeadingZeros(Math.max(1, len - 1)));
     }
 
+    /**
+     * The capacity a receive buffer for {@code len} bytes gets: a power of two up to 256 KiB, a multiple of
+     * 256 KiB above (a 4 MiB packet and its header took an 8 MiB buffer, zeroed and page-faulted when new).
+     */
+    private static int capacityFor(int len) {
+        return len <= BIG ? 1 << sizeClass(len) : (int) Math.min(Integer.MAX_VALUE, ((long) len + BIG - 1) / BIG * BIG);
+    }
+
+    private ArrayDeque<ByteBuffer> poolFor(int capacity, boolean create) {
+        if (capacity <= BIG) {
+            return pool[sizeClass(capacity)];
+        }
+        if (capacity > POOLED_MAX) {
+            return null;
+        }
+        ArrayDeque<ByteBuffer> q = bigPool.get(capacity);
+        if (q == null && create) {
+            q = new ArrayDeque<>();
+            bigPool.put(capacity, q);
+        }
+        return q;
+    }
+
     private ByteBuffer acquire(int len) {
-        int c = sizeClass(len);
-        ByteBuffer b = c <= POOLED_MAX_CLASS ? pool[c].poll() : null;
+        int cap = capacityFor(len);
+        ArrayDeque<ByteBuffer> q = poolFor(cap, false);
+        ByteBuffer b = q == null ? null : q.poll();
         if (b == null) {
-            b = ByteBuffer.allocateDirect(c <= POOLED_MAX_CLASS ? 1 << c : len);
+            b = ByteBuffer.allocateDirect(cap);
+        } else {
+            pooledBytes -= cap;
+        }
+        if (cap > BIG) {
+            lastBigAcquireNs = System.nanoTime();
         }
         b.clear().limit(len);
         return b.order(ByteOrder.LITTLE_ENDIAN);
     }
 
+    /**
+     * Keeps a consumed receive buffer for the next frame of its size: up to {@link #POOL_DEPTH} per size, and
+     * beyond that while the pool holds less than the credit window (all the bytes a peer may have in flight
+     * here). A stream of 64 replies of 1 MiB kept 8 and freed 56 per round, and allocating them again (zeroed,
+     * page-faulted) cost more than the socket reads. Big buffers beyond the depth go back after an idle second.
+     */
     private void release(ByteBuffer b) {
         if (!b.isDirect()) {
             return;
         }
-        int c = sizeClass(b.capacity());
-        if (c <= POOLED_MAX_CLASS && b.capacity() == 1 << c && pool[c].size() < POOL_DEPTH) {
-            pool[c].push(b);
+        int cap = b.capacity();
+        ArrayDeque<ByteBuffer> q = cap == capacityFor(cap) ? poolFor(cap, true) : null;
+        if (q != null && q.size() >= POOL_DEPTH && pooledBytes + cap > window) {
+            evictOtherThan(cap, pooledBytes + cap - window); // the sizes in use now take the room of earlier ones
+        }
+        if (q != null && (q.size() < POOL_DEPTH || pooledBytes + cap <= window)) {
+            q.push(b);
+            pooledBytes += cap;
         } else {
             UnsafeAccess.UNSAFE.invokeCleaner(b); // large buffers go back to the OS now, not at some GC
         }
+    }
+
+    /** Frees pooled big buffers of other capacities than {@code keep} until {@code bytes} are freed. */
+    private void evictOtherThan(int keep, long bytes) {
+        for (ArrayDeque<ByteBuffer> q : bigPool.values()) {
+            while (bytes > 0 && !q.isEmpty() && q.peek().capacity() != keep) {
+                ByteBuffer b = q.poll();
+                pooledBytes -= b.capacity();
+                bytes -= b.capacity();
+                UnsafeAccess.UNSAFE.invokeCleaner(b);
+            }
+        }
+    }
+
+    /** Frees pooled big buffers beyond {@link #POOL_DEPTH} per size once none was taken for a second. */
+    private void trimPool() {
+        if (pooledBytes <= (long) POOL_DEPTH * BIG || System.nanoTime() - lastBigAcquireNs < 1_000_000_000L) {
+            return;
+        }
+        for (ArrayDeque<ByteBuffer> q : bigPool.values()) {
+            while (q.size() > POOL_DEPTH) {
+                ByteBuffer b = q.poll();
+                pooledBytes -= b.capacity();
+                UnsafeAccess.UNSAFE.invokeCleaner(b);
+            }
+        }
+        lastBigAcquireNs = System.nanoTime();
     }
 
     private void eof() {

@@ -218,6 +218,11 @@ public final class TcpTransport implements PacketTransport, ControlPlane.Sender,
     }
 
     @Override
+    public boolean carriesExternal() {
+        return true;
+    }
+
+    @Override
     public boolean send(Batch batch) {
         int n = batch.count();
         if (n == 0) {
@@ -243,25 +248,36 @@ public final class TcpTransport implements PacketTransport, ControlPlane.Sender,
         for (int i = 0; i < n; i++) {
             int at = batch.offsetAt(i);
             int len = PacketHeader.length(batch.buffer(), at);
+            ByteBuffer ext = batch.externalAt(i);
+            int inline = ext == null ? len : len - ext.remaining();
             if (frameLen > 0 && (long) frameLen + len > frameBytes) {
-                parts.add(slice(base, adj, runStart, runEnd));
+                if (runStart >= 0) {
+                    parts.add(slice(base, adj, runStart, runEnd));
+                }
                 c.enqueue(frame(c, parts, frameLen, null));
                 parts = new ArrayList<>(4);
                 frameLen = 0;
                 runStart = -1;
             }
             if (runStart >= 0 && at == runEnd) {
-                runEnd += len;
+                runEnd += inline;
             } else {
                 if (runStart >= 0) {
                     parts.add(slice(base, adj, runStart, runEnd));
                 }
                 runStart = at;
-                runEnd = at + len;
+                runEnd = at + inline;
+            }
+            if (ext != null) { // the payload is gathered from where it is (window memory): no copy in user space
+                parts.add(slice(base, adj, runStart, runEnd));
+                parts.add(ext.duplicate());
+                runStart = -1;
             }
             frameLen += len;
         }
-        parts.add(slice(base, adj, runStart, runEnd));
+        if (runStart >= 0) {
+            parts.add(slice(base, adj, runStart, runEnd));
+        }
         c.enqueue(frame(c, parts, frameLen, batch));
         c.tryWrite();
         return true;
@@ -285,7 +301,8 @@ public final class TcpTransport implements PacketTransport, ControlPlane.Sender,
         int end = 0;
         for (int i = 0; i < b.count(); i++) {
             int at = b.offsetAt(i);
-            end = Math.max(end, at + PacketHeader.length(b.buffer(), at));
+            ByteBuffer ext = b.externalAt(i);
+            end = Math.max(end, at + PacketHeader.length(b.buffer(), at) - (ext == null ? 0 : ext.remaining()));
         }
         ByteBuffer d = ByteBuffer.allocateDirect(end);
         b.buffer().getBytes(0, d, end);

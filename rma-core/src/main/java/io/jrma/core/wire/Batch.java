@@ -1,5 +1,6 @@
 package io.jrma.core.wire;
 
+import java.nio.ByteBuffer;
 import org.agrona.MutableDirectBuffer;
 
 /**
@@ -11,10 +12,17 @@ import org.agrona.MutableDirectBuffer;
  * {@link #markConsumed()}, after which the sender may reuse the buffer (local completion).
  * {@code consumed} is the only field written by a thread other than the owner: a volatile store (release)
  * that publishes "these bytes are no longer read".
+ *
+ * <p>A packet may carry its payload by reference ({@link #addExternal}): its header (and layout) are in the
+ * buffer and its payload is a region of other off-heap memory, which the transport gathers into the stream
+ * when it writes the packet. Only a transport that says so ({@link PacketTransport#carriesExternal()}) is
+ * given such packets; the memory must not change until the batch is consumed.
  */
 public final class Batch {
     private final MutableDirectBuffer buffer;
     private int[] offsets = new int[8];
+    /** Per delivery index: the payload carried by reference, or null (the array is null until one is added). */
+    private ByteBuffer[] external;
     private int count;
     private int srcRank;
     private int dstRank;
@@ -34,8 +42,40 @@ public final class Batch {
     public void add(int offset) {
         if (count == offsets.length) {
             offsets = java.util.Arrays.copyOf(offsets, count * 2);
+            if (external != null) {
+                external = java.util.Arrays.copyOf(external, count * 2);
+            }
         }
         offsets[count++] = offset;
+    }
+
+    /**
+     * Adds a packet whose header (and layout) start at {@code offset} and whose payload is {@code payload}'s
+     * remaining bytes, sent from where they are: the header's length counts them, the buffer does not hold them.
+     */
+    public void addExternal(int offset, ByteBuffer payload) {
+        add(offset);
+        if (external == null) {
+            external = new ByteBuffer[offsets.length];
+        }
+        external[count - 1] = payload;
+    }
+
+    /** The payload of packet {@code i} carried by reference (position to limit), or null if it is inline. */
+    public ByteBuffer externalAt(int i) {
+        return external == null ? null : external[i];
+    }
+
+    /** Whether any packet carries its payload by reference. */
+    public boolean hasExternal() {
+        if (external != null) {
+            for (int i = 0; i < count; i++) {
+                if (external[i] != null) {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     public int count() {
@@ -51,6 +91,11 @@ public final class Batch {
         int off = offsets[i];
         System.arraycopy(offsets, i + 1, offsets, i, count - i - 1);
         offsets[count - 1] = off;
+        if (external != null) {
+            ByteBuffer e = external[i];
+            System.arraycopy(external, i + 1, external, i, count - i - 1);
+            external[count - 1] = e;
+        }
     }
 
     /** Prepares the batch for delivery from {@code src} to {@code dst} (world ranks). */
@@ -80,6 +125,9 @@ public final class Batch {
 
     /** Empties the batch for reuse by its owner (only after {@link #isConsumed()}). */
     public void clear() {
+        if (external != null) {
+            java.util.Arrays.fill(external, 0, count, null);
+        }
         count = 0;
         consumed = false;
         resumeIndex = 0;

@@ -21,6 +21,14 @@ public interface PacketTransport {
      */
     boolean send(Batch batch);
 
+    /**
+     * Whether {@link #send} takes packets whose payload is carried by reference ({@link Batch#addExternal}).
+     * A transport that writes into a stream (TCP) gathers them without a copy; the others are never given any.
+     */
+    default boolean carriesExternal() {
+        return false;
+    }
+
     /** Does pending transport work; returns how much was done (0 = idle). Never blocks. */
     int progress();
 

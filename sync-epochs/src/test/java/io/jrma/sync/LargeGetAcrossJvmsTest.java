@@ -1,0 +1,103 @@
+package io.jrma.sync;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.jrma.Datatype;
+import io.jrma.Jrma;
+import io.jrma.LockType;
+import io.jrma.Win;
+import io.jrma.core.runtime.CommCore;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Large GETs over TCP are answered from the target's window memory by reference (no copy into the reply), so
+ * the window must not change until the reply has left: an origin's unlock waits for that. Readers take 512 KiB
+ * under a shared lock while writers overwrite all of it under an exclusive lock, through small socket buffers
+ * so that a reply is written in many pieces. A reader must always see one writer's bytes, never a mix, which is
+ * what it saw when the unlock released the lock while the reply was still being written.
+ */
+class LargeGetAcrossJvmsTest {
+    private static final int SIZE = 512 << 10;
+    private static final int EPOCHS = 24;
+
+    @Test
+    @Timeout(120)
+    void readersOfAWindowBeingRewrittenSeeOneWriteWhole() {
+        Jrma.job(4).jvms(2).param("jrma.shm.windows", "false").param("jrma.transports", "^shm")
+                .param("jrma.tcp.socketBuffer", "16384").timeout(Duration.ofSeconds(90)).run(world -> {
+            int me = world.rank();
+            int target = 3; // in the second JVM with rank 2 (direct path for 2, TCP for 0 and 1)
+            Win w = Win.allocate(world, me == target ? SIZE : 0, 1, null);
+            world.barrier();
+            if (me != target) {
+                ByteBuffer out = ByteBuffer.allocateDirect(SIZE);
+                ByteBuffer in = ByteBuffer.allocateDirect(SIZE);
+                for (int i = 0; i < EPOCHS; i++) {
+                    if ((i + me) % 3 == 0) {
+                        byte v = (byte) (1 + me * EPOCHS + i);
+                        for (int k = 0; k < SIZE; k++) {
+                            out.put(k, v);
+                        }
+                        w.lock(LockType.EXCLUSIVE, target, 0);
+                        w.put(out, SIZE, Datatype.BYTE, target, 0);
+                        w.unlock(target);
+                    } else {
+                        w.lock(LockType.SHARED, target, 0);
+                        w.get(in, SIZE, Datatype.BYTE, target, 0);
+                        w.unlock(target);
+                        byte first = in.get(0);
+                        for (int k = 0; k < SIZE; k++) {
+                            if (in.get(k) != first) {
+                                throw new AssertionError("rank " + me + " epoch " + i + ": byte " + k + " is " + in.get(k)
+                                        + ", byte 0 is " + first + ": a write overlapped the shared epoch's get");
+                            }
+                        }
+                    }
+                }
+            }
+            world.barrier();
+            if (me == 0) {
+                assertTrue(((CommCore) world).job().transportFor(((WindowImpl) w).worldRanks[target]).carriesExternal(),
+                        "replies to rank 0 go over TCP, which sends them from the window");
+            }
+            w.free();
+        });
+    }
+
+    /** The same for a fence epoch: the target rewrites its window right after the closing fence. */
+    @Test
+    @Timeout(120)
+    void aFenceWaitsUntilTheGetReplyHasLeft() {
+        Jrma.job(2).jvms(2).param("jrma.shm.windows", "false").param("jrma.transports", "^shm")
+                .param("jrma.tcp.socketBuffer", "16384").timeout(Duration.ofSeconds(90)).run(world -> {
+            int me = world.rank();
+            Win w = Win.allocate(world, me == 1 ? SIZE : 0, 1, null);
+            ByteBuffer in = ByteBuffer.allocateDirect(SIZE);
+            for (int i = 0; i < EPOCHS; i++) {
+                if (me == 1) {
+                    ByteBuffer mine = w.buffer();
+                    for (int k = 0; k < SIZE; k++) {
+                        mine.put(k, (byte) (i + 1));
+                    }
+                }
+                w.fence(0);
+                if (me == 0) {
+                    w.get(in, SIZE, Datatype.BYTE, 1, 0);
+                }
+                w.fence(0);
+                if (me == 0) {
+                    for (int k = 0; k < SIZE; k++) {
+                        if (in.get(k) != (byte) (i + 1)) {
+                            throw new AssertionError("epoch " + i + ": byte " + k + " is " + in.get(k) + ", expected " + (i + 1)
+                                    + ": the target wrote its window after the fence while the reply was being sent");
+                        }
+                    }
+                }
+            }
+            w.free();
+        });
+    }
+}
