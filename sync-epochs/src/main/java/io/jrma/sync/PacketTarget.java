@@ -386,7 +386,8 @@ final class PacketTarget {
                 if (contig && bytes >= EXTERNAL_MIN && !dynamic && w.memory.buffer != null
                         && (flags & F_UNLOCK) == 0 && w.job.transportFor(w.worldRanks[origin]).carriesExternal()) {
                     // an unlock in this packet would release the window before the reply left: copy then
-                    replyExternal(origin, seq, w.memory.buffer.duplicate().limit((int) (off + bytes)).position((int) off));
+                    replyHeader(origin, PacketType.GET_RESP, seq, 0, bytes,
+                            w.memory.buffer.duplicate().limit((int) (off + bytes)).position((int) off));
                     return true;
                 }
                 long dst = replyHeader(origin, PacketType.GET_RESP, seq, 0, bytes);
@@ -464,7 +465,10 @@ final class PacketTarget {
         return replyHeader(origin, type, seq, aux, payload, null);
     }
 
-    /** As above; with {@code external}, the payload is that memory, sent by reference (no room is made). */
+    /**
+     * As above; with {@code external} (its remaining bytes, {@code payload} of them), the payload is that memory,
+     * sent by reference: no room is made for it and the reply batch is marked as carrying window memory.
+     */
     private long replyHeader(int origin, int type, int seq, int aux, long payload, java.nio.ByteBuffer external) {
         if (reply == null) {
             while (!replyInFlight.isEmpty() && replyInFlight.peekFirst().isConsumed()) {
@@ -486,16 +490,11 @@ final class PacketTarget {
             reply.add(replyPos);
         } else {
             reply.addExternal(replyPos, external);
+            replyExternal = true;
         }
         long addr = rb.addressOffset() + replyPos + PacketHeader.HEADER_LENGTH;
         replyPos += inline;
         return addr;
-    }
-
-    /** Appends a GET reply whose payload is {@code window}'s remaining bytes, sent from the window itself. */
-    private void replyExternal(int origin, int seq, java.nio.ByteBuffer window) {
-        replyHeader(origin, PacketType.GET_RESP, seq, 0, window.remaining(), window);
-        replyExternal = true;
     }
 
     private void flushReplies(int origin) {

@@ -23,11 +23,16 @@ class LargeGetAcrossJvmsTest {
     private static final int SIZE = 512 << 10;
     private static final int EPOCHS = 24;
 
+    /** {@code n} ranks over 2 JVMs, packets over TCP, through 16 KiB socket buffers (a reply takes many writes). */
+    private static void overTcp(int n, Jrma.RankMain body) {
+        Jrma.job(n).jvms(2).param("jrma.shm.windows", "false").param("jrma.transports", "^shm")
+                .param("jrma.tcp.socketBuffer", "16384").timeout(Duration.ofSeconds(90)).run(body);
+    }
+
     @Test
     @Timeout(120)
     void readersOfAWindowBeingRewrittenSeeOneWriteWhole() {
-        Jrma.job(4).jvms(2).param("jrma.shm.windows", "false").param("jrma.transports", "^shm")
-                .param("jrma.tcp.socketBuffer", "16384").timeout(Duration.ofSeconds(90)).run(world -> {
+        overTcp(4, world -> {
             int me = world.rank();
             int target = 3; // in the second JVM with rank 2 (direct path for 2, TCP for 0 and 1)
             Win w = Win.allocate(world, me == target ? SIZE : 0, 1, null);
@@ -67,12 +72,15 @@ class LargeGetAcrossJvmsTest {
         });
     }
 
-    /** The same for a fence epoch: the target rewrites its window right after the closing fence. */
+    /**
+     * The same for a fence epoch: the target rewrites its window right after the closing fence. (The origin's
+     * fence already waits for its replies before it sends its marker, so this one guards the ordering rather
+     * than the wait at the target.)
+     */
     @Test
     @Timeout(120)
     void aFenceWaitsUntilTheGetReplyHasLeft() {
-        Jrma.job(2).jvms(2).param("jrma.shm.windows", "false").param("jrma.transports", "^shm")
-                .param("jrma.tcp.socketBuffer", "16384").timeout(Duration.ofSeconds(90)).run(world -> {
+        overTcp(2, world -> {
             int me = world.rank();
             Win w = Win.allocate(world, me == 1 ? SIZE : 0, 1, null);
             ByteBuffer in = ByteBuffer.allocateDirect(SIZE);

@@ -111,7 +111,12 @@ final class TcpConnection {
     private final java.util.HashMap<Integer, ArrayDeque<ByteBuffer>> bigPool = new java.util.HashMap<>();
     private long toReturn;
     private long pooledBytes;
-    private long lastBigAcquireNs;
+    /** Some pool holds more than {@link #POOL_DEPTH} buffers (the excess is trimmed once it lies unused). */
+    private boolean excess;
+    /** Buffers taken from beyond a pool's depth, and that count at the last look of {@link #trimPool}. */
+    private long excessTaken;
+    private long excessTakenSeen;
+    private long excessSeenNs;
     volatile boolean byeReceived;
     volatile boolean closed;
 
@@ -471,9 +476,9 @@ final class TcpConnection {
             b = ByteBuffer.allocateDirect(cap);
         } else {
             pooledBytes -= cap;
-        }
-        if (cap > BIG) {
-            lastBigAcquireNs = System.nanoTime();
+            if (q.size() >= POOL_DEPTH) {
+                excessTaken++;
+            }
         }
         b.clear().limit(len);
         return b.order(ByteOrder.LITTLE_ENDIAN);
@@ -482,8 +487,9 @@ final class TcpConnection {
     /**
      * Keeps a consumed receive buffer for the next frame of its size: up to {@link #POOL_DEPTH} per size, and
      * beyond that while the pool holds less than the credit window (all the bytes a peer may have in flight
-     * here). A stream of 64 replies of 1 MiB kept 8 and freed 56 per round, and allocating them again (zeroed,
-     * page-faulted) cost more than the socket reads. Big buffers beyond the depth go back after an idle second.
+     * here); to make room, buffers of other sizes go first. A stream of 64 replies of 1 MiB kept 8 and freed 56
+     * per round, and allocating them again (zeroed, page-faulted) cost more than the socket reads. Buffers beyond
+     * the depth go back once none of them was taken for a second ({@link #trimPool}).
      */
     private void release(ByteBuffer b) {
         if (!b.isDirect()) {
@@ -497,36 +503,66 @@ final class TcpConnection {
         if (q != null && (q.size() < POOL_DEPTH || pooledBytes + cap <= window)) {
             q.push(b);
             pooledBytes += cap;
+            if (q.size() > POOL_DEPTH && !excess) {
+                excess = true;
+                excessSeenNs = System.nanoTime(); // a second from now at the earliest
+            }
         } else {
             UnsafeAccess.UNSAFE.invokeCleaner(b); // large buffers go back to the OS now, not at some GC
         }
     }
 
-    /** Frees pooled big buffers of other capacities than {@code keep} until {@code bytes} are freed. */
+    /** Frees pooled buffers of other capacities than {@code keep} until {@code bytes} are freed. */
     private void evictOtherThan(int keep, long bytes) {
+        for (ArrayDeque<ByteBuffer> q : pool) {
+            bytes = evict(q, keep, bytes);
+        }
         for (ArrayDeque<ByteBuffer> q : bigPool.values()) {
-            while (bytes > 0 && !q.isEmpty() && q.peek().capacity() != keep) {
-                ByteBuffer b = q.poll();
-                pooledBytes -= b.capacity();
-                bytes -= b.capacity();
-                UnsafeAccess.UNSAFE.invokeCleaner(b);
-            }
+            bytes = evict(q, keep, bytes);
         }
     }
 
-    /** Frees pooled big buffers beyond {@link #POOL_DEPTH} per size once none was taken for a second. */
+    private long evict(ArrayDeque<ByteBuffer> q, int keep, long bytes) {
+        while (bytes > 0 && !q.isEmpty() && q.peek().capacity() != keep) {
+            bytes -= free(q.poll());
+        }
+        return bytes;
+    }
+
+    private int free(ByteBuffer b) {
+        pooledBytes -= b.capacity();
+        UnsafeAccess.UNSAFE.invokeCleaner(b);
+        return b.capacity();
+    }
+
+    /**
+     * Frees the buffers beyond {@link #POOL_DEPTH} per size once none of them was taken for a second. Costs one
+     * flag test per duty cycle unless some pool holds an excess.
+     */
     private void trimPool() {
-        if (pooledBytes <= (long) POOL_DEPTH * BIG || System.nanoTime() - lastBigAcquireNs < 1_000_000_000L) {
+        if (!excess) {
             return;
+        }
+        long now = System.nanoTime();
+        if (excessTaken != excessTakenSeen) {
+            excessTakenSeen = excessTaken;
+            excessSeenNs = now;
+            return;
+        }
+        if (now - excessSeenNs < 1_000_000_000L) {
+            return;
+        }
+        for (ArrayDeque<ByteBuffer> q : pool) {
+            while (q.size() > POOL_DEPTH) {
+                free(q.poll());
+            }
         }
         for (ArrayDeque<ByteBuffer> q : bigPool.values()) {
             while (q.size() > POOL_DEPTH) {
-                ByteBuffer b = q.poll();
-                pooledBytes -= b.capacity();
-                UnsafeAccess.UNSAFE.invokeCleaner(b);
+                free(q.poll());
             }
         }
-        lastBigAcquireNs = System.nanoTime();
+        excess = false;
     }
 
     private void eof() {

@@ -66,18 +66,6 @@ public final class Batch {
         return external == null ? null : external[i];
     }
 
-    /** Whether any packet carries its payload by reference. */
-    public boolean hasExternal() {
-        if (external != null) {
-            for (int i = 0; i < count; i++) {
-                if (external[i] != null) {
-                    return true;
-                }
-            }
-        }
-        return false;
-    }
-
     public int count() {
         return count;
     }
