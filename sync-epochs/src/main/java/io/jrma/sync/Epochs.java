@@ -3,11 +3,11 @@ package io.jrma.sync;
 import io.jrma.ErrorClass;
 import io.jrma.Group;
 import io.jrma.LockType;
+import io.jrma.RmaException;
 import io.jrma.Win;
 import io.jrma.WinCounters.Counter;
 import io.jrma.core.wire.PacketType;
 import java.util.concurrent.atomic.AtomicIntegerArray;
-import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BooleanSupplier;
 
 /**
@@ -41,23 +41,37 @@ final class Epochs {
 
     private final WindowImpl w;
     private final int n;
-    private final ReentrantLock lock = new ReentrantLock();
-    private volatile Access access = Access.NONE;
+    private final EpochMutex lock = new EpochMutex();
+    private static final Access[] ACCESSES = Access.values();
+    /** {@link Access} ordinals, for the hot paths that test {@link #accessState} without mapping it to the enum. */
+    private static final int A_NONE = 0, A_FENCE = 1, A_PSCW = 2, A_LOCK = 3, A_LOCK_ALL = 4;
+    private static final Exposure[] EXPOSURES = Exposure.values();
     /**
-     * Release-mode stores of {@link #access} for the passive-target calls: other threads of the rank read it only
-     * when issuing operations, which MPI orders after the epoch's opening by the program's own synchronization,
-     * so the StoreLoad fence of a volatile store (a locked instruction on x86) buys nothing there.
+     * The {@link Access} state by ordinal. An int, not the enum reference: a reference store into this (old)
+     * object runs G1's card-marking barrier, whose StoreLoad fence costs as much as an atomic, and a passive-target
+     * epoch stores the state twice.
+     */
+    private volatile int accessState;
+    /**
+     * Release-mode stores of {@link #accessState} for the passive-target calls: other threads of the rank read it
+     * only when issuing operations, which MPI orders after the epoch's opening by the program's own
+     * synchronization, so the StoreLoad fence of a volatile store (a locked instruction on x86) buys nothing there.
      */
     private static final java.lang.invoke.VarHandle ACCESS;
 
     static {
+        if (Access.NONE.ordinal() != A_NONE || Access.FENCE.ordinal() != A_FENCE || Access.PSCW.ordinal() != A_PSCW
+                || Access.LOCK.ordinal() != A_LOCK || Access.LOCK_ALL.ordinal() != A_LOCK_ALL) {
+            throw new ExceptionInInitializerError("Access ordinals out of step with their int constants");
+        }
         try {
-            ACCESS = java.lang.invoke.MethodHandles.lookup().findVarHandle(Epochs.class, "access", Access.class);
+            ACCESS = java.lang.invoke.MethodHandles.lookup().findVarHandle(Epochs.class, "accessState", int.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
     }
-    private volatile Exposure exposure = Exposure.NONE;
+    /** The {@link Exposure} state by ordinal (an int for the reason given at {@link #accessState}). */
+    private volatile int exposureState;
     private volatile boolean opsSinceFence;
     private boolean[] startMember;
     private int[] startRanks = new int[0];
@@ -83,15 +97,23 @@ final class Epochs {
     }
 
     Access access() {
-        return access;
+        return ACCESSES[accessState];
     }
 
     Exposure exposure() {
-        return exposure;
+        return EXPOSURES[exposureState];
+    }
+
+    private void setAccess(Access a) {
+        accessState = a.ordinal();
+    }
+
+    private void setExposure(Exposure e) {
+        exposureState = e.ordinal();
     }
 
     private String state() {
-        return "access epoch " + access + ", exposure epoch " + exposure;
+        return "access epoch " + access() + ", exposure epoch " + exposure();
     }
 
     private void checkAssert(int assertion, int allowed, String call) {
@@ -123,36 +145,37 @@ final class Epochs {
 
     /** Whether access is allowed to open a new epoch kind (fence epochs end implicitly if nothing was issued). */
     private boolean accessFree() {
-        return access == Access.NONE || (access == Access.FENCE && !opsSinceFence);
+        int a = accessState;
+        return a == A_NONE || (a == A_FENCE && !opsSinceFence);
     }
 
     // ------------------------------------------------------------------ the operation fast path
 
     void checkAccess(int t, String what) {
-        Access a = access;
+        int a = accessState;
         switch (a) {
-            case FENCE:
+            case A_FENCE:
                 if (!opsSinceFence) {
                     opsSinceFence = true;
                 }
                 return;
-            case PSCW:
+            case A_PSCW:
                 if (startMember[t]) {
                     return;
                 }
                 break;
-            case LOCK:
+            case A_LOCK:
                 if (lockMode.get(t) != 0) {
                     return;
                 }
                 break;
-            case LOCK_ALL:
+            case A_LOCK_ALL:
                 return;
             default:
                 break;
         }
         throw w.fail(ErrorClass.ERR_RMA_SYNC, what + " to rank " + t + " outside an access epoch to it (" + state()
-                + (a == Access.LOCK ? "; rank " + t + " is not locked" : "") + ")");
+                + (a == A_LOCK ? "; rank " + t + " is not locked" : "") + ")");
     }
 
     /**
@@ -162,16 +185,16 @@ final class Epochs {
      * as much as the lock word itself).
      */
     void ensureDirectLock(int t) {
-        Access a = access;
-        if (a != Access.LOCK && a != Access.LOCK_ALL) {
+        int a = accessState;
+        if (a != A_LOCK && a != A_LOCK_ALL) {
             return;
         }
         int h = lockHeld.get(t);
-        if (h == 1 || h == 2 || (a == Access.LOCK_ALL ? lockAllNoCheck : lockNoCheck[t])) {
+        if (h == 1 || h == 2 || (a == A_LOCK_ALL ? lockAllNoCheck : lockNoCheck[t])) {
             return;
         }
         if (h == 0 && lockHeld.compareAndSet(t, 0, ACQUIRING)) {
-            boolean exclusive = a == Access.LOCK && lockMode.get(t) == LockType.EXCLUSIVE.mpiValue();
+            boolean exclusive = a == A_LOCK && lockMode.get(t) == LockType.EXCLUSIVE.mpiValue();
             try {
                 acquireDirect(t, exclusive);
             } catch (RuntimeException | Error e) {
@@ -255,7 +278,9 @@ final class Epochs {
         checkAssert(assertion, MODE_FENCE, "fence");
         lock.lock();
         try {
-            if (!(access == Access.NONE || access == Access.FENCE) || !(exposure == Exposure.NONE || exposure == Exposure.FENCE)) {
+            Access acc = access();
+            Exposure exp = exposure();
+            if (!(acc == Access.NONE || acc == Access.FENCE) || !(exp == Exposure.NONE || exp == Exposure.FENCE)) {
                 throw w.fail(ErrorClass.ERR_RMA_SYNC, "fence inside another epoch (" + state() + "; expected none or fence)");
             }
             if ((assertion & Win.MODE_NOPRECEDE) != 0 && opsSinceFence) {
@@ -278,8 +303,8 @@ final class Epochs {
             }
             opsSinceFence = false;
             boolean end = (assertion & Win.MODE_NOSUCCEED) != 0;
-            access = end ? Access.NONE : Access.FENCE;
-            exposure = end ? Exposure.NONE : Exposure.FENCE;
+            setAccess(end ? Access.NONE : Access.FENCE);
+            setExposure(end ? Exposure.NONE : Exposure.FENCE);
         } finally {
             lock.unlock();
         }
@@ -312,7 +337,7 @@ final class Epochs {
             startRanks = ranks;
             startNoCheck = noCheck;
             opsSinceFence = false;
-            access = Access.PSCW;
+            setAccess(Access.PSCW);
         } finally {
             lock.unlock();
         }
@@ -321,7 +346,7 @@ final class Epochs {
     void complete() {
         lock.lock();
         try {
-            if (access != Access.PSCW) {
+            if (access() != Access.PSCW) {
                 throw w.fail(ErrorClass.ERR_RMA_SYNC, "complete without start (" + state() + "; expected PSCW access)");
             }
             for (int t : startRanks) {
@@ -329,7 +354,7 @@ final class Epochs {
             }
             await(() -> w.packets.pendingReplies() == 0);
             w.packets.checkAsyncErrors();
-            access = Access.NONE;
+            setAccess(Access.NONE);
         } finally {
             lock.unlock();
         }
@@ -339,15 +364,16 @@ final class Epochs {
         checkAssert(assertion, MODE_POST, "post");
         lock.lock();
         try {
-            if (!(exposure == Exposure.NONE || (exposure == Exposure.FENCE && !opsSinceFence))) {
+            Exposure e = exposure();
+            if (!(e == Exposure.NONE || (e == Exposure.FENCE && !opsSinceFence))) {
                 throw w.fail(ErrorClass.ERR_RMA_SYNC, "post inside another exposure epoch (" + state() + "; expected none)");
             }
             int[] ranks = toWindowRanks(g, "post");
-            if (exposure == Exposure.FENCE && access == Access.FENCE) {
-                access = Access.NONE;
+            if (exposure() == Exposure.FENCE && access() == Access.FENCE) {
+                setAccess(Access.NONE);
             }
             postRanks = ranks;
-            exposure = Exposure.POST;
+            setExposure(Exposure.POST);
             java.lang.invoke.VarHandle.fullFence();
             if ((assertion & Win.MODE_NOCHECK) == 0) {
                 for (int o : ranks) {
@@ -362,7 +388,7 @@ final class Epochs {
     void waitFor() {
         lock.lock();
         try {
-            if (exposure != Exposure.POST) {
+            if (exposure() != Exposure.POST) {
                 throw w.fail(ErrorClass.ERR_RMA_SYNC, "wait without post (" + state() + "; expected PSCW exposure)");
             }
             TargetState ts = w.target;
@@ -371,7 +397,7 @@ final class Epochs {
                 await(() -> ts.completes(o) >= want, ts);
                 completeConsumed[o] = want;
             }
-            exposure = Exposure.NONE;
+            setExposure(Exposure.NONE);
         } finally {
             lock.unlock();
         }
@@ -380,7 +406,7 @@ final class Epochs {
     boolean test() {
         lock.lock();
         try {
-            if (exposure != Exposure.POST) {
+            if (exposure() != Exposure.POST) {
                 throw w.fail(ErrorClass.ERR_RMA_SYNC, "test without post (" + state() + "; expected PSCW exposure)");
             }
             w.job.agent().tryProgress();
@@ -393,7 +419,7 @@ final class Epochs {
             for (int o : postRanks) {
                 completeConsumed[o]++;
             }
-            exposure = Exposure.NONE;
+            setExposure(Exposure.NONE);
             return true;
         } finally {
             lock.unlock();
@@ -413,23 +439,15 @@ final class Epochs {
     }
 
     void lock(LockType type, int t, int assertion) {
-        if (type == null) {
-            throw w.fail(ErrorClass.ERR_LOCKTYPE, "lock: lock type is null");
-        }
-        checkAssert(assertion, Win.MODE_NOCHECK, "lock");
-        if (!checkTarget(t, "lock")) {
-            return;
-        }
-        if (w.config.noLocks) {
-            throw w.fail(ErrorClass.ERR_RMA_SYNC, "lock on a window created with info no_locks=true");
+        if (type == null || (assertion & ~Win.MODE_NOCHECK) != 0 || t < 0 || t >= n || w.config.noLocks) {
+            if (!checkLockArguments(type, t, assertion)) {
+                return; // PROC_NULL
+            }
         }
         lock.lock();
         try {
-            if (!(accessFree() || access == Access.LOCK)) {
-                throw w.fail(ErrorClass.ERR_RMA_SYNC, "lock inside another access epoch (" + state() + "; expected none or lock)");
-            }
-            if (lockMode.get(t) != 0) {
-                throw w.fail(ErrorClass.ERR_RMA_SYNC, "lock: rank " + t + " is already locked by this rank");
+            if (!(accessFree() || accessState == A_LOCK) || lockMode.get(t) != 0) {
+                throw lockStateError(t);
             }
             boolean noCheck = (assertion & Win.MODE_NOCHECK) != 0;
             boolean exclusive = type == LockType.EXCLUSIVE;
@@ -439,8 +457,8 @@ final class Epochs {
             if (opsSinceFence) {
                 opsSinceFence = false;
             }
-            if (access != Access.LOCK) {
-                ACCESS.setRelease(this, Access.LOCK);
+            if (accessState != A_LOCK) {
+                ACCESS.setRelease(this, A_LOCK);
             }
             if (!noCheck) {
                 // coalesced (default): over packets the lock travels with the first operation, except on the
@@ -448,16 +466,40 @@ final class Epochs {
                 // word is taken here, as Open MPI's osc/sm does: taking it at the first operation instead cost a
                 // compare-and-set per epoch to elect the taking thread (JMH lock(SHARED)/put/unlock 39 -> 35 ns,
                 // exclusive 43 -> 37; an epoch without operations pays the word, 19 -> 25 ns)
-                boolean now = t == w.rank || !w.config.coalesceLocks;
                 if (w.peers[t].direct) {
                     acquireDirect(t, exclusive);
                 } else {
-                    w.packets.onLock(t, exclusive, now);
+                    w.packets.onLock(t, exclusive, t == w.rank || !w.config.coalesceLocks);
                 }
             }
         } finally {
             lock.unlock();
         }
+    }
+
+    /**
+     * The argument checks of {@code lock}, off its hot path (which must stay small enough for the JIT to inline
+     * it into the caller): throws for bad arguments; false for {@code PROC_NULL}.
+     */
+    private boolean checkLockArguments(LockType type, int t, int assertion) {
+        if (type == null) {
+            throw w.fail(ErrorClass.ERR_LOCKTYPE, "lock: lock type is null");
+        }
+        checkAssert(assertion, Win.MODE_NOCHECK, "lock");
+        if (!checkTarget(t, "lock")) {
+            return false;
+        }
+        if (w.config.noLocks) {
+            throw w.fail(ErrorClass.ERR_RMA_SYNC, "lock on a window created with info no_locks=true");
+        }
+        return true;
+    }
+
+    private RmaException lockStateError(int t) {
+        if (!(accessFree() || access() == Access.LOCK)) {
+            return w.fail(ErrorClass.ERR_RMA_SYNC, "lock inside another access epoch (" + state() + "; expected none or lock)");
+        }
+        return w.fail(ErrorClass.ERR_RMA_SYNC, "lock: rank " + t + " is already locked by this rank");
     }
 
     void unlock(int t) {
@@ -466,7 +508,7 @@ final class Epochs {
         }
         lock.lock();
         try {
-            if (access != Access.LOCK || lockMode.get(t) == 0) {
+            if (accessState != A_LOCK || lockMode.get(t) == 0) {
                 throw w.fail(ErrorClass.ERR_RMA_SYNC, "unlock of rank " + t + " which this rank has not locked (" + state() + ")");
             }
             if (w.peers[t].direct) {
@@ -477,7 +519,7 @@ final class Epochs {
             lockMode.lazySet(t, 0);
             lockNoCheck[t] = false;
             if (--lockedCount == 0) {
-                ACCESS.setRelease(this, Access.NONE);
+                ACCESS.setRelease(this, A_NONE);
             }
         } finally {
             lock.unlock();
@@ -498,7 +540,7 @@ final class Epochs {
             boolean noCheck = (assertion & Win.MODE_NOCHECK) != 0;
             lockAllNoCheck = noCheck;
             opsSinceFence = false;
-            access = Access.LOCK_ALL;
+            setAccess(Access.LOCK_ALL);
             if (!noCheck) {
                 boolean now = !w.config.coalesceLocks;
                 int packetPeers = 0;
@@ -528,7 +570,7 @@ final class Epochs {
     void unlockAll() {
         lock.lock();
         try {
-            if (access != Access.LOCK_ALL) {
+            if (access() != Access.LOCK_ALL) {
                 throw w.fail(ErrorClass.ERR_RMA_SYNC, "unlock_all without lock_all (" + state() + ")");
             }
             java.lang.invoke.VarHandle.fullFence();
@@ -549,7 +591,7 @@ final class Epochs {
                 }
                 w.packets.unlock(ts, !lockAllNoCheck);
             }
-            access = Access.NONE;
+            setAccess(Access.NONE);
         } finally {
             lock.unlock();
         }
@@ -557,16 +599,16 @@ final class Epochs {
     }
 
     private void checkPassive(int t, String call) {
-        Access a = access;
-        if (a == Access.LOCK_ALL || (a == Access.LOCK && lockMode.get(t) != 0)) {
+        int a = accessState;
+        if (a == A_LOCK_ALL || (a == A_LOCK && lockMode.get(t) != 0)) {
             return;
         }
         throw w.fail(ErrorClass.ERR_RMA_SYNC, call + " of rank " + t + " outside a passive-target epoch to it (" + state() + ")");
     }
 
     private void checkPassiveAny(String call) {
-        Access a = access;
-        if (a != Access.LOCK_ALL && a != Access.LOCK) {
+        int a = accessState;
+        if (a != A_LOCK_ALL && a != A_LOCK) {
             throw w.fail(ErrorClass.ERR_RMA_SYNC, call + " outside a passive-target epoch (" + state() + ")");
         }
     }
@@ -615,7 +657,7 @@ final class Epochs {
     private int[] lockedPacketTargets() {
         int[] out = new int[n];
         int k = 0;
-        boolean all = access == Access.LOCK_ALL;
+        boolean all = access() == Access.LOCK_ALL;
         for (int t = 0; t < n; t++) {
             if (!w.peers[t].direct && (all || lockMode.get(t) != 0)) {
                 out[k++] = t;
@@ -625,8 +667,10 @@ final class Epochs {
     }
 
     void checkFreeable() {
-        boolean accessOk = access == Access.NONE || (access == Access.FENCE && !opsSinceFence);
-        boolean exposureOk = exposure == Exposure.NONE || exposure == Exposure.FENCE;
+        Access a = access();
+        Exposure e = exposure();
+        boolean accessOk = a == Access.NONE || (a == Access.FENCE && !opsSinceFence);
+        boolean exposureOk = e == Exposure.NONE || e == Exposure.FENCE;
         if (!accessOk || !exposureOk) {
             throw w.fail(ErrorClass.ERR_RMA_SYNC, "free with an epoch still open (" + state()
                     + (opsSinceFence ? ", operations issued since the last fence" : "") + ")");
