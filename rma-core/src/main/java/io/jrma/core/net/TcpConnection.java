@@ -293,6 +293,7 @@ final class TcpConnection {
                 if (lastFrameBig) { // the next frame is probably large too: take little more than its header
                     staging.limit(Math.min(staging.capacity(), staging.position() + BIG_FRAME_PEEK));
                 }
+                int room = staging.remaining();
                 int n = ch.read(staging);
                 staging.limit(staging.capacity());
                 if (n < 0) {
@@ -300,10 +301,12 @@ final class TcpConnection {
                     return frames;
                 }
                 staging.flip();
-                int parsed = parse();
-                frames += parsed;
+                frames += parse();
                 staging.compact();
-                if (n == 0 && parsed == 0 && big == null) {
+                if (n < room) {
+                    // a short read emptied the socket: reading again now would almost always find nothing, and
+                    // that empty read is a syscall on the round trip's critical path (between a request's arrival
+                    // and the reply, between the reply's arrival and the end of a flush); the next call reads on
                     return frames;
                 }
                 if (closed) {
