@@ -30,7 +30,9 @@ import net.openhft.chronicle.bytes.BytesStore;
  * MPI's {@code no_locks}, {@code accumulate_ordering} ({@code rar,raw,war,waw} default, or {@code none}),
  * {@code accumulate_ops} ({@code same_op_no_op} default, or {@code same_op}), {@code same_size},
  * {@code same_disp_unit}, {@code alloc_shared_noncontig}, {@code mpi_accumulate_granularity}; jrma's own
- * {@code jrma_issue} ({@code lazy}|{@code eager}), {@code jrma_max_pending_ops} (positive integer),
+ * {@code jrma_issue} ({@code lazy}: packets queue until a synchronization needs them sent, {@code eager}: each
+ * operation leaves when issued, {@code flush_local}: as lazy, and a flush_local also sends what is queued,
+ * without waiting for an ack), {@code jrma_max_pending_ops} (positive integer),
  * {@code jrma_lock_coalesce} ({@code true}|{@code false}: lock/unlock ride on operation packets) and
  * {@code jrma_path} (read-only: {@code direct} or {@code packet}, the path chosen for the peers; set the
  * run-time parameter {@code jrma.path} to choose).

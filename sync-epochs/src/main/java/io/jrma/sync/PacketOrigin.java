@@ -29,7 +29,7 @@ import org.agrona.MutableDirectBuffer;
  * The origin side of the packet path (MPICH's RMA design): every operation is encoded at issue time as a
  * wire-ready packet in a per-target off-heap queue; a synchronization call sends the queue as one batch.
  * <ul>
- *   <li>lazy issue by default; eager issue and a bound on queued operations as info keys;</li>
+ *   <li>lazy issue by default; eager issue, issue at flush_local and a bound on queued operations as info keys;</li>
  *   <li>a lock is not a message: its flag rides on the first packet sent to the target, and the unlock flag
  *       on the last, so a single-operation epoch is one packet and one reply (jrma.lock.coalesce=false turns
  *       this off: lock sends a SYNC packet and waits for the grant, unlock is a SYNC packet after the
@@ -363,6 +363,9 @@ final class PacketOrigin {
                     send(q, false, 0);
                     wait[i] = true;
                 } else {
+                    if (hasOpen && w.config.sendOnFlushLocal) {
+                        send(q, false, 0); // issue mode flush_local: the queue leaves, asking for no ack
+                    }
                     w.counters.increment(Counter.ACKS_ELIDED);
                 }
             }

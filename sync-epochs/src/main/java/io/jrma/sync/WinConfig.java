@@ -21,6 +21,10 @@ final class WinConfig {
     final boolean allocSharedNoncontig;
     final long accumulateGranularity;
     final boolean eager;
+    /** Issue mode {@code flush_local}: queued packets also leave at a flush_local (which then waits for no ack). */
+    final boolean sendOnFlushLocal;
+    /** The issue mode's name (jrma_issue). */
+    final String issue;
     final int maxPendingOps;
     final long eagerBytes;
     final boolean forcePacket;
@@ -41,10 +45,12 @@ final class WinConfig {
         allocSharedNoncontig = bool(i, "alloc_shared_noncontig", false);
         accumulateGranularity = positive(i, "mpi_accumulate_granularity", 0, true);
         String issue = i.get("jrma_issue") != null ? i.get("jrma_issue") : job.param(Params.ISSUE);
-        if (!issue.equals("lazy") && !issue.equals("eager")) {
-            throw bad("jrma_issue", issue, "lazy|eager");
+        if (!issue.equals("lazy") && !issue.equals("eager") && !issue.equals("flush_local")) {
+            throw bad("jrma_issue", issue, "lazy|eager|flush_local");
         }
+        this.issue = issue;
         eager = issue.equals("eager");
+        sendOnFlushLocal = issue.equals("flush_local");
         String maxp = i.get("jrma_max_pending_ops") != null ? i.get("jrma_max_pending_ops") : job.param(Params.MAX_PENDING);
         long mp = parse("jrma_max_pending_ops", maxp);
         if (mp < 1 || mp > 1_000_000) {
@@ -146,7 +152,7 @@ final class WinConfig {
                 "same_disp_unit", Boolean.toString(sameDispUnit),
                 "alloc_shared_noncontig", Boolean.toString(allocSharedNoncontig),
                 "mpi_accumulate_granularity", Long.toString(accumulateGranularity),
-                "jrma_issue", eager ? "eager" : "lazy",
+                "jrma_issue", issue,
                 "jrma_max_pending_ops", Integer.toString(maxPendingOps),
                 "jrma_lock_coalesce", Boolean.toString(coalesceLocks),
                 "jrma_path", path);

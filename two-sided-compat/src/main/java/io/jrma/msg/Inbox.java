@@ -279,7 +279,8 @@ final class Inbox {
         } else {
             creditWords[0] = consumed[s];
             creditWords[1] = areaFreed[s];
-            m.inbox.accumulate(creditWords, 2, Datatype.LONG, s, lay.credit(m.me), Op.REPLACE); // sent now (eager)
+            m.inbox.accumulate(creditWords, 2, Datatype.LONG, s, lay.credit(m.me), Op.REPLACE);
+            m.inbox.flushLocal(s); // leaves now
         }
         reportedSlots[s] = consumed[s];
         reportedBytes[s] = areaFreed[s];

@@ -39,11 +39,13 @@ import java.util.List;
  *   <li>the new {@code tail[me]} is stored with an atomic accumulate(REPLACE): the tail is the flag the receiver
  *       polls, written last, so it never sees a slot before its contents.</li>
  * </ol>
- * On the packet path the inbox window issues eagerly and the destination applies one origin's packets in the
- * order they were issued (one FIFO connection or ring per pair of JVMs, a batch applied front to back, puts and
+ * On the packet path the inbox window queues the batch's envelopes, payloads and tail, and a flush_local sends
+ * them as one frame without waiting for anything; the destination applies one origin's packets in the order
+ * they were issued (one FIFO connection or ring per pair of JVMs, a batch applied front to back, puts and
  * accumulates never reordered), so the envelopes are in place before the accumulate that publishes them, and a
- * batch costs one message and no round trip (it cost two flushes, four frames per message, before); payloads are
- * packed into the packets at issue, so the send is complete when published. On the direct path, plain stores
+ * batch costs one frame and no round trip (eager issue sent a frame per envelope and tail; before that, two
+ * flushes cost four frames per message); payloads are packed into the packets at issue, so the send is
+ * complete when published. On the direct path, plain stores
  * and a release store of the tail.
  *
  * <h2>Protocols</h2>
@@ -242,7 +244,8 @@ final class Outbox {
             m.signal(d);
         } else {
             tailWord[0] = first + n;
-            win.accumulate(tailWord, 1, Datatype.LONG, d, lay.tail(m.me), Op.REPLACE); // sent now (eager issue)
+            win.accumulate(tailWord, 1, Datatype.LONG, d, lay.tail(m.me), Op.REPLACE);
+            win.flushLocal(d); // the batch leaves now, envelopes, payloads and tail together; nothing to wait for
         }
         for (int i = 0; i < n; i++) {
             SendOp op = batch[i];

@@ -29,7 +29,8 @@ public final class Params {
             "longest park (ns) of the idle dedicated progress thread (spin, yield, then park up to this)");
     /** Default issue mode of the packet path; the info key jrma_issue overrides it per window. */
     public static final Param ISSUE = new Param("jrma.issue", "lazy", "window",
-            "lazy: queue packets until a synchronization call; eager: send each operation when issued");
+            "lazy: queue packets until a synchronization call; eager: send each operation when issued; "
+                    + "flush_local: lazy, and flush_local also sends what is queued");
     /** Default bound on queued operations per target before they are sent; info key jrma_max_pending_ops. */
     public static final Param MAX_PENDING = new Param("jrma.maxPendingOps", "256", "window",
             "queued operations per target after which the queue is sent without waiting for a sync call");

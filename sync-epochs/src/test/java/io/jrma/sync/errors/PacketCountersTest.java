@@ -195,6 +195,27 @@ class PacketCountersTest {
 
     @Test
     @Timeout(60)
+    void flushLocalIssueSendsTheQueueAtFlushLocalAsOneBatchWithoutAnAck() {
+        originOnly("packet", Info.of("jrma_issue", "flush_local"), (w, d) -> {
+            assertEquals("flush_local", w.info().get("jrma_issue"));
+            w.lock(LockType.EXCLUSIVE, 1, 0);
+            d.mark();
+            w.put(new long[] {1}, 1, Datatype.LONG, 1, 0);
+            w.accumulate(new long[] {2}, 1, Datatype.LONG, 1, 1, io.jrma.Op.REPLACE);
+            d.expect("queued until flush_local", PACKETS_SENT, 0);
+            w.flushLocal(1);
+            d.expect("flush_local sends both in one batch, asks no ack", PACKETS_SENT, 2, Counter.BATCHES_SENT, 1,
+                    REPLIES_RECEIVED, 0, ACKS_ELIDED, 1);
+            w.flushLocal(1);
+            d.expect("nothing left to send", PACKETS_SENT, 2, Counter.BATCHES_SENT, 1, ACKS_ELIDED, 2);
+            d.mark();
+            w.unlock(1); // the sent packets were never acked: the unlock asks for one
+            d.expect("unlock after a flush_local", REPLIES_RECEIVED, 1);
+        });
+    }
+
+    @Test
+    @Timeout(60)
     void lazyIssueWaitsForSync() {
         originOnly("packet", null, (w, d) -> {
             w.lock(LockType.EXCLUSIVE, 1, 0);
