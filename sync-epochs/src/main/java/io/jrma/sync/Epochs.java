@@ -369,7 +369,7 @@ final class Epochs {
                 throw w.fail(ErrorClass.ERR_RMA_SYNC, "post inside another exposure epoch (" + state() + "; expected none)");
             }
             int[] ranks = toWindowRanks(g, "post");
-            if (exposure() == Exposure.FENCE && access() == Access.FENCE) {
+            if (e == Exposure.FENCE && accessState == A_FENCE) {
                 setAccess(Access.NONE);
             }
             postRanks = ranks;
@@ -446,7 +446,7 @@ final class Epochs {
         }
         lock.lock();
         try {
-            if (!(accessFree() || accessState == A_LOCK) || lockMode.get(t) != 0) {
+            if (!lockMayOpen() || lockMode.get(t) != 0) {
                 throw lockStateError(t);
             }
             boolean noCheck = (assertion & Win.MODE_NOCHECK) != 0;
@@ -495,8 +495,13 @@ final class Epochs {
         return true;
     }
 
+    /** Whether a lock may open: no access epoch of another kind is open (lock epochs to other targets may be). */
+    private boolean lockMayOpen() {
+        return accessFree() || accessState == A_LOCK;
+    }
+
     private RmaException lockStateError(int t) {
-        if (!(accessFree() || access() == Access.LOCK)) {
+        if (!lockMayOpen()) {
             return w.fail(ErrorClass.ERR_RMA_SYNC, "lock inside another access epoch (" + state() + "; expected none or lock)");
         }
         return w.fail(ErrorClass.ERR_RMA_SYNC, "lock: rank " + t + " is already locked by this rank");
