@@ -179,7 +179,7 @@ int main(int argc, char **argv) {
     resolve();
     if (me == 0) {
         printf("# OSU MPI_%s Test (C twin)\n", title());
-        printf("# Window creation: MPI_Win_%s\n", is(window, "create") ? "create" : is(window, "dynamic") ? "create_dynamic" : "allocate");
+        printf("# Window creation: MPI_Win_%s\n", is(window, "create") ? "create" : is(window, "dynamic") || is(window, "dynamic_alloc") ? "create_dynamic" : "allocate");
         printf("# Synchronization: %s\n", sync_name());
         printf("%-10s%20s\n", "# Size", bw_test() ? "Bandwidth (MB/s)" : "Latency (us)");
         fflush(stdout);
@@ -198,9 +198,11 @@ int main(int argc, char **argv) {
         if (is(window, "create")) {
             MPI_Alloc_mem(win_bytes, MPI_INFO_NULL, &mem);
             MPI_Win_create(mem, win_bytes, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &w);
-        } else if (is(window, "dynamic")) {
+        } else if (is(window, "dynamic") || is(window, "dynamic_alloc")) {
             MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &w);
-            dyn = malloc(win_bytes);
+            /* dynamic: malloc'ed memory, as OSU attaches; dynamic_alloc: memory from MPI_Alloc_mem */
+            if (is(window, "dynamic")) dyn = malloc(win_bytes);
+            else MPI_Alloc_mem(win_bytes, MPI_INFO_NULL, &dyn);
             MPI_Win_attach(w, dyn, win_bytes);
             MPI_Aint mine, all[2];
             MPI_Get_address(dyn, &mine);
@@ -221,7 +223,7 @@ int main(int argc, char **argv) {
         if (dyn) MPI_Win_detach(w, dyn);
         MPI_Win_free(&w);
         if (is(window, "create")) MPI_Free_mem(mem);
-        free(dyn);
+        if (is(window, "dynamic_alloc")) MPI_Free_mem(dyn); else free(dyn);
         free(local);
         free(result);
         free(compare);

@@ -34,8 +34,10 @@ import net.openhft.chronicle.bytes.BytesStore;
  * operation leaves when issued, {@code flush_local}: as lazy, and a flush_local also sends what is queued,
  * without waiting for an ack), {@code jrma_max_pending_ops} (positive integer),
  * {@code jrma_lock_coalesce} ({@code true}|{@code false}: lock/unlock ride on operation packets) and
- * {@code jrma_path} (read-only: {@code direct} or {@code packet}, the path chosen for the peers; set the
- * run-time parameter {@code jrma.path} to choose).
+ * {@code jrma_path} (read-only: {@code direct}, {@code packet}, or {@code mixed} for a dynamic window whose
+ * ranks in other JVMs of the host are reached by load/store where the target bytes lie in memory from
+ * {@code Jrma.allocateMemory} and by packets elsewhere; set the run-time parameter {@code jrma.path} to
+ * choose).
  *
  * <h2>Threads</h2>
  * A window object belongs to one rank; several threads of that rank may issue operations and flushes on it at
@@ -86,7 +88,11 @@ public interface Win extends AutoCloseable {
         return provider().allocate((CommCore) comm, size, dispUnit, info, true);
     }
 
-    /** MPI_Win_create_dynamic: memory is attached later with {@link #attach}; disp is an absolute address. */
+    /**
+     * MPI_Win_create_dynamic: memory is attached later with {@link #attach}; disp is an absolute address. Across
+     * JVMs of one host, operations on attached memory from {@code Jrma.allocateMemory} are loads, stores and CPU
+     * atomics on a shared mapping, as on an allocate window; other attached memory is reached by packets.
+     */
     static Win createDynamic(Comm comm, Info info) {
         return provider().createDynamic((CommCore) comm, info);
     }
@@ -204,7 +210,11 @@ public interface Win extends AutoCloseable {
 
     // ---------------------------------------------------------------- dynamic windows
 
-    /** Attaches memory (direct ByteBuffer or native BytesStore) to a dynamic window. Local. */
+    /**
+     * Attaches memory (direct ByteBuffer or native BytesStore) to a dynamic window. Local. Origins of other JVMs of
+     * the host see the region as soon as this returns (MPI requires the program to tell them its address after
+     * the attach, so they cannot be earlier); memory from {@code Jrma.allocateMemory} they reach by load/store.
+     */
     void attach(Object memory);
 
     /** Detaches memory attached earlier. Local. */

@@ -9,6 +9,9 @@ import java.util.Arrays;
  * kept sorted in a copy-on-write array so that origins (direct path) and the progress agent (packet path)
  * look regions up without locks while the owner attaches and detaches.
  *
+ * <p>When ranks of other JVMs of the host use the window, the regions are also published in shared memory
+ * ({@link RegionDirectory}), so that those origins reach regions in shared segments by load/store.
+ *
  * <p>Writers: the owning rank (synchronized). Readers: any thread.
  */
 final class DynamicRegions {
@@ -19,6 +22,14 @@ final class DynamicRegions {
      * free a direct buffer (and its memory) that origins may still write to after the program dropped it.
      */
     private final java.util.Map<Long, Object> attached = new java.util.HashMap<>();
+    /** Where origins of the host's other JVMs read the regions (null when none reach them by load/store). */
+    private RegionDirectory directory;
+
+    /** Publishes the regions in {@code d} from now on (set once, at creation). */
+    synchronized void publishTo(RegionDirectory d) {
+        directory = d;
+        d.publish(table[0], table[1]);
+    }
 
     synchronized void attach(long address, long length, String window, Object memory) {
         if (length == 0) {
@@ -48,6 +59,9 @@ final class DynamicRegions {
         System.arraycopy(e, at, ne, at + 1, s.length - at);
         table = new long[][] {ns, ne};
         attached.put(address, memory);
+        if (directory != null) {
+            directory.publish(ns, ne);
+        }
     }
 
     synchronized void detach(long address, String window) {
@@ -63,6 +77,9 @@ final class DynamicRegions {
                 System.arraycopy(e, i + 1, ne, i, s.length - i - 1);
                 table = new long[][] {ns, ne};
                 attached.remove(address);
+                if (directory != null) {
+                    directory.publish(ns, ne);
+                }
                 return;
             }
         }

@@ -80,6 +80,11 @@ final class Epochs {
     private final AtomicIntegerArray lockMode;
     private final boolean[] lockNoCheck;
     private final AtomicIntegerArray lockHeld;
+    /**
+     * Per target, on a window with {@link WindowImpl#mixedPeers}: operations to a direct peer travelled as packets
+     * (private memory of a dynamic window) and may not be complete at the target yet.
+     */
+    private final AtomicIntegerArray packetsTo;
     private int lockedCount;
     private volatile boolean lockAllNoCheck;
     private int fenceEpoch;
@@ -92,6 +97,7 @@ final class Epochs {
         this.lockMode = new AtomicIntegerArray(n);
         this.lockNoCheck = new boolean[n];
         this.lockHeld = new AtomicIntegerArray(n);
+        this.packetsTo = new AtomicIntegerArray(n);
         this.postConsumed = new long[n];
         this.completeConsumed = new long[n];
     }
@@ -257,6 +263,43 @@ final class Epochs {
         w.awaitSync(done, state);
     }
 
+    /** An operation to direct peer {@code t} went as packets: its synchronization must complete them too. */
+    void notePackets(int t) {
+        if (packetsTo.get(t) == 0) {
+            packetsTo.set(t, 1);
+        }
+    }
+
+    /**
+     * Completes at direct peers the packets sent to them ({@link #notePackets}), before a flush returns, a lock
+     * word is released or a signal is stored: the packets and the signal take different ways, so the packets
+     * must be acknowledged first. {@code remote} false: flush_local (only local buffers must be free). Callers
+     * test {@link WindowImpl#mixedPeers} first, so other windows pay neither the call nor its array.
+     */
+    private void settle(boolean remote, int... targets) {
+        int k = 0;
+        int[] due = new int[targets.length];
+        for (int t : targets) {
+            if (w.peers[t].direct && packetsTo.get(t) != 0) {
+                if (remote) {
+                    packetsTo.set(t, 0); // operations issued from here on set it again
+                }
+                due[k++] = t;
+            }
+        }
+        if (k > 0) {
+            w.packets.flush(java.util.Arrays.copyOf(due, k), remote);
+        }
+    }
+
+    private int[] everyRank() {
+        int[] all = new int[n];
+        for (int t = 0; t < n; t++) {
+            all[t] = t;
+        }
+        return all;
+    }
+
     /** Sends a FENCE/POST/COMPLETE signal to peer {@code p}: directly, or behind the queued packets. */
     private void signal(int p, int type, int aux) {
         Peer peer = w.peers[p];
@@ -287,6 +330,9 @@ final class Epochs {
                 throw w.fail(ErrorClass.ERR_RMA_SYNC, "fence asserted MODE_NOPRECEDE but operations were issued since the last fence");
             }
             int e = fenceEpoch++;
+            if (w.mixedPeers) { // every target has all of this rank's operations before any is signalled
+                settle(true, everyRank());
+            }
             for (int p = 0; p < n; p++) {
                 signal(p, PacketType.FENCE, e);
             }
@@ -348,6 +394,9 @@ final class Epochs {
         try {
             if (access() != Access.PSCW) {
                 throw w.fail(ErrorClass.ERR_RMA_SYNC, "complete without start (" + state() + "; expected PSCW access)");
+            }
+            if (w.mixedPeers) {
+                settle(true, startRanks);
             }
             for (int t : startRanks) {
                 signal(t, PacketType.COMPLETE, 0);
@@ -517,6 +566,9 @@ final class Epochs {
                 throw w.fail(ErrorClass.ERR_RMA_SYNC, "unlock of rank " + t + " which this rank has not locked (" + state() + ")");
             }
             if (w.peers[t].direct) {
+                if (w.mixedPeers) {
+                    settle(true, t);
+                }
                 releaseDirect(t, false); // a full fence either way: the epoch's direct operations are complete
             } else {
                 w.packets.unlock(new int[] {t}, !lockNoCheck[t]);
@@ -578,6 +630,9 @@ final class Epochs {
             if (access() != Access.LOCK_ALL) {
                 throw w.fail(ErrorClass.ERR_RMA_SYNC, "unlock_all without lock_all (" + state() + ")");
             }
+            if (w.mixedPeers) {
+                settle(true, everyRank());
+            }
             java.lang.invoke.VarHandle.fullFence();
             int packetPeers = 0;
             for (int t = 0; t < n; t++) {
@@ -624,6 +679,9 @@ final class Epochs {
         }
         checkPassive(t, "flush");
         if (w.peers[t].direct) {
+            if (w.mixedPeers) {
+                settle(true, t);
+            }
             java.lang.invoke.VarHandle.fullFence(); // direct operations are complete when issued
         } else {
             w.packets.flush(new int[] {t}, true);
@@ -633,6 +691,9 @@ final class Epochs {
 
     void flushAll() {
         checkPassiveAny("flush_all");
+        if (w.mixedPeers) {
+            settle(true, everyRank());
+        }
         java.lang.invoke.VarHandle.fullFence();
         if (w.anyPacketPeer) {
             w.packets.flush(lockedPacketTargets(), true);
@@ -647,12 +708,19 @@ final class Epochs {
         checkPassive(t, "flush_local");
         if (!w.peers[t].direct) {
             w.packets.flush(new int[] {t}, false);
+        } else {
+            if (w.mixedPeers) {
+                settle(false, t);
+            }
         }
         w.packets.checkAsyncErrors();
     }
 
     void flushLocalAll() {
         checkPassiveAny("flush_local_all");
+        if (w.mixedPeers) {
+            settle(false, everyRank());
+        }
         if (w.anyPacketPeer) {
             w.packets.flush(lockedPacketTargets(), false);
         }

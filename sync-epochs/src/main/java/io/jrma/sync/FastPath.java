@@ -21,11 +21,11 @@ import org.agrona.BufferUtil;
  */
 final class FastPath {
     private final WindowImpl w;
-    private final boolean enabled;
+    private final boolean dynamic;
 
     FastPath(WindowImpl w) {
         this.w = w;
-        this.enabled = w.flavor != Flavor.DYNAMIC;
+        this.dynamic = w.flavor == Flavor.DYNAMIC;
     }
 
     /** Base object of a buffer usable by the fast lane, or a sentinel meaning "not usable". */
@@ -84,11 +84,17 @@ final class FastPath {
 
     /** Target address for {@code bytes} at {@code disp} of rank t, or -1 if the fast lane does not apply. */
     private long target(int t, long disp, long bytes) {
-        if (!enabled || t < 0 || t >= w.groupSize || disp < 0 || w.isFreed()) {
+        if (t < 0 || t >= w.groupSize || disp < 0 || w.isFreed()) {
             return -1;
         }
         Peer p = w.peers[t];
-        if (!p.direct || disp > (Long.MAX_VALUE >> 8) / p.dispUnit) {
+        if (!p.direct) {
+            return -1;
+        }
+        if (dynamic) {
+            return dynamicTarget(p, disp, bytes);
+        }
+        if (disp > (Long.MAX_VALUE >> 8) / p.dispUnit) {
             return -1;
         }
         long off = disp * p.dispUnit;
@@ -96,6 +102,43 @@ final class FastPath {
             return -1;
         }
         return p.base + off;
+    }
+
+    /**
+     * A dynamic window's target address: {@code disp} is the target's own address of the bytes. A rank of this
+     * JVM is reached where it attached them; a rank of another JVM where they lie in a shared segment (mapped
+     * here). -1 for anything else (private memory of another JVM, bytes attached nowhere): the general path
+     * sends packets or reports the error.
+     */
+    private static long dynamicTarget(Peer p, long disp, long bytes) {
+        if (disp > Long.MAX_VALUE - bytes) {
+            return -1;
+        }
+        RemoteRegions r = p.regions;
+        if (r != null) {
+            RemoteRegions.Snapshot s = r.current();
+            int i = s.find(disp, disp + bytes);
+            return i == RemoteRegions.NONE || s.local[i] == 0 ? -1 : s.local[i] + (disp - s.starts[i]);
+        }
+        WindowImpl l = p.local;
+        return l != null && l.regions.contains(disp, disp + bytes) ? disp : -1;
+    }
+
+    /**
+     * The element locks guarding the target's bytes at {@code disp}: the target's table; for a dynamic window's
+     * rank in another JVM, the table keyed by that rank's addresses (regions are mapped at other addresses here).
+     */
+    private io.jrma.core.op.ElementLocks locks(int t, long disp) {
+        Peer p = w.peers[t];
+        RemoteRegions r = p.regions;
+        if (r != null) {
+            RemoteRegions.Snapshot s = r.current();
+            int i = s.find(disp, disp + 1);
+            if (i != RemoteRegions.NONE && s.locks[i] != null) {
+                return s.locks[i];
+            }
+        }
+        return p.target.elementLocks;
     }
 
     /**
@@ -201,7 +244,7 @@ final class FastPath {
         w.epochs.ensureDirectLock(t);
         if ((count != 1 || !singleLong(op, e, base, offset(origin), addr, null, 0))
                 && !sumInts(op, e, base, offset(origin), addr, count)) {
-            AccumulateKernel.accumulate(op.code(), e, base, offset(origin), null, addr, count, w.peers[t].target.elementLocks);
+            AccumulateKernel.accumulate(op.code(), e, base, offset(origin), null, addr, count, locks(t, disp));
         }
         w.counters.bump(Counter.ACCUMULATES);
         w.counters.bump(Counter.DIRECT_OPS);
@@ -227,7 +270,7 @@ final class FastPath {
         w.epochs.checkAccess(t, "fetch_and_op");
         w.epochs.ensureDirectLock(t);
         if (!singleLong(op, e, ob, noOp ? 0 : offset(origin), addr, rb, offset(result))) {
-            AccumulateKernel.getAccumulate(op.code(), e, ob, noOp ? 0 : offset(origin), null, addr, rb, offset(result), 1, w.peers[t].target.elementLocks);
+            AccumulateKernel.getAccumulate(op.code(), e, ob, noOp ? 0 : offset(origin), null, addr, rb, offset(result), 1, locks(t, disp));
         }
         w.counters.bump(Counter.FETCH_AND_OPS);
         w.counters.bump(Counter.DIRECT_OPS);
@@ -254,7 +297,7 @@ final class FastPath {
         }
         w.epochs.checkAccess(t, "compare_and_swap");
         w.epochs.ensureDirectLock(t);
-        AccumulateKernel.compareAndSwap(type.elementType(), cb, offset(compare), ob, offset(origin), null, addr, rb, offset(result), w.peers[t].target.elementLocks);
+        AccumulateKernel.compareAndSwap(type.elementType(), cb, offset(compare), ob, offset(origin), null, addr, rb, offset(result), locks(t, disp));
         w.counters.bump(Counter.COMPARE_AND_SWAPS);
         w.counters.bump(Counter.DIRECT_OPS);
         return true;

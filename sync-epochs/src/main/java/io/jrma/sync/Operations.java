@@ -160,7 +160,31 @@ final class Operations {
         }
         w.epochs.ensureDirectLock(a.target);
         long addr;
-        if (w.flavor == Flavor.DYNAMIC) {
+        io.jrma.core.op.ElementLocks locks = p.target.elementLocks;
+        if (p.regions != null) {
+            // a dynamic window's rank in another JVM of the host: direct where the region is shared memory
+            RemoteRegions.Snapshot s = p.regions.current();
+            int i = RemoteRegions.NONE;
+            if (a.bytes > 0) {
+                long lo = a.targetOffset + a.targetLayout.dataLow(a.targetCount);
+                long hi = a.targetOffset + a.targetLayout.dataHigh(a.targetCount);
+                i = s.find(lo, hi);
+                if (i == RemoteRegions.NONE && !s.overflow) {
+                    throw w.fail(ErrorClass.ERR_RMA_RANGE, OpArgs.kindName(a.kind) + " to rank " + a.target + ": bytes [0x"
+                            + Long.toHexString(lo) + ", 0x" + Long.toHexString(hi) + ") are not attached there (attached: "
+                            + s.describe() + ")");
+                }
+            }
+            if (a.bytes > 0 && (i == RemoteRegions.NONE || s.local[i] == 0)) {
+                w.epochs.notePackets(a.target); // private memory of the target's JVM: the target applies it
+                w.packets.issue(a, r);
+                return;
+            }
+            addr = i == RemoteRegions.NONE ? 0 : s.local[i] + (a.targetOffset - s.starts[i]);
+            if (i != RemoteRegions.NONE) {
+                locks = s.locks[i];
+            }
+        } else if (w.flavor == Flavor.DYNAMIC) {
             addr = a.targetOffset;
             if (a.bytes > 0) {
                 long lo = addr + a.targetLayout.dataLow(a.targetCount);
@@ -177,9 +201,9 @@ final class Operations {
         switch (a.kind) {
             case OpArgs.PUT: DirectOps.put(a, addr); w.counters.add(Counter.BYTES_PUT, a.bytes); break;
             case OpArgs.GET: DirectOps.get(a, addr); w.counters.add(Counter.BYTES_GOT, a.bytes); break;
-            case OpArgs.ACC: DirectOps.accumulate(a, addr, p.target.elementLocks); w.counters.add(Counter.BYTES_PUT, a.bytes); break;
-            case OpArgs.CAS: DirectOps.compareAndSwap(a, addr, p.target.elementLocks); break;
-            default: DirectOps.getAccumulate(a, addr, p.target.elementLocks); w.counters.add(Counter.BYTES_GOT, a.bytes); break;
+            case OpArgs.ACC: DirectOps.accumulate(a, addr, locks); w.counters.add(Counter.BYTES_PUT, a.bytes); break;
+            case OpArgs.CAS: DirectOps.compareAndSwap(a, addr, locks); break;
+            default: DirectOps.getAccumulate(a, addr, locks); w.counters.add(Counter.BYTES_GOT, a.bytes); break;
         }
         w.counters.increment(Counter.DIRECT_OPS);
         if (r != null) {

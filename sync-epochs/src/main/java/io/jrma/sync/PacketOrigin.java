@@ -405,7 +405,7 @@ final class PacketOrigin {
     }
 
     private void await(java.util.function.BooleanSupplier done) {
-        w.awaitSync(done);
+        w.awaitReplies(done);
     }
 
     int pendingReplies() {

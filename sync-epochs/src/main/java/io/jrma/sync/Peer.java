@@ -25,8 +25,14 @@ final class Peer {
     final WindowImpl local;
     /** The peer's synchronization state when reachable by load/store (same JVM, or mapped from a shared segment). */
     final TargetState target;
+    /**
+     * A dynamic window's rank in another JVM of the host: its attached regions, reached by load/store where they
+     * lie in shared segments and by packets elsewhere (null otherwise).
+     */
+    final RemoteRegions regions;
 
-    Peer(int rank, int worldRank, long size, int dispUnit, long base, boolean direct, WindowImpl local, TargetState target) {
+    Peer(int rank, int worldRank, long size, int dispUnit, long base, boolean direct, WindowImpl local, TargetState target,
+         RemoteRegions regions) {
         this.rank = rank;
         this.worldRank = worldRank;
         this.size = size;
@@ -35,5 +41,6 @@ final class Peer {
         this.direct = direct;
         this.local = local;
         this.target = target;
+        this.regions = regions;
     }
 }

@@ -72,6 +72,11 @@ final class TargetState implements Sleeper {
         return base;
     }
 
+    /** Address in this process of the element-lock table of the state at {@code address}. */
+    static long elementTable(long address, int groupSize) {
+        return address + POST + 16L * groupSize;
+    }
+
     void fenceArrived(int parity) {
         UNSAFE.getAndAddLong(null, base + FENCE + 8L * (parity & 1), 1);
         signal();

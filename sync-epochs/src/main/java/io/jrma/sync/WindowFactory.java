@@ -197,7 +197,30 @@ public final class WindowFactory implements Win.WindowProvider {
 
     @Override
     public Win createDynamic(CommCore comm, Info info) {
-        return build(comm, Flavor.DYNAMIC, WindowMemory.EMPTY, 1, info, null, null, ShmPlan.none(comm), null, null);
+        WinConfig config = new WinConfig(comm.job(), info);
+        ShmPlan plan = ShmPlan.of(comm, config);
+        if (!plan.segments) {
+            plan.agreeNoError(comm);
+            return build(comm, Flavor.DYNAMIC, WindowMemory.EMPTY, 1, info, null, null, plan, null, null);
+        }
+        // other JVMs of the host use the window: its synchronization state and the directory of attached
+        // regions go into a shared segment, so those origins lock, signal and reach shared regions directly
+        ShmSegment seg = null;
+        String err = null;
+        try {
+            seg = ShmSegment.create(plan.dir, ShmSegment.newName("win"), stateBytes(comm.size()) + RegionDirectory.BYTES);
+        } catch (RmaException e) {
+            err = "rank " + comm.rank() + ": " + e.getMessage();
+        }
+        String first = plan.agree(comm, err);
+        if (first != null) {
+            if (seg != null) {
+                seg.close();
+            }
+            throw new RmaException(ErrorClass.ERR_NO_MEM, "createDynamic: " + first);
+        }
+        TargetState state = new TargetState(seg.address(), comm.size(), 0); // element locks keyed by address
+        return build(comm, Flavor.DYNAMIC, WindowMemory.EMPTY, 1, info, null, state, plan, seg, null);
     }
 
     @Override
@@ -225,8 +248,9 @@ public final class WindowFactory implements Win.WindowProvider {
         });
         WindowImpl w = new WindowImpl(comm, id, flavor, mem, dispUnit, config, router, state);
         if (own != null) {
-            w.segments.add(own);
+            w.addSegment(own);
         }
+        boolean dynamic = flavor == Flavor.DYNAMIC;
         if (info != null) {
             w.setInfo(info);
         }
@@ -235,9 +259,9 @@ public final class WindowFactory implements Win.WindowProvider {
         long segBase = own == null ? 0 : own.address();
         // where this rank's memory and state are: both in its own segment (allocate flavors), or memory in a
         // segment of the shared allocator and state in its own segment (create over Jrma.allocateMemory)
-        String memSeg = own == null ? null : arena != null ? arena.segment() : own.name();
+        String memSeg = own == null || dynamic ? null : arena != null ? arena.segment() : own.name();
         long memSegSize = own == null ? 0 : arena != null ? arena.segmentSize() : own.size();
-        long memOffset = own == null ? 0 : arena != null ? arena.offset() : mem.address - segBase;
+        long memOffset = own == null || dynamic ? 0 : arena != null ? arena.offset() : mem.address - segBase;
         Object[] all = comm.allgather(new Peer.Info(w.rank, w.worldRanks[w.rank], mem.length, dispUnit, mem.address,
                 plan.myHost(), memSeg, memSegSize, memOffset, own == null ? null : own.name(), own == null ? 0 : own.size(),
                 own == null ? 0 : state.address() - segBase));
@@ -246,6 +270,7 @@ public final class WindowFactory implements Win.WindowProvider {
         SharedMemory[] shared = new SharedMemory[all.length];
         boolean anyPacket = false;
         boolean allShared = true;
+        boolean mixed = false;
         String mapError = null;
         java.util.Map<String, ShmSegment> opened = new java.util.HashMap<>();
         if (own != null) {
@@ -258,9 +283,24 @@ public final class WindowFactory implements Win.WindowProvider {
             long base = o.base();
             WindowMemory view = null;
             boolean inMySegment = own != null && own.name().equals(o.segment());
+            RemoteRegions regions = null;
             if (local[i] != null && !inMySegment) {
                 ts = local[i].target;
                 view = local[i].memory;
+            } else if (dynamic) {
+                if (own != null && o.stateSegment() != null && o.host().equals(plan.myHost()) && mapError == null) {
+                    // a rank of another JVM here: lock word and signals by load/store, attached regions through its
+                    // directory (direct where they lie in shared segments, packets where they are private)
+                    try {
+                        ShmSegment st = map(w, opened, plan, o.stateSegment(), o.stateSegmentSize());
+                        long sa = st.address() + o.stateOffset();
+                        ts = new TargetState(sa, all.length, 0);
+                        regions = new RemoteRegions(w, new RegionDirectory(sa + stateBytes(all.length)),
+                                TargetState.elementTable(sa, all.length));
+                    } catch (RmaException e) {
+                        mapError = "rank " + w.rank + " cannot map the state of rank " + i + ": " + e.getMessage();
+                    }
+                }
             } else if (own != null && o.stateSegment() != null && o.host().equals(plan.myHost()) && mapError == null) {
                 // same host, memory in a shared segment: map it (once) and reach it by load/store; a contiguous
                 // shared window is seen through this rank's own mapping, so the ranks' memory is contiguous here
@@ -274,15 +314,23 @@ public final class WindowFactory implements Win.WindowProvider {
                     mapError = "rank " + w.rank + " cannot map the memory of rank " + i + ": " + e.getMessage();
                 }
             }
-            boolean direct = ts != null && !config.forcePacket; // dynamic: same JVM only (attached memory is private)
+            boolean direct = ts != null && !config.forcePacket;
+            if (!direct) {
+                regions = null;
+            }
             anyPacket |= !direct;
+            mixed |= regions != null;
             allShared &= view != null;
-            peers[i] = new Peer(i, o.worldRank(), o.size(), o.dispUnit(), base, direct, local[i], ts);
+            peers[i] = new Peer(i, o.worldRank(), o.size(), o.dispUnit(), base, direct, local[i], ts, regions);
             shared[i] = view == null ? new SharedMemory(i, 0, o.dispUnit(), 0, null, null)
                     : new SharedMemory(i, view.length, o.dispUnit(), view.address, view.bytes, view.buffer);
         }
         w.peers = peers;
         w.anyPacketPeer = anyPacket;
+        w.mixedPeers = mixed;
+        if (dynamic && own != null) {
+            w.regions.publishTo(new RegionDirectory(own.address() + stateBytes(all.length)));
+        }
         if (flavor == Flavor.SHARED && !allShared && mapError == null) {
             mapError = "allocateShared: the ranks of the communicator do not all share memory with rank " + w.rank;
         }
@@ -313,7 +361,7 @@ public final class WindowFactory implements Win.WindowProvider {
         if (seg == null) {
             seg = ShmSegment.open(plan.dir, name, size);
             opened.put(name, seg);
-            w.segments.add(seg);
+            w.addSegment(seg);
         }
         return seg;
     }

@@ -54,6 +54,13 @@ final class WindowImpl implements Win {
     /** Shared segments this rank created or mapped (its own memory, peers in other JVMs); unmapped at free. */
     final java.util.List<io.jrma.core.shm.ShmSegment> segments = new java.util.ArrayList<>();
     boolean anyPacketPeer;
+    /**
+     * Whether operations to a direct peer may travel as packets: a dynamic window whose ranks in other JVMs of
+     * the host are direct for regions in shared segments and reached by packets for private ones.
+     */
+    boolean mixedPeers;
+    /** Segments mapped by name, once each (peers' memory, regions attached to dynamic windows). */
+    private final java.util.Map<String, io.jrma.core.shm.ShmSegment> mapped = new java.util.HashMap<>();
     private volatile boolean freed;
     private volatile String name;
     private volatile ErrorHandler errorHandler = ErrorHandler.ERRORS_THROW;
@@ -116,10 +123,22 @@ final class WindowImpl implements Win {
 
     /** {@link #awaitSync(java.util.function.BooleanSupplier)}, sleeping on {@code sleeper} once spinning is over. */
     void awaitSync(java.util.function.BooleanSupplier done, io.jrma.core.runtime.Sleeper sleeper) {
+        awaitSync(done, sleeper, false);
+    }
+
+    /**
+     * A wait for replies to this rank's packets (acks, data): drives progress from the start, since only
+     * progress brings them.
+     */
+    void awaitReplies(java.util.function.BooleanSupplier done) {
+        awaitSync(done, null, true);
+    }
+
+    private void awaitSync(java.util.function.BooleanSupplier done, io.jrma.core.runtime.Sleeper sleeper, boolean replies) {
         if (done.getAsBoolean()) {
             return;
         }
-        if (!anyPacketPeer) {
+        if (!anyPacketPeer && !replies) {
             // every peer stores its signals here directly: most waits end within a cache-line transfer (0.1-0.2 us
             // between JVMs), which two clock reads would lengthen by a fifth; those short waits are not timed
             for (int i = 0; i < UNTIMED_SPINS; i++) {
@@ -131,7 +150,9 @@ final class WindowImpl implements Win {
         }
         long t0 = System.nanoTime();
         try {
-            job.waitPolicy().await(job, done, sleeper, anyPacketPeer); // direct peers store the signals themselves
+            // direct peers store the signals themselves; a mixed window's peers may wait for this JVM to apply their
+            // packets (and ack them) before they signal, so its waits drive progress once the spinning above is over
+            job.waitPolicy().await(job, done, sleeper, anyPacketPeer || mixedPeers || replies);
         } finally {
             counters.add(Counter.SYNC_WAIT_NS, System.nanoTime() - t0);
         }
@@ -266,7 +287,8 @@ final class WindowImpl implements Win {
                 return CompletionRequest.completed(job);
             }
             int target = a.target;
-            CompletionRequest r = new CompletionRequest(job, peers[target].direct ? null : () -> packets.kick(target));
+            CompletionRequest r = new CompletionRequest(job, peers[target].direct && peers[target].regions == null ? null
+                    : () -> packets.kick(target));
             ops.issue(a, r);
             return r;
         } catch (RmaException e) {
@@ -295,7 +317,7 @@ final class WindowImpl implements Win {
             if (a == null) {
                 return;
             }
-            if (peers[t].direct) {
+            if (peers[t].direct && peers[t].regions == null) {
                 ops.issue(a, null);
                 return;
             }
@@ -567,7 +589,7 @@ final class WindowImpl implements Win {
 
     @Override
     public Info info() {
-        Info i = config.toInfo(anyPacketPeer ? "packet" : "direct");
+        Info i = config.toInfo(anyPacketPeer ? "packet" : mixedPeers ? "mixed" : "direct");
         synchronized (userInfo) {
             for (String k : userInfo.keys()) {
                 if (i.get(k) == null) {
@@ -628,12 +650,44 @@ final class WindowImpl implements Win {
         }
     }
 
+    /**
+     * Maps the shared segment {@code name} of {@code size} bytes once for this window (several peers or regions
+     * may lie in one); unmapped at free.
+     *
+     * @throws RmaException when it cannot be mapped (it is gone, or too small)
+     */
+    io.jrma.core.shm.ShmSegment mapShared(String name, long size) {
+        synchronized (mapped) {
+            io.jrma.core.shm.ShmSegment seg = mapped.get(name);
+            if (seg == null || seg.size() < size) {
+                if (freed) {
+                    throw fail(ErrorClass.ERR_WIN, "the window was freed");
+                }
+                seg = io.jrma.core.shm.ShmSegment.open(io.jrma.core.shm.ShmSegment.directory(config.shmDir), name, size);
+                mapped.put(name, seg);
+                segments.add(seg);
+            }
+            return seg;
+        }
+    }
+
+    /** Records a segment this window created or mapped at creation, so {@link #mapShared} finds it. */
+    void addSegment(io.jrma.core.shm.ShmSegment seg) {
+        synchronized (mapped) {
+            mapped.putIfAbsent(seg.name(), seg);
+            segments.add(seg);
+        }
+    }
+
     private void releaseMemory() {
         target.release();
         packets.release();
         memory.release();
-        for (io.jrma.core.shm.ShmSegment s : segments) {
-            s.close();
+        synchronized (mapped) {
+            for (io.jrma.core.shm.ShmSegment s : segments) {
+                s.close();
+            }
+            mapped.clear();
         }
         WindowFactory.retire(this);
     }

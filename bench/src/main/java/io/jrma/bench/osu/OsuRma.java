@@ -20,7 +20,8 @@ import java.util.Locale;
  *   java $(flags) -cp ... io.jrma.bench.osu.OsuRma get_bw -s lock_all -m 1:4194304   (2 thread ranks)
  * </pre>
  *
- * Options as OSU's: {@code -w create|allocate|dynamic}, {@code -s lock|flush|flush_local|lock_all|pscw|fence},
+ * Options as OSU's: {@code -w create|allocate|dynamic} (and {@code dynamic_alloc}: a dynamic window over memory
+ * from {@code Jrma.allocateMemory}, MPI_Alloc_mem in the C twin, where OSU attaches malloc'ed memory), {@code -s lock|flush|flush_local|lock_all|pscw|fence},
  * {@code -m [MIN:]MAX} message sizes (powers of two from MIN), {@code -i} iterations, {@code -x} warm-up
  * iterations (OSU's defaults: 10000/100 below 8 KiB, 1000/10 above; bandwidth 20/2 with a window of 64
  * operations, {@code -W}). Fence and PSCW latencies are halved, as OSU reports them. Before the measured
@@ -80,7 +81,7 @@ public final class OsuRma implements java.io.Serializable {
     public static void main(String[] args) throws Exception {
         if (args.length == 0) {
             System.err.println("usage: OsuRma put_latency|get_latency|acc_latency|get_acc_latency|fop_latency|cas_latency"
-                    + "|put_bw|get_bw|put_bibw [-w create|allocate|dynamic] [-s lock|flush|flush_local|lock_all|pscw|fence]"
+                    + "|put_bw|get_bw|put_bibw [-w create|allocate|dynamic|dynamic_alloc] [-s lock|flush|flush_local|lock_all|pscw|fence]"
                     + " [-m [MIN:]MAX] [-i ITER] [-x SKIP] [-W WINDOW]");
             System.exit(2);
         }
@@ -124,7 +125,7 @@ public final class OsuRma implements java.io.Serializable {
             System.out.println("# OSU MPI_" + title() + " Test (jrma)");
             System.out.println("# Window creation: MPI_Win_" + switch (window) {
                 case "create" -> "create";
-                case "dynamic" -> "create_dynamic";
+                case "dynamic", "dynamic_alloc" -> "create_dynamic";
                 default -> "allocate";
             });
             System.out.println("# Synchronization: " + syncName());
@@ -182,9 +183,11 @@ public final class OsuRma implements java.io.Serializable {
             long base = 0;
             switch (window) {
                 case "create" -> w = Win.create(world, io.jrma.Jrma.allocateMemory((int) winBytes), 1, null);
-                case "dynamic" -> {
+                case "dynamic", "dynamic_alloc" -> {
                     w = Win.createDynamic(world, null);
-                    ByteBuffer mem = ByteBuffer.allocateDirect((int) winBytes);
+                    // dynamic: malloc'ed memory, as OSU attaches; dynamic_alloc: memory from MPI_Alloc_mem
+                    ByteBuffer mem = window.equals("dynamic") ? ByteBuffer.allocateDirect((int) winBytes)
+                            : io.jrma.Jrma.allocateMemory((int) winBytes);
                     w.attach(mem);
                     long[] mine = {Win.address(mem)};
                     // exchange base addresses through a tiny allocate window (MPI programs use a gather)

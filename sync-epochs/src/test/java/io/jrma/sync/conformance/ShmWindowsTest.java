@@ -142,4 +142,181 @@ class ShmWindowsTest {
             w.free();
         });
     }
+    /** Every rank's address of its regions (word 3r .. 3r+2 of an allocate window), read by all. */
+    private static long[][] exchange(io.jrma.Comm world, long... mine) {
+        int n = world.size();
+        Win dir = Win.allocate(world, 8L * mine.length * n, 8, null);
+        dir.fence(Win.MODE_NOPRECEDE);
+        for (int r = 0; r < n; r++) {
+            dir.put(mine, mine.length, Datatype.LONG, r, (long) mine.length * world.rank());
+        }
+        dir.fence(Win.MODE_NOSUCCEED);
+        long[][] out = new long[n][mine.length];
+        for (int r = 0; r < n; r++) {
+            for (int k = 0; k < mine.length; k++) {
+                out[r][k] = dir.buffer().getLong(8 * (mine.length * r + k));
+            }
+        }
+        dir.free();
+        return out;
+    }
+
+    @Test
+    @Timeout(90)
+    void dynamicWindowsReachSharedRegionsByLoadStoreAndPrivateOnesByPacketsInEveryEpochKind() {
+        needJvms();
+        Ranks.run("auto", 4, world -> {
+            int me = world.rank();
+            int n = world.size();
+            int t = (me + 1) % n;
+            int o = (me + n - 1) % n;
+            Win w = Win.createDynamic(world, null);
+            assertEquals("mixed", w.info().get("jrma_path"), "shared regions by load/store, private ones by packets");
+            java.nio.ByteBuffer shared = io.jrma.Jrma.allocateMemory(256); // a carved chunk of a shared segment
+            java.nio.ByteBuffer big = io.jrma.Jrma.allocateMemory(2 << 20); // a dedicated shared segment
+            java.nio.ByteBuffer priv = java.nio.ByteBuffer.allocateDirect(256).order(ByteOrder.LITTLE_ENDIAN);
+            w.attach(shared);
+            w.attach(big);
+            w.attach(priv);
+            long[][] at = exchange(world, Win.address(shared), Win.address(big), Win.address(priv));
+            io.jrma.WinCounters c = w.counters();
+
+            // passive target, lock_all: accumulates from every rank into rank 0, puts to the next rank
+            w.lockAll(0);
+            w.accumulate(new long[] {me + 1}, 1, Datatype.LONG, 0, at[0][0], io.jrma.Op.SUM);
+            w.accumulate(new long[] {me + 1}, 1, Datatype.LONG, 0, at[0][1] + 4096, io.jrma.Op.SUM);
+            w.accumulate(new long[] {me + 1}, 1, Datatype.LONG, 0, at[0][2], io.jrma.Op.SUM);
+            w.put(new long[] {100 + me}, 1, Datatype.LONG, t, at[t][0] + 8, 1, Datatype.LONG);
+            w.put(new long[] {200 + me}, 1, Datatype.LONG, t, at[t][2] + 8, 1, Datatype.LONG);
+            w.flushAll(); // completes both, whatever way each took: the gets below must see the puts
+            long[] back = new long[1];
+            long[] backPriv = new long[1];
+            w.get(back, 1, Datatype.LONG, t, at[t][0] + 8, 1, Datatype.LONG);
+            w.get(backPriv, 1, Datatype.LONG, t, at[t][2] + 8, 1, Datatype.LONG);
+            w.flush(t);
+            w.unlockAll();
+            assertEquals(100 + me, back[0], "get back from the next rank's shared region");
+            assertEquals(200 + me, backPriv[0], "get back from the next rank's private region");
+            // the way each kind of region takes to a rank of another JVM, counted one operation at a time
+            w.lockAll(0);
+            long d0 = c.get(io.jrma.WinCounters.Counter.DIRECT_OPS);
+            long p0 = c.get(io.jrma.WinCounters.Counter.PACKETS_SENT);
+            w.put(new long[] {100 + me}, 1, Datatype.LONG, t, at[t][0] + 8, 1, Datatype.LONG);
+            w.flush(t);
+            long d1 = c.get(io.jrma.WinCounters.Counter.DIRECT_OPS);
+            long p1 = c.get(io.jrma.WinCounters.Counter.PACKETS_SENT);
+            w.put(new long[] {200 + me}, 1, Datatype.LONG, t, at[t][2] + 8, 1, Datatype.LONG);
+            w.flush(t);
+            long d2 = c.get(io.jrma.WinCounters.Counter.DIRECT_OPS);
+            long p2 = c.get(io.jrma.WinCounters.Counter.PACKETS_SENT);
+            w.unlockAll();
+            assertEquals(1, d1 - d0, "a shared region is reached by load/store");
+            assertEquals(0, p1 - p0, "a shared region needs no packet");
+            if (!sameJvm(me, t)) {
+                assertEquals(0, d2 - d1, "a private region of another JVM is not reached by load/store");
+                assertTrue(p2 - p1 >= 1, "a private region of another JVM is reached by packets");
+            } else {
+                assertEquals(1, d2 - d1, "a private region of this JVM is reached by load/store");
+            }
+            world.barrier();
+            if (me == 0) {
+                long sum = (long) n * (n + 1) / 2;
+                assertEquals(sum, shared.getLong(0), "accumulates into a shared region from every JVM");
+                assertEquals(sum, big.getLong(4096), "accumulates into a dedicated shared segment from every JVM");
+                assertEquals(sum, priv.getLong(0), "accumulates into a private region from every JVM");
+            }
+            assertEquals(100 + o, shared.getLong(8));
+            assertEquals(200 + o, priv.getLong(8));
+            world.barrier();
+
+            // atomicity across JVMs: fetch-and-add from every rank, on both kinds of memory, in one epoch
+            w.lockAll(0);
+            for (int i = 0; i < 50; i++) {
+                w.fetchAndAddLong(0, at[0][0] + 16, 1);
+                w.fetchAndAddLong(0, at[0][2] + 16, 1);
+                w.compareAndSwapLong(0, at[0][0] + 24, 0, 1); // only the first wins
+            }
+            // 16-byte elements no CPU atomic covers: the element locks must be the same words in every JVM,
+            // although each maps the region at its own address
+            for (int i = 0; i < 200; i++) {
+                w.accumulate(new double[] {1.0, 2.0}, 1, Datatype.DOUBLE_COMPLEX, 0, at[0][0] + 64, io.jrma.Op.SUM);
+                w.accumulate(new double[] {1.0, 2.0}, 1, Datatype.DOUBLE_COMPLEX, 0, at[0][2] + 64, io.jrma.Op.SUM);
+            }
+            w.unlockAll();
+            world.barrier();
+            if (me == 0) {
+                assertEquals(200.0 * n, shared.getDouble(64), "complex accumulate on a shared region, real part");
+                assertEquals(400.0 * n, shared.getDouble(72), "complex accumulate on a shared region, imaginary part");
+                assertEquals(200.0 * n, priv.getDouble(64), "complex accumulate on a private region, real part");
+                assertEquals(400.0 * n, priv.getDouble(72), "complex accumulate on a private region, imaginary part");
+                assertEquals(50L * n, shared.getLong(16), "fetch-and-add on a shared region");
+                assertEquals(50L * n, priv.getLong(16), "fetch-and-add on a private region");
+                assertEquals(1, shared.getLong(24), "compare-and-swap");
+            }
+            world.barrier();
+
+            // an exclusive lock: stores of both kinds are at the target once unlock returns
+            w.lock(io.jrma.LockType.EXCLUSIVE, t, 0);
+            w.put(new long[] {300 + me}, 1, Datatype.LONG, t, at[t][0] + 32, 1, Datatype.LONG);
+            w.put(new long[] {400 + me}, 1, Datatype.LONG, t, at[t][2] + 32, 1, Datatype.LONG);
+            w.unlock(t);
+            world.barrier();
+            assertEquals(300 + o, shared.getLong(32), "put under an exclusive lock, shared region");
+            assertEquals(400 + o, priv.getLong(32), "put under an exclusive lock, private region");
+
+            // fence: both kinds are applied when the closing fence returns
+            w.fence(0);
+            w.put(new long[] {500 + me}, 1, Datatype.LONG, t, at[t][0] + 40, 1, Datatype.LONG);
+            w.put(new long[] {600 + me}, 1, Datatype.LONG, t, at[t][2] + 40, 1, Datatype.LONG);
+            w.fence(0);
+            assertEquals(500 + o, shared.getLong(40), "put in a fence epoch, shared region");
+            assertEquals(600 + o, priv.getLong(40), "put in a fence epoch, private region");
+            w.fence(Win.MODE_NOSUCCEED);
+
+            // post/start/complete/wait
+            io.jrma.Group g = world.group();
+            w.post(g.incl(new int[] {o}), 0);
+            w.start(g.incl(new int[] {t}), 0);
+            w.put(new long[] {700 + me}, 1, Datatype.LONG, t, at[t][0] + 48, 1, Datatype.LONG);
+            w.put(new long[] {800 + me}, 1, Datatype.LONG, t, at[t][2] + 48, 1, Datatype.LONG);
+            w.complete();
+            w.waitFor();
+            assertEquals(700 + o, shared.getLong(48), "put in a PSCW epoch, shared region");
+            assertEquals(800 + o, priv.getLong(48), "put in a PSCW epoch, private region");
+            world.barrier();
+
+            // a new region is seen at once; bytes attached nowhere are an error at the origin; a detached one too
+            java.nio.ByteBuffer fresh = io.jrma.Jrma.allocateMemory(64);
+            w.detach(shared);
+            w.attach(fresh);
+            long[][] at2 = exchange(world, Win.address(fresh));
+            w.lock(io.jrma.LockType.SHARED, t, 0);
+            w.put(new long[] {900 + me}, 1, Datatype.LONG, t, at2[t][0], 1, Datatype.LONG);
+            RmaException e = assertThrows(RmaException.class,
+                    () -> w.put(new long[] {1}, 1, Datatype.LONG, t, at[t][2] + 256, 1, Datatype.LONG));
+            assertEquals(ErrorClass.ERR_RMA_RANGE, e.errorClass(), e.getMessage());
+            if (at2[t][0] != at[t][0]) {
+                RmaException d = assertThrows(RmaException.class,
+                        () -> w.put(new long[] {1}, 1, Datatype.LONG, t, at[t][0], 1, Datatype.LONG));
+                assertEquals(ErrorClass.ERR_RMA_RANGE, d.errorClass(), d.getMessage());
+            }
+            w.unlock(t);
+            world.barrier();
+            assertEquals(900 + o, fresh.getLong(0), "put into a region attached later");
+            assertEquals(500 + o, shared.getLong(40), "the detached region kept its contents");
+            world.barrier();
+            w.detach(fresh);
+            w.detach(big);
+            w.detach(priv);
+            w.free();
+            world.barrier();
+            assertEquals(java.util.List.of(), windowFiles(ProcessHandle.current().pid()), "nothing left after free");
+        });
+    }
+
+    /** Whether two ranks of the suite's jobs share a JVM (consecutive ranks per JVM). */
+    private static boolean sameJvm(int a, int b) {
+        int perJvm = Math.max(1, 4 / Ranks.JVMS);
+        return a / perJvm == b / perJvm;
+    }
 }

@@ -1,0 +1,116 @@
+package io.jrma.sync;
+
+import static io.jrma.core.mem.UnsafeAccess.UNSAFE;
+
+import io.jrma.core.shm.ShmArena;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * The regions attached to one rank's dynamic window, published in shared memory for the origins of the other
+ * JVMs of the host, so they can reach attached memory by load/store when it lies in a shared segment (memory
+ * from {@code Jrma.allocateMemory} or {@code MPI.newByteBuffer} in a job of several JVMs): no cliff between
+ * dynamic and allocate windows there. Regions of private memory are listed too, so an origin tells "attached
+ * but private" (it sends packets, the target applies them) from "not attached" (an error at the origin).
+ *
+ * <p>Layout, in the rank's own state segment after its {@link TargetState}:
+ * <pre>
+ *  +0    version (long; odd while the owner rewrites the table: a sequence lock)
+ *  +8    count (int)
+ *  +12   overflow (int; 1 when more regions are attached than the table holds)
+ *  +64   entries of {@value #ENTRY} bytes: start, end (the owner's addresses), offset in the segment, segment
+ *        size, name length (int, 0 for private memory), name (UTF-8, at most {@value #NAME_MAX} bytes)
+ * </pre>
+ *
+ * <p>One writer (the owning rank, under {@link DynamicRegions}' monitor); readers in any process, any thread.
+ */
+final class RegionDirectory {
+    static final int CAPACITY = 256;
+    static final int ENTRY = 96;
+    static final int NAME_MAX = ENTRY - 36;
+    private static final long VERSION = 0;
+    private static final long COUNT = 8;
+    private static final long OVERFLOW = 12;
+    private static final long ENTRIES = 64;
+
+    /** Bytes the directory needs (a multiple of the page size). */
+    static final long BYTES = (ENTRIES + (long) CAPACITY * ENTRY + 4095) & ~4095L;
+
+    private final long base;
+
+    RegionDirectory(long address) {
+        this.base = address;
+    }
+
+    /** One region as published: where the owner has it and, for shared memory, where it lives. */
+    record Region(long start, long end, String segment, long segmentSize, long offset) {
+        boolean shared() {
+            return segment != null;
+        }
+    }
+
+    /** Rewrites the table from the owner's sorted regions (the owner's monitor is held). */
+    void publish(long[] starts, long[] ends) {
+        long v = UNSAFE.getLong(base + VERSION);
+        UNSAFE.putLongVolatile(null, base + VERSION, v + 1); // odd: readers retry
+        UNSAFE.storeFence(); // the table's stores stay behind the odd version
+        int n = Math.min(starts.length, CAPACITY);
+        for (int i = 0; i < n; i++) {
+            long e = base + ENTRIES + (long) i * ENTRY;
+            ShmArena.Slot slot = ShmArena.lookup(starts[i], ends[i] - starts[i]);
+            byte[] name = slot == null ? new byte[0] : slot.segment().getBytes(StandardCharsets.UTF_8);
+            if (name.length > NAME_MAX) {
+                name = new byte[0]; // cannot be named here: origins use packets for it
+            }
+            UNSAFE.putLong(e, starts[i]);
+            UNSAFE.putLong(e + 8, ends[i]);
+            UNSAFE.putLong(e + 16, slot == null ? 0 : slot.offset());
+            UNSAFE.putLong(e + 24, slot == null ? 0 : slot.segmentSize());
+            UNSAFE.putInt(e + 32, name.length);
+            for (int k = 0; k < name.length; k++) {
+                UNSAFE.putByte(e + 36 + k, name[k]);
+            }
+        }
+        UNSAFE.putInt(base + COUNT, n);
+        UNSAFE.putInt(base + OVERFLOW, starts.length > CAPACITY ? 1 : 0);
+        UNSAFE.putLongVolatile(null, base + VERSION, v + 2); // release: the table is whole again
+    }
+
+    /** The version now (even when the table is whole); a cheap test of whether a cached copy is current. */
+    long version() {
+        return UNSAFE.getLongVolatile(null, base + VERSION);
+    }
+
+    /** A consistent copy of the table and its version; {@code overflow[0]} tells whether regions are missing. */
+    Region[] read(long[] versionOut, boolean[] overflow) {
+        while (true) {
+            long v = version();
+            if ((v & 1) != 0) {
+                Thread.onSpinWait();
+                continue;
+            }
+            int n = UNSAFE.getInt(base + COUNT);
+            if (n < 0 || n > CAPACITY) {
+                n = 0;
+            }
+            Region[] out = new Region[n];
+            boolean over = UNSAFE.getInt(base + OVERFLOW) != 0;
+            for (int i = 0; i < n; i++) {
+                long e = base + ENTRIES + (long) i * ENTRY;
+                int len = Math.max(0, Math.min(NAME_MAX, UNSAFE.getInt(e + 32)));
+                byte[] name = new byte[len];
+                for (int k = 0; k < len; k++) {
+                    name[k] = UNSAFE.getByte(e + 36 + k);
+                }
+                out[i] = new Region(UNSAFE.getLong(e), UNSAFE.getLong(e + 8),
+                        len == 0 ? null : new String(name, StandardCharsets.UTF_8), UNSAFE.getLong(e + 24),
+                        UNSAFE.getLong(e + 16));
+            }
+            UNSAFE.loadFence();
+            if (version() == v) {
+                versionOut[0] = v;
+                overflow[0] = over;
+                return out;
+            }
+        }
+    }
+}
