@@ -514,8 +514,10 @@ public final class JobLauncher {
         }
         if (!tearingDown) {
             tearingDown = true;
-            for (DataOutputStream l : links) {
-                if (l != null) {
+            for (int j = 0; j < links.length; j++) {
+                DataOutputStream l = links[j];
+                // an idle pooled JVM finished its part and waits for its next job: an abort would be read as that
+                if (l != null && !idle[j]) {
                     try {
                         Rendezvous.write(l, Rendezvous.ABORT, ("job aborted: " + message).getBytes(StandardCharsets.UTF_8));
                     } catch (IOException ignored) {

@@ -75,7 +75,8 @@ public final class JvmHost {
                 return 0; // the launcher let this pooled JVM go
             }
             if (m.type() != Rendezvous.SPEC) {
-                throw new IOException("rendezvous: expected a job, got message " + m.type());
+                throw new IOException("rendezvous: expected a job, got message " + m.type()
+                        + (m.type() == Rendezvous.ABORT ? " (" + new String(m.body(), StandardCharsets.UTF_8) + ")" : ""));
             }
             Rendezvous.Spec spec = (Rendezvous.Spec) m.object();
             if (spec.tagOutput() && !tagged) {

@@ -177,7 +177,7 @@ final class TcpConnection {
                 work += drainLocked();
                 stalled = wantWrite || (cur == null && work == before);
             } catch (IOException e) {
-                owner.lost(this, "write failed: " + e.getMessage());
+                writeFailed(e);
                 return work;
             } finally {
                 writeLock.set(false); // release: publishes cur and the written state to the next writer
@@ -266,8 +266,42 @@ final class TcpConnection {
 
     // ------------------------------------------------------------------ receiving (progress thread only)
 
-    /** Reads and dispatches what has arrived; returns frames handled. Progress thread only. */
+    /**
+     * A write failed (EPIPE, reset): the peer may have said goodbye and closed, its BYE still unread here (the
+     * quiet connections of a job whose packets take the shared-memory rings are read rarely). So the input is
+     * read first: an orderly goodbye is not a lost connection, and a job that ended cleanly must not abort.
+     */
+    private void writeFailed(IOException e) {
+        for (int i = 0; i < 10_000 && !byeReceived && !closed; i++) {
+            if (reading.compareAndSet(false, true)) {
+                try {
+                    readLocked();
+                } finally {
+                    reading.set(false);
+                }
+                break;
+            }
+            Thread.onSpinWait(); // the progress agent is reading it now: let it finish
+        }
+        owner.lost(this, "write failed: " + e.getMessage());
+    }
+
+    /** The thread reading the connection now (the progress agent; a writer that failed). */
+    private final java.util.concurrent.atomic.AtomicBoolean reading = new java.util.concurrent.atomic.AtomicBoolean();
+
+    /** Reads and dispatches what has arrived; returns frames handled. The progress agent's thread. */
     int read() {
+        if (closed || !reading.compareAndSet(false, true)) {
+            return 0;
+        }
+        try {
+            return readLocked();
+        } finally {
+            reading.set(false);
+        }
+    }
+
+    private int readLocked() {
         if (closed) {
             return 0;
         }

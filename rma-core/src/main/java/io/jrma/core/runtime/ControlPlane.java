@@ -56,6 +56,11 @@ public final class ControlPlane {
         this.job = job;
     }
 
+    /** The transport control messages go through now. */
+    public Sender sender() {
+        return sender;
+    }
+
     public void sender(Sender s) {
         this.sender = s;
     }

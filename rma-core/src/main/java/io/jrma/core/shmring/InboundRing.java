@@ -1,6 +1,7 @@
 package io.jrma.core.shmring;
 
 import static io.jrma.core.shmring.RingFileDescriptor.ASLEEP_OFFSET;
+import static io.jrma.core.shmring.RingFileDescriptor.MSG_CONTROL;
 import static io.jrma.core.shmring.RingFileDescriptor.MSG_PACKETS;
 import static io.jrma.core.shmring.RingFileDescriptor.MSG_PART;
 
@@ -34,6 +35,9 @@ final class InboundRing implements ControlledMessageHandler {
 
         /** A record that cannot be parsed (counted, dropped). */
         void reject(InboundRing from, String why);
+
+        /** A control-plane message (a view of the record, valid during the call). */
+        void control(InboundRing from, java.nio.ByteBuffer message);
     }
 
     private record Held(Batch batch, ByteBuffer copy, int length) {
@@ -112,6 +116,10 @@ final class InboundRing implements ControlledMessageHandler {
             packets(buffer, index, length);
         } else if (type == MSG_PART) {
             part(buffer, index, length);
+        } else if (type == MSG_CONTROL) {
+            byte[] copy = new byte[length];
+            buffer.getBytes(index, copy);
+            sink.control(this, java.nio.ByteBuffer.wrap(copy));
         } else {
             sink.reject(this, "record of unknown type " + type);
         }

@@ -1,6 +1,7 @@
 package io.jrma.core.shmring;
 
 import static io.jrma.core.shmring.RingFileDescriptor.ASLEEP_OFFSET;
+import static io.jrma.core.shmring.RingFileDescriptor.MSG_CONTROL;
 import static io.jrma.core.shmring.RingFileDescriptor.MSG_PACKETS;
 import static io.jrma.core.shmring.RingFileDescriptor.MSG_PART;
 
@@ -36,14 +37,24 @@ final class OutboundRing {
     static final int TAKEN = 1;
     static final int REFUSED = 2;
 
-    /** A batch (partly) waiting for ring space: the next packet and the bytes of it already sent. */
+    /**
+     * A batch (partly) waiting for ring space: the next packet and the bytes of it already sent; or a control
+     * message ({@code control} not null, {@code batch} null).
+     */
     private static final class Pending {
         final Batch batch;
+        final byte[] control;
         int packet;
         int partSent;
 
         Pending(Batch batch) {
             this.batch = batch;
+            this.control = null;
+        }
+
+        Pending(byte[] control) {
+            this.batch = null;
+            this.control = control;
         }
     }
 
@@ -121,6 +132,40 @@ final class OutboundRing {
         return result;
     }
 
+    /** Whether a control message of {@code length} bytes fits one record of this ring. */
+    boolean fitsControl(int length) {
+        return length <= maxRecord;
+    }
+
+    /**
+     * Writes a control-plane message (at most {@link #fitsControl} bytes) into the ring, behind what waits for
+     * space; never refused: what does not fit now waits for {@link #drain}.
+     */
+    void offerControl(byte[] message) {
+        boolean wrote = false;
+        lock.lock();
+        try {
+            if (closed) {
+                throw new RmaException(ErrorClass.ERR_PROC_ABORTED, "the shared-memory ring to JVM " + peerJvm + " is closed");
+            }
+            if (pendingCount > 0) {
+                wrote = drainLocked() > 0;
+            }
+            Pending p = new Pending(message);
+            if (pending.isEmpty() && write(p)) {
+                wrote = true;
+            } else {
+                pending.add(p);
+                pendingCount = pending.size();
+            }
+        } finally {
+            lock.unlock();
+        }
+        if (wrote) {
+            ringIfAsleep();
+        }
+    }
+
     /** Writes waiting batches while the ring has room; returns records written. Progress agent. */
     int drain() {
         if (pendingCount == 0 || !lock.tryLock()) {
@@ -160,7 +205,7 @@ final class OutboundRing {
         while ((p = pending.peek()) != null) {
             int before = p.packet + p.partSent;
             boolean done = write(p);
-            work += p.packet + p.partSent != before ? 1 : 0;
+            work += p.control != null ? (done ? 1 : 0) : p.packet + p.partSent != before ? 1 : 0;
             if (!done) {
                 break;
             }
@@ -172,6 +217,17 @@ final class OutboundRing {
 
     /** Writes what fits of {@code p}; returns true (and marks the batch consumed) when all of it is in the ring. */
     private boolean write(Pending p) {
+        if (p.control != null) {
+            int idx = ring.tryClaim(MSG_CONTROL, p.control.length);
+            if (idx < 0) {
+                return false;
+            }
+            ring.buffer().putBytes(idx, p.control);
+            ring.commit(idx);
+            ShmCounters.add(counters.recordsSent, 1);
+            ShmCounters.add(counters.bytesSent, p.control.length);
+            return true;
+        }
         Batch b = p.batch;
         MutableDirectBuffer src = b.buffer();
         int n = b.count();

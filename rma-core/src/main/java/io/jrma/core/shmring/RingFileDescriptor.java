@@ -38,7 +38,8 @@ import org.agrona.concurrent.ringbuffer.RingBufferDescriptor;
  *
  * A record of the ring ({@link #MSG_PACKETS}) holds whole wire packets back to back, in delivery order; a
  * packet larger than the ring's largest record travels as consecutive {@link #MSG_PART} records (the first
- * starts with the packet header, whose length field says how many bytes follow in total).
+ * starts with the packet header, whose length field says how many bytes follow in total). A
+ * {@link #MSG_CONTROL} record carries one control-plane message between JVMs of the host.
  */
 public final class RingFileDescriptor {
     public static final long MAGIC = 0x474E4952414D524AL; // "JRMARING" read as a little-endian long
@@ -56,6 +57,8 @@ public final class RingFileDescriptor {
     public static final int MSG_PACKETS = 1;
     /** Record type: a piece of one packet too large for a record. */
     public static final int MSG_PART = 2;
+    /** Record type: a control-plane message (as the TCP transport's CTRL frame body), whole in one record. */
+    public static final int MSG_CONTROL = 3;
 
     private RingFileDescriptor() {
     }

@@ -33,6 +33,8 @@ final class ShmCounters {
     final AtomicLong packetsAssembled = new AtomicLong();
     /** Records or batches rejected (malformed, or claiming ranks of another JVM). */
     final AtomicLong rejected = new AtomicLong();
+    /** Control-plane messages received. */
+    final AtomicLong controlReceived = new AtomicLong();
 
     /** Single-writer increment: readers see every value in order, without a locked add. */
     static void add(AtomicLong c, long delta) {
@@ -52,6 +54,7 @@ final class ShmCounters {
         total.batchesCopiedOut.addAndGet(batchesCopiedOut.get());
         total.packetsAssembled.addAndGet(packetsAssembled.get());
         total.rejected.addAndGet(rejected.get());
+        total.controlReceived.addAndGet(controlReceived.get());
     }
 
     @Override
@@ -59,6 +62,6 @@ final class ShmCounters {
         return "shm[batches sent " + batchesSent + ", records sent " + recordsSent + ", bytes sent " + bytesSent
                 + ", refused " + refused + ", doorbells " + doorbells + ", batches received " + batchesReceived
                 + ", records received " + recordsReceived + ", bytes received " + bytesReceived + ", copied out "
-                + batchesCopiedOut + ", assembled " + packetsAssembled + ", rejected " + rejected + "]";
+                + batchesCopiedOut + ", assembled " + packetsAssembled + ", rejected " + rejected + ", control " + controlReceived + "]";
     }
 }

@@ -111,6 +111,14 @@ final class ShmRingSetup {
                 }
             }
             job.addRemote(t, ranks.stream().mapToInt(Integer::intValue).toArray());
+            // from now on control messages to the host's other JVMs take the rings (the last gather confirmed that
+            // every ring exists; records wait there until the receiver polls), the rest and larger ones TCP
+            ControlPlane.Sender tcp = cp.sender();
+            cp.sender((jvm, message) -> {
+                if (!t.sendControl(jvm, message)) {
+                    tcp.sendControl(jvm, message);
+                }
+            });
             ok = true;
             return t;
         } finally {

@@ -196,6 +196,37 @@ public final class ShmRingTransport implements PacketTransport, InboundRing.Sink
         counters.rejected.incrementAndGet();
     }
 
+    @Override
+    public void control(InboundRing from, java.nio.ByteBuffer message) {
+        ShmCounters.add(counters.controlReceived, 1);
+        try {
+            job.controlPlane().onMessage(message);
+        } catch (RuntimeException e) {
+            counters.rejected.incrementAndGet();
+            job.abort(ErrorClass.ERR_INTERN, "bad control message from JVM " + from.peerJvm + " (shared-memory ring): "
+                    + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Sends a control-plane message to JVM {@code jvm} through its ring: control messages between JVMs of a host
+     * then need no TCP read at the receiver, which therefore reads its quiet connections rarely (a read syscall
+     * while a ring record arrives delays the record by as long). False when there is no ring to that JVM, the
+     * rings are closed, or the message is larger than a record (the caller sends it over TCP then).
+     */
+    public boolean sendControl(int jvm, byte[] message) {
+        OutboundRing o = jvm >= 0 && jvm < outByJvm.length ? outByJvm[jvm] : null;
+        if (o == null || closed || !o.fitsControl(message.length)) {
+            return false;
+        }
+        try {
+            o.offerControl(message);
+            return true;
+        } catch (RmaException e) {
+            return false; // closed meanwhile: TCP carries it, or reports the failure
+        }
+    }
+
     /** The counters of every ring end and of this transport, summed now. */
     private ShmCounters total() {
         ShmCounters t = new ShmCounters();
@@ -243,6 +274,11 @@ public final class ShmRingTransport implements PacketTransport, InboundRing.Sink
     /** Requests refused because a ring was full. */
     public long refused() {
         return total().refused.get();
+    }
+
+    /** Control-plane messages received through the rings. */
+    public long controlReceived() {
+        return total().controlReceived.get();
     }
 
     /** Doorbells rung to wake a receiver sleeping in its selector. */

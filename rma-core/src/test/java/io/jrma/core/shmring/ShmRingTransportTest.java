@@ -250,6 +250,44 @@ class ShmRingTransportTest {
 
     @Test
     @Timeout(60)
+    void controlMessagesBetweenJvmsOfTheHostTakeTheRingsAndLargeOnesTcp() throws Exception {
+        mesh(ring(64 << 10)); // records up to 8 KiB
+        for (Job j : jobs) {
+            j.start();
+        }
+        long tcpFrames0 = tcp[0].framesReceived();
+        CompletableFuture<Object[]> r1 = CompletableFuture.supplyAsync(() -> {
+            io.jrma.core.runtime.LocalComm c = io.jrma.core.runtime.LocalComm.world(jobs[1], 1,
+                    new io.jrma.core.runtime.CollectiveState(2));
+            c.barrier();
+            return c.allgather("from 1");
+        });
+        io.jrma.core.runtime.LocalComm c0 = io.jrma.core.runtime.LocalComm.world(jobs[0], 0,
+                new io.jrma.core.runtime.CollectiveState(2));
+        c0.barrier();
+        Object[] all0 = c0.allgather("from 0");
+        assertEquals(List.of("from 0", "from 1"), List.of(all0));
+        assertEquals(List.of("from 0", "from 1"), List.of(r1.get(20, TimeUnit.SECONDS)));
+        assertTrue(shm[0].controlReceived() >= 2 && shm[1].controlReceived() >= 2,
+                "barrier and gather through the rings: " + shm[0] + " / " + shm[1]);
+        long viaRing = shm[0].controlReceived();
+        // a value larger than a ring record goes over TCP, and still arrives whole
+        char[] big = new char[20_000];
+        java.util.Arrays.fill(big, 'x');
+        String large = new String(big);
+        CompletableFuture<Object[]> r2 = CompletableFuture.supplyAsync(() -> io.jrma.core.runtime.LocalComm.world(jobs[1], 1,
+                new io.jrma.core.runtime.CollectiveState(2)).allgather(large + "1"));
+        Object[] big0 = io.jrma.core.runtime.LocalComm.world(jobs[0], 0, new io.jrma.core.runtime.CollectiveState(2))
+                .allgather(large + "0");
+        assertEquals(large + "1", big0[1]);
+        assertEquals(large + "0", r2.get(20, TimeUnit.SECONDS)[0]);
+        assertEquals(viaRing, shm[0].controlReceived(), "the large value did not take the ring");
+        assertTrue(tcp[0].framesReceived() > tcpFrames0, "the large value took TCP");
+        assertFalse(jobs[0].isAborted() || jobs[1].isAborted());
+    }
+
+    @Test
+    @Timeout(60)
     void aFullRingRefusesRequestsWithoutTakingAnythingButTakesReplies() throws Exception {
         mesh(ring(64 << 10));
         Recorder rec = new Recorder();
