@@ -26,8 +26,10 @@ import java.util.function.BooleanSupplier;
  * With {@code jrma.lock.coalesce=false} (info {@code jrma_lock_coalesce}) lock and lock_all acquire at once on
  * both paths (the packet path sends the request as a packet of its own and waits for the grant).
  *
- * <p>Threads: transitions are made under {@link #lock}; the fields read on the operation fast path are
- * volatile or atomic.
+ * <p>Threads: transitions are made under {@link #lock}, except a passive-target lock or unlock of one target
+ * while passive-target access is open: its claim is the target's mode word (a compare-and-set), and the access
+ * state stays {@code LOCK} after the last unlock, meaning no epoch while no target is locked. The fields read on
+ * the operation fast path are volatile or atomic.
  */
 final class Epochs {
     /** Access epoch states. */
@@ -85,7 +87,6 @@ final class Epochs {
      * (private memory of a dynamic window) and may not be complete at the target yet.
      */
     private final AtomicIntegerArray packetsTo;
-    private int lockedCount;
     private volatile boolean lockAllNoCheck;
     private int fenceEpoch;
     private final long[] postConsumed;
@@ -103,7 +104,22 @@ final class Epochs {
     }
 
     Access access() {
-        return ACCESSES[accessState];
+        int a = accessState;
+        return a == A_LOCK && !anyLocked() ? Access.NONE : ACCESSES[a];
+    }
+
+    /**
+     * Whether some target is locked (or being locked) by this rank. {@link #accessState} stays {@code A_LOCK}
+     * after the last unlock ("sticky"): with no target locked it means no access epoch, so that lock and unlock
+     * need no epoch-wide bookkeeping (a count under the epoch mutex cost two atomics per epoch).
+     */
+    private boolean anyLocked() {
+        for (int t = 0; t < n; t++) {
+            if (lockMode.get(t) != 0) {
+                return true;
+            }
+        }
+        return false;
     }
 
     Exposure exposure() {
@@ -152,7 +168,7 @@ final class Epochs {
     /** Whether access is allowed to open a new epoch kind (fence epochs end implicitly if nothing was issued). */
     private boolean accessFree() {
         int a = accessState;
-        return a == A_NONE || (a == A_FENCE && !opsSinceFence);
+        return a == A_NONE || (a == A_FENCE && !opsSinceFence) || (a == A_LOCK && !anyLocked());
     }
 
     // ------------------------------------------------------------------ the operation fast path
@@ -171,7 +187,7 @@ final class Epochs {
                 }
                 break;
             case A_LOCK:
-                if (lockMode.get(t) != 0) {
+                if (lockMode.get(t) > 0) {
                     return;
                 }
                 break;
@@ -487,28 +503,29 @@ final class Epochs {
         return true;
     }
 
+    /** {@link #lockMode} of a target while {@code lock} takes it (no operation may use it yet). */
+    private static final int CLAIMING = -1;
+
     void lock(LockType type, int t, int assertion) {
         if (type == null || (assertion & ~Win.MODE_NOCHECK) != 0 || t < 0 || t >= n || w.config.noLocks) {
             if (!checkLockArguments(type, t, assertion)) {
                 return; // PROC_NULL
             }
         }
-        lock.lock();
+        // The target's mode word is this lock's claim: one compare-and-set, and no epoch mutex once passive-target
+        // access is open (the epoch mutex and a locked-target count cost two atomics per lock and two per unlock;
+        // Open MPI's osc/sm spends three atomics and two fences on lock/put/unlock, this path now three atomics).
+        // Threads of the rank may lock different targets at once; a second lock of a target is an error.
+        if (!lockMode.compareAndSet(t, 0, CLAIMING)) {
+            throw lockStateError(t);
+        }
+        boolean noCheck = (assertion & Win.MODE_NOCHECK) != 0;
+        boolean exclusive = type == LockType.EXCLUSIVE;
         try {
-            if (!lockMayOpen() || lockMode.get(t) != 0) {
-                throw lockStateError(t);
-            }
-            boolean noCheck = (assertion & Win.MODE_NOCHECK) != 0;
-            boolean exclusive = type == LockType.EXCLUSIVE;
-            lockMode.lazySet(t, type.mpiValue());
-            lockNoCheck[t] = noCheck;
-            lockedCount++;
-            if (opsSinceFence) {
-                opsSinceFence = false;
-            }
             if (accessState != A_LOCK) {
-                ACCESS.setRelease(this, A_LOCK);
+                openPassive(t);
             }
+            lockNoCheck[t] = noCheck;
             if (!noCheck) {
                 // coalesced (default): over packets the lock travels with the first operation, except on the
                 // calling rank itself, where MPI requires it to be held when lock returns. A direct peer's lock
@@ -520,6 +537,25 @@ final class Epochs {
                 } else {
                     w.packets.onLock(t, exclusive, t == w.rank || !w.config.coalesceLocks);
                 }
+            }
+        } catch (RuntimeException | Error e) {
+            lockNoCheck[t] = false;
+            lockMode.set(t, 0);
+            throw e;
+        }
+        lockMode.lazySet(t, type.mpiValue()); // operations of the rank's threads may use the target from now on
+    }
+
+    /** Opens passive-target access (under the epoch mutex: other kinds of epoch open and close under it). */
+    private void openPassive(int t) {
+        lock.lock();
+        try {
+            if (accessState != A_LOCK) {
+                if (!accessFree()) {
+                    throw w.fail(ErrorClass.ERR_RMA_SYNC, "lock inside another access epoch (" + state() + "; expected none or lock)");
+                }
+                opsSinceFence = false;
+                ACCESS.setRelease(this, A_LOCK);
             }
         } finally {
             lock.unlock();
@@ -544,15 +580,7 @@ final class Epochs {
         return true;
     }
 
-    /** Whether a lock may open: no access epoch of another kind is open (lock epochs to other targets may be). */
-    private boolean lockMayOpen() {
-        return accessFree() || accessState == A_LOCK;
-    }
-
     private RmaException lockStateError(int t) {
-        if (!lockMayOpen()) {
-            return w.fail(ErrorClass.ERR_RMA_SYNC, "lock inside another access epoch (" + state() + "; expected none or lock)");
-        }
         return w.fail(ErrorClass.ERR_RMA_SYNC, "lock: rank " + t + " is already locked by this rank");
     }
 
@@ -560,27 +588,20 @@ final class Epochs {
         if (!checkTarget(t, "unlock")) {
             return;
         }
-        lock.lock();
-        try {
-            if (accessState != A_LOCK || lockMode.get(t) == 0) {
-                throw w.fail(ErrorClass.ERR_RMA_SYNC, "unlock of rank " + t + " which this rank has not locked (" + state() + ")");
-            }
-            if (w.peers[t].direct) {
-                if (w.mixedPeers) {
-                    settle(true, t);
-                }
-                releaseDirect(t, false); // a full fence either way: the epoch's direct operations are complete
-            } else {
-                w.packets.unlock(new int[] {t}, !lockNoCheck[t]);
-            }
-            lockMode.lazySet(t, 0);
-            lockNoCheck[t] = false;
-            if (--lockedCount == 0) {
-                ACCESS.setRelease(this, A_NONE);
-            }
-        } finally {
-            lock.unlock();
+        // no epoch mutex (see lock): the target's mode word says whether this rank holds it; access stays "sticky"
+        if (accessState != A_LOCK || lockMode.get(t) <= 0) {
+            throw w.fail(ErrorClass.ERR_RMA_SYNC, "unlock of rank " + t + " which this rank has not locked (" + state() + ")");
         }
+        if (w.peers[t].direct) {
+            if (w.mixedPeers) {
+                settle(true, t);
+            }
+            releaseDirect(t, false); // a full fence either way: the epoch's direct operations are complete
+        } else {
+            w.packets.unlock(new int[] {t}, !lockNoCheck[t]);
+        }
+        lockNoCheck[t] = false;
+        lockMode.lazySet(t, 0); // after the release: the next lock of t by this rank finds it free
         w.packets.checkAsyncErrors();
     }
 
@@ -660,7 +681,7 @@ final class Epochs {
 
     private void checkPassive(int t, String call) {
         int a = accessState;
-        if (a == A_LOCK_ALL || (a == A_LOCK && lockMode.get(t) != 0)) {
+        if (a == A_LOCK_ALL || (a == A_LOCK && lockMode.get(t) > 0)) {
             return;
         }
         throw w.fail(ErrorClass.ERR_RMA_SYNC, call + " of rank " + t + " outside a passive-target epoch to it (" + state() + ")");
@@ -668,7 +689,7 @@ final class Epochs {
 
     private void checkPassiveAny(String call) {
         int a = accessState;
-        if (a != A_LOCK_ALL && a != A_LOCK) {
+        if (a != A_LOCK_ALL && (a != A_LOCK || !anyLocked())) {
             throw w.fail(ErrorClass.ERR_RMA_SYNC, call + " outside a passive-target epoch (" + state() + ")");
         }
     }
@@ -732,7 +753,7 @@ final class Epochs {
         int k = 0;
         boolean all = access() == Access.LOCK_ALL;
         for (int t = 0; t < n; t++) {
-            if (!w.peers[t].direct && (all || lockMode.get(t) != 0)) {
+            if (!w.peers[t].direct && (all || lockMode.get(t) > 0)) {
                 out[k++] = t;
             }
         }
