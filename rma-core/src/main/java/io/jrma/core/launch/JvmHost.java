@@ -116,7 +116,8 @@ public final class JvmHost {
             (spec.jvmOfRank()[r] == jvm ? local : remote).add(r);
         }
         job.addRemote(tcp, remote.stream().mapToInt(Integer::intValue).toArray());
-        // JVMs of this host: packets through shared-memory rings instead (TCP keeps the control plane)
+        // JVMs of this host: packets and control messages through shared-memory rings instead (TCP keeps aborts,
+        // goodbyes, doorbells and control messages too large for a ring record)
         ShmRingTransport shm = ShmRingTransport.attach(job, tcp, tcp::wake, spec.jobId());
         job.onAbort(e -> {
             tcp.abortPeers(e.getMessage());

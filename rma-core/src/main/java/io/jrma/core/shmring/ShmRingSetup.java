@@ -23,7 +23,9 @@ import java.util.function.Supplier;
  *       space first and writing every byte, so a full tmpfs is an error here, never a SIGBUS later), and
  *       tells the group it is done or why it failed;</li>
  *   <li>each member maps the files of its rings <em>out</em>, and tells the group;</li>
- *   <li>each creator unlinks its files: from here on a crash leaves nothing in the directory.</li>
+ *   <li>each creator unlinks its files: from here on a crash leaves nothing in the directory;</li>
+ *   <li>the control plane sends its messages to the group's JVMs through their rings from now on (TCP for those
+ *       larger than a record): every ring exists once step 3's gather returned.</li>
  * </ol>
  * A failure anywhere fails the setup on every member of the group with the same message. Files are named
  * after the creating process ({@link RingFiles#prefix}) so a launcher can remove those of a JVM that died

@@ -23,10 +23,11 @@ import java.util.function.IntConsumer;
  * the selector's timeout. While records for another JVM wait for space, the thread only naps: the other
  * side frees space without telling.
  *
- * <p>Ordering against the control plane: data travels in the rings, control-plane messages, aborts and
- * goodbyes on TCP, and nothing orders one against the other. The engine does not need it: a target learns
- * that an origin's operations are applied from packets that travel behind them in the same ring (FENCE and
- * COMPLETE signals, acknowledgements), and control-plane collectives only follow such completion.
+ * <p>Control messages: once set up, the rings also carry the control plane's messages to the host's other JVMs
+ * ({@link #sendControl}; those larger than a record go over TCP, and aborts and goodbyes always do). Nothing
+ * orders TCP against the rings, and the engine does not need it: a target learns that an origin's operations
+ * are applied from packets that travel behind them in the same ring (FENCE and COMPLETE signals,
+ * acknowledgements), and control-plane collectives only follow such completion.
  *
  * <p>Threads: {@link #send} from any thread; {@link #progress}, {@link #awaitInput} from the thread running the
  * progress agent; {@link #close} once the agent has stopped.
