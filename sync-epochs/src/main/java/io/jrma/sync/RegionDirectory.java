@@ -80,12 +80,23 @@ final class RegionDirectory {
         return UNSAFE.getLongVolatile(null, base + VERSION);
     }
 
-    /** A consistent copy of the table and its version; {@code overflow[0]} tells whether regions are missing. */
-    Region[] read(long[] versionOut, boolean[] overflow) {
-        while (true) {
+    /**
+     * A consistent copy of the table and its version; {@code overflow[0]} tells whether regions are missing.
+     * While the owner rewrites the table this waits; {@code aborted} runs now and then meanwhile and throws when
+     * the job is aborting (an owner killed in the middle of a rewrite leaves the version odd for good).
+     */
+    Region[] read(long[] versionOut, boolean[] overflow, Runnable aborted) {
+        for (long spins = 0; ; spins++) {
             long v = version();
             if ((v & 1) != 0) {
-                Thread.onSpinWait();
+                if (spins < 1000) {
+                    Thread.onSpinWait();
+                } else {
+                    Thread.yield();
+                    if ((spins & 1023) == 0) {
+                        aborted.run();
+                    }
+                }
                 continue;
             }
             int n = UNSAFE.getInt(base + COUNT);

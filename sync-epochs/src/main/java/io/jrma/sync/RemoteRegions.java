@@ -39,7 +39,7 @@ final class RemoteRegions {
     private synchronized Snapshot refresh() {
         long[] version = new long[1];
         boolean[] overflow = new boolean[1];
-        RegionDirectory.Region[] rs = directory.read(version, overflow);
+        RegionDirectory.Region[] rs = directory.read(version, overflow, w.job::checkAborted);
         Snapshot old = snapshot;
         if (old != null && old.version == version[0]) {
             return old;
