@@ -289,13 +289,16 @@ final class Epochs {
     /**
      * Completes at direct peers the packets sent to them ({@link #notePackets}), before a flush returns, a lock
      * word is released or a signal is stored: the packets and the signal take different ways, so the packets
-     * must be acknowledged first. {@code remote} false: flush_local (only local buffers must be free). Callers
-     * test {@link WindowImpl#mixedPeers} first, so other windows pay neither the call nor its array.
+     * must be acknowledged first. {@code remote} false: flush_local (only local buffers must be free);
+     * {@code targets} null: every rank. Callers test {@link WindowImpl#mixedPeers} first, so other windows pay
+     * neither the call nor its array.
      */
     private void settle(boolean remote, int... targets) {
+        int count = targets == null ? n : targets.length;
         int k = 0;
-        int[] due = new int[targets.length];
-        for (int t : targets) {
+        int[] due = new int[count];
+        for (int i = 0; i < count; i++) {
+            int t = targets == null ? i : targets[i];
             if (w.peers[t].direct && packetsTo.get(t) != 0) {
                 if (remote) {
                     packetsTo.set(t, 0); // operations issued from here on set it again
@@ -308,12 +311,9 @@ final class Epochs {
         }
     }
 
-    private int[] everyRank() {
-        int[] all = new int[n];
-        for (int t = 0; t < n; t++) {
-            all[t] = t;
-        }
-        return all;
+    /** {@link #settle} at every rank. */
+    private void settleAll(boolean remote) {
+        settle(remote, (int[]) null);
     }
 
     /** Sends a FENCE/POST/COMPLETE signal to peer {@code p}: directly, or behind the queued packets. */
@@ -347,7 +347,7 @@ final class Epochs {
             }
             int e = fenceEpoch++;
             if (w.mixedPeers) { // every target has all of this rank's operations before any is signalled
-                settle(true, everyRank());
+                settleAll(true);
             }
             for (int p = 0; p < n; p++) {
                 signal(p, PacketType.FENCE, e);
@@ -652,7 +652,7 @@ final class Epochs {
                 throw w.fail(ErrorClass.ERR_RMA_SYNC, "unlock_all without lock_all (" + state() + ")");
             }
             if (w.mixedPeers) {
-                settle(true, everyRank());
+                settleAll(true);
             }
             java.lang.invoke.VarHandle.fullFence();
             int packetPeers = 0;
@@ -713,7 +713,7 @@ final class Epochs {
     void flushAll() {
         checkPassiveAny("flush_all");
         if (w.mixedPeers) {
-            settle(true, everyRank());
+            settleAll(true);
         }
         java.lang.invoke.VarHandle.fullFence();
         if (w.anyPacketPeer) {
@@ -729,10 +729,8 @@ final class Epochs {
         checkPassive(t, "flush_local");
         if (!w.peers[t].direct) {
             w.packets.flush(new int[] {t}, false);
-        } else {
-            if (w.mixedPeers) {
-                settle(false, t);
-            }
+        } else if (w.mixedPeers) {
+            settle(false, t);
         }
         w.packets.checkAsyncErrors();
     }
@@ -740,7 +738,7 @@ final class Epochs {
     void flushLocalAll() {
         checkPassiveAny("flush_local_all");
         if (w.mixedPeers) {
-            settle(false, everyRank());
+            settleAll(false);
         }
         if (w.anyPacketPeer) {
             w.packets.flush(lockedPacketTargets(), false);

@@ -118,7 +118,7 @@ final class FastPath {
         if (r != null) {
             RemoteRegions.Snapshot s = r.current();
             int i = s.find(disp, disp + bytes);
-            return i == RemoteRegions.NONE || s.local[i] == 0 ? -1 : s.local[i] + (disp - s.starts[i]);
+            return i == RemoteRegions.NONE ? -1 : s.address(i, disp);
         }
         WindowImpl l = p.local;
         return l != null && l.regions.contains(disp, disp + bytes) ? disp : -1;

@@ -164,24 +164,22 @@ final class Operations {
         if (p.regions != null) {
             // a dynamic window's rank in another JVM of the host: direct where the region is shared memory
             RemoteRegions.Snapshot s = p.regions.current();
-            int i = RemoteRegions.NONE;
+            addr = 0; // no bytes: nothing is touched
             if (a.bytes > 0) {
                 long lo = a.targetOffset + a.targetLayout.dataLow(a.targetCount);
                 long hi = a.targetOffset + a.targetLayout.dataHigh(a.targetCount);
-                i = s.find(lo, hi);
+                int i = s.find(lo, hi);
                 if (i == RemoteRegions.NONE && !s.overflow) {
                     throw w.fail(ErrorClass.ERR_RMA_RANGE, OpArgs.kindName(a.kind) + " to rank " + a.target + ": bytes [0x"
                             + Long.toHexString(lo) + ", 0x" + Long.toHexString(hi) + ") are not attached there (attached: "
                             + s.describe() + ")");
                 }
-            }
-            if (a.bytes > 0 && (i == RemoteRegions.NONE || s.local[i] == 0)) {
-                w.epochs.notePackets(a.target); // private memory of the target's JVM: the target applies it
-                w.packets.issue(a, r);
-                return;
-            }
-            addr = i == RemoteRegions.NONE ? 0 : s.local[i] + (a.targetOffset - s.starts[i]);
-            if (i != RemoteRegions.NONE) {
+                addr = i == RemoteRegions.NONE ? -1 : s.address(i, a.targetOffset);
+                if (addr < 0) { // private memory of the target's JVM (or beyond the directory): the target applies it
+                    w.epochs.notePackets(a.target);
+                    w.packets.issue(a, r);
+                    return;
+                }
                 locks = s.locks[i];
             }
         } else if (w.flavor == Flavor.DYNAMIC) {

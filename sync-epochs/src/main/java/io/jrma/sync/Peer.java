@@ -43,4 +43,9 @@ final class Peer {
         this.target = target;
         this.regions = regions;
     }
+
+    /** Whether every operation to this peer is complete when issued (direct, and never sent as packets). */
+    boolean completesAtIssue() {
+        return direct && regions == null;
+    }
 }

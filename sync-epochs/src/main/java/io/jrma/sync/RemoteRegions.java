@@ -100,6 +100,14 @@ final class RemoteRegions {
             return i >= 0 && lo >= starts[i] && hi <= ends[i] ? i : NONE;
         }
 
+        /**
+         * This process's address of the owner's byte {@code disp} in region {@code i}, or -1 when the region is
+         * private to the owner's JVM.
+         */
+        long address(int i, long disp) {
+            return local[i] == 0 ? -1 : local[i] + (disp - starts[i]);
+        }
+
         String describe() {
             StringBuilder sb = new StringBuilder();
             for (int i = 0; i < starts.length; i++) {

@@ -36,22 +36,7 @@ public final class WindowFactory implements Win.WindowProvider {
         // memory from Jrma.allocateMemory lives in a shared segment: peers in other JVMs of the host can map it,
         // and only the target state needs a segment of its own
         ShmArena.Slot slot = plan.segments && m.length > 0 ? ShmArena.lookup(m.address, m.length) : null;
-        ShmSegment state = null;
-        String err = null;
-        if (slot != null) {
-            try {
-                state = ShmSegment.create(plan.dir, ShmSegment.newName("win"), TargetState.bytes(comm.size()));
-            } catch (RmaException e) {
-                err = "rank " + comm.rank() + ": " + e.getMessage();
-            }
-        }
-        String first = plan.agree(comm, err);
-        if (first != null) {
-            if (state != null) {
-                state.close();
-            }
-            throw new RmaException(ErrorClass.ERR_NO_MEM, "create: " + first);
-        }
+        ShmSegment state = segmentEverywhere(comm, plan, slot != null, TargetState.bytes(comm.size()), "create");
         TargetState ts = state == null ? null : new TargetState(state.address(), comm.size(), m.address);
         return build(comm, Flavor.CREATE, m, dispUnit, info, null, ts, plan, state, slot);
     }
@@ -118,23 +103,35 @@ public final class WindowFactory implements Win.WindowProvider {
      * full /dev/shm fails the call everywhere, with the cause, and leaves nothing behind).
      */
     private static Own ownSegment(CommCore comm, ShmPlan plan, long size, boolean allocate) {
+        long header = stateBytes(comm.size());
+        ShmSegment seg = segmentEverywhere(comm, plan, true, header + size, allocate ? "allocate" : "allocateShared");
+        WindowMemory mem = WindowMemory.inSegment(seg, header, size, false);
+        return new Own(seg, mem, new TargetState(seg.address(), comm.size(), mem.address));
+    }
+
+    /**
+     * Creates this rank's window segment of {@code bytes} when {@code wanted} (null otherwise); then every rank
+     * learns whether all that wanted one got it. A failure anywhere (a full /dev/shm) fails the call on every rank
+     * with ERR_NO_MEM naming the rank and the cause, and the segments that were made are removed.
+     */
+    private static ShmSegment segmentEverywhere(CommCore comm, ShmPlan plan, boolean wanted, long bytes, String call) {
         ShmSegment seg = null;
         String err = null;
-        long header = stateBytes(comm.size());
-        try {
-            seg = ShmSegment.create(plan.dir, ShmSegment.newName("win"), header + size);
-        } catch (RmaException e) {
-            err = "rank " + comm.rank() + ": " + e.getMessage();
+        if (wanted) {
+            try {
+                seg = ShmSegment.create(plan.dir, ShmSegment.newName("win"), bytes);
+            } catch (RmaException e) {
+                err = "rank " + comm.rank() + ": " + e.getMessage();
+            }
         }
         String first = plan.agree(comm, err);
         if (first != null) {
             if (seg != null) {
                 seg.close();
             }
-            throw new RmaException(ErrorClass.ERR_NO_MEM, (allocate ? "allocate" : "allocateShared") + ": " + first);
+            throw new RmaException(ErrorClass.ERR_NO_MEM, call + ": " + first);
         }
-        WindowMemory mem = WindowMemory.inSegment(seg, header, size, false);
-        return new Own(seg, mem, new TargetState(seg.address(), comm.size(), mem.address));
+        return seg;
     }
 
     /** Page-rounded room for one rank's target state. */
@@ -199,27 +196,11 @@ public final class WindowFactory implements Win.WindowProvider {
     public Win createDynamic(CommCore comm, Info info) {
         WinConfig config = new WinConfig(comm.job(), info);
         ShmPlan plan = ShmPlan.of(comm, config);
-        if (!plan.segments) {
-            plan.agreeNoError(comm);
-            return build(comm, Flavor.DYNAMIC, WindowMemory.EMPTY, 1, info, null, null, plan, null, null);
-        }
-        // other JVMs of the host use the window: its synchronization state and the directory of attached
+        // when other JVMs of the host use the window, its synchronization state and the directory of attached
         // regions go into a shared segment, so those origins lock, signal and reach shared regions directly
-        ShmSegment seg = null;
-        String err = null;
-        try {
-            seg = ShmSegment.create(plan.dir, ShmSegment.newName("win"), stateBytes(comm.size()) + RegionDirectory.BYTES);
-        } catch (RmaException e) {
-            err = "rank " + comm.rank() + ": " + e.getMessage();
-        }
-        String first = plan.agree(comm, err);
-        if (first != null) {
-            if (seg != null) {
-                seg.close();
-            }
-            throw new RmaException(ErrorClass.ERR_NO_MEM, "createDynamic: " + first);
-        }
-        TargetState state = new TargetState(seg.address(), comm.size(), 0); // element locks keyed by address
+        ShmSegment seg = segmentEverywhere(comm, plan, plan.segments, stateBytes(comm.size()) + RegionDirectory.BYTES,
+                "createDynamic");
+        TargetState state = seg == null ? null : new TargetState(seg.address(), comm.size(), 0); // keyed by address
         return build(comm, Flavor.DYNAMIC, WindowMemory.EMPTY, 1, info, null, state, plan, seg, null);
     }
 
@@ -272,10 +253,6 @@ public final class WindowFactory implements Win.WindowProvider {
         boolean allShared = true;
         boolean mixed = false;
         String mapError = null;
-        java.util.Map<String, ShmSegment> opened = new java.util.HashMap<>();
-        if (own != null) {
-            opened.put(own.name(), own);
-        }
         for (int i = 0; i < all.length; i++) {
             Peer.Info o = (Peer.Info) all[i];
             local[i] = router.localWindow(o.worldRank()); // decided once: same JVM means reachable by load/store
@@ -292,7 +269,7 @@ public final class WindowFactory implements Win.WindowProvider {
                     // a rank of another JVM here: lock word and signals by load/store, attached regions through its
                     // directory (direct where they lie in shared segments, packets where they are private)
                     try {
-                        ShmSegment st = map(w, opened, plan, o.stateSegment(), o.stateSegmentSize());
+                        ShmSegment st = w.mapShared(o.stateSegment(), o.stateSegmentSize());
                         long sa = st.address() + o.stateOffset();
                         ts = new TargetState(sa, all.length, 0);
                         regions = new RemoteRegions(w, new RegionDirectory(sa + stateBytes(all.length)),
@@ -305,8 +282,8 @@ public final class WindowFactory implements Win.WindowProvider {
                 // same host, memory in a shared segment: map it (once) and reach it by load/store; a contiguous
                 // shared window is seen through this rank's own mapping, so the ranks' memory is contiguous here
                 try {
-                    ShmSegment seg = map(w, opened, plan, o.segment(), o.segmentSize());
-                    ShmSegment st = map(w, opened, plan, o.stateSegment(), o.stateSegmentSize());
+                    ShmSegment seg = w.mapShared(o.segment(), o.segmentSize());
+                    ShmSegment st = w.mapShared(o.stateSegment(), o.stateSegmentSize());
                     view = WindowMemory.inSegment(seg, o.memoryOffset(), o.size(), false);
                     base = view.address;
                     ts = local[i] != null ? local[i].target : new TargetState(st.address() + o.stateOffset(), all.length, base);
@@ -353,17 +330,6 @@ public final class WindowFactory implements Win.WindowProvider {
             own.unlink(); // every peer has mapped it: the mappings outlive the file, a crash leaves nothing behind
         }
         return w;
-    }
-
-    /** Maps a peer's segment once per window (several peers may share one); unmapped at free. */
-    private static ShmSegment map(WindowImpl w, java.util.Map<String, ShmSegment> opened, ShmPlan plan, String name, long size) {
-        ShmSegment seg = opened.get(name);
-        if (seg == null) {
-            seg = ShmSegment.open(plan.dir, name, size);
-            opened.put(name, seg);
-            w.addSegment(seg);
-        }
-        return seg;
     }
 
     static void retire(WindowImpl w) {

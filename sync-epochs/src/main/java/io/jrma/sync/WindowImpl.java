@@ -287,8 +287,7 @@ final class WindowImpl implements Win {
                 return CompletionRequest.completed(job);
             }
             int target = a.target;
-            CompletionRequest r = new CompletionRequest(job, peers[target].direct && peers[target].regions == null ? null
-                    : () -> packets.kick(target));
+            CompletionRequest r = new CompletionRequest(job, peers[target].completesAtIssue() ? null : () -> packets.kick(target));
             ops.issue(a, r);
             return r;
         } catch (RmaException e) {
@@ -317,7 +316,7 @@ final class WindowImpl implements Win {
             if (a == null) {
                 return;
             }
-            if (peers[t].direct && peers[t].regions == null) {
+            if (peers[t].completesAtIssue()) {
                 ops.issue(a, null);
                 return;
             }

@@ -356,7 +356,7 @@ public final class TcpTransport implements PacketTransport, ControlPlane.Sender,
         return work;
     }
 
-    /** Without packets to carry (and no control-plane waiter), the connections are read every this many duty cycles. */
+    /** Without packets to carry, the connections are read every this many duty cycles. */
     static final int QUIET_READ_EVERY = 256;
     private int routesSeen = -1;
     private boolean carriesPackets = true;

@@ -36,7 +36,7 @@ final class InboundRing implements ControlledMessageHandler {
         /** A record that cannot be parsed (counted, dropped). */
         void reject(InboundRing from, String why);
 
-        /** A control-plane message (a view of the record, valid during the call). */
+        /** A control-plane message (a copy of the record: the ring moves on when the call returns). */
         void control(InboundRing from, java.nio.ByteBuffer message);
     }
 

@@ -56,6 +56,11 @@ final class OutboundRing {
             this.batch = null;
             this.control = control;
         }
+
+        /** How far it got into the ring (grows with every record written; 0: nothing yet). */
+        int progress() {
+            return packet + partSent;
+        }
     }
 
     final int peerJvm;
@@ -89,6 +94,23 @@ final class OutboundRing {
      *     {@link #REFUSED} (a request and the ring is full; nothing was taken)
      */
     int offer(Batch b, boolean reply) {
+        return offer(new Pending(b), reply);
+    }
+
+    /** Whether a control message of {@code length} bytes fits one record of this ring. */
+    boolean fitsControl(int length) {
+        return length <= maxRecord;
+    }
+
+    /**
+     * Writes a control-plane message (at most {@link #fitsControl} bytes) into the ring, behind what waits for
+     * space; never refused, like a reply: what does not fit now waits for {@link #drain}.
+     */
+    void offerControl(byte[] message) {
+        offer(new Pending(message), true);
+    }
+
+    private int offer(Pending p, boolean neverRefused) {
         int result;
         boolean wrote;
         lock.lock();
@@ -97,9 +119,8 @@ final class OutboundRing {
                 throw new RmaException(ErrorClass.ERR_PROC_ABORTED, "the shared-memory ring to JVM " + peerJvm + " is closed");
             }
             wrote = pendingCount > 0 && drainLocked() > 0;
-            Pending p = new Pending(b);
             if (!pending.isEmpty()) {
-                if (!reply) {
+                if (!neverRefused) {
                     result = REFUSED;
                 } else {
                     pending.add(p);
@@ -107,12 +128,11 @@ final class OutboundRing {
                     result = TAKEN;
                 }
             } else {
-                int before = p.packet + p.partSent;
                 boolean done = write(p);
-                wrote |= p.packet + p.partSent != before;
+                wrote |= p.progress() != 0;
                 if (done) {
                     result = SENT;
-                } else if (p.packet == 0 && p.partSent == 0 && !reply) {
+                } else if (p.progress() == 0 && !neverRefused) {
                     result = REFUSED;
                 } else {
                     pending.add(p);
@@ -130,40 +150,6 @@ final class OutboundRing {
             ringIfAsleep();
         }
         return result;
-    }
-
-    /** Whether a control message of {@code length} bytes fits one record of this ring. */
-    boolean fitsControl(int length) {
-        return length <= maxRecord;
-    }
-
-    /**
-     * Writes a control-plane message (at most {@link #fitsControl} bytes) into the ring, behind what waits for
-     * space; never refused: what does not fit now waits for {@link #drain}.
-     */
-    void offerControl(byte[] message) {
-        boolean wrote = false;
-        lock.lock();
-        try {
-            if (closed) {
-                throw new RmaException(ErrorClass.ERR_PROC_ABORTED, "the shared-memory ring to JVM " + peerJvm + " is closed");
-            }
-            if (pendingCount > 0) {
-                wrote = drainLocked() > 0;
-            }
-            Pending p = new Pending(message);
-            if (pending.isEmpty() && write(p)) {
-                wrote = true;
-            } else {
-                pending.add(p);
-                pendingCount = pending.size();
-            }
-        } finally {
-            lock.unlock();
-        }
-        if (wrote) {
-            ringIfAsleep();
-        }
     }
 
     /** Writes waiting batches while the ring has room; returns records written. Progress agent. */
@@ -203,9 +189,9 @@ final class OutboundRing {
         int work = 0;
         Pending p;
         while ((p = pending.peek()) != null) {
-            int before = p.packet + p.partSent;
+            int before = p.progress();
             boolean done = write(p);
-            work += p.control != null ? (done ? 1 : 0) : p.packet + p.partSent != before ? 1 : 0;
+            work += p.progress() != before ? 1 : 0;
             if (!done) {
                 break;
             }
@@ -226,6 +212,7 @@ final class OutboundRing {
             ring.commit(idx);
             ShmCounters.add(counters.recordsSent, 1);
             ShmCounters.add(counters.bytesSent, p.control.length);
+            p.packet = 1; // its one record
             return true;
         }
         Batch b = p.batch;
