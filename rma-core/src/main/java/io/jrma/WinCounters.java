@@ -36,7 +36,9 @@ public final class WinCounters {
         SYNC_WAIT_NS("nanoseconds spent waiting in synchronization calls (with only direct peers, waits shorter than about a microsecond are not timed)"),
         PACKETS_APPLIED("request packets applied here as a target"),
         PACKETS_REJECTED("request packets rejected here as a target (bad input)"),
-        LOCK_WAITS("lock requests that had to queue at this target");
+        LOCK_WAITS("lock requests that had to queue at this target"),
+        PAYLOADS_IN_PLACE("large puts sent from the origin buffer itself, with no copy into the packet (TCP)"),
+        PAYLOADS_PLACED("large put payloads the transport read straight into this target's window memory (TCP)");
 
         private final String description;
 

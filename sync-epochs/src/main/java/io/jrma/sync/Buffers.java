@@ -23,11 +23,18 @@ final class Buffers {
         final Object base;
         final long offset;
         final long capacity;
+        /** The user's direct ByteBuffer when the buffer is one (a large put may be sent from it), else null. */
+        final ByteBuffer direct;
 
         Ref(Object base, long offset, long capacity) {
+            this(base, offset, capacity, null);
+        }
+
+        Ref(Object base, long offset, long capacity, ByteBuffer direct) {
             this.base = base;
             this.offset = offset;
             this.capacity = capacity;
+            this.direct = direct;
         }
     }
 
@@ -45,7 +52,7 @@ final class Buffers {
         if (buf instanceof ByteBuffer) {
             ByteBuffer bb = (ByteBuffer) buf;
             if (bb.isDirect()) {
-                return new Ref(null, BufferUtil.address(bb), bb.capacity());
+                return new Ref(null, BufferUtil.address(bb), bb.capacity(), bb);
             }
             if (bb.isReadOnly()) {
                 throw new RmaException(ErrorClass.ERR_BUFFER, role + " buffer: a read-only heap ByteBuffer has no accessible array");

@@ -418,6 +418,7 @@ final class Epochs {
                 signal(t, PacketType.COMPLETE, 0);
             }
             await(() -> w.packets.pendingReplies() == 0);
+            w.packets.awaitLocal(startRanks); // large puts sent from the user's buffers: out of them by now
             w.packets.checkAsyncErrors();
             setAccess(Access.NONE);
         } finally {

@@ -38,7 +38,9 @@ import org.agrona.MutableDirectBuffer;
  *       outstanding sends nothing (or, for unlock, a fire-and-forget release);</li>
  *   <li>a GET is moved to the tail of the batch so its data reply also carries the flush/unlock ack;
  *       get_accumulate, fetch_and_op and compare_and_swap are never moved (ordered with accumulates);</li>
- *   <li>flush_local waits only for data replies (puts are packed at issue, so their buffers are free).</li>
+ *   <li>flush_local waits only for data replies: puts are packed at issue, so their buffers are free, except a
+ *       large contiguous put from a direct buffer over a transport that gathers payloads (TCP), which is sent
+ *       from the user's buffer with no copy; flush_local and complete wait until its batch is in the kernel.</li>
  * </ul>
  *
  * <p>Threads: the rank's threads issue and synchronize (each queue is guarded by its own monitor; waits happen
@@ -87,6 +89,9 @@ final class PacketOrigin {
             if (open == null) {
                 while (!inFlight.isEmpty() && inFlight.peekFirst().isConsumed()) {
                     Batch b = inFlight.pollFirst();
+                    if (b == external) {
+                        external = null;
+                    }
                     b.clear();
                     free.push(b); // LIFO: the buffer written out last is reused first, still in cache
                 }
@@ -98,6 +103,19 @@ final class PacketOrigin {
         }
 
         int writePos;
+        /**
+         * The last batch holding a payload sent from the user's buffer ({@link #sentFromWhereItIs}), until it is
+         * seen consumed: local completion waits for it.
+         */
+        Batch external;
+
+        /** Whether a payload sent from a user buffer may still be read (caller holds the monitor). */
+        boolean externalPending() {
+            if (external != null && external != open && external.isConsumed()) {
+                external = null;
+            }
+            return external != null;
+        }
 
         /** Value of {@code sent} after a release that needed no ack, when everything before it was acked. */
         int releasedAt = -1;
@@ -132,7 +150,8 @@ final class PacketOrigin {
                 w.counters.increment(Counter.PENDING_OPS);
             }
             int index = q.open().count();
-            encode(q, a, seq);
+            java.nio.ByteBuffer ext = r == null ? sentFromWhereItIs(q, a) : null;
+            encode(q, a, seq, ext);
             if (a.kind == OpArgs.GET) {
                 q.getIndex = index;
             }
@@ -145,7 +164,27 @@ final class PacketOrigin {
         }
     }
 
-    private void encode(TargetQueue q, OpArgs a, int seq) {
+    /**
+     * The origin bytes of a large contiguous put from a direct ByteBuffer, as a view to send from where they are
+     * (the transport gathers them into the socket), or null to copy them into the packet. The buffer is the
+     * user's until local completion in MPI's rules, so the only cost is that flush_local, complete and the
+     * request-less local completion points wait until the batch is consumed ({@link TargetQueue#external}).
+     * A request-based put copies: its request completes at issue.
+     */
+    private java.nio.ByteBuffer sentFromWhereItIs(TargetQueue q, OpArgs a) {
+        java.nio.ByteBuffer bb = a.origin.direct;
+        if (a.kind != OpArgs.PUT || bb == null || a.bytes < PacketTarget.EXTERNAL_MIN || !a.originLayout.isContiguous()
+                || !w.job.transportFor(q.dst()).carriesExternal()) {
+            return null;
+        }
+        long from = a.origin.offset + a.originLayout.trueLb() - Buffers.address(bb);
+        if (from < 0 || from + a.bytes > bb.capacity()) {
+            return null; // (argument checking has refused this already)
+        }
+        return bb.duplicate().clear().limit((int) (from + a.bytes)).position((int) from);
+    }
+
+    private void encode(TargetQueue q, OpArgs a, int seq, java.nio.ByteBuffer ext) {
         Batch b = q.open();
         MutableDirectBuffer buf = b.buffer();
         int at = q.writePos;
@@ -159,7 +198,8 @@ final class PacketOrigin {
             default: payload = a.bytes; break;
         }
         int length = Math.toIntExact(PacketHeader.HEADER_LENGTH + layoutLen + payload);
-        buf.checkLimit(at + length);
+        int inline = ext == null ? length : PacketHeader.HEADER_LENGTH + layoutLen;
+        buf.checkLimit(at + inline);
         int type;
         switch (a.kind) {
             case OpArgs.PUT: type = PacketType.PUT; break;
@@ -181,6 +221,13 @@ final class PacketOrigin {
             int es = a.elem.size();
             UNSAFE.copyMemory(a.compare.base, a.compare.offset, null, p, es);
             UNSAFE.copyMemory(a.origin.base, a.origin.offset, null, p + es, es);
+        } else if (ext != null) {
+            b.addExternal(at, ext);
+            q.external = b;
+            q.writePos = at + inline;
+            w.counters.add(Counter.BYTES_PUT, a.bytes);
+            w.counters.increment(Counter.PAYLOADS_IN_PLACE);
+            return;
         } else if (payload > 0) {
             TypeLayout.copy(a.origin.base, a.origin.offset, a.originCount, a.originLayout, null, p, payload, Datatype.BYTE.layout());
         }
@@ -359,7 +406,7 @@ final class PacketOrigin {
                 boolean hasOpen = q.open != null && q.open.count() > 0;
                 if (remote) {
                     wait[i] = requestAck(q, want, i);
-                } else if (q.replies.get() > 0) {
+                } else if (q.replies.get() > 0 || q.externalPending()) {
                     send(q, false, 0);
                     wait[i] = true;
                 } else {
@@ -378,7 +425,29 @@ final class PacketOrigin {
             if (remote) {
                 awaitAck(q, want[i]);
             } else {
-                await(() -> q.replies.get() == 0);
+                await(() -> q.replies.get() == 0 && !externalPendingLocked(q));
+            }
+        }
+    }
+
+    private static boolean externalPendingLocked(TargetQueue q) {
+        synchronized (q) {
+            return q.externalPending();
+        }
+    }
+
+    /**
+     * Waits until no payload sent from a user buffer to these targets may still be read (MPI_Win_complete's
+     * local completion). The batches holding them were sent already.
+     */
+    void awaitLocal(int[] targets) {
+        for (int t : targets) {
+            TargetQueue q = queues[t];
+            if (externalPendingLocked(q)) {
+                synchronized (q) {
+                    send(q, false, 0);
+                }
+                await(() -> !externalPendingLocked(q));
             }
         }
     }

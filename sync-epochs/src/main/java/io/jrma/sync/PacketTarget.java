@@ -23,6 +23,7 @@ import io.jrma.core.wire.PacketHeader;
 import io.jrma.core.wire.PacketType;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
+import org.agrona.BufferUtil;
 import org.agrona.ExpandableDirectByteBuffer;
 import org.agrona.MutableDirectBuffer;
 
@@ -136,6 +137,7 @@ final class PacketTarget {
     private boolean process(Batch b, int origin) {
         try {
             for (int i = b.resumeIndex; i < b.count(); i++) {
+                placed = b.externalAt(i);
                 int r = packet(b.buffer(), b.offsetAt(i), origin);
                 if (r == BLOCKED) {
                     b.resumeIndex = i;
@@ -149,8 +151,47 @@ final class PacketTarget {
             b.markConsumed();
             return true;
         } finally {
+            placed = null;
             flushReplies(origin);
         }
+    }
+
+    /**
+     * The payload of the packet being processed, already written into the window by the transport
+     * ({@link #placement}), or null.
+     */
+    private java.nio.ByteBuffer placed;
+
+    /**
+     * Where the transport may write the payload of the packet whose header is at {@code at} before it delivers the
+     * packet (see {@link io.jrma.core.wire.BatchReceiver#placement}): the window bytes it will be applied to, when it
+     * is a contiguous PUT into this window's memory that {@link #packet} would apply at once: nothing of its origin
+     * waits ahead of it, it takes no lock and releases none. Every field is checked as {@link #operation} checks it;
+     * anything else (or anything invalid) gets null and takes the ordinary way, which answers it. Agent thread only.
+     */
+    java.nio.ByteBuffer placement(org.agrona.DirectBuffer buf, int at) {
+        if (PacketHeader.type(buf, at) != PacketType.PUT || PacketHeader.version(buf, at) != PacketHeader.VERSION
+                || PacketHeader.windowId(buf, at) != w.windowId || PacketHeader.dst(buf, at) != w.worldRanks[w.rank]
+                || w.flavor == Flavor.DYNAMIC || w.memory.buffer == null) {
+            return null;
+        }
+        int flags = PacketHeader.flags(buf, at);
+        if ((flags & F_CONTIG) == 0 || (flags & (F_DYNAMIC | F_LOCK_SHARED | F_LOCK_EXCLUSIVE | F_UNLOCK)) != 0
+                || PacketHeader.layoutLength(buf, at) != 0) {
+            return null;
+        }
+        int origin = groupRank(PacketHeader.src(buf, at));
+        if (origin < 0 || !blocked[origin].isEmpty() || waitingReply[origin]) {
+            return null;
+        }
+        long count = PacketHeader.targetCount(buf, at);
+        long off = PacketHeader.targetOffset(buf, at);
+        if (count <= 0 || count != (long) PacketHeader.length(buf, at) - PacketHeader.HEADER_LENGTH
+                || off < 0 || off > w.memory.length - count || off + count > Integer.MAX_VALUE) {
+            return null;
+        }
+        w.counters.increment(Counter.PAYLOADS_PLACED);
+        return w.memory.buffer.duplicate().clear().limit((int) (off + count)).position((int) off);
     }
 
     int poll() {
@@ -197,7 +238,8 @@ final class PacketTarget {
     /** Returns 0 when done, BLOCKED when waiting for a lock, -2 when the batch must be dropped. */
     private int packet(MutableDirectBuffer buf, int at, int origin) {
         int length = PacketHeader.length(buf, at);
-        if (length < PacketHeader.HEADER_LENGTH || (long) at + length > buf.capacity()
+        long inline = placed == null ? length : (long) length - placed.remaining();
+        if (length < PacketHeader.HEADER_LENGTH || inline < PacketHeader.HEADER_LENGTH || at + inline > buf.capacity()
                 || PacketHeader.version(buf, at) != PacketHeader.VERSION || PacketHeader.windowId(buf, at) != w.windowId
                 || PacketHeader.dst(buf, at) != w.worldRanks[w.rank]) {
             reject(origin, -1, 0, ErrorClass.ERR_INTERN, "malformed packet header (length " + length + ", version "
@@ -375,7 +417,11 @@ final class PacketTarget {
         switch (type) {
             case PacketType.PUT:
                 expect(payloadLen, bytes);
-                if (contig) {
+                if (placed != null) { // the transport wrote it there: check it is exactly these bytes
+                    if (!contig || placed.remaining() != bytes || BufferUtil.address(placed) + placed.position() != base) {
+                        throw new RmaException(ErrorClass.ERR_INTERN, "payload placed at the wrong window bytes");
+                    }
+                } else if (contig) {
                     UNSAFE.copyMemory(payload, base, bytes);
                 } else {
                     TypeLayout.copy(null, payload, bytes, packed, null, base, count, layout);

@@ -53,6 +53,14 @@ final class WindowRouter implements BatchReceiver {
     }
 
     @Override
+    public java.nio.ByteBuffer placement(org.agrona.DirectBuffer header, int at) {
+        int dst = PacketHeader.dst(header, at);
+        PacketTarget[] a = byWorldRank;
+        PacketTarget t = dst >= 0 && dst < a.length ? a[dst] : null;
+        return t == null ? null : t.placement(header, at);
+    }
+
+    @Override
     public int poll() {
         int work = 0;
         for (PacketTarget t : byWorldRank) {

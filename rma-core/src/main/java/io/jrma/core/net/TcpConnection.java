@@ -105,6 +105,17 @@ final class TcpConnection {
     private int bigType;
     private long bigAux;
     private int bigLen;
+    /** The large frame being read is a packet whose payload goes straight to its destination: its header. */
+    private ByteBuffer placedHeader;
+    /** That payload's destination, whole (position to limit). */
+    private ByteBuffer placedPayload;
+    /** A placeable frame was held back once, so that the batches before it could be consumed first. */
+    private boolean placeDeferred;
+    /** Stop reading for this duty cycle (a placeable frame waits for the batches before it). */
+    private boolean readStop;
+    /** The current read may place payloads (it runs in the progress agent's duty cycle). */
+    private boolean placing;
+    private final UnsafeBuffer stagingView = new UnsafeBuffer(staging);
     private final ArrayDeque<Delivered> delivered = new ArrayDeque<>();
     @SuppressWarnings("unchecked")
     private final ArrayDeque<ByteBuffer>[] pool = new ArrayDeque[19];
@@ -275,7 +286,7 @@ final class TcpConnection {
         for (int i = 0; i < 10_000 && !byeReceived && !closed; i++) {
             if (reading.compareAndSet(false, true)) {
                 try {
-                    readLocked();
+                    readLocked(false);
                 } finally {
                     reading.set(false);
                 }
@@ -295,16 +306,19 @@ final class TcpConnection {
             return 0;
         }
         try {
-            return readLocked();
+            return readLocked(true);
         } finally {
             reading.set(false);
         }
     }
 
-    private int readLocked() {
+    /** {@code placing}: called from the progress agent's duty cycle, so payloads may be placed ({@link #place}). */
+    private int readLocked(boolean placing) {
         if (closed) {
             return 0;
         }
+        this.placing = placing;
+        readStop = false;
         int frames = 0;
         try {
             while (frames < 64) {
@@ -319,7 +333,12 @@ final class TcpConnection {
                     }
                     ByteBuffer b = big;
                     big = null;
-                    b.flip();
+                    if (placedHeader != null) {
+                        b = placedHeader;
+                        placedHeader = null;
+                    } else {
+                        b.flip();
+                    }
                     frame(bigType, bigAux, b, bigLen, true);
                     frames++;
                     continue;
@@ -337,6 +356,9 @@ final class TcpConnection {
                 staging.flip();
                 frames += parse();
                 staging.compact();
+                if (readStop) {
+                    return frames;
+                }
                 if (n < room) {
                     // a short read emptied the socket: reading again now would almost always find nothing, and
                     // that empty read is a syscall on the round trip's critical path (between a request's arrival
@@ -385,6 +407,10 @@ final class TcpConnection {
                 }
                 frames++;
             } else if (HEADER_LENGTH + len > staging.capacity()) {
+                int placed = type == FrameDescriptor.BATCH && placing ? place(at, len, aux) : 0;
+                if (placed != 0) {
+                    return frames; // placed: its payload is read into the window; or it waits for more bytes
+                }
                 lastFrameBig = true;
                 big = type == FrameDescriptor.BATCH ? acquire(len) : ByteBuffer.allocate(len);
                 big.order(ByteOrder.LITTLE_ENDIAN);
@@ -400,6 +426,71 @@ final class TcpConnection {
         }
         return frames;
     }
+
+    /**
+     * Starts reading a large batch frame (at {@code at} of staging, in read mode) whose single packet is a PUT the
+     * window engine lets us write into window memory ahead of delivery ({@link TcpTransport#placement}): its
+     * header goes to a buffer of its own, its payload (what staging holds of it, then the socket) straight to the
+     * window, saving a copy of every byte of a large put. Asked only when every batch delivered before on this
+     * connection is consumed, so nothing the engine holds from that origin can be overtaken; if some is not, the
+     * frame waits for one duty cycle (the agent dispatches what was delivered), then takes the ordinary way.
+     * Returns 1 when placing, -1 when it needs more bytes or waits, 0 for the ordinary way.
+     */
+    private int place(int at, int len, long aux) {
+        int pat = at + HEADER_LENGTH;
+        if (staging.remaining() < HEADER_LENGTH + PacketHeader.HEADER_LENGTH) {
+            return -1;
+        }
+        if (len < PLACE_MIN || PacketHeader.length(stagingView, pat) != len
+                || !owner.fromPeer(this, PacketHeader.src(stagingView, pat))
+                || !owner.isLocalRank(PacketHeader.dst(stagingView, pat))) {
+            return 0;
+        }
+        for (Delivered d : delivered) {
+            if (!d.batch().isConsumed()) {
+                if (placeDeferred) {
+                    placeDeferred = false;
+                    return 0;
+                }
+                placeDeferred = true;
+                readStop = true;
+                return -1;
+            }
+        }
+        placeDeferred = false;
+        ByteBuffer dst = owner.placement(stagingView, pat);
+        if (dst == null) {
+            return 0;
+        }
+        if (dst.remaining() != len - PacketHeader.HEADER_LENGTH) {
+            throw new IllegalStateException("placement of " + dst.remaining() + " bytes for a payload of "
+                    + (len - PacketHeader.HEADER_LENGTH));
+        }
+        ByteBuffer hdr = acquire(PacketHeader.HEADER_LENGTH);
+        staging.position(pat);
+        ByteBuffer h = staging.duplicate();
+        h.limit(pat + PacketHeader.HEADER_LENGTH);
+        hdr.put(h);
+        hdr.flip();
+        staging.position(pat + PacketHeader.HEADER_LENGTH);
+        placedPayload = dst.duplicate();
+        int n = Math.min(staging.remaining(), dst.remaining());
+        ByteBuffer part = staging.duplicate();
+        part.limit(staging.position() + n);
+        dst.put(part);
+        staging.position(staging.position() + n);
+        placedHeader = hdr;
+        big = dst;
+        bigType = FrameDescriptor.BATCH;
+        bigAux = aux;
+        bigLen = len;
+        lastFrameBig = true;
+        owner.payloadsPlaced.incrementAndGet();
+        return 1;
+    }
+
+    /** Frames at least this large may have their payload placed (smaller ones pass through staging anyway). */
+    private static final int PLACE_MIN = STAGING;
 
     private void frame(int type, long credit, ByteBuffer body, int len, boolean owned) {
         owner.framesReceived.incrementAndGet();
@@ -426,6 +517,16 @@ final class TcpConnection {
 
     /** Rebuilds the batch: packet offsets from their lengths; the engine validates every field. */
     private void batch(ByteBuffer body, int len) {
+        ByteBuffer payload = placedPayload;
+        if (payload != null) { // one packet: its header in body, its payload in the window already
+            placedPayload = null;
+            Batch b = new Batch(new UnsafeBuffer(body, 0, PacketHeader.HEADER_LENGTH));
+            b.addExternal(0, payload);
+            b.address(PacketHeader.src(b.buffer(), 0), PacketHeader.dst(b.buffer(), 0));
+            delivered.add(new Delivered(b, body, len));
+            owner.deliver(b);
+            return;
+        }
         UnsafeBuffer ub = new UnsafeBuffer(body, 0, len);
         Batch b = new Batch(ub);
         int off = 0;

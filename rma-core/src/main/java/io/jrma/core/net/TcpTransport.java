@@ -62,6 +62,7 @@ public final class TcpTransport implements PacketTransport, ControlPlane.Sender,
     final AtomicLong framesRejected = new AtomicLong();
     final AtomicLong wakesReceived = new AtomicLong();
     final AtomicLong creditFrames = new AtomicLong();
+    final AtomicLong payloadsPlaced = new AtomicLong();
     private final AtomicLong refused = new AtomicLong();
 
     private TcpTransport(Job job, String jobId, String secret, ServerSocketChannel server) throws IOException {
@@ -398,6 +399,11 @@ public final class TcpTransport implements PacketTransport, ControlPlane.Sender,
         job.agent().deliver(b);
     }
 
+    /** Where the window engine lets a packet's payload be read to before delivery, or null (duty cycle only). */
+    ByteBuffer placement(org.agrona.DirectBuffer header, int at) {
+        return job.agent().placement(header, at);
+    }
+
     boolean fromPeer(TcpConnection c, int worldRank) {
         return worldRank >= 0 && worldRank < job.size() && job.jvmOf(worldRank) == c.peerJvm;
     }
@@ -476,6 +482,11 @@ public final class TcpTransport implements PacketTransport, ControlPlane.Sender,
     /** CREDIT frames received so far (credit that found no other frame to ride on). */
     public long creditFramesReceived() {
         return creditFrames.get();
+    }
+
+    /** Large packets whose payload was read from the socket straight into window memory. */
+    public long payloadsPlaced() {
+        return payloadsPlaced.get();
     }
 
     /** Frames received so far, of every type. */

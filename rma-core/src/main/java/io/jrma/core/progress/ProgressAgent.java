@@ -243,6 +243,23 @@ public final class ProgressAgent implements Agent {
         }
     }
 
+    /**
+     * Asks the receiver of the window a packet names where its payload may be written before delivery
+     * ({@link BatchReceiver#placement}); null if none. Only from the thread running the duty cycle.
+     */
+    public java.nio.ByteBuffer placement(org.agrona.DirectBuffer header, int at) {
+        BatchReceiver r = receivers.get(io.jrma.core.wire.PacketHeader.windowId(header, at));
+        if (r == null) {
+            return null;
+        }
+        try {
+            return r.placement(header, at);
+        } catch (RuntimeException e) {
+            lastError = e; // a bug: the packet takes the ordinary way, where it is validated again
+            return null;
+        }
+    }
+
     /** Batches dropped: empty, naming no known window, or failing in their receiver. */
     public long batchesDropped() {
         return batchesDropped.get();

@@ -10,4 +10,19 @@ public interface BatchReceiver {
 
     /** Continues work left blocked earlier (e.g. operations waiting for a lock); returns work done. */
     int poll();
+
+    /**
+     * Where a transport may write the payload of a packet before delivering it, or null (the default): the packet's
+     * header is at {@code at} of {@code header}, its payload has not arrived. A non-null answer is a view of exactly
+     * the payload's bytes in their destination (window memory), given only when delivering the packet at this moment
+     * would write them there and do nothing else first: a contiguous PUT that waits for no lock and ends no access.
+     * The transport then delivers the packet as a batch of one, its payload added with {@link Batch#addExternal}
+     * as that same view, and the receiver skips the copy.
+     *
+     * <p>Asked only from the duty cycle, and only when every batch the transport delivered before on the same
+     * ordered stream has been consumed (so nothing from that origin is waiting ahead of this packet).
+     */
+    default java.nio.ByteBuffer placement(org.agrona.DirectBuffer header, int at) {
+        return null;
+    }
 }

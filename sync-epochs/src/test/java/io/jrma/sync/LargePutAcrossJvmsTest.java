@@ -1,0 +1,176 @@
+package io.jrma.sync;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.jrma.Datatype;
+import io.jrma.Info;
+import io.jrma.Jrma;
+import io.jrma.LockType;
+import io.jrma.Win;
+import io.jrma.WinCounters.Counter;
+import io.jrma.core.runtime.CommCore;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Large contiguous puts over TCP travel without a copy on either side: the origin's IO agent writes the payload
+ * from the user's direct buffer, and the target's agent reads it from the socket straight into window memory.
+ * Both shortcuts change when bytes move, so these tests pin what MPI allows to be seen:
+ * <ul>
+ *   <li>the origin buffer is the user's again at local completion (flush_local, complete, fence, unlock): bytes
+ *       written into it afterwards never reach the target;</li>
+ *   <li>a payload is placed into the window only when the packet would be applied at once: never ahead of a
+ *       lock its origin waits for, so a rank holding an exclusive lock sees its own bytes until it unlocks;</li>
+ *   <li>everything arrives whole, through 16 KiB socket buffers (a payload takes many reads and writes).</li>
+ * </ul>
+ */
+class LargePutAcrossJvmsTest {
+    private static final int SIZE = 256 << 10;
+
+    /** {@code n} ranks over 2 JVMs, packets over TCP, through 16 KiB socket buffers. */
+    private static void overTcp(int n, Jrma.RankMain body) {
+        Jrma.job(n).jvms(2).param("jrma.shm.windows", "false").param("jrma.transports", "^shm")
+                .param("jrma.tcp.socketBuffer", "16384").timeout(Duration.ofSeconds(90)).run(body);
+    }
+
+    private static void fill(ByteBuffer b, int seed) {
+        for (int k = 0; k < b.capacity(); k++) {
+            b.put(k, (byte) (seed * 31 + k * 7));
+        }
+    }
+
+    private static void expect(ByteBuffer actual, int from, int length, int seed, String what) {
+        for (int k = 0; k < length; k++) {
+            byte want = (byte) (seed * 31 + k * 7);
+            if (actual.get(from + k) != want) {
+                throw new AssertionError(what + ": byte " + k + " is " + actual.get(from + k) + ", expected " + want);
+            }
+        }
+    }
+
+    @Test
+    @Timeout(120)
+    void largePutsLandWholeWithoutACopyAndTheBufferIsFreeAtLocalCompletion() {
+        overTcp(2, world -> {
+            int me = world.rank();
+            Win w = Win.allocate(world, me == 1 ? 2 * SIZE : 0, 1, null);
+            ByteBuffer out = ByteBuffer.allocateDirect(SIZE + 64);
+            int epochs = 12;
+            // passive target: lock_all, put, flush_local, then scribble over the buffer before the flush
+            if (me == 0) {
+                w.lockAll(0);
+                for (int i = 0; i < epochs; i++) {
+                    fill(out, i);
+                    int from = i % 3 == 0 ? 0 : 64;
+                    int at = (i * 4096) % SIZE;
+                    w.put(out.duplicate().position(from).slice(), SIZE, Datatype.BYTE, 1, at);
+                    w.flushLocal(1);
+                    fill(out, 1000 + i); // the user's buffer again: none of this may arrive
+                    w.flush(1);
+                    ByteBuffer in = ByteBuffer.allocateDirect(SIZE);
+                    w.get(in, SIZE, Datatype.BYTE, 1, at);
+                    w.flush(1);
+                    for (int k = 0; k < SIZE; k++) {
+                        byte want = (byte) (i * 31 + (from + k) * 7);
+                        if (in.get(k) != want) {
+                            throw new AssertionError("epoch " + i + ": window byte " + (at + k) + " is " + in.get(k)
+                                    + ", expected " + want + " (bytes written after flush_local arrived, or a payload was cut)");
+                        }
+                    }
+                }
+                w.unlockAll();
+            }
+            world.barrier();
+            // active target: PSCW and fence, the buffer rewritten right after complete / the closing fence
+            for (int i = 0; i < epochs; i++) {
+                boolean pscw = i % 2 == 0;
+                if (me == 0) {
+                    fill(out, 2000 + i);
+                    if (pscw) {
+                        w.start(world.group().incl(1), 0);
+                    } else {
+                        w.fence(0);
+                    }
+                    w.put(out, SIZE, Datatype.BYTE, 1, SIZE);
+                    if (pscw) {
+                        w.complete();
+                    } else {
+                        w.fence(0);
+                    }
+                    fill(out, 3000 + i);
+                } else {
+                    if (pscw) {
+                        w.post(world.group().incl(0), 0);
+                        w.waitFor();
+                    } else {
+                        w.fence(0);
+                        w.fence(0);
+                    }
+                    expect(w.buffer(), SIZE, SIZE, 2000 + i, (pscw ? "PSCW" : "fence") + " epoch " + i);
+                }
+            }
+            world.barrier();
+            if (me == 0) {
+                assertEquals(2L * epochs, w.counters().get(Counter.PAYLOADS_IN_PLACE),
+                        "every large put from a direct buffer went from where it was");
+            } else {
+                long placed = w.counters().get(Counter.PAYLOADS_PLACED);
+                assertTrue(placed >= epochs, "at least the passive-target puts were read into the window (" + placed + ")");
+            }
+            w.free();
+        });
+    }
+
+    /**
+     * Rank 0 holds an exclusive lock on rank 2 and keeps checking its own bytes there; meanwhile rank 1, in the
+     * other JVM and issuing eagerly, requests the lock and sends two large puts behind the request. Neither payload
+     * may be written into the window before rank 0 unlocks; afterwards rank 1's second put is what the window holds.
+     */
+    @Test
+    @Timeout(120)
+    void noPayloadIsPlacedAheadOfTheLockItsOriginWaitsFor() {
+        overTcp(3, world -> {
+            int me = world.rank();
+            int target = 2; // ranks 0 and 1 share a JVM and its one connection to the target's JVM
+            Win w = Win.allocate(world, me == target ? SIZE : 0, 1, Info.of("jrma_issue", "eager"));
+            ByteBuffer out = ByteBuffer.allocateDirect(SIZE);
+            if (me == 0) {
+                fill(out, 7);
+                w.lock(LockType.EXCLUSIVE, target, 0);
+                w.put(out, SIZE, Datatype.BYTE, target, 0);
+                w.flush(target);
+            }
+            world.barrier();
+            if (me == 0) {
+                ByteBuffer in = ByteBuffer.allocateDirect(SIZE);
+                long end = System.nanoTime() + 1_500_000_000L; // rank 1's puts are waiting at the target meanwhile
+                int rounds = 0;
+                while (System.nanoTime() < end || rounds < 3) {
+                    w.get(in, SIZE, Datatype.BYTE, target, 0);
+                    w.flush(target);
+                    expect(in, 0, SIZE, 7, "rank 0's exclusive epoch, round " + rounds);
+                    rounds++;
+                }
+                w.unlock(target);
+            } else if (me == 1) {
+                assertTrue(((CommCore) world).job().transportFor(((WindowImpl) w).worldRanks[target]).carriesExternal(),
+                        "rank 1 reaches the target over TCP");
+                fill(out, 8);
+                w.lock(LockType.EXCLUSIVE, target, 0);
+                w.put(out, SIZE, Datatype.BYTE, target, 0);
+                ByteBuffer second = ByteBuffer.allocateDirect(SIZE);
+                fill(second, 9);
+                w.put(second, SIZE, Datatype.BYTE, target, 0);
+                w.unlock(target);
+            }
+            world.barrier();
+            if (me == target) {
+                expect(w.buffer(), 0, SIZE, 9, "after both epochs");
+            }
+            w.free();
+        });
+    }
+}
