@@ -38,7 +38,7 @@ public final class WinCounters {
         PACKETS_REJECTED("request packets rejected here as a target (bad input)"),
         LOCK_WAITS("lock requests that had to queue at this target"),
         PAYLOADS_IN_PLACE("large puts sent from the origin buffer itself, with no copy into the packet (TCP)"),
-        PAYLOADS_PLACED("large put payloads the transport read straight into this target's window memory (TCP)");
+        PAYLOADS_PLACED("large payloads read from the socket straight where they belong: puts into this target's window memory, get replies into this origin's buffer (TCP)");
 
         private final String description;
 

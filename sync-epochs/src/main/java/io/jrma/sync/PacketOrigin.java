@@ -144,6 +144,9 @@ final class PacketOrigin {
                 PendingOp p = a.kind == OpArgs.GET
                         ? new PendingOp(a.kind, a.target, a.origin.base, a.origin.offset, a.originCount, a.originLayout, r)
                         : new PendingOp(a.kind, a.target, a.result.base, a.result.offset, a.resultCount, a.resultLayout, r);
+                if (a.kind == OpArgs.GET) {
+                    p.into = largeDirect(q, a);
+                }
                 pending.put(seq, p);
                 q.replies.incrementAndGet();
                 pendingReplies.incrementAndGet();
@@ -172,8 +175,16 @@ final class PacketOrigin {
      * A request-based put copies: its request completes at issue.
      */
     private java.nio.ByteBuffer sentFromWhereItIs(TargetQueue q, OpArgs a) {
+        return a.kind == OpArgs.PUT ? largeDirect(q, a) : null;
+    }
+
+    /**
+     * The origin bytes of a large contiguous put or get whose origin buffer is a direct ByteBuffer, as a view of
+     * exactly those bytes, when the transport to the target carries payloads by reference (TCP); else null.
+     */
+    private java.nio.ByteBuffer largeDirect(TargetQueue q, OpArgs a) {
         java.nio.ByteBuffer bb = a.origin.direct;
-        if (a.kind != OpArgs.PUT || bb == null || a.bytes < PacketTarget.EXTERNAL_MIN || !a.originLayout.isContiguous()
+        if (bb == null || a.bytes < PacketTarget.EXTERNAL_MIN || !a.originLayout.isContiguous()
                 || !w.job.transportFor(q.dst()).carriesExternal()) {
             return null;
         }
@@ -524,7 +535,7 @@ final class PacketOrigin {
     // ------------------------------------------------------------------ replies (progress agent)
 
     /** Handles one reply packet from window rank {@code from}. Agent thread only. */
-    void onReply(MutableDirectBuffer buf, int at, int from) {
+    void onReply(MutableDirectBuffer buf, int at, int from, java.nio.ByteBuffer placed) {
         w.counters.increment(Counter.REPLIES_RECEIVED);
         TargetQueue q = queues[from];
         int type = PacketHeader.type(buf, at);
@@ -565,16 +576,18 @@ final class PacketOrigin {
         } else if (type != PacketType.ACK) {
             PendingOp p = pending.remove(seq);
             long expected = p == null ? 0 : p.count * p.layout.size();
-            if (p != null && payloadLen != expected) {
+            boolean wrongPlace = placed != null && (p == null || !samePlace(placed, p.into, payloadLen));
+            if (p != null && (payloadLen != expected || wrongPlace)) {
                 finishPending(q, p);
                 RmaException e = new RmaException(ErrorClass.ERR_INTERN, "window " + w.name() + ": reply from rank " + from
-                        + " carries " + payloadLen + " bytes for an operation expecting " + expected);
+                        + " carries " + payloadLen + " bytes for an operation expecting " + expected
+                        + (wrongPlace ? ", placed at the wrong origin bytes" : ""));
                 if (p.request != null) {
                     p.request.fail(e);
                 }
                 asyncError = asyncError == null ? e : asyncError;
             } else if (p != null) {
-                if (payloadLen > 0) {
+                if (payloadLen > 0 && placed == null) { // (a placed payload is where it belongs already)
                     if (p.kind == OpArgs.CAS || p.kind == OpArgs.FOP) {
                         UNSAFE.copyMemory(null, payloadAddr, p.base, p.offset, payloadLen);
                     } else {
@@ -595,6 +608,28 @@ final class PacketOrigin {
                 q.acked = ack; // release: the data copied above is visible to the waiter
             }
         }
+    }
+
+    /**
+     * Where the transport may read the payload of the reply whose header is at {@code at} (from window rank
+     * {@code from}) before delivering it: the origin bytes of the pending get it answers, when that get asked for
+     * it ({@link PendingOp#into}) and the reply carries exactly its bytes; else null (the reply takes the ordinary
+     * way and is checked there). Agent thread only, like {@link #onReply}, which completes the get.
+     */
+    java.nio.ByteBuffer replyPlacement(org.agrona.DirectBuffer buf, int at, int from) {
+        PendingOp p = pending.get(PacketHeader.seq(buf, at));
+        if (p == null || p.into == null || p.kind != OpArgs.GET || p.target != from
+                || (long) PacketHeader.length(buf, at) - PacketHeader.HEADER_LENGTH != p.into.remaining()) {
+            return null;
+        }
+        w.counters.increment(Counter.PAYLOADS_PLACED);
+        return p.into.duplicate();
+    }
+
+    /** Whether {@code placed} is the whole of {@code into} ({@code length} bytes). */
+    private static boolean samePlace(java.nio.ByteBuffer placed, java.nio.ByteBuffer into, int length) {
+        return into != null && placed.remaining() == length && into.remaining() == length
+                && Buffers.address(placed) + placed.position() == Buffers.address(into) + into.position();
     }
 
     /** q.sent as published to the agent (no monitor: the agent must never wait for a sending thread). */

@@ -118,9 +118,11 @@ final class PacketTarget {
             for (int i = 0; i < b.count(); i++) {
                 int at = b.offsetAt(i);
                 int len = PacketHeader.length(buf, at);
-                if (PacketType.isReply(PacketHeader.type(buf, at)) && len >= PacketHeader.HEADER_LENGTH
-                        && (long) at + len <= buf.capacity()) {
-                    w.packets.onReply(buf, at, origin);
+                java.nio.ByteBuffer ext = b.externalAt(i); // a payload the transport read into place already
+                long inline = ext == null ? len : (long) len - ext.remaining();
+                if (PacketType.isReply(PacketHeader.type(buf, at)) && inline >= PacketHeader.HEADER_LENGTH
+                        && (long) at + inline <= buf.capacity()) {
+                    w.packets.onReply(buf, at, origin, ext);
                 }
             }
             b.markConsumed();
@@ -167,12 +169,21 @@ final class PacketTarget {
      * packet (see {@link io.jrma.core.wire.BatchReceiver#placement}): the window bytes it will be applied to, when it
      * is a contiguous PUT into this window's memory that {@link #packet} would apply at once: nothing of its origin
      * waits ahead of it, it takes no lock and releases none. Every field is checked as {@link #operation} checks it;
-     * anything else (or anything invalid) gets null and takes the ordinary way, which answers it. Agent thread only.
+     * anything else (or anything invalid) gets null and takes the ordinary way, which answers it. For a GET reply
+     * to this rank, the origin buffer of the get it answers, if that get asked for it
+     * ({@link PacketOrigin#replyPlacement}). Agent thread only.
      */
     java.nio.ByteBuffer placement(org.agrona.DirectBuffer buf, int at) {
-        if (PacketHeader.type(buf, at) != PacketType.PUT || PacketHeader.version(buf, at) != PacketHeader.VERSION
-                || PacketHeader.windowId(buf, at) != w.windowId || PacketHeader.dst(buf, at) != w.worldRanks[w.rank]
-                || w.flavor == Flavor.DYNAMIC || w.memory.buffer == null) {
+        int type = PacketHeader.type(buf, at);
+        if (PacketHeader.version(buf, at) != PacketHeader.VERSION || PacketHeader.windowId(buf, at) != w.windowId
+                || PacketHeader.dst(buf, at) != w.worldRanks[w.rank]) {
+            return null;
+        }
+        if (type == PacketType.GET_RESP) { // the answer to this rank's get: into the get's origin buffer
+            int from = groupRank(PacketHeader.src(buf, at));
+            return from < 0 ? null : w.packets.replyPlacement(buf, at, from);
+        }
+        if (type != PacketType.PUT || w.flavor == Flavor.DYNAMIC || w.memory.buffer == null) {
             return null;
         }
         int flags = PacketHeader.flags(buf, at);

@@ -15,6 +15,12 @@ final class PendingOp {
     final long count;
     final TypeLayout layout;
     final CompletionRequest request;
+    /**
+     * For a large contiguous get into a direct buffer over a transport that places payloads (TCP): the origin
+     * bytes the reply fills, which the transport may read the reply's payload into ({@link PacketOrigin#replyPlacement});
+     * else null.
+     */
+    java.nio.ByteBuffer into;
 
     PendingOp(int kind, int target, Object base, long offset, long count, TypeLayout layout, CompletionRequest request) {
         this.kind = kind;

@@ -1,11 +1,14 @@
 package io.jrma.sync;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jrma.Datatype;
 import io.jrma.Jrma;
 import io.jrma.LockType;
+import io.jrma.Request;
 import io.jrma.Win;
+import io.jrma.WinCounters.Counter;
 import io.jrma.core.runtime.CommCore;
 import java.nio.ByteBuffer;
 import java.time.Duration;
@@ -105,6 +108,66 @@ class LargeGetAcrossJvmsTest {
                     }
                 }
             }
+            w.free();
+        });
+    }
+
+    /**
+     * A large get into a direct buffer has its reply read from the socket straight into that buffer (no pooled
+     * receive buffer, no copy): exactly the get's bytes, never a byte on either side of them; request-based gets
+     * too; a get into a heap array takes the ordinary way. Through 16 KiB socket buffers, so each reply is
+     * read in many pieces.
+     */
+    @Test
+    @Timeout(120)
+    void largeGetRepliesAreReadStraightIntoTheOriginBuffer() {
+        overTcp(2, world -> {
+            int me = world.rank();
+            Win w = Win.allocate(world, me == 1 ? 2 * SIZE : 0, 1, null);
+            if (me == 1) {
+                for (int k = 0; k < 2 * SIZE; k++) {
+                    w.buffer().put(k, (byte) (k * 13 + k / 4096));
+                }
+            }
+            world.barrier();
+            int gets = 10;
+            if (me == 0) {
+                ByteBuffer whole = ByteBuffer.allocateDirect(SIZE + 128);
+                ByteBuffer into = whole.duplicate().position(64).limit(64 + SIZE).slice();
+                byte[] heap = new byte[SIZE];
+                w.lockAll(0);
+                for (int i = 0; i < gets; i++) {
+                    for (int k = 0; k < whole.capacity(); k++) {
+                        whole.put(k, (byte) 0x5a);
+                    }
+                    int at = (i * 5000) % SIZE;
+                    if (i % 2 == 0) {
+                        w.get(into, SIZE, Datatype.BYTE, 1, at);
+                        w.flush(1);
+                    } else {
+                        Request r = w.rget(into, SIZE, Datatype.BYTE, 1, at, SIZE, Datatype.BYTE);
+                        r.waitFor();
+                    }
+                    w.get(heap, SIZE, Datatype.BYTE, 1, at);
+                    w.flush(1);
+                    for (int k = 0; k < SIZE; k++) {
+                        byte want = (byte) ((at + k) * 13 + (at + k) / 4096);
+                        if (into.get(k) != want || heap[k] != want) {
+                            throw new AssertionError("get " + i + ": byte " + k + " is " + into.get(k) + " (direct) / "
+                                    + heap[k] + " (heap), expected " + want);
+                        }
+                    }
+                    for (int k = 0; k < 64; k++) {
+                        if (whole.get(k) != 0x5a || whole.get(64 + SIZE + k) != 0x5a) {
+                            throw new AssertionError("get " + i + ": a byte beside the origin buffer was written");
+                        }
+                    }
+                }
+                w.unlockAll();
+                assertEquals(gets, w.counters().get(Counter.PAYLOADS_PLACED),
+                        "the replies to the direct-buffer gets, and only those, were read into place");
+            }
+            world.barrier();
             w.free();
         });
     }

@@ -428,10 +428,10 @@ final class TcpConnection {
     }
 
     /**
-     * Starts reading a large batch frame (at {@code at} of staging, in read mode) whose single packet is a PUT the
-     * window engine lets us write into window memory ahead of delivery ({@link TcpTransport#placement}): its
-     * header goes to a buffer of its own, its payload (what staging holds of it, then the socket) straight to the
-     * window, saving a copy of every byte of a large put. Asked only when every batch delivered before on this
+     * Starts reading a large batch frame (at {@code at} of staging, in read mode) whose single packet is one the
+     * window engine lets us write ahead of delivery ({@link TcpTransport#placement}: a PUT into window memory, a
+     * GET reply into the get's origin buffer): its header goes to a buffer of its own, its payload (what staging
+     * holds of it, then the socket) straight to its destination, saving a copy of every byte. Asked only when every batch delivered before on this
      * connection is consumed, so nothing the engine holds from that origin can be overtaken; if some is not, the
      * frame waits for one duty cycle (the agent dispatches what was delivered), then takes the ordinary way.
      * Returns 1 when placing, -1 when it needs more bytes or waits, 0 for the ordinary way.

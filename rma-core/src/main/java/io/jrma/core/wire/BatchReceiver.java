@@ -14,8 +14,9 @@ public interface BatchReceiver {
     /**
      * Where a transport may write the payload of a packet before delivering it, or null (the default): the packet's
      * header is at {@code at} of {@code header}, its payload has not arrived. A non-null answer is a view of exactly
-     * the payload's bytes in their destination (window memory), given only when delivering the packet at this moment
-     * would write them there and do nothing else first: a contiguous PUT that waits for no lock and ends no access.
+     * the payload's bytes in their destination, given only when delivering the packet at this moment would write
+     * them there and do nothing else first: window memory for a contiguous PUT that waits for no lock and ends no
+     * access; the origin buffer of a large get for its reply.
      * The transport then delivers the packet as a batch of one, its payload added with {@link Batch#addExternal}
      * as that same view, and the receiver skips the copy.
      *
