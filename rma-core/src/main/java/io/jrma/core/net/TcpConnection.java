@@ -524,7 +524,13 @@ final class TcpConnection {
             b.addExternal(0, payload);
             b.address(PacketHeader.src(b.buffer(), 0), PacketHeader.dst(b.buffer(), 0));
             delivered.add(new Delivered(b, body, len));
-            owner.deliver(b);
+            if (placing) {
+                // dispatched at once (in order: nothing delivered before on this stream was left unconsumed when
+                // placing began), so that a large frame following it finds it consumed and is placed too
+                owner.dispatchNow(b);
+            } else {
+                owner.deliver(b);
+            }
             return;
         }
         UnsafeBuffer ub = new UnsafeBuffer(body, 0, len);

@@ -399,6 +399,11 @@ public final class TcpTransport implements PacketTransport, ControlPlane.Sender,
         job.agent().deliver(b);
     }
 
+    /** Hands a batch to the window engine now (duty cycle only; see {@link io.jrma.core.progress.ProgressAgent#dispatchNow}). */
+    void dispatchNow(Batch b) {
+        job.agent().dispatchNow(b);
+    }
+
     /** Where the window engine lets a packet's payload be read to before delivery, or null (duty cycle only). */
     ByteBuffer placement(org.agrona.DirectBuffer header, int at) {
         return job.agent().placement(header, at);
