@@ -27,7 +27,7 @@ class LargeGetAcrossJvmsTest {
     private static final int EPOCHS = 24;
 
     /** {@code n} ranks over 2 JVMs, packets over TCP, through 16 KiB socket buffers (a reply takes many writes). */
-    private static void overTcp(int n, Jrma.RankMain body) {
+    static void overTcp(int n, Jrma.RankMain body) {
         Jrma.job(n).jvms(2).param("jrma.shm.windows", "false").param("jrma.transports", "^shm")
                 .param("jrma.tcp.socketBuffer", "16384").timeout(Duration.ofSeconds(90)).run(body);
     }

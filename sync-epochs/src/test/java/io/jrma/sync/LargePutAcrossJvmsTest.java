@@ -11,7 +11,6 @@ import io.jrma.Win;
 import io.jrma.WinCounters.Counter;
 import io.jrma.core.runtime.CommCore;
 import java.nio.ByteBuffer;
-import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -32,8 +31,7 @@ class LargePutAcrossJvmsTest {
 
     /** {@code n} ranks over 2 JVMs, packets over TCP, through 16 KiB socket buffers. */
     private static void overTcp(int n, Jrma.RankMain body) {
-        Jrma.job(n).jvms(2).param("jrma.shm.windows", "false").param("jrma.transports", "^shm")
-                .param("jrma.tcp.socketBuffer", "16384").timeout(Duration.ofSeconds(90)).run(body);
+        LargeGetAcrossJvmsTest.overTcp(n, body);
     }
 
     private static void fill(ByteBuffer b, int seed) {
