@@ -323,7 +323,7 @@ final class TcpConnection {
         try {
             while (frames < 64) {
                 if (big != null) {
-                    int n = ch.read(big);
+                    int n = big.hasRemaining() ? ch.read(big) : 0; // (a placed frame may have been in staging whole)
                     if (n < 0) {
                         eof();
                         return frames;
@@ -331,15 +331,7 @@ final class TcpConnection {
                     if (big.hasRemaining()) {
                         return frames;
                     }
-                    ByteBuffer b = big;
-                    big = null;
-                    if (placedHeader != null) {
-                        b = placedHeader;
-                        placedHeader = null;
-                    } else {
-                        b.flip();
-                    }
-                    frame(bigType, bigAux, b, bigLen, true);
+                    finishBig();
                     frames++;
                     continue;
                 }
@@ -375,6 +367,19 @@ final class TcpConnection {
         return frames;
     }
 
+    /** The large (or placed) frame being read is whole: hands it on. */
+    private void finishBig() {
+        ByteBuffer b = big;
+        big = null;
+        if (placedHeader != null) {
+            b = placedHeader;
+            placedHeader = null;
+        } else {
+            b.flip();
+        }
+        frame(bigType, bigAux, b, bigLen, true);
+    }
+
     /** Parses whole frames in staging (read mode); starts a large frame's own buffer. */
     private int parse() {
         int frames = 0;
@@ -392,6 +397,17 @@ final class TcpConnection {
                 staging.position(staging.limit());
                 return frames;
             }
+            if (type == FrameDescriptor.BATCH && placing && len >= PLACE_MIN) {
+                int placed = place(at, len, aux);
+                if (placed == 1 && !big.hasRemaining()) { // it was in staging whole: copied to its place once
+                    finishBig();
+                    frames++;
+                    continue;
+                }
+                if (placed != 0) {
+                    return frames; // placed, its payload read to its destination from now on; or it waits for bytes
+                }
+            }
             if (staging.remaining() >= HEADER_LENGTH + len) {
                 lastFrameBig = false;
                 ByteBuffer body = staging.duplicate().order(ByteOrder.LITTLE_ENDIAN);
@@ -407,10 +423,6 @@ final class TcpConnection {
                 }
                 frames++;
             } else if (HEADER_LENGTH + len > staging.capacity()) {
-                int placed = type == FrameDescriptor.BATCH && placing ? place(at, len, aux) : 0;
-                if (placed != 0) {
-                    return frames; // placed: its payload is read into the window; or it waits for more bytes
-                }
                 lastFrameBig = true;
                 big = type == FrameDescriptor.BATCH ? acquire(len) : ByteBuffer.allocate(len);
                 big.order(ByteOrder.LITTLE_ENDIAN);
@@ -428,11 +440,11 @@ final class TcpConnection {
     }
 
     /**
-     * Starts reading a large batch frame (at {@code at} of staging, in read mode) whose single packet is one the
-     * window engine lets us write ahead of delivery ({@link TcpTransport#placement}: a PUT into window memory, a
-     * GET reply into the get's origin buffer): its header goes to a buffer of its own, its payload (what staging
-     * holds of it, then the socket) straight to its destination, saving a copy of every byte. Asked only when every batch delivered before on this
-     * connection is consumed, so nothing the engine holds from that origin can be overtaken; if some is not, the
+     * Starts reading a batch frame of {@link #PLACE_MIN} bytes or more (at {@code at} of staging, in read mode)
+     * whose single packet is one the window engine lets us write ahead of delivery ({@link TcpTransport#placement}:
+     * a PUT into window memory, a GET reply into the get's origin buffer): its header goes to a buffer of its own,
+     * its payload (what staging holds of it, then the socket) straight to its destination, saving a copy of every
+     * byte. Asked only when every batch delivered before on this connection is consumed, so nothing the engine holds from that origin can be overtaken; if some is not, the
      * frame waits for one duty cycle (the agent dispatches what was delivered), then takes the ordinary way.
      * Returns 1 when placing, -1 when it needs more bytes or waits, 0 for the ordinary way.
      */
@@ -484,13 +496,17 @@ final class TcpConnection {
         bigType = FrameDescriptor.BATCH;
         bigAux = aux;
         bigLen = len;
-        lastFrameBig = true;
+        lastFrameBig = HEADER_LENGTH + len > staging.capacity(); // (the next read peeks only after a frame this large)
         owner.payloadsPlaced.incrementAndGet();
         return 1;
     }
 
-    /** Frames at least this large may have their payload placed (smaller ones pass through staging anyway). */
-    private static final int PLACE_MIN = STAGING;
+    /**
+     * Frames at least this large may have their payload placed: read straight to its destination, or copied there
+     * from staging once instead of into a receive buffer and then again by the window engine. (The engine offers
+     * get replies from the same size, 32 KiB.)
+     */
+    private static final int PLACE_MIN = 32 << 10;
 
     private void frame(int type, long credit, ByteBuffer body, int len, boolean owned) {
         owner.framesReceived.incrementAndGet();
