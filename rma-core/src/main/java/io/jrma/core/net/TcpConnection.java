@@ -444,8 +444,9 @@ final class TcpConnection {
      * whose single packet is one the window engine lets us write ahead of delivery ({@link TcpTransport#placement}:
      * a PUT into window memory, a GET reply into the get's origin buffer): its header goes to a buffer of its own,
      * its payload (what staging holds of it, then the socket) straight to its destination, saving a copy of every
-     * byte. Asked only when every batch delivered before on this connection is consumed, so nothing the engine holds from that origin can be overtaken; if some is not, the
-     * frame waits for one duty cycle (the agent dispatches what was delivered), then takes the ordinary way.
+     * byte. Asked only when every batch delivered before on this connection is consumed, so nothing the engine holds
+     * from that origin can be overtaken; if some is not, the frame waits for one duty cycle (the agent dispatches
+     * what was delivered), then takes the ordinary way.
      * Returns 1 when placing, -1 when it needs more bytes or waits, 0 for the ordinary way.
      */
     private int place(int at, int len, long aux) {
