@@ -104,7 +104,7 @@ final class PacketOrigin {
 
         int writePos;
         /**
-         * The last batch holding a payload sent from the user's buffer ({@link #sentFromWhereItIs}), until it is
+         * The last batch holding a payload sent from the user's buffer ({@link #largeDirect}), until it is
          * seen consumed: local completion waits for it.
          */
         Batch external;
@@ -153,7 +153,8 @@ final class PacketOrigin {
                 w.counters.increment(Counter.PENDING_OPS);
             }
             int index = q.open().count();
-            java.nio.ByteBuffer ext = r == null ? sentFromWhereItIs(q, a) : null;
+            // a request-based put copies: its request completes at issue, when the buffer is the user's again
+            java.nio.ByteBuffer ext = r == null && a.kind == OpArgs.PUT ? largeDirect(q, a) : null;
             encode(q, a, seq, ext);
             if (a.kind == OpArgs.GET) {
                 q.getIndex = index;
@@ -168,19 +169,12 @@ final class PacketOrigin {
     }
 
     /**
-     * The origin bytes of a large contiguous put from a direct ByteBuffer, as a view to send from where they are
-     * (the transport gathers them into the socket), or null to copy them into the packet. The buffer is the
-     * user's until local completion in MPI's rules, so the only cost is that flush_local, complete and the
-     * request-less local completion points wait until the batch is consumed ({@link TargetQueue#external}).
-     * A request-based put copies: its request completes at issue.
-     */
-    private java.nio.ByteBuffer sentFromWhereItIs(TargetQueue q, OpArgs a) {
-        return a.kind == OpArgs.PUT ? largeDirect(q, a) : null;
-    }
-
-    /**
      * The origin bytes of a large contiguous put or get whose origin buffer is a direct ByteBuffer, as a view of
-     * exactly those bytes, when the transport to the target carries payloads by reference (TCP); else null.
+     * exactly those bytes, when the transport to the target carries payloads by reference (TCP); else null (the
+     * bytes are copied). A put's view is sent from where it is (gathered into the socket): the buffer is the user's
+     * until local completion in MPI's rules, so the only cost is that flush_local, complete and the request-less
+     * local completion points wait until the batch is consumed ({@link TargetQueue#external}). A get's view is
+     * where its reply may be read to ({@link PendingOp#into}).
      */
     private java.nio.ByteBuffer largeDirect(TargetQueue q, OpArgs a) {
         java.nio.ByteBuffer bb = a.origin.direct;

@@ -20,9 +20,14 @@ final class WindowRouter implements BatchReceiver {
 
     /** The window object of a rank of this JVM, or null if that rank is not here (or not registered yet). */
     WindowImpl localWindow(int worldRank) {
-        PacketTarget[] a = byWorldRank;
-        PacketTarget t = worldRank >= 0 && worldRank < a.length ? a[worldRank] : null;
+        PacketTarget t = target(worldRank);
         return t == null ? null : t.window();
+    }
+
+    /** The receiver of a rank of this JVM, or null. */
+    private PacketTarget target(int worldRank) {
+        PacketTarget[] a = byWorldRank;
+        return worldRank >= 0 && worldRank < a.length ? a[worldRank] : null;
     }
 
     synchronized void register(int worldRank, PacketTarget t) {
@@ -42,9 +47,7 @@ final class WindowRouter implements BatchReceiver {
 
     @Override
     public void onBatch(Batch batch) {
-        int dst = PacketHeader.dst(batch.buffer(), batch.offsetAt(0));
-        PacketTarget[] a = byWorldRank;
-        PacketTarget t = dst >= 0 && dst < a.length ? a[dst] : null;
+        PacketTarget t = target(PacketHeader.dst(batch.buffer(), batch.offsetAt(0)));
         if (t == null) {
             batch.markConsumed();
             return;
@@ -54,9 +57,7 @@ final class WindowRouter implements BatchReceiver {
 
     @Override
     public java.nio.ByteBuffer placement(org.agrona.DirectBuffer header, int at) {
-        int dst = PacketHeader.dst(header, at);
-        PacketTarget[] a = byWorldRank;
-        PacketTarget t = dst >= 0 && dst < a.length ? a[dst] : null;
+        PacketTarget t = target(PacketHeader.dst(header, at));
         return t == null ? null : t.placement(header, at);
     }
 

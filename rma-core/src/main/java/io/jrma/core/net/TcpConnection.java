@@ -498,7 +498,6 @@ final class TcpConnection {
         bigAux = aux;
         bigLen = len;
         lastFrameBig = HEADER_LENGTH + len > staging.capacity(); // (the next read peeks only after a frame this large)
-        owner.payloadsPlaced.incrementAndGet();
         return 1;
     }
 

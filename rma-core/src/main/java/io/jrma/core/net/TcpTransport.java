@@ -62,7 +62,6 @@ public final class TcpTransport implements PacketTransport, ControlPlane.Sender,
     final AtomicLong framesRejected = new AtomicLong();
     final AtomicLong wakesReceived = new AtomicLong();
     final AtomicLong creditFrames = new AtomicLong();
-    final AtomicLong payloadsPlaced = new AtomicLong();
     private final AtomicLong refused = new AtomicLong();
 
     private TcpTransport(Job job, String jobId, String secret, ServerSocketChannel server) throws IOException {
@@ -487,11 +486,6 @@ public final class TcpTransport implements PacketTransport, ControlPlane.Sender,
     /** CREDIT frames received so far (credit that found no other frame to ride on). */
     public long creditFramesReceived() {
         return creditFrames.get();
-    }
-
-    /** Large packets whose payload was read from the socket straight into window memory. */
-    public long payloadsPlaced() {
-        return payloadsPlaced.get();
     }
 
     /** Frames received so far, of every type. */
