@@ -7,6 +7,7 @@ import io.jrma.Flavor;
 import io.jrma.Op;
 import io.jrma.WinCounters.Counter;
 import io.jrma.core.dt.BasicType;
+import io.jrma.core.mem.BulkCopy;
 import io.jrma.core.op.AccumulateKernel;
 import java.nio.ByteBuffer;
 import org.agrona.BufferUtil;
@@ -196,7 +197,7 @@ final class FastPath {
         if (bytes == 8) {
             UNSAFE.putLong(addr, UNSAFE.getLong(base, src));
         } else {
-            UNSAFE.copyMemory(base, src, null, addr, bytes);
+            BulkCopy.copy(base, src, null, addr, bytes);
         }
         w.counters.bump(Counter.PUTS);
         w.counters.bump(Counter.DIRECT_OPS);
@@ -220,7 +221,7 @@ final class FastPath {
         if (bytes == 8) {
             UNSAFE.putLong(base, dst, UNSAFE.getLong(addr));
         } else {
-            UNSAFE.copyMemory(null, addr, base, dst, bytes);
+            BulkCopy.copy(null, addr, base, dst, bytes);
         }
         w.counters.bump(Counter.GETS);
         w.counters.bump(Counter.DIRECT_OPS);

@@ -16,6 +16,7 @@ import io.jrma.RmaException;
 import io.jrma.WinCounters.Counter;
 import io.jrma.core.dt.BasicType;
 import io.jrma.core.dt.TypeLayout;
+import io.jrma.core.mem.BulkCopy;
 import io.jrma.core.op.AccumulateKernel;
 import io.jrma.core.op.OpCode;
 import io.jrma.core.wire.Batch;
@@ -433,7 +434,7 @@ final class PacketTarget {
                         throw new RmaException(ErrorClass.ERR_INTERN, "payload placed at the wrong window bytes");
                     }
                 } else if (contig) {
-                    UNSAFE.copyMemory(payload, base, bytes);
+                    BulkCopy.copy(payload, base, bytes);
                 } else {
                     TypeLayout.copy(null, payload, bytes, packed, null, base, count, layout);
                 }
@@ -449,7 +450,7 @@ final class PacketTarget {
                 }
                 long dst = replyHeader(origin, PacketType.GET_RESP, seq, 0, bytes);
                 if (contig) {
-                    UNSAFE.copyMemory(base, dst, bytes);
+                    BulkCopy.copy(base, dst, bytes);
                 } else {
                     TypeLayout.copy(null, base, count, layout, null, dst, bytes, packed);
                 }

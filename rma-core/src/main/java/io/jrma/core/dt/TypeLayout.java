@@ -351,12 +351,12 @@ public final class TypeLayout {
         if (src.isContiguous() && dst.isContiguous()) {
             long n = Math.min(srcCount * src.size, dstCount * dst.size);
             if (n > 0) {
-                UnsafeAccess.UNSAFE.copyMemory(srcBase, srcOffset + src.trueLb, dstBase, dstOffset + dst.trueLb, n);
+                io.jrma.core.mem.BulkCopy.copy(srcBase, srcOffset + src.trueLb, dstBase, dstOffset + dst.trueLb, n);
             }
             return;
         }
         zip(src.cursor(srcCount), dst.cursor(dstCount),
-                (a, b, n) -> UnsafeAccess.UNSAFE.copyMemory(srcBase, srcOffset + a, dstBase, dstOffset + b, n));
+                (a, b, n) -> io.jrma.core.mem.BulkCopy.copy(srcBase, srcOffset + a, dstBase, dstOffset + b, n));
     }
 
     /** Bytes {@link #encode} writes. */
