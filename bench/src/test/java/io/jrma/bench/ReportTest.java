@@ -69,6 +69,34 @@ class ReportTest {
     }
 
     @Test
+    @Timeout(60)
+    void memcpyIsTheLimitBesideBandwidthNeverAPeer(@TempDir Path dir) throws Exception {
+        Path raw = dir.resolve("raw.csv");
+        Files.writeString(raw, String.join("\n",
+                "impl,test,window,sync,size,rep,value",
+                // memcpy (12000) is faster than every peer, yet jrma is divided by Open MPI (10000) in the peer
+                // column, and by memcpy in its own: 11000 / 12000 = 0.92; over TCP there is no memcpy column
+                "jrma-shm,put_bw,allocate,flush,1048576,1,11000",
+                "openmpi-sm,put_bw,allocate,flush,1048576,1,10000",
+                "memcpy,put_bw,allocate,flush,1048576,1,12000",
+                "jrma-tcp,put_bw,allocate,flush,1048576,1,4000",
+                "openmpi-tcp,put_bw,allocate,flush,1048576,1,5000",
+                // latency rows have no memcpy column (one repetition: every figure is marked rough)
+                "jrma-shm,put_latency,allocate,flush,8,1,0.04",
+                "openmpi-sm,put_latency,allocate,flush,8,1,0.08") + "\n");
+        Path meta = dir.resolve("meta.txt");
+        Files.writeString(meta, "command=bench/compare --path all\nimpl.memcpy=the limit\n");
+        Path out = dir.resolve("out");
+        Report.main(new String[] {raw.toString(), meta.toString(), out.toString()});
+        String md = Files.readString(out.resolve("RESULTS.md"), StandardCharsets.UTF_8);
+        assertTrue(md.contains("| test | window | sync | size | jrma-shm | openmpi-sm | memcpy | jrma-tcp | openmpi-tcp "
+                + "| jrma-shm / best peer | jrma-tcp / best peer | jrma-shm / memcpy |"), md);
+        assertTrue(md.contains("| put_bw | allocate | flush | 1 MiB | 11.00 ~ | 10.00 ~ | 12.00 ~ | 4.00 ~ | 5.00 ~ | 1.10 | 0.80 | 0.92 |"), md);
+        assertTrue(md.contains("| put_latency | allocate | flush | 8 B | 0.040 ~ | 0.080 ~ | n/a | n/a | n/a | 0.50 | n/a |"), md);
+        assertTrue(md.contains("- `memcpy`: the limit"), md);
+    }
+
+    @Test
     @Timeout(10)
     void aBadLineIsAnError(@TempDir Path dir) throws Exception {
         Path raw = dir.resolve("raw.csv");

@@ -106,6 +106,9 @@ public final class Report {
         return impl.startsWith("jrma");
     }
 
+    /** The physical limit beside the bandwidth tests (bench/c/memcpy_bw.c): shown, never taken for a peer. */
+    static final String LIMIT = "memcpy";
+
     /** Rows of a table: every (test, window, sync, size) measured, in first-seen order. */
     private List<Key> rows(boolean lat) {
         Set<Key> rows = new LinkedHashSet<>();
@@ -134,7 +137,7 @@ public final class Report {
         Double best = null;
         for (String i : impls) {
             List<Double> v = get(i, row);
-            if (!jrma(i) && tcp(i) == tcp(of) && v != null) {
+            if (!jrma(i) && !i.equals(LIMIT) && tcp(i) == tcp(of) && v != null) {
                 double m = median(v);
                 if (best == null || (lat ? m < best : m > best)) {
                     best = m;
@@ -165,6 +168,16 @@ public final class Report {
                 ratioCols.add(i + " / best peer");
             }
         }
+        // bandwidth beside the memcpy limit, for jrma over shared memory (a copy is all a put or get there is)
+        List<String> limitOf = new ArrayList<>();
+        if (!lat && impls.contains(LIMIT)) {
+            for (String i : impls) {
+                if (jrma(i) && !tcp(i)) {
+                    limitOf.add(i);
+                    ratioCols.add(i + " / " + LIMIT);
+                }
+            }
+        }
         List<String> header = new ArrayList<>(List.of("test", "window", "sync", "size"));
         header.addAll(cols);
         header.addAll(ratioCols);
@@ -181,6 +194,12 @@ public final class Report {
                     line.add(v == null || best == null || best == 0 ? "n/a"
                             : String.format(Locale.ROOT, "%.2f", median(v) / best));
                 }
+            }
+            for (String i : limitOf) {
+                List<Double> v = get(i, row);
+                List<Double> limit = get(LIMIT, row);
+                line.add(v == null || limit == null || median(limit) == 0 ? "n/a"
+                        : String.format(Locale.ROOT, "%.2f", median(v) / median(limit)));
             }
             body.add(line);
         }
@@ -292,7 +311,9 @@ public final class Report {
                 + (int) (NOISY * 100) + "% of their median: this 2-core machine is noisy, so read those as rough. "
                 + "Ratios divide a jrma figure by the best C library's in the same row on the same kind of path (jrma over "
                 + "TCP by the C libraries over TCP, the others by those over shared memory; latency: below 1 means jrma is faster; "
-                + "bandwidth: above 1 means jrma is faster). Implementations:\n\n");
+                + "bandwidth: above 1 means jrma is faster). `memcpy`, where measured, is no peer but the physical limit of "
+                + "the bandwidth tests; the `/ memcpy` columns divide jrma's bandwidth over shared memory by it. "
+                + "Implementations:\n\n");
         for (String i : impls) {
             sb.append("- `").append(i).append("`: ").append(meta.getOrDefault("impl." + i, "")).append('\n');
         }
