@@ -16,12 +16,22 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** bench/compare's report: medians, noisy marks, ratios to the best peer, RESULTS.md and PNG plots from a small CSV. */
 class ReportTest {
+    /** Writes {@code rows} (after the CSV header) and {@code meta}, runs the report into dir/out, returns dir/out. */
+    private static Path report(Path dir, String meta, String... rows) throws Exception {
+        Path raw = dir.resolve("raw.csv");
+        Files.writeString(raw, "impl,test,window,sync,size,rep,value\n" + String.join("\n", rows) + "\n");
+        Path m = dir.resolve("meta.txt");
+        Files.writeString(m, meta);
+        Path out = dir.resolve("out");
+        Report.main(new String[] {raw.toString(), m.toString(), out.toString()});
+        return out;
+    }
+
     @Test
     @Timeout(60)
     void writesTablesRatiosAndPlots(@TempDir Path dir) throws Exception {
-        Path raw = dir.resolve("raw.csv");
-        Files.writeString(raw, String.join("\n",
-                "impl,test,window,sync,size,rep,value",
+        Path out = report(dir, "command=bench/compare --path shm\ndate=2026-11-23\nmachine=2 cores\nplotdir=results\n"
+                + "impl.jrma-shm=2 JVMs\nimpl.jrma-threads=not measured in this run\n",
                 // jrma 0.04 (median of 0.04, 0.03, 0.04), peers 0.08 and 0.51 (noisy): ratio 0.04 / 0.08 = 0.50
                 "jrma-shm,put_latency,allocate,flush,8,1,0.04",
                 "jrma-shm,put_latency,allocate,flush,8,2,0.03",
@@ -43,12 +53,7 @@ class ReportTest {
                 // over TCP, jrma is compared with the peer over TCP only: 30 / 15 = 2.00
                 "jrma-tcp,get_latency,allocate,flush,8,1,30",
                 "openmpi-tcp,get_latency,allocate,flush,8,1,15",
-                "openmpi-sm,get_latency,allocate,flush,8,1,0.1") + "\n");
-        Path meta = dir.resolve("meta.txt");
-        Files.writeString(meta, "command=bench/compare --path shm\ndate=2026-11-23\nmachine=2 cores\nplotdir=results\n"
-                + "impl.jrma-shm=2 JVMs\nimpl.jrma-threads=not measured in this run\n");
-        Path out = dir.resolve("out");
-        Report.main(new String[] {raw.toString(), meta.toString(), out.toString()});
+                "openmpi-sm,get_latency,allocate,flush,8,1,0.1");
 
         String md = Files.readString(out.resolve("RESULTS.md"), StandardCharsets.UTF_8);
         assertTrue(md.contains("| put_latency | allocate | flush | 8 B | 0.040 ~ | 0.080 | 0.510 ~ | n/a | n/a | 0.50 | n/a |"), md);
@@ -71,9 +76,7 @@ class ReportTest {
     @Test
     @Timeout(60)
     void memcpyIsTheLimitBesideBandwidthNeverAPeer(@TempDir Path dir) throws Exception {
-        Path raw = dir.resolve("raw.csv");
-        Files.writeString(raw, String.join("\n",
-                "impl,test,window,sync,size,rep,value",
+        Path out = report(dir, "command=bench/compare --path all\nimpl.memcpy=the limit\n",
                 // memcpy (12000) is faster than every peer, yet jrma is divided by Open MPI (10000) in the peer
                 // column, and by memcpy in its own: 11000 / 12000 = 0.92; over TCP there is no memcpy column
                 "jrma-shm,put_bw,allocate,flush,1048576,1,11000",
@@ -83,11 +86,7 @@ class ReportTest {
                 "openmpi-tcp,put_bw,allocate,flush,1048576,1,5000",
                 // latency rows have no memcpy column (one repetition: every figure is marked rough)
                 "jrma-shm,put_latency,allocate,flush,8,1,0.04",
-                "openmpi-sm,put_latency,allocate,flush,8,1,0.08") + "\n");
-        Path meta = dir.resolve("meta.txt");
-        Files.writeString(meta, "command=bench/compare --path all\nimpl.memcpy=the limit\n");
-        Path out = dir.resolve("out");
-        Report.main(new String[] {raw.toString(), meta.toString(), out.toString()});
+                "openmpi-sm,put_latency,allocate,flush,8,1,0.08");
         String md = Files.readString(out.resolve("RESULTS.md"), StandardCharsets.UTF_8);
         assertTrue(md.contains("| test | window | sync | size | jrma-shm | openmpi-sm | memcpy | jrma-tcp | openmpi-tcp "
                 + "| jrma-shm / best peer | jrma-tcp / best peer | jrma-shm / memcpy |"), md);
