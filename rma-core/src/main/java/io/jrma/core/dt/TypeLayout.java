@@ -2,6 +2,7 @@ package io.jrma.core.dt;
 
 import io.jrma.ErrorClass;
 import io.jrma.RmaException;
+import io.jrma.core.mem.BulkCopy;
 import io.jrma.core.mem.UnsafeAccess;
 import java.util.Arrays;
 import org.agrona.DirectBuffer;
@@ -351,12 +352,12 @@ public final class TypeLayout {
         if (src.isContiguous() && dst.isContiguous()) {
             long n = Math.min(srcCount * src.size, dstCount * dst.size);
             if (n > 0) {
-                io.jrma.core.mem.BulkCopy.copy(srcBase, srcOffset + src.trueLb, dstBase, dstOffset + dst.trueLb, n);
+                BulkCopy.copy(srcBase, srcOffset + src.trueLb, dstBase, dstOffset + dst.trueLb, n);
             }
             return;
         }
         zip(src.cursor(srcCount), dst.cursor(dstCount),
-                (a, b, n) -> io.jrma.core.mem.BulkCopy.copy(srcBase, srcOffset + a, dstBase, dstOffset + b, n));
+                (a, b, n) -> BulkCopy.copy(srcBase, srcOffset + a, dstBase, dstOffset + b, n));
     }
 
     /** Bytes {@link #encode} writes. */
