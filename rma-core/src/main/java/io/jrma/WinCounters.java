@@ -30,6 +30,7 @@ public final class WinCounters {
         PACKETS_COALESCED("lock or unlock requests carried inside an operation packet instead of their own"),
         ACKS_ELIDED("acknowledgements not requested because they would carry no information"),
         ACKS_PIGGYBACKED("acknowledgements carried by a data reply (GET moved to the tail)"),
+        ACKS_BY_RING("as a target: acknowledgements given through a shared-memory ring's applied position instead of an ACK packet"),
         BYTES_PUT("bytes written to target memory"),
         BYTES_GOT("bytes read from target memory"),
         PENDING_OPS("operations issued but not yet complete"),

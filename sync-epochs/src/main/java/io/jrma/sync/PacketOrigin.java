@@ -1,6 +1,7 @@
 package io.jrma.sync;
 
 import static io.jrma.core.mem.UnsafeAccess.UNSAFE;
+import static io.jrma.core.wire.PacketType.F_ACK_BY_RING;
 import static io.jrma.core.wire.PacketType.F_ACK_REQUIRED;
 import static io.jrma.core.wire.PacketType.F_CONTIG;
 import static io.jrma.core.wire.PacketType.F_DYNAMIC;
@@ -18,6 +19,7 @@ import io.jrma.core.dt.TypeLayout;
 import io.jrma.core.wire.Batch;
 import io.jrma.core.wire.PacketHeader;
 import io.jrma.core.wire.PacketType;
+import io.jrma.core.wire.RingAck;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.concurrent.ConcurrentHashMap;
@@ -36,6 +38,8 @@ import org.agrona.MutableDirectBuffer;
  *       operations);</li>
  *   <li>acknowledgements are requested only when they carry information: a flush or unlock with nothing
  *       outstanding sends nothing (or, for unlock, a fire-and-forget release);</li>
+ *   <li>over a shared-memory ring the ack may be no packet at all: the target publishes how far it applied the
+ *       ring, and a flush waits for that position ({@link RingAck}, jrma.shm.ringAcks);</li>
  *   <li>a GET is moved to the tail of the batch so its data reply also carries the flush/unlock ack;
  *       get_accumulate, fetch_and_op and compare_and_swap are never moved (ordered with accumulates);</li>
  *   <li>flush_local waits only for data replies: puts are packed at issue, so their buffers are free, except a
@@ -73,6 +77,11 @@ final class PacketOrigin {
         /** (int) sent, published before the batch is handed over, so acks for it are never ignored. */
         volatile int sentPublished;
         volatile int acked;
+        /** The ack value reached through ring acknowledgements ({@link RingAck}); written under the monitor. */
+        volatile int ringAcked;
+        /** Batches asking to be acknowledged through memory, oldest first (guarded by the monitor). */
+        final ArrayDeque<RingAck> ringAcks = new ArrayDeque<>();
+        volatile int ringAcksWaiting;
         final AtomicInteger replies = new AtomicInteger();
         final ArrayDeque<Batch> inFlight = new ArrayDeque<>();
         final ArrayDeque<Batch> free = new ArrayDeque<>();
@@ -120,9 +129,43 @@ final class PacketOrigin {
         /** Value of {@code sent} after a release that needed no ack, when everything before it was acked. */
         int releasedAt = -1;
 
+        /** The later of the acks received as packets and through memory. */
+        int ackedNow() {
+            int a = acked;
+            int r = ringAcked;
+            return r - a > 0 ? r : a;
+        }
+
         /** Whether every packet sent has been acknowledged (an ack-less release counts as acknowledged). */
         boolean allAcked() {
-            return (int) sent == acked || (int) sent == releasedAt;
+            return (int) sent == ackedNow() || (int) sent == releasedAt;
+        }
+
+        /**
+         * Whether acks up to {@code want} have arrived, as a packet or through memory (the tickets that completed
+         * are retired here, oldest first: one ring, applied in order).
+         */
+        boolean acknowledged(int want) {
+            if (acked - want >= 0 || ringAcked - want >= 0) {
+                return true;
+            }
+            if (ringAcksWaiting == 0) {
+                return false;
+            }
+            synchronized (this) {
+                RingAck t;
+                while ((t = ringAcks.peek()) != null) {
+                    if (acked - t.want < 0 && !t.done()) {
+                        break;
+                    }
+                    ringAcks.poll();
+                    if (acked - t.want < 0 && t.want - ringAcked > 0) {
+                        ringAcked = t.want;
+                    }
+                }
+                ringAcksWaiting = ringAcks.size();
+            }
+            return acked - want >= 0 || ringAcked - want >= 0;
         }
     }
 
@@ -259,7 +302,7 @@ final class PacketOrigin {
     private int send(TargetQueue q, boolean ack, int lastFlags) {
         Batch b = q.open;
         if (b == null || b.count() == 0) {
-            return q.acked;
+            return q.ackedNow();
         }
         MutableDirectBuffer buf = b.buffer();
         if (q.lockFlags != 0) {
@@ -290,6 +333,14 @@ final class PacketOrigin {
         if (ack) {
             PacketHeader.addFlags(buf, last, F_ACK_REQUIRED);
             PacketHeader.aux(buf, last, want);
+            if (w.job.transportFor(b.dstRank()).acksThroughMemory(b.dstRank())) {
+                // the target may answer by the ring's applied position instead of an ACK packet
+                PacketHeader.addFlags(buf, last, F_ACK_BY_RING);
+                RingAck t = new RingAck(want);
+                b.ringAck(t);
+                q.ringAcks.add(t);
+                q.ringAcksWaiting = q.ringAcks.size();
+            }
             if (PacketType.hasDataReply(lastType)) {
                 w.counters.increment(Counter.ACKS_PIGGYBACKED);
             }
@@ -475,7 +526,8 @@ final class PacketOrigin {
     }
 
     private void awaitAck(TargetQueue q, int want) {
-        await(() -> q.acked - want >= 0); // acks arrive after every earlier reply from that target
+        // acks arrive after every earlier reply from that target; so does a ring ack (RingAck.done)
+        await(() -> q.acknowledged(want));
     }
 
     private void await(java.util.function.BooleanSupplier done) {

@@ -1,6 +1,7 @@
 package io.jrma.sync;
 
 import static io.jrma.core.mem.UnsafeAccess.UNSAFE;
+import static io.jrma.core.wire.PacketType.F_ACK_BY_RING;
 import static io.jrma.core.wire.PacketType.F_ACK_REQUIRED;
 import static io.jrma.core.wire.PacketType.F_CONTIG;
 import static io.jrma.core.wire.PacketType.F_DYNAMIC;
@@ -138,6 +139,7 @@ final class PacketTarget {
 
     /** Processes from b.resumeIndex; returns false if it blocked on a lock (then b heads blocked[origin]). */
     private boolean process(Batch b, int origin) {
+        current = b;
         try {
             for (int i = b.resumeIndex; i < b.count(); i++) {
                 placed = b.externalAt(i);
@@ -155,9 +157,13 @@ final class PacketTarget {
             return true;
         } finally {
             placed = null;
+            current = null;
             flushReplies(origin);
         }
     }
+
+    /** The batch {@link #process} is working through (its ack may be elided). */
+    private Batch current;
 
     /**
      * The payload of the packet being processed, already written into the window by the transport
@@ -313,7 +319,13 @@ final class PacketTarget {
             }
         }
         if ((flags & F_ACK_REQUIRED) != 0) {
-            if (replied) {
+            if (!replied && (flags & F_ACK_BY_RING) != 0 && current != null && current.mayElideAck()
+                    && (reply == null || reply.count() == 0)) {
+                // applied while the ring record is read, nothing owed to the origin in this batch: the ring's
+                // applied position is the ack (RingAck); a reply written here would have had to be read first
+                current.ackElided();
+                w.counters.increment(Counter.ACKS_BY_RING);
+            } else if (replied) {
                 PacketHeader.addFlags(reply.buffer(), reply.offsetAt(reply.count() - 1), F_PIGGYBACK_ACK);
                 PacketHeader.aux(reply.buffer(), reply.offsetAt(reply.count() - 1), PacketHeader.aux(buf, at));
             } else {

@@ -52,6 +52,7 @@ public final class OsuRma implements java.io.Serializable {
     private int windowOps = 64;
     private boolean jitWarmup = true;
     private int jitPasses = -1;
+    private boolean counters;
 
     // the test and synchronization resolved once (resolve()), so that the timed loop compares no strings (OSU has a
     // function per test and per synchronization; the C twin resolves the same way)
@@ -90,7 +91,7 @@ public final class OsuRma implements java.io.Serializable {
         if (args.length == 0) {
             System.err.println("usage: OsuRma put_latency|get_latency|acc_latency|get_acc_latency|fop_latency|cas_latency"
                     + "|put_bw|get_bw|put_bibw [-w create|allocate|dynamic|dynamic_alloc] [-s lock|flush|flush_local|lock_all|pscw|fence]"
-                    + " [-m [MIN:]MAX] [-i ITER] [-x SKIP] [-W WINDOW]");
+                    + " [-m [MIN:]MAX] [-i ITER] [-x SKIP] [-W WINDOW] [--counters]");
             System.exit(2);
         }
         OsuRma b = new OsuRma(args[0]);
@@ -109,6 +110,7 @@ public final class OsuRma implements java.io.Serializable {
                 case "-W" -> b.windowOps = Integer.parseInt(args[++i]);
                 case "--no-jit-warmup" -> b.jitWarmup = false;
                 case "--jit-passes" -> b.jitPasses = Integer.parseInt(args[++i]);
+                case "--counters" -> b.counters = true;
                 default -> throw new IllegalArgumentException("unknown option " + args[i]);
             }
         }
@@ -218,6 +220,9 @@ public final class OsuRma implements java.io.Serializable {
                         / (sync.equals("fence") || sync.equals("pscw") ? 2 : 1);
                 // latency to the ns (OSU prints 0.01 us, a fifth of an 8-byte operation over shared memory)
                 System.out.printf(Locale.ROOT, bw() ? "%-10d%20.2f%n" : "%-10d%20.3f%n", size, value);
+            }
+            if (counters && print) { // the window's counters on each rank (stderr: the size lines stay parseable)
+                System.err.printf(Locale.ROOT, "rank %d, %d bytes: %s%n", me, size, w.counters());
             }
             world.barrier();
             w.free();

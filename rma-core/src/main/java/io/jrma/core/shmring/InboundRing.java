@@ -1,5 +1,6 @@
 package io.jrma.core.shmring;
 
+import static io.jrma.core.shmring.RingFileDescriptor.APPLIED_OFFSET;
 import static io.jrma.core.shmring.RingFileDescriptor.ASLEEP_OFFSET;
 import static io.jrma.core.shmring.RingFileDescriptor.MSG_CONTROL;
 import static io.jrma.core.shmring.RingFileDescriptor.MSG_PACKETS;
@@ -15,6 +16,7 @@ import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.ControlledMessageHandler;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.ringbuffer.OneToOneRingBuffer;
+import org.agrona.concurrent.ringbuffer.RecordDescriptor;
 import org.agrona.concurrent.ringbuffer.RingBuffer;
 
 /**
@@ -24,6 +26,11 @@ import org.agrona.concurrent.ringbuffer.RingBuffer;
  * if it keeps it (operations waiting for a lock) the record is copied out, the view re-pointed at the copy,
  * and the ring moves on, so one waiting origin never holds up the others behind it in the ring. Pieces of a
  * large packet are gathered into a buffer of their own before delivery.
+ *
+ * <p>Acknowledgement through memory ({@link io.jrma.core.wire.RingAck}): a record of whole packets read while
+ * nothing copied out before it still waits may have its requested ack elided by the engine; if the engine
+ * consumed it and did so, the position after the record is published in the file header
+ * ({@link RingFileDescriptor#APPLIED_OFFSET}), after the window memory was written, and the sender's flush sees it.
  *
  * <p>Threads: the progress agent only (the thread running its duty cycle).
  */
@@ -53,6 +60,9 @@ final class InboundRing implements ControlledMessageHandler {
     private final Sink sink;
     final ShmCounters counters;
     private final long heldLimit;
+    private final int mask;
+    /** Ring position where the current read started (the consumer position then; only this thread moves it). */
+    private long readFrom;
     private final ArrayDeque<Held> held = new ArrayDeque<>();
     private long heldBytes;
     private UnsafeBuffer spareView;
@@ -69,6 +79,7 @@ final class InboundRing implements ControlledMessageHandler {
         this.sink = sink;
         this.counters = new ShmCounters();
         this.heldLimit = heldLimit;
+        this.mask = ring.capacity() - 1;
     }
 
     /** Frees copies the engine is done with, then reads records; returns work done. */
@@ -77,7 +88,33 @@ final class InboundRing implements ControlledMessageHandler {
         if (heldBytes > heldLimit) {
             return work; // back-pressure: the sender's ring fills until the waiting packets are applied
         }
+        readFrom = ring.consumerPosition();
         return work + ring.controlledRead(this, READ_LIMIT);
+    }
+
+    /**
+     * Ring position just past the record whose message starts at buffer index {@code index} ({@code length}
+     * bytes), read in the current {@link #poll}: as the sender's producer position stood after committing it.
+     */
+    private long endPosition(int index, int length) {
+        int start = index - RecordDescriptor.HEADER_LENGTH;
+        long delta = (start - ((int) readFrom & mask)) & mask; // one read never passes the end of the buffer
+        return readFrom + delta + org.agrona.BitUtil.align(length + RecordDescriptor.HEADER_LENGTH, RecordDescriptor.ALIGNMENT);
+    }
+
+    /** The position the receiver of this ring has published as applied (tests, diagnostics). */
+    long applied() {
+        return header.getLongVolatile(APPLIED_OFFSET);
+    }
+
+    /** Position up to which the peer has claimed records (any thread). */
+    long producerPosition() {
+        return ring.producerPosition();
+    }
+
+    /** Position up to which records have been read and handled (any thread; moves after each read). */
+    long consumerPosition() {
+        return ring.consumerPosition();
     }
 
     /** Whether a record may be waiting (also a claimed, not yet committed one). */
@@ -141,11 +178,18 @@ final class InboundRing implements ControlledMessageHandler {
             keepSpare(b, view);
             return;
         }
+        b.mayElideAck(held.isEmpty());
         sink.deliver(this, b);
         if (b.isConsumed()) {
+            if (b.isAckElided()) {
+                // release: the window memory written while applying it is visible to whoever sees the position
+                header.putLongOrdered(APPLIED_OFFSET, endPosition(index, length));
+                ShmCounters.add(counters.ringAcks, 1);
+            }
             keepSpare(b, view);
             return;
         }
+        b.mayElideAck(false); // it waits: its ack, when applied later, travels as a packet
         ByteBuffer copy = ByteBuffer.allocateDirect(length); // still wanted: out of the ring before it moves on
         view.getBytes(0, copy, 0, length);
         view.wrap(copy, 0, length);
@@ -155,6 +199,7 @@ final class InboundRing implements ControlledMessageHandler {
     }
 
     private void keepSpare(Batch b, UnsafeBuffer view) {
+        b.mayElideAck(false);
         view.wrap(NOTHING); // the record is released next: nothing may read it through this view
         spare = b;
         spareView = view;

@@ -1,5 +1,6 @@
 package io.jrma.core.shmring;
 
+import static io.jrma.core.shmring.RingFileDescriptor.APPLIED_OFFSET;
 import static io.jrma.core.shmring.RingFileDescriptor.ASLEEP_OFFSET;
 import static io.jrma.core.shmring.RingFileDescriptor.MSG_CONTROL;
 import static io.jrma.core.shmring.RingFileDescriptor.MSG_PACKETS;
@@ -73,6 +74,8 @@ final class OutboundRing {
     private final ArrayDeque<Pending> pending = new ArrayDeque<>();
     private volatile int pendingCount;
     private boolean closed;
+    /** The rings to and from the peer as a batch's {@link io.jrma.core.wire.RingAck} sees them; null: none. */
+    private volatile io.jrma.core.wire.RingAck.Mark mark;
 
     OutboundRing(int peerJvm, RingFiles.Mapped file, Runnable doorbell) {
         this.peerJvm = peerJvm;
@@ -95,6 +98,31 @@ final class OutboundRing {
      */
     int offer(Batch b, boolean reply) {
         return offer(new Pending(b), reply);
+    }
+
+    /** Lets batches be acknowledged through memory: {@code replies} is the ring from the same peer. */
+    void acknowledgeThrough(InboundRing replies) {
+        mark = new io.jrma.core.wire.RingAck.Mark() {
+            @Override
+            public long applied() {
+                return header.getLongVolatile(APPLIED_OFFSET);
+            }
+
+            @Override
+            public long repliesWritten() {
+                return replies.producerPosition();
+            }
+
+            @Override
+            public long repliesRead() {
+                return replies.consumerPosition();
+            }
+        };
+    }
+
+    /** Whether batches to the peer may ask to be acknowledged through memory. */
+    boolean acksThroughMemory() {
+        return mark != null;
     }
 
     /** Whether a control message of {@code length} bytes fits one record of this ring. */
@@ -265,6 +293,14 @@ final class OutboundRing {
             }
         }
         ShmCounters.add(counters.batchesSent, 1);
+        io.jrma.core.wire.RingAck t = b.ringAck();
+        if (t != null) {
+            io.jrma.core.wire.RingAck.Mark m = mark;
+            if (m == null) {
+                throw new RmaException(ErrorClass.ERR_INTERN, "a batch asks to be acknowledged through a ring that cannot");
+            }
+            t.written(m, ring.producerPosition()); // single producer under the lock: the end of its last record
+        }
         b.markConsumed(); // local completion: every byte is in the ring, the origin may reuse its buffer
         return true;
     }

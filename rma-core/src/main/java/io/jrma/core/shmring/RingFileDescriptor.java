@@ -31,6 +31,12 @@ import org.agrona.concurrent.ringbuffer.RingBufferDescriptor;
  *  +---------------------------------------------------------------+
  *  |                  (reserved, 0)                                |    68
  *  +---------------------------------------------------------------+
+ *  |  applied position (long): the receiver has applied every      |   128  (own cache line)
+ *  |  record before it whose ack it elided (F_ACK_BY_RING); the    |
+ *  |  sender's flush waits for it instead of an ACK packet         |
+ *  +---------------------------------------------------------------+
+ *  |                  (reserved, 0)                                |   136
+ *  +---------------------------------------------------------------+
  *  |  Agrona OneToOneRingBuffer: capacity bytes of records, then   |  4096  (page aligned)
  *  |  its trailer (RingBufferDescriptor.TRAILER_LENGTH)            |
  *  +---------------------------------------------------------------+
@@ -43,7 +49,7 @@ import org.agrona.concurrent.ringbuffer.RingBufferDescriptor;
  */
 public final class RingFileDescriptor {
     public static final long MAGIC = 0x474E4952414D524AL; // "JRMARING" read as a little-endian long
-    public static final int VERSION = 1;
+    public static final int VERSION = 2;
     public static final int MAGIC_OFFSET = 0;
     public static final int VERSION_OFFSET = 8;
     public static final int CAPACITY_OFFSET = 12;
@@ -51,6 +57,7 @@ public final class RingFileDescriptor {
     public static final int SENDER_OFFSET = 24;
     public static final int RECEIVER_OFFSET = 28;
     public static final int ASLEEP_OFFSET = 64;
+    public static final int APPLIED_OFFSET = 128;
     public static final int HEADER_LENGTH = 4096;
 
     /** Record type: whole packets. */

@@ -35,6 +35,8 @@ final class ShmCounters {
     final AtomicLong rejected = new AtomicLong();
     /** Control-plane messages received. */
     final AtomicLong controlReceived = new AtomicLong();
+    /** Records acknowledged through the ring's applied position instead of an ACK packet. */
+    final AtomicLong ringAcks = new AtomicLong();
 
     /** Single-writer increment: readers see every value in order, without a locked add. */
     static void add(AtomicLong c, long delta) {
@@ -55,6 +57,7 @@ final class ShmCounters {
         total.packetsAssembled.addAndGet(packetsAssembled.get());
         total.rejected.addAndGet(rejected.get());
         total.controlReceived.addAndGet(controlReceived.get());
+        total.ringAcks.addAndGet(ringAcks.get());
     }
 
     @Override
@@ -62,6 +65,7 @@ final class ShmCounters {
         return "shm[batches sent " + batchesSent + ", records sent " + recordsSent + ", bytes sent " + bytesSent
                 + ", refused " + refused + ", doorbells " + doorbells + ", batches received " + batchesReceived
                 + ", records received " + recordsReceived + ", bytes received " + bytesReceived + ", copied out "
-                + batchesCopiedOut + ", assembled " + packetsAssembled + ", rejected " + rejected + ", control " + controlReceived + "]";
+                + batchesCopiedOut + ", assembled " + packetsAssembled + ", rejected " + rejected + ", control " + controlReceived
+                + ", ring acks " + ringAcks + "]";
     }
 }

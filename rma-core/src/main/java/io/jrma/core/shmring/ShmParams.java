@@ -26,7 +26,12 @@ public final class ShmParams {
             "bytes of packets a JVM copies out of one ring while they wait (for a lock) before it stops reading that"
             + " ring until they are applied, so a stopped target cannot exhaust its memory");
 
-    public static final List<Param> ALL = List.of(TRANSPORTS, RING_BYTES, HELD_BYTES);
+    public static final Param RING_ACKS = new Param("jrma.shm.ringAcks", "true", "job",
+            "true: a flush (or unlock) to a rank reached through a ring waits for the target's published applied"
+            + " position instead of an ACK packet, when the target applied the operations as it read them; false:"
+            + " an ACK packet every time");
+
+    public static final List<Param> ALL = List.of(TRANSPORTS, RING_BYTES, HELD_BYTES, RING_ACKS);
 
     private ShmParams() {
     }

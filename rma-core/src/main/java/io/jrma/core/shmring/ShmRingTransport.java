@@ -23,6 +23,10 @@ import java.util.function.IntConsumer;
  * the selector's timeout. While records for another JVM wait for space, the thread only naps: the other
  * side frees space without telling.
  *
+ * <p>Acknowledgements: a flush to a rank of another JVM of the host may complete on the applied position the
+ * target publishes in the ring file ({@link io.jrma.core.wire.RingAck}) rather than on an ACK packet coming back
+ * through the other ring ({@link ShmParams#RING_ACKS}).
+ *
  * <p>Control messages: once set up, the rings also carry the control plane's messages to the host's other JVMs
  * ({@link #sendControl}; those larger than a record go over TCP, and aborts and goodbyes always do). Nothing
  * orders TCP against the rings, and the engine does not need it: a target learns that an origin's operations
@@ -64,9 +68,15 @@ public final class ShmRingTransport implements PacketTransport, InboundRing.Sink
             files[f++] = e.getValue();
         }
         i = 0;
+        boolean ringAcks = Boolean.parseBoolean(ShmParams.RING_ACKS.getChoice(job.params(), "true", "false"));
         for (Map.Entry<Integer, RingFiles.Mapped> e : in.entrySet()) {
-            inbound[i++] = new InboundRing(e.getKey(), e.getValue(), this, heldLimit);
+            InboundRing r = new InboundRing(e.getKey(), e.getValue(), this, heldLimit);
+            inbound[i++] = r;
             files[f++] = e.getValue();
+            OutboundRing o = outByJvm[e.getKey()];
+            if (ringAcks && o != null) {
+                o.acknowledgeThrough(r);
+            }
         }
     }
 
@@ -92,6 +102,15 @@ public final class ShmRingTransport implements PacketTransport, InboundRing.Sink
     @Override
     public boolean reaches(int worldRank) {
         return worldRank >= 0 && worldRank < job.size() && outByJvm[job.jvmOf(worldRank)] != null;
+    }
+
+    @Override
+    public boolean acksThroughMemory(int worldRank) {
+        if (worldRank < 0 || worldRank >= job.size()) {
+            return false;
+        }
+        OutboundRing o = outByJvm[job.jvmOf(worldRank)];
+        return o != null && o.acksThroughMemory();
     }
 
     @Override
@@ -285,6 +304,11 @@ public final class ShmRingTransport implements PacketTransport, InboundRing.Sink
     /** Doorbells rung to wake a receiver sleeping in its selector. */
     public long doorbells() {
         return total().doorbells.get();
+    }
+
+    /** Records acknowledged through the applied position instead of an ACK packet (as a receiver). */
+    public long ringAcks() {
+        return total().ringAcks.get();
     }
 
     /** Records and batches rejected (malformed, or claiming ranks of another JVM). */

@@ -29,6 +29,12 @@ public final class Batch {
     private volatile boolean consumed;
     /** Opaque per-batch state for the receiver (e.g. where it stopped while blocked on a lock). */
     public int resumeIndex;
+    /** Sender side: where a transport that acknowledges through memory reports how far the batch got. */
+    private RingAck ringAck;
+    /** Receiver side: the transport lets the receiver elide an ack requested by {@link PacketType#F_ACK_BY_RING}. */
+    private boolean mayElideAck;
+    /** Receiver side: the receiver did elide it (the transport must then acknowledge through memory). */
+    private boolean ackElided;
 
     public Batch(MutableDirectBuffer buffer) {
         this.buffer = buffer;
@@ -111,8 +117,43 @@ public final class Batch {
         return consumed;
     }
 
+    /** Sender: asks the transport to report the batch's ring position to {@code t} (null: do not). */
+    public void ringAck(RingAck t) {
+        this.ringAck = t;
+    }
+
+    public RingAck ringAck() {
+        return ringAck;
+    }
+
+    /**
+     * Transport, before delivery: whether the receiver may elide an ack this batch asks for by
+     * {@link PacketType#F_ACK_BY_RING} (it is being read from a ring that acknowledges through memory, and nothing
+     * read before it is still waiting). Also clears {@link #ackElided}.
+     */
+    public void mayElideAck(boolean may) {
+        this.mayElideAck = may;
+        this.ackElided = false;
+    }
+
+    public boolean mayElideAck() {
+        return mayElideAck;
+    }
+
+    /** Receiver: it applied the batch at once and sent no ack; the transport acknowledges through memory. */
+    public void ackElided() {
+        this.ackElided = true;
+    }
+
+    public boolean isAckElided() {
+        return ackElided;
+    }
+
     /** Empties the batch for reuse by its owner (only after {@link #isConsumed()}). */
     public void clear() {
+        ringAck = null;
+        mayElideAck = false;
+        ackElided = false;
         if (external != null) {
             java.util.Arrays.fill(external, 0, count, null);
         }

@@ -22,6 +22,15 @@ public interface PacketTransport {
     boolean send(Batch batch);
 
     /**
+     * Whether batches to {@code worldRank} may ask to be acknowledged through memory ({@link RingAck},
+     * {@link PacketType#F_ACK_BY_RING}): the transport then reports each such batch's position to its
+     * {@link Batch#ringAck} when the batch is written, and publishes what its receiving side applied.
+     */
+    default boolean acksThroughMemory(int worldRank) {
+        return false;
+    }
+
+    /**
      * Whether {@link #send} takes packets whose payload is carried by reference ({@link Batch#addExternal}).
      * A transport that writes into a stream (TCP) gathers them without a copy; the others are never given any.
      */

@@ -39,6 +39,12 @@ public final class PacketType {
     public static final int F_CONTIG = 32;
     /** The target offset is an absolute address (dynamic window). */
     public static final int F_DYNAMIC = 64;
+    /**
+     * With {@link #F_ACK_REQUIRED}: the transport can acknowledge through memory ({@link RingAck}), so a target
+     * that applies this packet, and everything before it from the sender, while the record carrying it is read
+     * may send no ACK packet. A target that cannot (the packet waits for a lock, a reply is owed) acks as usual.
+     */
+    public static final int F_ACK_BY_RING = 128;
 
     private PacketType() {
     }
