@@ -525,7 +525,32 @@ final class PacketOrigin {
         return true;
     }
 
+    /**
+     * Spins on a ring acknowledgement before the ordinary wait: the target's applied position usually passes
+     * within a ring round trip (0.4-0.8 us between JVMs here), which driving the progress agent and timing the
+     * wait would lengthen by a fifth, as on the direct path ({@link WindowImpl#UNTIMED_SPINS}).
+     */
+    static final int RING_ACK_SPINS = 256;
+
     private void awaitAck(TargetQueue q, int want) {
+        if (q.ringAcksWaiting > 0) {
+            RingAck t = null;
+            synchronized (q) {
+                for (RingAck r : q.ringAcks) {
+                    if (r.want == want) {
+                        t = r;
+                    }
+                }
+            }
+            // nothing but the target makes it true (no reply to read if none was written): no progress needed
+            for (int i = 0; t != null && i < RING_ACK_SPINS; i++) {
+                if (q.acked - want >= 0 || t.done()) {
+                    q.acknowledged(want); // retires the ticket
+                    return;
+                }
+                Thread.onSpinWait();
+            }
+        }
         // acks arrive after every earlier reply from that target; so does a ring ack (RingAck.done)
         await(() -> q.acknowledged(want));
     }
