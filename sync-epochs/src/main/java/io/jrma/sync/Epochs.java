@@ -311,6 +311,16 @@ final class Epochs {
         }
     }
 
+    /** {@link #settle} at one target, without the arrays (a flush to one rank runs it per operation). */
+    private void settle(boolean remote, int t) {
+        if (w.peers[t].direct && packetsTo.get(t) != 0) {
+            if (remote) {
+                packetsTo.set(t, 0); // operations issued from here on set it again
+            }
+            w.packets.flush(t, remote);
+        }
+    }
+
     /** {@link #settle} at every rank. */
     private void settleAll(boolean remote) {
         settle(remote, (int[]) null);
@@ -706,7 +716,7 @@ final class Epochs {
             }
             java.lang.invoke.VarHandle.fullFence(); // direct operations are complete when issued
         } else {
-            w.packets.flush(new int[] {t}, true);
+            w.packets.flush(t, true);
         }
         w.packets.checkAsyncErrors();
     }
@@ -729,7 +739,7 @@ final class Epochs {
         }
         checkPassive(t, "flush_local");
         if (!w.peers[t].direct) {
-            w.packets.flush(new int[] {t}, false);
+            w.packets.flush(t, false);
         } else if (w.mixedPeers) {
             settle(false, t);
         }

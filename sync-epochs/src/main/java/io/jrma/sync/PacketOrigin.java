@@ -126,6 +126,9 @@ final class PacketOrigin {
             return external != null;
         }
 
+        /** The ack value the last {@link #flushLocked} asked for (guarded by the monitor). */
+        int flushWant;
+
         /** Value of {@code sent} after a release that needed no ack, when everything before it was acked. */
         int releasedAt = -1;
 
@@ -452,6 +455,55 @@ final class PacketOrigin {
         }
     }
 
+    /**
+     * flush ({@code remote}) or flush_local to one target: {@link #flush(int[], boolean)} without its arrays
+     * (a put + flush loop over the rings allocated 72 of its ~110 bytes per operation there).
+     */
+    void flush(int t, boolean remote) {
+        TargetQueue q = queues[t];
+        int want = 0;
+        boolean wait;
+        synchronized (q) {
+            wait = flushLocked(q, remote);
+            if (wait && remote) {
+                want = q.flushWant;
+            }
+        }
+        if (!wait) {
+            return;
+        }
+        if (remote) {
+            awaitAck(q, want);
+        } else {
+            await(() -> q.replies.get() == 0 && !externalPendingLocked(q));
+        }
+    }
+
+    /** One target's part of a flush under its monitor; whether to wait (the ack value is left in flushWant). */
+    private boolean flushLocked(TargetQueue q, boolean remote) {
+        if (remote) {
+            boolean hasOpen = q.open != null && q.open.count() > 0;
+            if (!hasOpen && q.allAcked()) {
+                w.counters.increment(Counter.ACKS_ELIDED);
+                return false;
+            }
+            if (!hasOpen) {
+                appendControl(q, PacketType.SYNC, 0);
+            }
+            q.flushWant = send(q, true, 0);
+            return true;
+        }
+        if (q.replies.get() > 0 || q.externalPending()) {
+            send(q, false, 0);
+            return true;
+        }
+        if (q.open != null && q.open.count() > 0 && w.config.sendOnFlushLocal) {
+            send(q, false, 0); // issue mode flush_local: the queue leaves, asking for no ack
+        }
+        w.counters.increment(Counter.ACKS_ELIDED);
+        return false;
+    }
+
     /** flush ({@code remote}) or flush_local to the targets. */
     void flush(int[] targets, boolean remote) {
         int[] want = new int[targets.length];
@@ -459,18 +511,8 @@ final class PacketOrigin {
         for (int i = 0; i < targets.length; i++) {
             TargetQueue q = queues[targets[i]];
             synchronized (q) {
-                boolean hasOpen = q.open != null && q.open.count() > 0;
-                if (remote) {
-                    wait[i] = requestAck(q, want, i);
-                } else if (q.replies.get() > 0 || q.externalPending()) {
-                    send(q, false, 0);
-                    wait[i] = true;
-                } else {
-                    if (hasOpen && w.config.sendOnFlushLocal) {
-                        send(q, false, 0); // issue mode flush_local: the queue leaves, asking for no ack
-                    }
-                    w.counters.increment(Counter.ACKS_ELIDED);
-                }
+                wait[i] = flushLocked(q, remote);
+                want[i] = q.flushWant;
             }
         }
         for (int i = 0; i < targets.length; i++) {
@@ -513,16 +555,9 @@ final class PacketOrigin {
      * elides the ack if everything is already acknowledged. Caller holds q's monitor. Returns whether to wait.
      */
     private boolean requestAck(TargetQueue q, int[] want, int i) {
-        boolean hasOpen = q.open != null && q.open.count() > 0;
-        if (!hasOpen && q.allAcked()) {
-            w.counters.increment(Counter.ACKS_ELIDED);
-            return false;
-        }
-        if (!hasOpen) {
-            appendControl(q, PacketType.SYNC, 0);
-        }
-        want[i] = send(q, true, 0);
-        return true;
+        boolean wait = flushLocked(q, true);
+        want[i] = q.flushWant;
+        return wait;
     }
 
     /**
