@@ -307,6 +307,7 @@ final class PacketOrigin {
         if (b == null || b.count() == 0) {
             return q.ackedNow();
         }
+        io.jrma.core.wire.PacketTransport transport = w.job.transportFor(b.dstRank()); // looked up once per batch
         MutableDirectBuffer buf = b.buffer();
         if (q.lockFlags != 0) {
             int first = b.offsetAt(0);
@@ -336,7 +337,7 @@ final class PacketOrigin {
         if (ack) {
             PacketHeader.addFlags(buf, last, F_ACK_REQUIRED);
             PacketHeader.aux(buf, last, want);
-            if (w.job.transportFor(b.dstRank()).acksThroughMemory(b.dstRank())) {
+            if (transport.acksThroughMemory(b.dstRank())) {
                 // the target may answer by the ring's applied position instead of an ACK packet
                 PacketHeader.addFlags(buf, last, F_ACK_BY_RING);
                 RingAck t = new RingAck(want);
@@ -353,7 +354,7 @@ final class PacketOrigin {
         q.inFlight.add(b);
         q.open = null;
         q.getIndex = -1;
-        while (!w.job.transportFor(b.dstRank()).send(b)) {
+        while (!transport.send(b)) {
             w.job.agent().tryProgress();
         }
         return want;
@@ -424,7 +425,8 @@ final class PacketOrigin {
                 if (!lockTaken || (!q.lockSent && !hasOpen)) {
                     // no lock travelled (MODE_NOCHECK, or nothing was ever sent): complete like a flush
                     q.lockFlags = 0;
-                    wait[i] = requestAck(q, want, i);
+                    wait[i] = flushLocked(q, true);
+                    want[i] = q.flushWant;
                     continue;
                 }
                 if (hasOpen && !w.config.coalesceLocks) {
@@ -479,7 +481,11 @@ final class PacketOrigin {
         }
     }
 
-    /** One target's part of a flush under its monitor; whether to wait (the ack value is left in flushWant). */
+    /**
+     * One target's part of a flush under its monitor: remote, sends what is queued asking for an ack (or a bare
+     * SYNC asking for one if sent packets are unacked), eliding it if everything is acknowledged already; local,
+     * sends what local completion waits for. Returns whether to wait (the ack value is left in flushWant).
+     */
     private boolean flushLocked(TargetQueue q, boolean remote) {
         if (remote) {
             boolean hasOpen = q.open != null && q.open.count() > 0;
@@ -548,16 +554,6 @@ final class PacketOrigin {
                 await(() -> !externalPendingLocked(q));
             }
         }
-    }
-
-    /**
-     * Sends what is queued asking for an ack (or a bare SYNC asking for one if sent packets are unacked);
-     * elides the ack if everything is already acknowledged. Caller holds q's monitor. Returns whether to wait.
-     */
-    private boolean requestAck(TargetQueue q, int[] want, int i) {
-        boolean wait = flushLocked(q, true);
-        want[i] = q.flushWant;
-        return wait;
     }
 
     /**
