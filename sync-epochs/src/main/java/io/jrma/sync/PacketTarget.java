@@ -320,9 +320,10 @@ final class PacketTarget {
         }
         if ((flags & F_ACK_REQUIRED) != 0) {
             if (!replied && (flags & F_ACK_BY_RING) != 0 && current != null && current.mayElideAck()
-                    && (reply == null || reply.count() == 0)) {
-                // applied while the ring record is read, nothing owed to the origin in this batch: the ring's
-                // applied position is the ack (RingAck); a reply written here would have had to be read first
+                    && (reply == null || reply.count() == 0) && repliesWritten()) {
+                // applied while the ring record is read, nothing owed to the origin in this batch and every earlier
+                // reply in the ring: the ring's applied position is the ack (RingAck), which the origin takes only
+                // once it has read the replies written before it
                 current.ackElided();
                 w.counters.increment(Counter.ACKS_BY_RING);
             } else if (replied) {
@@ -333,6 +334,19 @@ final class PacketTarget {
             }
         }
         return 0;
+    }
+
+    /**
+     * Whether every reply handed to a transport is consumed: all in the ring, none waiting there for space (a GET
+     * reply of megabytes outgrows the ring), so that an ack given through the ring cannot overtake it.
+     */
+    private boolean repliesWritten() {
+        for (Batch b : replyInFlight) {
+            if (!b.isConsumed()) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** Whether this packet ends the origin's access to the window (after which others may write it). */

@@ -14,6 +14,8 @@ import java.nio.ByteBuffer;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Large GETs over TCP are answered from the target's window memory by reference (no copy into the reply), so
@@ -28,9 +30,24 @@ class LargeGetAcrossJvmsTest {
 
     /** {@code n} ranks over 2 JVMs, packets over TCP, through 16 KiB socket buffers (a reply takes many writes). */
     static void overTcp(int n, Jrma.RankMain body) {
-        Jrma.job(n).jvms(2).param("jrma.shm.windows", "false").param("jrma.transports", "^shm")
-                .param("jrma.tcp.socketBuffer", "16384").timeout(Duration.ofSeconds(90)).run(body);
+        between("tcp", n, body);
     }
+
+    /**
+     * {@code n} ranks over 2 JVMs with window memory private to each JVM, packets over {@code path}: {@code tcp}
+     * through 16 KiB socket buffers, or {@code shm} through 64 KiB rings (the smallest: a packet over 8 KiB travels
+     * in pieces, and a few large ones fill the ring).
+     */
+    static void between(String path, int n, Jrma.RankMain body) {
+        Jrma.Builder job = Jrma.job(n).jvms(2).param("jrma.shm.windows", "false").timeout(Duration.ofSeconds(90));
+        if (path.equals("tcp")) {
+            job.param("jrma.transports", "^shm").param("jrma.tcp.socketBuffer", "16384");
+        } else {
+            job.param("jrma.transports", "shm,tcp").param("jrma.shm.ringBytes", "65536");
+        }
+        job.run(body);
+    }
+
 
     @Test
     @Timeout(120)
@@ -167,6 +184,59 @@ class LargeGetAcrossJvmsTest {
                 w.unlockAll();
                 assertEquals(gets, w.counters().get(Counter.PAYLOADS_PLACED),
                         "the replies to the direct-buffer gets, and only those, were read into place");
+            }
+            world.barrier();
+            w.free();
+        });
+    }
+    /**
+     * Many large gets outstanding, then one flush: their replies outgrow the ring (or the socket buffers) and wait
+     * at the target for room, while the flush itself asks for nothing but an acknowledgement. The flush must not
+     * return before every reply has arrived (over the rings: an acknowledgement through the ring's applied position
+     * must not overtake replies still waiting to enter the ring).
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"tcp", "shm"})
+    @Timeout(120)
+    void aFlushCoversEveryOutstandingGet(String path) {
+        between(path, 2, world -> {
+            int me = world.rank();
+            int each = 128 << 10;
+            int gets = 16;
+            Win w = Win.allocate(world, me == 1 ? (long) gets * each : 0, 1, null);
+            if (me == 1) {
+                for (int k = 0; k < gets * each; k++) {
+                    w.buffer().put(k, (byte) (k * 7 + k / 1000));
+                }
+            }
+            world.barrier();
+            if (me == 0) {
+                ByteBuffer[] into = new ByteBuffer[gets];
+                for (int g = 0; g < gets; g++) {
+                    into[g] = ByteBuffer.allocateDirect(each);
+                }
+                w.lockAll(0);
+                for (int round = 0; round < 6; round++) {
+                    for (ByteBuffer b : into) {
+                        for (int k = 0; k < each; k++) {
+                            b.put(k, (byte) 0);
+                        }
+                    }
+                    for (int g = 0; g < gets; g++) {
+                        w.get(into[g], each, Datatype.BYTE, 1, (long) g * each);
+                    }
+                    w.flush(1);
+                    for (int g = 0; g < gets; g++) {
+                        for (int k = 0; k < each; k++) {
+                            int at = g * each + k;
+                            if (into[g].get(k) != (byte) (at * 7 + at / 1000)) {
+                                throw new AssertionError("round " + round + ", get " + g + " of " + gets + ": byte " + k
+                                        + " is " + into[g].get(k) + " after the flush returned");
+                            }
+                        }
+                    }
+                }
+                w.unlockAll();
             }
             world.barrier();
             w.free();
