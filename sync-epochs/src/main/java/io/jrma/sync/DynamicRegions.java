@@ -15,8 +15,14 @@ import java.util.Arrays;
  * <p>Writers: the owning rank (synchronized). Readers: any thread.
  */
 final class DynamicRegions {
-    /** Sorted region starts and ends, replaced as a whole (volatile store publishes both arrays). */
-    private volatile long[][] table = {new long[0], new long[0]};
+    /**
+     * Sorted region starts and ends, and each region's memory as a ByteBuffer (null when it was attached as a
+     * BytesStore), replaced as a whole (the volatile store publishes all three arrays).
+     */
+    private record Table(long[] starts, long[] ends, java.nio.ByteBuffer[] views) {
+    }
+
+    private volatile Table table = new Table(new long[0], new long[0], new java.nio.ByteBuffer[0]);
     /**
      * The attached buffer objects by start address: held until detach, so that the garbage collector cannot
      * free a direct buffer (and its memory) that origins may still write to after the program dropped it.
@@ -28,16 +34,21 @@ final class DynamicRegions {
     /** Publishes the regions in {@code d} from now on (set once, at creation). */
     synchronized void publishTo(RegionDirectory d) {
         directory = d;
-        d.publish(table[0], table[1]);
+        d.publish(table.starts(), table.ends());
     }
 
-    synchronized void attach(long address, long length, String window, Object memory) {
+    /**
+     * Attaches [address, address + length): {@code memory} is what the program attached (held until detach),
+     * {@code view} the same bytes as a ByteBuffer, or null.
+     */
+    synchronized void attach(long address, long length, String window, Object memory, java.nio.ByteBuffer view) {
         if (length == 0) {
             return;
         }
         long end = address + length;
-        long[] s = table[0];
-        long[] e = table[1];
+        long[] s = table.starts();
+        long[] e = table.ends();
+        java.nio.ByteBuffer[] v = table.views();
         for (int i = 0; i < s.length; i++) {
             if (address < e[i] && s[i] < end) {
                 throw new RmaException(ErrorClass.ERR_RMA_ATTACH, "window " + window + ": attaching [0x"
@@ -57,7 +68,11 @@ final class DynamicRegions {
         ne[at] = end;
         System.arraycopy(s, at, ns, at + 1, s.length - at);
         System.arraycopy(e, at, ne, at + 1, s.length - at);
-        table = new long[][] {ns, ne};
+        java.nio.ByteBuffer[] nv = new java.nio.ByteBuffer[s.length + 1];
+        System.arraycopy(v, 0, nv, 0, at);
+        nv[at] = view;
+        System.arraycopy(v, at, nv, at + 1, s.length - at);
+        table = new Table(ns, ne, nv);
         attached.put(address, memory);
         if (directory != null) {
             directory.publish(ns, ne);
@@ -65,17 +80,21 @@ final class DynamicRegions {
     }
 
     synchronized void detach(long address, String window) {
-        long[] s = table[0];
-        long[] e = table[1];
+        long[] s = table.starts();
+        long[] e = table.ends();
+        java.nio.ByteBuffer[] v = table.views();
         for (int i = 0; i < s.length; i++) {
             if (s[i] == address) {
                 long[] ns = new long[s.length - 1];
                 long[] ne = new long[s.length - 1];
+                java.nio.ByteBuffer[] nv = new java.nio.ByteBuffer[s.length - 1];
                 System.arraycopy(s, 0, ns, 0, i);
                 System.arraycopy(e, 0, ne, 0, i);
+                System.arraycopy(v, 0, nv, 0, i);
                 System.arraycopy(s, i + 1, ns, i, s.length - i - 1);
                 System.arraycopy(e, i + 1, ne, i, s.length - i - 1);
-                table = new long[][] {ns, ne};
+                System.arraycopy(v, i + 1, nv, i, s.length - i - 1);
+                table = new Table(ns, ne, nv);
                 attached.remove(address);
                 if (directory != null) {
                     directory.publish(ns, ne);
@@ -89,24 +108,44 @@ final class DynamicRegions {
 
     /** Whether [low, high) lies inside one attached region. */
     boolean contains(long low, long high) {
-        long[][] t = table; // acquire
-        long[] s = t[0];
-        long[] e = t[1];
+        Table t = table; // acquire
+        return regionOf(t, low, high) >= 0;
+    }
+
+    /**
+     * The bytes [low, high) as a ByteBuffer view (position at {@code low}, limit at {@code high}) when they lie
+     * inside one region attached as a ByteBuffer; else null. Any thread.
+     */
+    java.nio.ByteBuffer view(long low, long high) {
+        Table t = table; // acquire
+        int i = regionOf(t, low, high);
+        java.nio.ByteBuffer v = i < 0 ? null : t.views()[i];
+        if (v == null || high <= low) {
+            return null;
+        }
+        long s = t.starts()[i];
+        return v.duplicate().clear().limit((int) (high - s)).position((int) (low - s));
+    }
+
+    /** The index of the region holding [low, high), or -1. */
+    private static int regionOf(Table t, long low, long high) {
+        long[] s = t.starts();
+        long[] e = t.ends();
         int i = Arrays.binarySearch(s, low);
         if (i < 0) {
             i = -i - 2;
         }
-        return i >= 0 && i < e.length && low >= s[i] && high <= e[i];
+        return i >= 0 && i < e.length && low >= s[i] && high <= e[i] ? i : -1;
     }
 
     int count() {
-        return table[0].length;
+        return table.starts().length;
     }
 
     String describe() {
-        long[][] t = table;
-        long[] s = t[0];
-        long[] e = t[1];
+        Table t = table;
+        long[] s = t.starts();
+        long[] e = t.ends();
         StringBuilder sb = new StringBuilder();
         for (int i = 0; i < Math.min(s.length, e.length); i++) {
             sb.append(i == 0 ? "" : ", ").append("[0x").append(Long.toHexString(s[i])).append(", 0x")

@@ -174,7 +174,8 @@ final class PacketTarget {
     /**
      * Where the transport may write the payload of the packet whose header is at {@code at} before it delivers the
      * packet (see {@link io.jrma.core.wire.BatchReceiver#placement}): the window bytes it will be applied to, when it
-     * is a contiguous PUT into this window's memory that {@link #packet} would apply at once: nothing of its origin
+     * is a contiguous PUT into this window's memory (for a dynamic window: inside one region attached as a
+     * ByteBuffer) that {@link #packet} would apply at once: nothing of its origin
      * waits ahead of it, it takes no lock and releases none. Every field is checked as {@link #operation} checks it;
      * anything else (or anything invalid) gets null and takes the ordinary way, which answers it. For a GET reply
      * to this rank, the origin buffer of the get it answers, if that get asked for it
@@ -190,12 +191,13 @@ final class PacketTarget {
             int from = groupRank(PacketHeader.src(buf, at));
             return from < 0 ? null : w.packets.replyPlacement(buf, at, from);
         }
-        if (type != PacketType.PUT || w.flavor == Flavor.DYNAMIC || w.memory.buffer == null) {
+        if (type != PacketType.PUT) {
             return null;
         }
         int flags = PacketHeader.flags(buf, at);
-        if ((flags & F_CONTIG) == 0 || (flags & (F_DYNAMIC | F_LOCK_SHARED | F_LOCK_EXCLUSIVE | F_UNLOCK)) != 0
-                || PacketHeader.layoutLength(buf, at) != 0) {
+        boolean dynamic = w.flavor == Flavor.DYNAMIC;
+        if ((flags & F_CONTIG) == 0 || (flags & (F_LOCK_SHARED | F_LOCK_EXCLUSIVE | F_UNLOCK)) != 0
+                || ((flags & F_DYNAMIC) != 0) != dynamic || PacketHeader.layoutLength(buf, at) != 0) {
             return null;
         }
         int origin = groupRank(PacketHeader.src(buf, at));
@@ -204,11 +206,30 @@ final class PacketTarget {
         }
         long count = PacketHeader.targetCount(buf, at);
         long off = PacketHeader.targetOffset(buf, at);
-        if (count <= 0 || count != (long) PacketHeader.length(buf, at) - PacketHeader.HEADER_LENGTH
-                || off < 0 || off > w.memory.length - count || off + count > Integer.MAX_VALUE) {
+        if (count <= 0 || count != (long) PacketHeader.length(buf, at) - PacketHeader.HEADER_LENGTH) {
             return null;
         }
-        w.counters.increment(Counter.PAYLOADS_PLACED);
+        java.nio.ByteBuffer dst = windowBytes(dynamic, off, count);
+        if (dst != null) {
+            w.counters.increment(Counter.PAYLOADS_PLACED);
+        }
+        return dst;
+    }
+
+    /**
+     * Window bytes [off, off + count) as a ByteBuffer view (for a dynamic window, {@code off} is an address inside
+     * a region attached as a ByteBuffer), or null when they are not all in the window or have no such view.
+     */
+    private java.nio.ByteBuffer windowBytes(boolean dynamic, long off, long count) {
+        if (count <= 0 || off < 0 || off > Long.MAX_VALUE - count) {
+            return null;
+        }
+        if (dynamic) {
+            return w.regions.view(off, off + count);
+        }
+        if (w.memory.buffer == null || off > w.memory.length - count || off + count > Integer.MAX_VALUE) {
+            return null;
+        }
         return w.memory.buffer.duplicate().clear().limit((int) (off + count)).position((int) off);
     }
 
@@ -467,11 +488,11 @@ final class PacketTarget {
                 return false;
             case PacketType.GET: {
                 expect(payloadLen, 0);
-                if (contig && bytes >= EXTERNAL_MIN && !dynamic && w.memory.buffer != null
-                        && (flags & F_UNLOCK) == 0 && w.job.transportFor(w.worldRanks[origin]).carriesExternal()) {
-                    // an unlock in this packet would release the window before the reply left: copy then
-                    replyHeader(origin, PacketType.GET_RESP, seq, 0, bytes,
-                            w.memory.buffer.duplicate().limit((int) (off + bytes)).position((int) off));
+                java.nio.ByteBuffer from = contig && bytes >= EXTERNAL_MIN && (flags & F_UNLOCK) == 0
+                        && w.job.transportFor(w.worldRanks[origin]).carriesExternal() ? windowBytes(dynamic, off, bytes) : null;
+                if (from != null) {
+                    // sent from the window; an unlock in this packet would release it before the reply left: copy then
+                    replyHeader(origin, PacketType.GET_RESP, seq, 0, bytes, from);
                     return true;
                 }
                 long dst = replyHeader(origin, PacketType.GET_RESP, seq, 0, bytes);

@@ -486,7 +486,7 @@ final class WindowImpl implements Win {
                 throw fail(ErrorClass.ERR_RMA_FLAVOR, "attach needs a dynamic window; this one is " + flavor);
             }
             WindowMemory m = WindowMemory.wrap(mem);
-            regions.attach(m.address, m.length, name, mem);
+            regions.attach(m.address, m.length, name, mem, m.buffer);
         } catch (RmaException e) {
             throw handle(e);
         }

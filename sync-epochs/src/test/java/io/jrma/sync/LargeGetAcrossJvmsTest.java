@@ -12,17 +12,17 @@ import io.jrma.WinCounters.Counter;
 import io.jrma.core.runtime.CommCore;
 import java.nio.ByteBuffer;
 import java.time.Duration;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * Large GETs over TCP are answered from the target's window memory by reference (no copy into the reply), so
+ * Large GETs between JVMs are answered from the target's window memory by reference (no copy into the reply), so
  * the window must not change until the reply has left: an origin's unlock waits for that. Readers take 512 KiB
  * under a shared lock while writers overwrite all of it under an exclusive lock, through small socket buffers
- * so that a reply is written in many pieces. A reader must always see one writer's bytes, never a mix, which is
- * what it saw when the unlock released the lock while the reply was still being written.
+ * (or a small shared-memory ring) so that a reply is written in many pieces. A reader must always see one
+ * writer's bytes, never a mix, which is what it saw when the unlock released the lock while the reply was still
+ * being written. Every test runs over TCP ({@code tcp}) and over the shared-memory rings ({@code shm}).
  */
 class LargeGetAcrossJvmsTest {
     private static final int SIZE = 512 << 10;
@@ -48,11 +48,11 @@ class LargeGetAcrossJvmsTest {
         job.run(body);
     }
 
-
-    @Test
+    @ParameterizedTest
+    @ValueSource(strings = {"tcp", "shm"})
     @Timeout(120)
-    void readersOfAWindowBeingRewrittenSeeOneWriteWhole() {
-        overTcp(4, world -> {
+    void readersOfAWindowBeingRewrittenSeeOneWriteWhole(String path) {
+        between(path, 4, world -> {
             int me = world.rank();
             int target = 3; // in the second JVM with rank 2 (direct path for 2, TCP for 0 and 1)
             Win w = Win.allocate(world, me == target ? SIZE : 0, 1, null);
@@ -86,7 +86,7 @@ class LargeGetAcrossJvmsTest {
             world.barrier();
             if (me == 0) {
                 assertTrue(((CommCore) world).job().transportFor(((WindowImpl) w).worldRanks[target]).carriesExternal(),
-                        "replies to rank 0 go over TCP, which sends them from the window");
+                        "replies to rank 0 go over " + path + ", which sends them from the window");
             }
             w.free();
         });
@@ -97,10 +97,11 @@ class LargeGetAcrossJvmsTest {
      * fence already waits for its replies before it sends its marker, so this one guards the ordering rather
      * than the wait at the target.)
      */
-    @Test
+    @ParameterizedTest
+    @ValueSource(strings = {"tcp", "shm"})
     @Timeout(120)
-    void aFenceWaitsUntilTheGetReplyHasLeft() {
-        overTcp(2, world -> {
+    void aFenceWaitsUntilTheGetReplyHasLeft(String path) {
+        between(path, 2, world -> {
             int me = world.rank();
             Win w = Win.allocate(world, me == 1 ? SIZE : 0, 1, null);
             ByteBuffer in = ByteBuffer.allocateDirect(SIZE);
@@ -130,15 +131,16 @@ class LargeGetAcrossJvmsTest {
     }
 
     /**
-     * A large get into a direct buffer has its reply read from the socket straight into that buffer (no pooled
-     * receive buffer, no copy): exactly the get's bytes, never a byte on either side of them; request-based gets
-     * too; a get into a heap array takes the ordinary way. Through 16 KiB socket buffers, so each reply is
-     * read in many pieces.
+     * A large get into a direct buffer has its reply read from the socket (or the ring) straight into that buffer
+     * (no pooled receive buffer, no copy): exactly the get's bytes, never a byte on either side of them;
+     * request-based gets too; a get into a heap array takes the ordinary way. Through 16 KiB socket buffers or
+     * 64 KiB rings, so each reply is read in many pieces.
      */
-    @Test
+    @ParameterizedTest
+    @ValueSource(strings = {"tcp", "shm"})
     @Timeout(120)
-    void largeGetRepliesAreReadStraightIntoTheOriginBuffer() {
-        overTcp(2, world -> {
+    void largeGetRepliesAreReadStraightIntoTheOriginBuffer(String path) {
+        between(path, 2, world -> {
             int me = world.rank();
             Win w = Win.allocate(world, me == 1 ? 2 * SIZE : 0, 1, null);
             if (me == 1) {

@@ -25,7 +25,10 @@ import org.agrona.concurrent.ringbuffer.RingBuffer;
  * the progress agent's duty cycle. If the engine consumes it there (the common case) the record is released;
  * if it keeps it (operations waiting for a lock) the record is copied out, the view re-pointed at the copy,
  * and the ring moves on, so one waiting origin never holds up the others behind it in the ring. Pieces of a
- * large packet are gathered into a buffer of their own before delivery.
+ * large packet are copied where the window engine places its payload (window memory for a PUT it would apply at
+ * once, the origin buffer of a large get for its reply; {@link Sink#placement}), the header into a buffer of its
+ * own, and the packet is delivered with its payload by reference; otherwise they are gathered into a buffer of
+ * their own before delivery.
  *
  * <p>Acknowledgement through memory ({@link io.jrma.core.wire.RingAck}): a record of whole packets read while
  * nothing copied out before it still waits may have its requested ack elided by the engine; if the engine
@@ -39,6 +42,13 @@ final class InboundRing implements ControlledMessageHandler {
     interface Sink {
         /** Checks and dispatches {@code b} (addressed by the caller); false if it was rejected (then consumed). */
         boolean deliver(InboundRing from, Batch b);
+
+        /**
+         * Where the payload of the packet whose header is at {@code at} (the first piece of a large packet, still
+         * in the ring) may be copied as its pieces arrive, or null: {@link io.jrma.core.wire.BatchReceiver#placement}
+         * for a packet from {@code from}. Asked only when nothing delivered earlier from this ring is still held.
+         */
+        java.nio.ByteBuffer placement(InboundRing from, org.agrona.DirectBuffer header, int at);
 
         /** A record that cannot be parsed (counted, dropped). */
         void reject(InboundRing from, String why);
@@ -71,6 +81,9 @@ final class InboundRing implements ControlledMessageHandler {
     private ByteBuffer assembly;
     private int assemblyLength;
     private int assembled;
+    /** The payload's destination of the packet being assembled when it is placed (else null), and its header. */
+    private ByteBuffer placedPayload;
+    private ByteBuffer placedHeader;
 
     InboundRing(int peerJvm, RingFiles.Mapped file, Sink sink, long heldLimit) {
         this.peerJvm = peerJvm;
@@ -164,9 +177,10 @@ final class InboundRing implements ControlledMessageHandler {
     }
 
     private void packets(MutableDirectBuffer ringBuffer, int index, int length) {
-        if (assembly != null && assembled != 0) {
+        if (assembled != 0) {
             sink.reject(this, "whole packets inside the pieces of a large packet");
             assembled = 0;
+            placedPayload = null;
         }
         UnsafeBuffer view = spareView != null ? spareView : new UnsafeBuffer(NOTHING);
         Batch b = spare != null ? spare : new Batch(view);
@@ -240,21 +254,48 @@ final class InboundRing implements ControlledMessageHandler {
                 sink.reject(this, "a packet in pieces claims " + plen + " bytes");
                 return;
             }
-            if (assembly == null || assembly.capacity() < plen) {
+            assemblyLength = plen;
+            placedPayload = null;
+            if (held.isEmpty()) { // nothing from this ring waits ahead of it: the engine may place it
+                ByteBuffer dst = sink.placement(this, ringBuffer, index);
+                if (dst != null && dst.remaining() == plen - PacketHeader.HEADER_LENGTH) {
+                    placedPayload = dst;
+                    placedHeader = ByteBuffer.allocateDirect(PacketHeader.HEADER_LENGTH);
+                }
+            }
+            if (placedPayload == null && (assembly == null || assembly.capacity() < plen)) {
                 assembly = ByteBuffer.allocateDirect(plen);
             }
-            assemblyLength = plen;
         } else if (assembled + length > assemblyLength) {
             sink.reject(this, "pieces overrun their packet of " + assemblyLength + " bytes");
             assembled = 0;
+            placedPayload = null;
             return;
         }
-        ringBuffer.getBytes(index, assembly, assembled, length);
-        assembled += length;
+        if (placedPayload != null) {
+            int from = index;
+            int n = length;
+            if (assembled < PacketHeader.HEADER_LENGTH) { // (the first piece holds the whole header)
+                int k = Math.min(n, PacketHeader.HEADER_LENGTH - assembled);
+                ringBuffer.getBytes(from, placedHeader, assembled, k);
+                from += k;
+                n -= k;
+                assembled += k;
+            }
+            ringBuffer.getBytes(from, placedPayload, placedPayload.position() + assembled - PacketHeader.HEADER_LENGTH, n);
+            assembled += n;
+        } else {
+            ringBuffer.getBytes(index, assembly, assembled, length);
+            assembled += length;
+        }
         if (assembled < assemblyLength) {
             return;
         }
         assembled = 0;
+        if (placedPayload != null) {
+            deliverPlaced();
+            return;
+        }
         UnsafeBuffer view = new UnsafeBuffer(assembly, 0, assemblyLength);
         Batch b = new Batch(view);
         b.add(0);
@@ -268,6 +309,24 @@ final class InboundRing implements ControlledMessageHandler {
         } else if (assembly.capacity() > KEEP_ASSEMBLY) {
             free(assembly);
             assembly = null;
+        }
+    }
+
+    /** Delivers a packet whose payload is in place: its header in a buffer of its own, the payload by reference. */
+    private void deliverPlaced() {
+        ByteBuffer payload = placedPayload;
+        ByteBuffer hdr = placedHeader;
+        placedPayload = null;
+        placedHeader = null;
+        UnsafeBuffer view = new UnsafeBuffer(hdr, 0, PacketHeader.HEADER_LENGTH);
+        Batch b = new Batch(view);
+        b.addExternal(0, payload);
+        b.address(PacketHeader.src(view, 0), PacketHeader.dst(view, 0));
+        ShmCounters.add(counters.packetsPlaced, 1);
+        sink.deliver(this, b);
+        if (!b.isConsumed()) { // (the engine keeps it: its header with it; the payload is where it belongs)
+            held.add(new Held(b, hdr, PacketHeader.HEADER_LENGTH));
+            heldBytes += PacketHeader.HEADER_LENGTH;
         }
     }
 

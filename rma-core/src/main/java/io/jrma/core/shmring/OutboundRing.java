@@ -21,8 +21,10 @@ import org.agrona.concurrent.ringbuffer.RingBuffer;
 /**
  * The sending end of the ring from this JVM to one other JVM of the host. Packets are copied once, from the
  * origin's queue buffer into the ring ({@code tryClaim}, copy, {@code commit}), so a batch is locally complete
- * as soon as its last packet is in the ring. Whole packets share a record up to the ring's largest record; a
- * larger packet is cut into {@link RingFileDescriptor#MSG_PART} records.
+ * as soon as its last packet is in the ring. A payload the batch carries by reference (a large put from the
+ * user's direct buffer, a large GET reply from window memory) is copied into the ring from where it lies.
+ * Whole packets share a record up to the ring's largest record; a larger packet is cut into
+ * {@link RingFileDescriptor#MSG_PART} records.
  *
  * <p>What does not fit waits in a FIFO of batches (the rest of a batch begun, and replies, which are never
  * refused because the progress agent that sends them cannot wait for itself); later batches go behind it, so
@@ -266,9 +268,8 @@ final class OutboundRing {
                     return false;
                 }
                 for (int i = p.packet; i <= last; i++) {
-                    int from = b.offsetAt(i);
-                    int l = PacketHeader.length(src, from);
-                    rb.putBytes(idx, src, from, l);
+                    int l = PacketHeader.length(src, b.offsetAt(i));
+                    putPacketBytes(rb, idx, b, i, 0, l);
                     idx += l;
                 }
                 ring.commit(idx - total);
@@ -281,7 +282,7 @@ final class OutboundRing {
                 if (idx < 0) {
                     return false;
                 }
-                rb.putBytes(idx, src, at + p.partSent, piece);
+                putPacketBytes(rb, idx, b, p.packet, p.partSent, piece);
                 ring.commit(idx);
                 ShmCounters.add(counters.recordsSent, 1);
                 ShmCounters.add(counters.bytesSent, piece);
@@ -303,6 +304,29 @@ final class OutboundRing {
         }
         b.markConsumed(); // local completion: every byte is in the ring, the origin may reuse its buffer
         return true;
+    }
+
+    /**
+     * Copies bytes {@code [from, from + n)} of packet {@code i} of {@code b} to {@code idx} of the ring: its header
+     * (and layout) from the batch's buffer, and a payload carried by reference ({@link Batch#externalAt}: the
+     * user's put buffer, the window bytes a GET reply answers with) straight from where it lies, so such a payload
+     * is copied once on this side, into the ring.
+     */
+    private static void putPacketBytes(AtomicBuffer rb, int idx, Batch b, int i, int from, int n) {
+        MutableDirectBuffer src = b.buffer();
+        int at = b.offsetAt(i);
+        java.nio.ByteBuffer ext = b.externalAt(i);
+        int inline = ext == null ? n + from : PacketHeader.length(src, at) - ext.remaining();
+        if (from < inline) {
+            int k = Math.min(n, inline - from);
+            rb.putBytes(idx, src, at + from, k);
+            idx += k;
+            from += k;
+            n -= k;
+        }
+        if (n > 0) {
+            rb.putBytes(idx, ext, ext.position() + from - inline, n);
+        }
     }
 
     private static int packetLength(MutableDirectBuffer src, int at) {

@@ -31,6 +31,8 @@ final class ShmCounters {
     final AtomicLong batchesCopiedOut = new AtomicLong();
     /** Packets too large for a record, gathered from pieces. */
     final AtomicLong packetsAssembled = new AtomicLong();
+    /** Packets too large for a record whose payload was copied from the ring straight to its destination. */
+    final AtomicLong packetsPlaced = new AtomicLong();
     /** Records or batches rejected (malformed, or claiming ranks of another JVM). */
     final AtomicLong rejected = new AtomicLong();
     /** Control-plane messages received. */
@@ -55,6 +57,7 @@ final class ShmCounters {
         total.bytesReceived.addAndGet(bytesReceived.get());
         total.batchesCopiedOut.addAndGet(batchesCopiedOut.get());
         total.packetsAssembled.addAndGet(packetsAssembled.get());
+        total.packetsPlaced.addAndGet(packetsPlaced.get());
         total.rejected.addAndGet(rejected.get());
         total.controlReceived.addAndGet(controlReceived.get());
         total.ringAcks.addAndGet(ringAcks.get());
@@ -65,7 +68,7 @@ final class ShmCounters {
         return "shm[batches sent " + batchesSent + ", records sent " + recordsSent + ", bytes sent " + bytesSent
                 + ", refused " + refused + ", doorbells " + doorbells + ", batches received " + batchesReceived
                 + ", records received " + recordsReceived + ", bytes received " + bytesReceived + ", copied out "
-                + batchesCopiedOut + ", assembled " + packetsAssembled + ", rejected " + rejected + ", control " + controlReceived
+                + batchesCopiedOut + ", assembled " + packetsAssembled + ", placed " + packetsPlaced + ", rejected " + rejected + ", control " + controlReceived
                 + ", ring acks " + ringAcks + "]";
     }
 }
