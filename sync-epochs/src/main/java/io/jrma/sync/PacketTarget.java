@@ -565,6 +565,16 @@ final class PacketTarget {
         }
     }
 
+    /** Whether reply batch {@code b} carried window memory by reference (a large GET's data). */
+    private static boolean carriesWindowMemory(Batch b) {
+        for (int i = 0; i < b.count(); i++) {
+            if (b.externalAt(i) != null) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** Appends a reply header with room for {@code payload} bytes; returns the payload address. */
     private long replyHeader(int origin, int type, int seq, int aux, long payload) {
         return replyHeader(origin, type, seq, aux, payload, null);
@@ -578,8 +588,10 @@ final class PacketTarget {
         if (reply == null) {
             while (!replyInFlight.isEmpty() && replyInFlight.peekFirst().isConsumed()) {
                 Batch b = replyInFlight.pollFirst();
-                b.clear();
-                replyFree.add(b);
+                if (!carriesWindowMemory(b)) {
+                    b.clear();
+                    replyFree.add(b);
+                } // else dropped: externalReply may still name it, and a cleared, reused batch would read as unsent
             }
             reply = replyFree.isEmpty() ? new Batch(new ExpandableDirectByteBuffer(1024)) : replyFree.poll();
             reply.address(w.worldRanks[w.rank], w.worldRanks[origin]);
