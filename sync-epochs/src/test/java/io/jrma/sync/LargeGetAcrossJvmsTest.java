@@ -244,4 +244,40 @@ class LargeGetAcrossJvmsTest {
             w.free();
         });
     }
+    /**
+     * Two large gets in flight at once (their replies, sent from the window, wait for room in the ring or socket),
+     * then a small reply, then the unlock. The unlock waits at the target until the last reply sent from window
+     * memory is out; that must not be lost track of when the target reuses its consumed reply batches for the
+     * small reply (the batch was once recycled while still named as the one to wait for, and the unlock waited
+     * forever). Eager issue puts each get in a batch, and so each reply in a reply batch, of its own.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"tcp", "shm"})
+    @Timeout(120)
+    void anUnlockAfterLargeGetsAndASmallReplyCompletes(String path) {
+        between(path, 2, world -> {
+            int me = world.rank();
+            int each = 256 << 10;
+            Win w = Win.allocate(world, me == 1 ? 2L * each + 8 : 0, 1, io.jrma.Info.of("jrma_issue", "eager"));
+            world.barrier();
+            if (me == 0) {
+                ByteBuffer a = ByteBuffer.allocateDirect(each);
+                ByteBuffer b = ByteBuffer.allocateDirect(each);
+                long[] one = {1};
+                long[] old = new long[1];
+                for (int round = 0; round < 4; round++) {
+                    w.lock(LockType.EXCLUSIVE, 1, 0);
+                    w.get(a, each, Datatype.BYTE, 1, 0);
+                    w.get(b, each, Datatype.BYTE, 1, each);
+                    w.flush(1);
+                    w.fetchAndOp(one, old, Datatype.LONG, 1, 2L * each, io.jrma.Op.SUM);
+                    w.flush(1);
+                    assertEquals(round, old[0], "the counter before round " + round + "'s add");
+                    w.unlock(1); // hung here
+                }
+            }
+            world.barrier();
+            w.free();
+        });
+    }
 }
