@@ -61,6 +61,8 @@ final class InboundRing implements ControlledMessageHandler {
     }
 
     private static final int READ_LIMIT = 64;
+    /** Records at least this large free their ring space as soon as they are handled ({@link Action#COMMIT}). */
+    static final int COMMIT_BYTES = 4096;
     private static final int KEEP_ASSEMBLY = 16 << 20;
     private static final byte[] NOTHING = new byte[0];
 
@@ -173,7 +175,12 @@ final class InboundRing implements ControlledMessageHandler {
         } else {
             sink.reject(this, "record of unknown type " + type);
         }
-        return heldBytes > heldLimit ? Action.BREAK : Action.CONTINUE; // BREAK: this record is done, read no more
+        if (heldBytes > heldLimit) {
+            return Action.BREAK; // this record is done, read no more
+        }
+        // a large record's space goes back to the sender at once, not after the whole read: while this side copies
+        // out one piece of a large packet the sender copies in the next, instead of waiting for a full ring to empty
+        return length >= COMMIT_BYTES ? Action.COMMIT : Action.CONTINUE;
     }
 
     private void packets(MutableDirectBuffer ringBuffer, int index, int length) {
