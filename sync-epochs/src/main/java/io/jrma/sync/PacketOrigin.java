@@ -43,8 +43,9 @@ import org.agrona.MutableDirectBuffer;
  *   <li>a GET is moved to the tail of the batch so its data reply also carries the flush/unlock ack;
  *       get_accumulate, fetch_and_op and compare_and_swap are never moved (ordered with accumulates);</li>
  *   <li>flush_local waits only for data replies: puts are packed at issue, so their buffers are free, except a
- *       large contiguous put from a direct buffer over a transport that gathers payloads (TCP), which is sent
- *       from the user's buffer with no copy; flush_local and complete wait until its batch is in the kernel.</li>
+ *       large contiguous put from a direct buffer over a transport that carries payloads by reference (TCP, the
+ *       shared-memory rings), which is sent from the user's buffer; flush_local and complete wait until its batch
+ *       has left (in the kernel, in the ring).</li>
  * </ul>
  *
  * <p>Threads: the rank's threads issue and synchronize (each queue is guarded by its own monitor; waits happen
@@ -216,8 +217,9 @@ final class PacketOrigin {
 
     /**
      * The origin bytes of a large contiguous put or get whose origin buffer is a direct ByteBuffer, as a view of
-     * exactly those bytes, when the transport to the target carries payloads by reference (TCP); else null (the
-     * bytes are copied). A put's view is sent from where it is (gathered into the socket): the buffer is the user's
+     * exactly those bytes, when the transport to the target carries payloads by reference (TCP, the shared-memory
+     * rings); else null (the bytes are copied). A put's view is sent from where it is (gathered into the socket,
+     * copied into the ring): the buffer is the user's
      * until local completion in MPI's rules, so the only cost is that flush_local, complete and the request-less
      * local completion points wait until the batch is consumed ({@link TargetQueue#external}). A get's view is
      * where its reply may be read to ({@link PendingOp#into}).

@@ -38,8 +38,9 @@ import org.agrona.MutableDirectBuffer;
  * FIFO, so neither readers nor writers starve.
  *
  * <p>A large contiguous GET is answered from the window memory itself when the transport to the origin gathers
- * payloads by reference (TCP): the reply's payload is written into the socket from the window, with no copy
- * into the reply batch. Those bytes must not change until they are in the kernel, so a packet from that
+ * payloads by reference (TCP, the shared-memory rings): the reply's payload is written into the socket or the
+ * ring from the window, with no copy into the reply batch. Those bytes must not change until they have left
+ * (in the kernel, in the ring), so a packet from that
  * origin that would end its access (an unlock, a fence, a complete) waits, like a packet waiting for a lock,
  * until that reply batch is consumed: nobody else can be granted access to the window before the data left.
  *
@@ -341,7 +342,7 @@ final class PacketTarget {
         }
         if ((flags & F_ACK_REQUIRED) != 0) {
             if (!replied && (flags & F_ACK_BY_RING) != 0 && current != null && current.mayElideAck()
-                    && (reply == null || reply.count() == 0) && repliesWritten()) {
+                    && (reply == null || reply.count() == 0) && repliesWritten(origin)) {
                 // applied while the ring record is read, nothing owed to the origin in this batch and every earlier
                 // reply in the ring: the ring's applied position is the ack (RingAck), which the origin takes only
                 // once it has read the replies written before it
@@ -358,12 +359,14 @@ final class PacketTarget {
     }
 
     /**
-     * Whether every reply handed to a transport is consumed: all in the ring, none waiting there for space (a GET
-     * reply of megabytes outgrows the ring), so that an ack given through the ring cannot overtake it.
+     * Whether every reply handed to a transport for {@code origin} is consumed: all in the ring, none waiting there
+     * for space (a GET reply of megabytes outgrows the ring), so that an ack given through the ring cannot overtake
+     * it. (Replies to other origins do not matter: the origin's RingAck waits only for what the target wrote to it.)
      */
-    private boolean repliesWritten() {
+    private boolean repliesWritten(int origin) {
+        int to = w.worldRanks[origin];
         for (Batch b : replyInFlight) {
-            if (!b.isConsumed()) {
+            if (b.dstRank() == to && !b.isConsumed()) {
                 return false;
             }
         }

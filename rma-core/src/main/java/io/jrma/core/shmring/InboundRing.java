@@ -83,6 +83,8 @@ final class InboundRing implements ControlledMessageHandler {
     private ByteBuffer assembly;
     private int assemblyLength;
     private int assembled;
+    /** A record of this ring was rejected: no more acknowledgements through memory ({@link #reject}). */
+    private boolean rejectedAny;
     /** The payload's destination of the packet being assembled when it is placed (else null), and its header. */
     private ByteBuffer placedPayload;
     private ByteBuffer placedHeader;
@@ -127,7 +129,10 @@ final class InboundRing implements ControlledMessageHandler {
         return ring.producerPosition();
     }
 
-    /** Position up to which records have been read and handled (any thread; moves after each read). */
+    /**
+     * Position up to which records have been read and handled (any thread; moves after each read, and after each
+     * record of {@link #COMMIT_BYTES} or more).
+     */
     long consumerPosition() {
         return ring.consumerPosition();
     }
@@ -173,21 +178,27 @@ final class InboundRing implements ControlledMessageHandler {
             buffer.getBytes(index, copy);
             sink.control(this, java.nio.ByteBuffer.wrap(copy));
         } else {
-            sink.reject(this, "record of unknown type " + type);
+            reject("record of unknown type " + type);
         }
         if (heldBytes > heldLimit) {
             return Action.BREAK; // this record is done, read no more
         }
         // a large record's space goes back to the sender at once, not after the whole read: while this side copies
-        // out one piece of a large packet the sender copies in the next, instead of waiting for a full ring to empty
-        return length >= COMMIT_BYTES ? Action.COMMIT : Action.CONTINUE;
+        // out one piece of a large packet the sender copies in the next, instead of waiting for a full ring to empty.
+        // A record ending at the end of the buffer ends the read (BREAK, which commits it too): Agrona 2.6 keeps the
+        // read's first contiguous length after a COMMIT, so reading on would look at the trailer for a record.
+        if (length < COMMIT_BYTES) {
+            return Action.CONTINUE;
+        }
+        int end = index - RecordDescriptor.HEADER_LENGTH
+                + org.agrona.BitUtil.align(length + RecordDescriptor.HEADER_LENGTH, RecordDescriptor.ALIGNMENT);
+        return end >= ring.capacity() ? Action.BREAK : Action.COMMIT;
     }
 
     private void packets(MutableDirectBuffer ringBuffer, int index, int length) {
         if (assembled != 0) {
-            sink.reject(this, "whole packets inside the pieces of a large packet");
+            reject("whole packets inside the pieces of a large packet");
             assembled = 0;
-            placedPayload = null;
         }
         UnsafeBuffer view = spareView != null ? spareView : new UnsafeBuffer(NOTHING);
         Batch b = spare != null ? spare : new Batch(view);
@@ -199,7 +210,7 @@ final class InboundRing implements ControlledMessageHandler {
             keepSpare(b, view);
             return;
         }
-        b.mayElideAck(held.isEmpty());
+        b.mayElideAck(held.isEmpty() && !rejectedAny);
         sink.deliver(this, b);
         if (b.isConsumed()) {
             if (b.isAckElided()) {
@@ -219,6 +230,18 @@ final class InboundRing implements ControlledMessageHandler {
         ShmCounters.add(counters.batchesCopiedOut, 1);
     }
 
+    /**
+     * Counts and drops a record that cannot be parsed. From then on this ring acknowledges nothing through memory:
+     * a sender that wrote it is broken, and the pieces of a large packet dropped halfway may already be in window
+     * memory, so no applied position may claim that what it sent before is in place.
+     */
+    private void reject(String why) {
+        rejectedAny = true;
+        placedPayload = null;
+        placedHeader = null;
+        sink.reject(this, why);
+    }
+
     private void keepSpare(Batch b, UnsafeBuffer view) {
         b.mayElideAck(false);
         view.wrap(NOTHING); // the record is released next: nothing may read it through this view
@@ -231,19 +254,19 @@ final class InboundRing implements ControlledMessageHandler {
         int off = 0;
         while (off < length) {
             if (off + PacketHeader.HEADER_LENGTH > length) {
-                sink.reject(this, "a record ends inside a packet header");
+                reject("a record ends inside a packet header");
                 return false;
             }
             int plen = buf.getInt(off + PacketHeader.LENGTH_OFFSET);
             if (plen < PacketHeader.HEADER_LENGTH || (long) off + plen > length) {
-                sink.reject(this, "a packet of " + plen + " bytes at offset " + off + " of a record of " + length);
+                reject("a packet of " + plen + " bytes at offset " + off + " of a record of " + length);
                 return false;
             }
             b.add(off);
             off += plen;
         }
         if (b.count() == 0) {
-            sink.reject(this, "an empty record");
+            reject("an empty record");
             return false;
         }
         b.address(PacketHeader.src(buf, 0), PacketHeader.dst(buf, 0));
@@ -253,12 +276,12 @@ final class InboundRing implements ControlledMessageHandler {
     private void part(MutableDirectBuffer ringBuffer, int index, int length) {
         if (assembled == 0) {
             if (length < PacketHeader.HEADER_LENGTH) {
-                sink.reject(this, "the first piece of a packet is shorter than its header");
+                reject("the first piece of a packet is shorter than its header");
                 return;
             }
             int plen = ringBuffer.getInt(index + PacketHeader.LENGTH_OFFSET);
             if (plen < PacketHeader.HEADER_LENGTH || plen > PacketHeader.MAX_PACKET_LENGTH || plen < length) {
-                sink.reject(this, "a packet in pieces claims " + plen + " bytes");
+                reject("a packet in pieces claims " + plen + " bytes");
                 return;
             }
             assemblyLength = plen;
@@ -274,9 +297,8 @@ final class InboundRing implements ControlledMessageHandler {
                 assembly = ByteBuffer.allocateDirect(plen);
             }
         } else if (assembled + length > assemblyLength) {
-            sink.reject(this, "pieces overrun their packet of " + assemblyLength + " bytes");
+            reject("pieces overrun their packet of " + assemblyLength + " bytes");
             assembled = 0;
-            placedPayload = null;
             return;
         }
         if (placedPayload != null) {

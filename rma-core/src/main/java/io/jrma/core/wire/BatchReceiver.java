@@ -16,7 +16,9 @@ public interface BatchReceiver {
      * header is at {@code at} of {@code header}, its payload has not arrived. A non-null answer is a view of exactly
      * the payload's bytes in their destination, given only when delivering the packet at this moment would write
      * them there and do nothing else first: window memory for a contiguous PUT that waits for no lock and ends no
-     * access; the origin buffer of a large get for its reply.
+     * access; the origin buffer of a large get for its reply. A transport may deliver the packet later, once its
+     * last byte has arrived (pieces over several duty cycles): the answer still holds then, because only packets
+     * from the same origin, which arrive behind this one on the same ordered stream, could change it.
      * The transport then delivers the packet as a batch of one, its payload added with {@link Batch#addExternal}
      * as that same view, and the receiver skips the copy.
      *

@@ -6,7 +6,8 @@ package io.jrma.core.wire;
  * batch whose last packet asks for an ack with {@link PacketType#F_ACK_BY_RING} is acknowledged as soon as that
  * position passes the end of its last record, and the replies the target wrote before it (data, errors) have
  * been read here. The target sends a real ACK instead whenever it could not apply the batch while reading it
- * (a lock to wait for, a reply owed); the sender then completes by whichever comes first.
+ * (a lock to wait for, a reply owed, an earlier reply to this origin still waiting for room in the ring); the
+ * sender then completes by whichever comes first.
  *
  * <p>Threads: the transport calls {@link #written} once (any thread holding the ring); waiters call
  * {@link #done} (any number, any thread).
