@@ -299,10 +299,7 @@ final class Epochs {
         int[] due = new int[count];
         for (int i = 0; i < count; i++) {
             int t = targets == null ? i : targets[i];
-            if (w.peers[t].direct && packetsTo.get(t) != 0) {
-                if (remote) {
-                    packetsTo.set(t, 0); // operations issued from here on set it again
-                }
+            if (takeDue(remote, t)) {
                 due[k++] = t;
             }
         }
@@ -313,12 +310,20 @@ final class Epochs {
 
     /** {@link #settle} at one target, without the arrays (a flush to one rank runs it per operation). */
     private void settle(boolean remote, int t) {
-        if (w.peers[t].direct && packetsTo.get(t) != 0) {
-            if (remote) {
-                packetsTo.set(t, 0); // operations issued from here on set it again
-            }
+        if (takeDue(remote, t)) {
             w.packets.flush(t, remote);
         }
+    }
+
+    /** Whether direct peer {@code t} has packets to complete; a remote settle clears the mark. */
+    private boolean takeDue(boolean remote, int t) {
+        if (!w.peers[t].direct || packetsTo.get(t) == 0) {
+            return false;
+        }
+        if (remote) {
+            packetsTo.set(t, 0); // operations issued from here on set it again
+        }
+        return true;
     }
 
     /** {@link #settle} at every rank. */

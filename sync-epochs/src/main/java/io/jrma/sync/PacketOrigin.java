@@ -465,17 +465,19 @@ final class PacketOrigin {
      */
     void flush(int t, boolean remote) {
         TargetQueue q = queues[t];
-        int want = 0;
+        int want;
         boolean wait;
         synchronized (q) {
             wait = flushLocked(q, remote);
-            if (wait && remote) {
-                want = q.flushWant;
-            }
+            want = q.flushWant;
         }
-        if (!wait) {
-            return;
+        if (wait) {
+            awaitFlushed(q, remote, want);
         }
+    }
+
+    /** Waits for what {@link #flushLocked} sent: the ack {@code want} (remote), or local completion. */
+    private void awaitFlushed(TargetQueue q, boolean remote, int want) {
         if (remote) {
             awaitAck(q, want);
         } else {
@@ -524,14 +526,8 @@ final class PacketOrigin {
             }
         }
         for (int i = 0; i < targets.length; i++) {
-            if (!wait[i]) {
-                continue;
-            }
-            TargetQueue q = queues[targets[i]];
-            if (remote) {
-                awaitAck(q, want[i]);
-            } else {
-                await(() -> q.replies.get() == 0 && !externalPendingLocked(q));
+            if (wait[i]) {
+                awaitFlushed(queues[targets[i]], remote, want[i]);
             }
         }
     }

@@ -209,10 +209,7 @@ public final class ShmRingTransport implements PacketTransport, InboundRing.Sink
 
     @Override
     public boolean deliver(InboundRing from, Batch b) {
-        int src = b.srcRank();
-        int dst = b.dstRank();
-        if (src < 0 || src >= job.size() || job.jvmOf(src) != from.peerJvm || dst < 0 || dst >= job.size()
-                || !job.isLocal(dst)) {
+        if (!speaksFor(from, b.srcRank(), b.dstRank())) {
             counters.rejected.incrementAndGet();
             b.markConsumed();
             return false;
@@ -224,13 +221,16 @@ public final class ShmRingTransport implements PacketTransport, InboundRing.Sink
 
     @Override
     public java.nio.ByteBuffer placement(InboundRing from, org.agrona.DirectBuffer header, int at) {
-        int src = PacketHeader.src(header, at);
-        int dst = PacketHeader.dst(header, at);
-        if (src < 0 || src >= job.size() || job.jvmOf(src) != from.peerJvm || dst < 0 || dst >= job.size()
-                || !job.isLocal(dst)) {
+        if (!speaksFor(from, PacketHeader.src(header, at), PacketHeader.dst(header, at))) {
             return null; // the ordinary way rejects it
         }
         return job.agent().placement(header, at);
+    }
+
+    /** Whether a packet from ring {@code from} may come from world rank {@code src} (of that JVM) to local {@code dst}. */
+    private boolean speaksFor(InboundRing from, int src, int dst) {
+        return src >= 0 && src < job.size() && job.jvmOf(src) == from.peerJvm && dst >= 0 && dst < job.size()
+                && job.isLocal(dst);
     }
 
     @Override
