@@ -39,7 +39,8 @@ public final class WinCounters {
         PACKETS_REJECTED("request packets rejected here as a target (bad input)"),
         LOCK_WAITS("lock requests that had to queue at this target"),
         PAYLOADS_IN_PLACE("large puts sent from the origin buffer itself, with no copy into the packet (TCP)"),
-        PAYLOADS_PLACED("large payloads read from the socket straight where they belong: puts into this target's window memory, get replies into this origin's buffer (TCP)");
+        PAYLOADS_PLACED("large payloads read from the socket straight where they belong: puts into this target's window memory, get replies into this origin's buffer (TCP)"),
+        CROSS_MEMORY_OPS("puts and gets this origin copied by the kernel straight to or from private window memory of another JVM of the host (cross memory attach)");
 
         private final String description;
 

@@ -34,6 +34,7 @@ final class DynamicRegions {
     /** Publishes the regions in {@code d} from now on (set once, at creation). */
     synchronized void publishTo(RegionDirectory d) {
         directory = d;
+        d.identify();
         d.publish(table.starts(), table.ends());
     }
 

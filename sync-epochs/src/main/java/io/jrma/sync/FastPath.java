@@ -9,6 +9,7 @@ import io.jrma.WinCounters.Counter;
 import io.jrma.core.dt.BasicType;
 import io.jrma.core.mem.BulkCopy;
 import io.jrma.core.op.AccumulateKernel;
+import io.jrma.core.shm.CrossMemory;
 import java.nio.ByteBuffer;
 import org.agrona.BufferUtil;
 
@@ -181,6 +182,46 @@ final class FastPath {
         return true;
     }
 
+    /**
+     * A put or get from or to a direct buffer on a private region of a dynamic window's rank in another JVM of the
+     * host, by cross memory attach, under the general path's rules ({@link Operations}: contiguous, nothing
+     * queued or unacknowledged, large or latency-bound, the owner's process proven). False when any of that does
+     * not hold or the kernel refuses: the general path then decides, and reports any error.
+     */
+    private boolean crossMemory(boolean put, Object origin, long bytes, int t, long disp) {
+        if (!dynamic || t < 0 || t >= w.groupSize || disp < 0 || disp > Long.MAX_VALUE - bytes || bytes == 0
+                || w.config.crossMemoryMin == Long.MAX_VALUE || !(origin instanceof ByteBuffer)
+                || !((ByteBuffer) origin).isDirect() || bytes > capacity(origin) || w.isFreed()) {
+            return false;
+        }
+        Peer p = w.peers[t];
+        RemoteRegions r = p.regions;
+        if (!p.direct || r == null) {
+            return false;
+        }
+        RemoteRegions.Snapshot s = r.current();
+        int i = s.find(disp, disp + bytes);
+        int pid;
+        if (i == RemoteRegions.NONE || s.address(i, disp) >= 0 || (pid = r.crossMemoryPid()) <= 0) {
+            return false;
+        }
+        String what = put ? "put" : "get";
+        w.epochs.checkAccess(t, what);
+        w.epochs.ensureDirectLock(t);
+        if (!w.packets.bypass(t, bytes >= w.config.crossMemoryMin)) {
+            return false;
+        }
+        long local = offset(origin);
+        if (!(put ? CrossMemory.write(pid, local, disp, bytes) : CrossMemory.read(pid, disp, local, bytes))) {
+            return false;
+        }
+        w.epochs.notePackets(t); // complete already; the next flush must count it (PacketOrigin.bypass)
+        w.counters.bump(put ? Counter.PUTS : Counter.GETS);
+        w.counters.bump(Counter.CROSS_MEMORY_OPS);
+        w.counters.bumpBy(put ? Counter.BYTES_PUT : Counter.BYTES_GOT, bytes);
+        return true;
+    }
+
     boolean put(Object origin, long count, Datatype type, int t, long disp) {
         if (!type.isPredefined() || count < 0 || count > (1L << 40) || origin == null) {
             return false;
@@ -188,6 +229,9 @@ final class FastPath {
         Object base = base(origin);
         long bytes = count * type.size();
         long addr = target(t, disp, bytes);
+        if (addr < 0 && base == null) {
+            return crossMemory(true, origin, bytes, t, disp);
+        }
         if (base == NO || addr < 0 || bytes > capacity(origin)) {
             return false;
         }
@@ -212,6 +256,9 @@ final class FastPath {
         Object base = base(origin);
         long bytes = count * type.size();
         long addr = target(t, disp, bytes);
+        if (addr < 0 && base == null) {
+            return crossMemory(false, origin, bytes, t, disp);
+        }
         if (base == NO || addr < 0 || bytes > capacity(origin)) {
             return false;
         }

@@ -1,5 +1,7 @@
 package io.jrma.sync;
 
+import static io.jrma.core.mem.UnsafeAccess.UNSAFE;
+
 import io.jrma.Datatype;
 import io.jrma.ErrorClass;
 import io.jrma.Flavor;
@@ -9,6 +11,7 @@ import io.jrma.WinCounters.Counter;
 import io.jrma.core.dt.TypeLayout;
 import io.jrma.core.op.AccumulateKernel;
 import io.jrma.core.op.OpCode;
+import io.jrma.core.shm.CrossMemory;
 
 /**
  * The general path of every communication call of a window: checks arguments (rank, counts, datatypes and
@@ -175,6 +178,12 @@ final class Operations {
                             + s.describe() + ")");
                 }
                 addr = i == RemoteRegions.NONE ? -1 : s.address(i, a.targetOffset);
+                if (addr < 0 && i != RemoteRegions.NONE && crossMemory(a, p.regions, lo, hi)) {
+                    if (r != null) {
+                        r.complete();
+                    }
+                    return;
+                }
                 if (addr < 0) { // private memory of the target's JVM (or beyond the directory): the target applies it
                     w.epochs.notePackets(a.target);
                     w.packets.issue(a, r);
@@ -207,6 +216,82 @@ final class Operations {
         if (r != null) {
             r.complete();
         }
+    }
+
+    /** Bytes staged at a time for a put or get by cross memory attach from or to a heap array. */
+    private static final int STAGE = 256 << 10;
+    private static final ThreadLocal<java.nio.ByteBuffer> STAGING = new ThreadLocal<>();
+
+    /**
+     * A put or get on the target's private bytes [lo, hi) (its own addresses, in a region it attached) by cross
+     * memory attach: the kernel copies between this process and the target's, which takes no part, so the
+     * operation is complete on return like a direct one. Applies to contiguous target bytes when the target's
+     * process is proven reachable ({@link RemoteRegions#crossMemoryPid}) and nothing is queued for it or in flight
+     * ({@link PacketOrigin#bypass}): always from {@link WinConfig#crossMemoryMin} bytes, below that while the
+     * target's traffic is latency-bound. An origin buffer off the heap is copied from or to in place, anything
+     * else through a staging buffer (a non-contiguous origin only up to {@value #STAGE} bytes). Returns false
+     * when it does not apply or the kernel refuses (a region the target has unmapped meanwhile): the packets then
+     * do it, and report any error.
+     */
+    private boolean crossMemory(OpArgs a, RemoteRegions regions, long lo, long hi) {
+        boolean put = a.kind == OpArgs.PUT;
+        if (!put && a.kind != OpArgs.GET || w.config.crossMemoryMin == Long.MAX_VALUE || hi - lo != a.bytes
+                || !a.targetLayout.isContiguous()) {
+            return false;
+        }
+        boolean contiguous = a.originLayout.isContiguous();
+        if (!contiguous && a.bytes > STAGE) {
+            return false;
+        }
+        int pid = regions.crossMemoryPid();
+        if (pid <= 0 || !w.packets.bypass(a.target, a.bytes >= w.config.crossMemoryMin)) {
+            return false;
+        }
+        long origin = a.origin.offset + a.originLayout.dataLow(a.originCount);
+        boolean done;
+        if (a.origin.base == null && contiguous) {
+            done = put ? CrossMemory.write(pid, origin, lo, a.bytes) : CrossMemory.read(pid, lo, origin, a.bytes);
+        } else {
+            long stage = staging();
+            done = true;
+            for (long at = 0; done && at < a.bytes; at += STAGE) {
+                long n = Math.min(STAGE, a.bytes - at);
+                if (put) {
+                    if (contiguous) {
+                        UNSAFE.copyMemory(a.origin.base, origin + at, null, stage, n);
+                    } else {
+                        TypeLayout.copy(a.origin.base, a.origin.offset, a.originCount, a.originLayout, null, stage, n,
+                                Datatype.BYTE.layout());
+                    }
+                    done = CrossMemory.write(pid, stage, lo + at, n);
+                } else {
+                    done = CrossMemory.read(pid, lo + at, stage, n);
+                    if (done && contiguous) {
+                        UNSAFE.copyMemory(null, stage, a.origin.base, origin + at, n);
+                    } else if (done) {
+                        TypeLayout.copy(null, stage, n, Datatype.BYTE.layout(), a.origin.base, a.origin.offset,
+                                a.originCount, a.originLayout);
+                    }
+                }
+            }
+        }
+        if (!done) {
+            return false;
+        }
+        w.counters.add(put ? Counter.BYTES_PUT : Counter.BYTES_GOT, a.bytes);
+        w.counters.increment(Counter.CROSS_MEMORY_OPS);
+        w.epochs.notePackets(a.target); // complete already; but the next flush must count it (PacketOrigin.bypass)
+        return true;
+    }
+
+    /** This thread's staging buffer of {@value #STAGE} bytes (freed with the thread's last reference to it). */
+    private static long staging() {
+        java.nio.ByteBuffer b = STAGING.get();
+        if (b == null) {
+            b = java.nio.ByteBuffer.allocateDirect(STAGE);
+            STAGING.set(b);
+        }
+        return org.agrona.BufferUtil.address(b);
     }
 
     private void countOp(int kind) {

@@ -91,6 +91,11 @@ final class PacketOrigin {
             this.t = t;
         }
 
+        /** Operations issued to the target since the last flush of it, by packets or around them (monitor). */
+        int opsSinceFlush;
+        /** How many operations the last flush of the target covered (monitor). */
+        int lastFlushOps;
+
         int dst() {
             return w.worldRanks[t];
         }
@@ -182,6 +187,7 @@ final class PacketOrigin {
         TargetQueue q = queues[a.target];
         boolean data = a.kind != OpArgs.PUT && a.kind != OpArgs.ACC;
         synchronized (q) {
+            q.opsSinceFlush++;
             int seq = 0;
             if (data) {
                 seq = nextSeq.getAndIncrement();
@@ -212,6 +218,26 @@ final class PacketOrigin {
         }
         if (r != null && !data) {
             r.complete();
+        }
+    }
+
+    /**
+     * Whether an operation to target {@code t} may be done now around the queue, complete at issue (cross memory
+     * attach, {@link Operations}): nothing is queued for the target or unacknowledged by it, so no packet can
+     * land after it; and, unless {@code large}, it is the first operation since the target's last flush and that
+     * flush covered at most one (a latency-bound loop: one system call beats a round trip through the rings,
+     * while a stream of small operations is cheaper per operation as one batch; a stream after such a loop pays
+     * one system call before it is queued again). On true the operation is counted for the next flush.
+     */
+    boolean bypass(int t, boolean large) {
+        TargetQueue q = queues[t];
+        synchronized (q) {
+            if (q.open != null && q.open.count() > 0 || !q.allAcked()
+                    || !large && (q.lastFlushOps > 1 || q.opsSinceFlush > 0)) {
+                return false;
+            }
+            q.opsSinceFlush++;
+            return true;
         }
     }
 
@@ -491,6 +517,8 @@ final class PacketOrigin {
      * sends what local completion waits for. Returns whether to wait (the ack value is left in flushWant).
      */
     private boolean flushLocked(TargetQueue q, boolean remote) {
+        q.lastFlushOps = q.opsSinceFlush;
+        q.opsSinceFlush = 0;
         if (remote) {
             boolean hasOpen = q.open != null && q.open.count() > 0;
             if (!hasOpen && q.allAcked()) {

@@ -17,6 +17,9 @@ import java.nio.charset.StandardCharsets;
  *  +0    version (long; odd while the owner rewrites the table: a sequence lock)
  *  +8    count (int)
  *  +12   overflow (int; 1 when more regions are attached than the table holds)
+ *  +16   the owner's process id (long), +24 the owner's address of this directory (long), +32 a random nonce
+ *        (long, never 0): an origin that reads the nonce at that address of that process by cross memory attach
+ *        knows it may copy to and from the owner's private regions that way ({@link RemoteRegions})
  *  +64   entries of {@value #ENTRY} bytes: start, end (the owner's addresses), offset in the segment, segment
  *        size, name length (int, 0 for private memory), name (UTF-8, at most {@value #NAME_MAX} bytes)
  * </pre>
@@ -30,6 +33,9 @@ final class RegionDirectory {
     private static final long VERSION = 0;
     private static final long COUNT = 8;
     private static final long OVERFLOW = 12;
+    private static final long PID = 16;
+    private static final long OWNER_ADDRESS = 24;
+    static final long NONCE = 32;
     private static final long ENTRIES = 64;
 
     /** Bytes the directory needs (a multiple of the page size). */
@@ -46,6 +52,26 @@ final class RegionDirectory {
         boolean shared() {
             return segment != null;
         }
+    }
+
+    /**
+     * Identifies the owner's process (once, by the owner, before the window is used): its pid, its address of
+     * this directory and a nonce, so that origins can prove a pid is the owner's before copying to it.
+     */
+    void identify() {
+        long nonce;
+        do {
+            nonce = java.util.concurrent.ThreadLocalRandom.current().nextLong();
+        } while (nonce == 0);
+        UNSAFE.putLong(base + PID, ProcessHandle.current().pid());
+        UNSAFE.putLong(base + OWNER_ADDRESS, base);
+        UNSAFE.putLongVolatile(null, base + NONCE, nonce); // release: pid and address are whole before the nonce
+    }
+
+    /** The owner's identity as {@link #identify()} wrote it: {pid, owner's address of the directory, nonce}. */
+    long[] owner() {
+        long nonce = UNSAFE.getLongVolatile(null, base + NONCE); // acquire
+        return new long[] {UNSAFE.getLong(base + PID), UNSAFE.getLong(base + OWNER_ADDRESS), nonce};
     }
 
     /** Rewrites the table from the owner's sorted regions (the owner's monitor is held). */

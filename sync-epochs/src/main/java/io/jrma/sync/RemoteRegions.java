@@ -1,14 +1,18 @@
 package io.jrma.sync;
 
+import static io.jrma.core.mem.UnsafeAccess.UNSAFE;
+
 import io.jrma.RmaException;
 import io.jrma.core.op.ElementLocks;
+import io.jrma.core.shm.CrossMemory;
 import io.jrma.core.shm.ShmSegment;
 
 /**
  * An origin's view of the regions a rank of another JVM of the host attached to a dynamic window, read from
  * the rank's {@link RegionDirectory} and cached until the rank attaches or detaches again: for each region,
  * this process's address of it when it lies in a shared segment (mapped here at first use), or 0 when it is
- * private to the rank's JVM (operations on it travel as packets).
+ * private to the rank's JVM (puts and gets on it may be copied by the kernel, see {@link #crossMemoryPid()};
+ * other operations travel as packets).
  *
  * <p>Thread-safe: the rank's threads share the cached snapshot; a refresh is serialized.
  */
@@ -20,6 +24,8 @@ final class RemoteRegions {
     private final RegionDirectory directory;
     private final long lockTable;
     private volatile Snapshot snapshot;
+    /** The owner's pid once proven reachable by cross memory attach; -1 when it is not; 0 before the first try. */
+    private volatile int crossPid;
 
     RemoteRegions(WindowImpl w, RegionDirectory directory, long lockTable) {
         this.w = w;
@@ -34,6 +40,43 @@ final class RemoteRegions {
             return s;
         }
         return refresh();
+    }
+
+    /**
+     * The owner's process id when this process may copy to and from the owner's private regions by cross memory
+     * attach ({@link CrossMemory}), or -1. Proven once: the origin reads the nonce the owner published in its
+     * directory at the owner's own address of it, through the kernel, and compares it with what the shared
+     * mapping shows. A pid of another process (another pid namespace, a recycled pid) or a kernel that refuses
+     * never passes.
+     */
+    int crossMemoryPid() {
+        int c = crossPid;
+        return c != 0 ? c : probe();
+    }
+
+    private synchronized int probe() {
+        if (crossPid != 0) {
+            return crossPid;
+        }
+        long[] owner = directory.owner(); // {pid, address, nonce}
+        if (owner[2] == 0) {
+            return -1; // not identified yet: try again at the next operation
+        }
+        int result = -1;
+        if (CrossMemory.available() && owner[0] > 0 && owner[0] <= Integer.MAX_VALUE) {
+            long scratch = UNSAFE.allocateMemory(8);
+            try {
+                UNSAFE.putLong(scratch, 0);
+                if (CrossMemory.read((int) owner[0], owner[1] + RegionDirectory.NONCE, scratch, 8)
+                        && UNSAFE.getLong(scratch) == owner[2]) {
+                    result = (int) owner[0];
+                }
+            } finally {
+                UNSAFE.freeMemory(scratch);
+            }
+        }
+        crossPid = result;
+        return result;
     }
 
     private synchronized Snapshot refresh() {

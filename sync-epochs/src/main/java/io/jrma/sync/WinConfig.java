@@ -32,6 +32,11 @@ final class WinConfig {
     final boolean coalesceLocks;
     /** Window memory in shared segments when other JVMs of the host use the window (jrma.shm.windows). */
     final boolean shmWindows;
+    /**
+     * Contiguous puts and gets on a private region of another JVM of the host from this many bytes are done by
+     * cross memory attach whenever they may (jrma.cma.minBytes); Long.MAX_VALUE when none is.
+     */
+    final long crossMemoryMin;
     /** Where shared segments live (jrma.shm.dir). */
     final String shmDir;
 
@@ -74,6 +79,12 @@ final class WinConfig {
         }
         shmWindows = shm.equals("true");
         shmDir = job.param(Params.SHM_DIR);
+        String cma = job.param(Params.CMA_MIN_BYTES);
+        long cm = parse("jrma.cma.minBytes", cma);
+        if (cm < -1) {
+            throw bad("jrma.cma.minBytes", cma, "-1 (never) or a byte count >= 0");
+        }
+        crossMemoryMin = cm < 0 ? Long.MAX_VALUE : cm;
     }
 
     private static boolean bool(Info i, String key, boolean dflt) {

@@ -80,4 +80,43 @@ class RegionDirectoryTest {
         }));
         assertEquals("job aborted", e.getMessage());
     }
+
+    /**
+     * An origin copies by cross memory attach only to the process that published the directory: it proves the
+     * pid by reading the nonce at the owner's address of it through the kernel. A directory naming another
+     * process (another pid namespace, a recycled pid), or not identified yet, is refused.
+     */
+    @Test
+    @Timeout(30)
+    void crossMemoryReachesOnlyTheProcessThatPublishedTheDirectory() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(io.jrma.core.shm.CrossMemory.available(),
+                "process_vm_readv is not available here (not Linux, or JNA)");
+        RegionDirectory d = fresh();
+        RemoteRegions early = new RemoteRegions(null, d, 0);
+        assertEquals(-1, early.crossMemoryPid(), "not identified yet");
+        d.identify();
+        long self = ProcessHandle.current().pid();
+        org.junit.jupiter.api.Assumptions.assumeTrue(new RemoteRegions(null, d, 0).crossMemoryPid() == self,
+                "the kernel refuses cross memory attach here (Yama ptrace_scope or a container policy)");
+        assertEquals(self, early.crossMemoryPid(), "an early refusal is not remembered: identified now");
+        long[] owner = d.owner();
+        Process other = new ProcessBuilder("sleep", "30").start();
+        try {
+            UNSAFE.putLong(mem + 16, other.pid()); // the directory now names another live process
+            assertEquals(-1, new RemoteRegions(null, d, 0).crossMemoryPid(), "a pid of another process");
+            UNSAFE.putLong(mem + 16, owner[0]);
+            long decoy = UNSAFE.allocateMemory(64);
+            try {
+                UNSAFE.putLong(decoy + RegionDirectory.NONCE, ~owner[2]);
+                UNSAFE.putLong(mem + 24, decoy); // this process, but the nonce is not where the directory says
+                assertEquals(-1, new RemoteRegions(null, d, 0).crossMemoryPid(), "a nonce that does not match");
+            } finally {
+                UNSAFE.freeMemory(decoy);
+            }
+            UNSAFE.putLong(mem + 24, owner[1]);
+            assertEquals(self, new RemoteRegions(null, d, 0).crossMemoryPid());
+        } finally {
+            other.destroyForcibly();
+        }
+    }
 }

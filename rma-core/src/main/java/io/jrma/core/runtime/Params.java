@@ -68,6 +68,13 @@ public final class Params {
             "true: allocate and allocate_shared windows whose ranks span JVMs of one host keep their memory in /dev/shm"
             + " segments that every JVM maps, so those ranks reach each other by load/store; false: private memory,"
             + " reached by packets (allocate_shared across JVMs then fails)");
+    /** When puts and gets on private window memory of another JVM of the host are copied by the kernel. */
+    public static final Param CMA_MIN_BYTES = new Param("jrma.cma.minBytes", "16384", "window",
+            "contiguous puts and gets on private memory of a rank in another JVM of the host (a dynamic window's region"
+            + " outside shared segments) are one kernel copy (process_vm_writev/readv) by the origin alone, instead of"
+            + " packets through the rings: from this many bytes always, smaller ones while the target's flushes cover"
+            + " one operation each (a stream of small ones goes as batches); -1: never (-Djrma.cma=false turns cross"
+            + " memory attach off JVM-wide)");
     /** Directory of shared-memory segments. */
     public static final Param SHM_DIR = new Param("jrma.shm.dir", "/dev/shm", "job",
             "directory (a tmpfs) holding the shared segments and the rings between JVMs; files are named jrma-<pid>-... after the creating JVM");
@@ -82,7 +89,7 @@ public final class Params {
 
     /** All parameters, for listing. */
     public static final List<Param> ALL = List.of(PATH, PROGRESS, WAIT_SPINS, WAIT_YIELDS, WAIT_MAX_PARK_NS,
-            AGENT_MAX_PARK_NS, ISSUE, EAGER_BYTES, MAX_PENDING, LOCK_COALESCE, JOB_TIMEOUT_MS, JVMS, JVMS_REUSE, RANK_LOADERS, SHM_WINDOWS, SHM_DIR, BIND, BIND_REPORT);
+            AGENT_MAX_PARK_NS, ISSUE, EAGER_BYTES, MAX_PENDING, LOCK_COALESCE, JOB_TIMEOUT_MS, JVMS, JVMS_REUSE, RANK_LOADERS, SHM_WINDOWS, CMA_MIN_BYTES, SHM_DIR, BIND, BIND_REPORT);
 
     private Params() {
     }

@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-/** process_vm_readv through JNA, on this process (the messenger tests over 2 JVMs cross processes): copies and refusals. */
+/** process_vm_readv and process_vm_writev through JNA, on this process (the messenger tests over 2 JVMs cross processes): copies and refusals. */
 class CrossMemoryTest {
     private static long address(ByteBuffer b) {
         return com.sun.jna.Pointer.nativeValue(com.sun.jna.Native.getDirectBufferPointer(b));
@@ -36,5 +36,28 @@ class CrossMemoryTest {
         assertEquals(src.get((3 << 20) - 7), dst.get((3 << 20) - 9), "last byte");
         assertFalse(CrossMemory.read(self, 8, address(dst), 8), "address 8 is not mapped");
         assertFalse(CrossMemory.read(Integer.MAX_VALUE - 1, address(src), address(dst), 8), "no such process");
+    }
+
+    @Test
+    @Timeout(30)
+    void writesToAProcessAndRefusesWhatIsNotThere() {
+        Assumptions.assumeTrue(CrossMemory.available(), "process_vm_writev is not available here (not Linux, or JNA)");
+        int self = (int) ProcessHandle.current().pid();
+        ByteBuffer src = ByteBuffer.allocateDirect(3 << 20).order(ByteOrder.LITTLE_ENDIAN);
+        for (int i = 0; i < src.capacity() / 8; i++) {
+            src.putLong(8 * i, i * 0xC2B2AE3D27D4EB4FL + 1);
+        }
+        ByteBuffer dst = ByteBuffer.allocateDirect(3 << 20);
+        Assumptions.assumeTrue(CrossMemory.write(self, address(src), address(dst), 8),
+                "the kernel refuses process_vm_writev here (Yama ptrace_scope or container policy)");
+        int n = (3 << 20) - 13;
+        assertTrue(CrossMemory.write(self, address(src) + 7, address(dst) + 2, n));
+        for (int i = 0; i < n; i += 4091) {
+            assertEquals(src.get(7 + i), dst.get(2 + i), "byte " + i);
+        }
+        assertEquals(src.get(7 + n - 1), dst.get(2 + n - 1), "last byte");
+        assertEquals(0, dst.get(2 + n), "the byte after the copy is untouched");
+        assertFalse(CrossMemory.write(self, address(src), 8, 8), "address 8 is not mapped");
+        assertFalse(CrossMemory.write(Integer.MAX_VALUE - 1, address(src), address(dst), 8), "no such process");
     }
 }
