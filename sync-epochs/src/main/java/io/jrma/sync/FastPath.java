@@ -202,7 +202,8 @@ final class FastPath {
         RemoteRegions.Snapshot s = r.current();
         int i = s.find(disp, disp + bytes);
         int pid;
-        if (i == RemoteRegions.NONE || s.address(i, disp) >= 0 || (pid = r.crossMemoryPid()) <= 0) {
+        if (i == RemoteRegions.NONE || s.address(i, disp) >= 0 || bytes > PacketOrigin.MAX_BYTES
+                || (pid = r.crossMemoryPid()) <= 0) {
             return false;
         }
         String what = put ? "put" : "get";
@@ -211,8 +212,10 @@ final class FastPath {
         if (!w.packets.bypass(t, bytes >= w.config.crossMemoryMin)) {
             return false;
         }
-        long local = offset(origin);
-        if (!(put ? CrossMemory.write(pid, local, disp, bytes) : CrossMemory.read(pid, disp, local, bytes))) {
+        int errno = CrossMemory.transfer(put, pid, offset(origin), disp, bytes);
+        if (errno != 0) {
+            r.refused(errno);
+            w.packets.bypassFailed(t);
             return false;
         }
         w.epochs.notePackets(t); // complete already; the next flush must count it (PacketOrigin.bypass)

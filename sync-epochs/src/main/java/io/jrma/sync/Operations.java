@@ -240,7 +240,7 @@ final class Operations {
             return false;
         }
         boolean contiguous = a.originLayout.isContiguous();
-        if (!contiguous && a.bytes > STAGE) {
+        if (!contiguous && a.bytes > STAGE || a.bytes > PacketOrigin.MAX_BYTES) { // (packets must be able to redo it)
             return false;
         }
         int pid = regions.crossMemoryPid();
@@ -248,13 +248,13 @@ final class Operations {
             return false;
         }
         long origin = a.origin.offset + a.originLayout.dataLow(a.originCount);
-        boolean done;
+        int errno;
         if (a.origin.base == null && contiguous) {
-            done = put ? CrossMemory.write(pid, origin, lo, a.bytes) : CrossMemory.read(pid, lo, origin, a.bytes);
+            errno = CrossMemory.transfer(put, pid, origin, lo, a.bytes);
         } else {
-            long stage = staging();
-            done = true;
-            for (long at = 0; done && at < a.bytes; at += STAGE) {
+            long stage = staging(a.bytes);
+            errno = 0;
+            for (long at = 0; errno == 0 && at < a.bytes; at += STAGE) {
                 long n = Math.min(STAGE, a.bytes - at);
                 if (put) {
                     if (contiguous) {
@@ -263,19 +263,21 @@ final class Operations {
                         TypeLayout.copy(a.origin.base, a.origin.offset, a.originCount, a.originLayout, null, stage, n,
                                 Datatype.BYTE.layout());
                     }
-                    done = CrossMemory.write(pid, stage, lo + at, n);
+                    errno = CrossMemory.transfer(true, pid, stage, lo + at, n);
                 } else {
-                    done = CrossMemory.read(pid, lo + at, stage, n);
-                    if (done && contiguous) {
+                    errno = CrossMemory.transfer(false, pid, stage, lo + at, n);
+                    if (errno == 0 && contiguous) {
                         UNSAFE.copyMemory(null, stage, a.origin.base, origin + at, n);
-                    } else if (done) {
+                    } else if (errno == 0) {
                         TypeLayout.copy(null, stage, n, Datatype.BYTE.layout(), a.origin.base, a.origin.offset,
                                 a.originCount, a.originLayout);
                     }
                 }
             }
         }
-        if (!done) {
+        if (errno != 0) { // the packets redo it whole (a put writes the same bytes again) and report any error
+            regions.refused(errno);
+            w.packets.bypassFailed(a.target);
             return false;
         }
         w.counters.add(put ? Counter.BYTES_PUT : Counter.BYTES_GOT, a.bytes);
@@ -284,11 +286,15 @@ final class Operations {
         return true;
     }
 
-    /** This thread's staging buffer of {@value #STAGE} bytes (freed with the thread's last reference to it). */
-    private static long staging() {
+    /**
+     * This thread's staging buffer, at least {@code bytes} long up to {@value #STAGE} (grown on demand, so small
+     * operations keep a small one; freed with the thread's last reference to it).
+     */
+    private static long staging(long bytes) {
         java.nio.ByteBuffer b = STAGING.get();
-        if (b == null) {
-            b = java.nio.ByteBuffer.allocateDirect(STAGE);
+        long need = Math.min(STAGE, bytes);
+        if (b == null || b.capacity() < need) {
+            b = java.nio.ByteBuffer.allocateDirect((int) Math.max(need, b == null ? 256 : Math.min(STAGE, 2L * b.capacity())));
             STAGING.set(b);
         }
         return org.agrona.BufferUtil.address(b);

@@ -180,8 +180,11 @@ final class PacketOrigin {
 
     // ------------------------------------------------------------------ issue
 
+    /** The largest operation the packet path carries (1 GiB less room for headers). */
+    static final long MAX_BYTES = PacketHeader.MAX_PACKET_LENGTH - 65536;
+
     void issue(OpArgs a, CompletionRequest r) {
-        if (a.bytes > PacketHeader.MAX_PACKET_LENGTH - 65536) {
+        if (a.bytes > MAX_BYTES) {
             throw w.fail(ErrorClass.ERR_COUNT, OpArgs.kindName(a.kind) + " of " + a.bytes + " bytes exceeds the packet path's limit of 1 GiB per operation");
         }
         TargetQueue q = queues[a.target];
@@ -238,6 +241,14 @@ final class PacketOrigin {
             }
             q.opsSinceFlush++;
             return true;
+        }
+    }
+
+    /** The operation {@link #bypass} let through failed and goes as a packet after all: it is counted there. */
+    void bypassFailed(int t) {
+        TargetQueue q = queues[t];
+        synchronized (q) {
+            q.opsSinceFlush--;
         }
     }
 

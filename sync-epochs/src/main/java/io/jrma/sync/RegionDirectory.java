@@ -2,6 +2,7 @@ package io.jrma.sync;
 
 import static io.jrma.core.mem.UnsafeAccess.UNSAFE;
 
+import io.jrma.core.shm.CrossMemory;
 import io.jrma.core.shm.ShmArena;
 import java.nio.charset.StandardCharsets;
 
@@ -17,9 +18,10 @@ import java.nio.charset.StandardCharsets;
  *  +0    version (long; odd while the owner rewrites the table: a sequence lock)
  *  +8    count (int)
  *  +12   overflow (int; 1 when more regions are attached than the table holds)
- *  +16   the owner's process id (long), +24 the owner's address of this directory (long), +32 a random nonce
- *        (long, never 0): an origin that reads the nonce at that address of that process by cross memory attach
- *        knows it may copy to and from the owner's private regions that way ({@link RemoteRegions})
+ *  +16   the owner's process id (long), +24 an address in the owner's process, +32 the random value (never 0)
+ *        kept there in memory private to the owner ({@link CrossMemory#nonce}): an origin that reads that value
+ *        at that address of that pid by cross memory attach knows the pid is the owner's, and may copy to and
+ *        from the owner's private regions that way ({@link RemoteRegions#crossMemoryPid})
  *  +64   entries of {@value #ENTRY} bytes: start, end (the owner's addresses), offset in the segment, segment
  *        size, name length (int, 0 for private memory), name (UTF-8, at most {@value #NAME_MAX} bytes)
  * </pre>
@@ -34,8 +36,8 @@ final class RegionDirectory {
     private static final long COUNT = 8;
     private static final long OVERFLOW = 12;
     private static final long PID = 16;
-    private static final long OWNER_ADDRESS = 24;
-    static final long NONCE = 32;
+    private static final long NONCE_ADDRESS = 24;
+    private static final long NONCE = 32;
     private static final long ENTRIES = 64;
 
     /** Bytes the directory needs (a multiple of the page size). */
@@ -55,23 +57,24 @@ final class RegionDirectory {
     }
 
     /**
-     * Identifies the owner's process (once, by the owner, before the window is used): its pid, its address of
-     * this directory and a nonce, so that origins can prove a pid is the owner's before copying to it.
+     * Identifies the owner's process (once, by the owner, before the window is used): its pid, and where its
+     * private nonce lies with the nonce's value, so that origins can prove a pid is the owner's before copying.
      */
     void identify() {
-        long nonce;
-        do {
-            nonce = java.util.concurrent.ThreadLocalRandom.current().nextLong();
-        } while (nonce == 0);
-        UNSAFE.putLong(base + PID, ProcessHandle.current().pid());
-        UNSAFE.putLong(base + OWNER_ADDRESS, base);
+        identify(ProcessHandle.current().pid(), CrossMemory.nonceAddress(), CrossMemory.nonce());
+    }
+
+    /** {@link #identify()} with the given values (tests). */
+    void identify(long pid, long nonceAddress, long nonce) {
+        UNSAFE.putLong(base + PID, pid);
+        UNSAFE.putLong(base + NONCE_ADDRESS, nonceAddress);
         UNSAFE.putLongVolatile(null, base + NONCE, nonce); // release: pid and address are whole before the nonce
     }
 
-    /** The owner's identity as {@link #identify()} wrote it: {pid, owner's address of the directory, nonce}. */
+    /** The owner's identity as {@link #identify()} wrote it: {pid, address of its nonce there, nonce}. */
     long[] owner() {
         long nonce = UNSAFE.getLongVolatile(null, base + NONCE); // acquire
-        return new long[] {UNSAFE.getLong(base + PID), UNSAFE.getLong(base + OWNER_ADDRESS), nonce};
+        return new long[] {UNSAFE.getLong(base + PID), UNSAFE.getLong(base + NONCE_ADDRESS), nonce};
     }
 
     /** Rewrites the table from the owner's sorted regions (the owner's monitor is held). */

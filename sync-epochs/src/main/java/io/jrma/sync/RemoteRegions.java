@@ -44,31 +44,42 @@ final class RemoteRegions {
 
     /**
      * The owner's process id when this process may copy to and from the owner's private regions by cross memory
-     * attach ({@link CrossMemory}), or -1. Proven once: the origin reads the nonce the owner published in its
-     * directory at the owner's own address of it, through the kernel, and compares it with what the shared
-     * mapping shows. A pid of another process (another pid namespace, a recycled pid) or a kernel that refuses
-     * never passes.
+     * attach ({@link CrossMemory}), or -1. Proven once: the origin reads, through the kernel, the value the owner
+     * keeps in its private memory at the address its directory names, and compares it with the directory's copy.
+     * Neither another process mapping the same shared memory, nor a pid that names another process here (another
+     * pid namespace), nor this process itself passes; a process that has gone since is refused at the first copy
+     * ({@link #refused}).
      */
     int crossMemoryPid() {
         int c = crossPid;
         return c != 0 ? c : probe();
     }
 
+    /**
+     * A copy to the owner failed with {@code errno}: when the process is gone or the kernel no longer allows it,
+     * no further copy is tried (other errors, such as a region unmapped meanwhile, concern that copy only).
+     */
+    void refused(int errno) {
+        if (errno == CrossMemory.ESRCH || errno == CrossMemory.EPERM || errno < 0) {
+            crossPid = -1;
+        }
+    }
+
     private synchronized int probe() {
         if (crossPid != 0) {
             return crossPid;
         }
-        long[] owner = directory.owner(); // {pid, address, nonce}
+        long[] owner = directory.owner(); // {pid, address of its nonce, nonce}
         if (owner[2] == 0) {
             return -1; // not identified yet: try again at the next operation
         }
         int result = -1;
-        if (CrossMemory.available() && owner[0] > 0 && owner[0] <= Integer.MAX_VALUE) {
+        if (CrossMemory.available() && owner[0] > 0 && owner[0] <= Integer.MAX_VALUE
+                && owner[0] != ProcessHandle.current().pid()) { // the owner is always another JVM
             long scratch = UNSAFE.allocateMemory(8);
             try {
                 UNSAFE.putLong(scratch, 0);
-                if (CrossMemory.read((int) owner[0], owner[1] + RegionDirectory.NONCE, scratch, 8)
-                        && UNSAFE.getLong(scratch) == owner[2]) {
+                if (CrossMemory.read((int) owner[0], owner[1], scratch, 8) && UNSAFE.getLong(scratch) == owner[2]) {
                     result = (int) owner[0];
                 }
             } finally {

@@ -83,39 +83,64 @@ class RegionDirectoryTest {
 
     /**
      * An origin copies by cross memory attach only to the process that published the directory: it proves the
-     * pid by reading the nonce at the owner's address of it through the kernel. A directory naming another
-     * process (another pid namespace, a recycled pid), or not identified yet, is refused.
+     * pid by reading, through the kernel, the value the directory says that process keeps at an address of its
+     * own. Here a separate process ({@code sleep}) plays the owner, with 8 non-zero bytes of its memory as the
+     * nonce. Refused: a directory not identified yet (without remembering it), a wrong value, another process's
+     * pid, and this process's own pid (the owner is always another JVM, and shared memory maps alike here).
      */
     @Test
     @Timeout(30)
     void crossMemoryReachesOnlyTheProcessThatPublishedTheDirectory() throws Exception {
         org.junit.jupiter.api.Assumptions.assumeTrue(io.jrma.core.shm.CrossMemory.available(),
                 "process_vm_readv is not available here (not Linux, or JNA)");
-        RegionDirectory d = fresh();
-        RemoteRegions early = new RemoteRegions(null, d, 0);
-        assertEquals(-1, early.crossMemoryPid(), "not identified yet");
-        d.identify();
-        long self = ProcessHandle.current().pid();
-        org.junit.jupiter.api.Assumptions.assumeTrue(new RemoteRegions(null, d, 0).crossMemoryPid() == self,
-                "the kernel refuses cross memory attach here (Yama ptrace_scope or a container policy)");
-        assertEquals(self, early.crossMemoryPid(), "an early refusal is not remembered: identified now");
-        long[] owner = d.owner();
+        Process owner = new ProcessBuilder("sleep", "30").start();
         Process other = new ProcessBuilder("sleep", "30").start();
+        long scratch = UNSAFE.allocateMemory(8);
         try {
-            UNSAFE.putLong(mem + 16, other.pid()); // the directory now names another live process
-            assertEquals(-1, new RemoteRegions(null, d, 0).crossMemoryPid(), "a pid of another process");
-            UNSAFE.putLong(mem + 16, owner[0]);
-            long decoy = UNSAFE.allocateMemory(64);
-            try {
-                UNSAFE.putLong(decoy + RegionDirectory.NONCE, ~owner[2]);
-                UNSAFE.putLong(mem + 24, decoy); // this process, but the nonce is not where the directory says
-                assertEquals(-1, new RemoteRegions(null, d, 0).crossMemoryPid(), "a nonce that does not match");
-            } finally {
-                UNSAFE.freeMemory(decoy);
+            int pid = (int) owner.pid();
+            long at = 0;
+            long value = 0;
+            for (String line : java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/" + pid + "/maps"))) {
+                String[] f = line.split("\\s+");
+                if (!f[1].startsWith("rw")) {
+                    continue;
+                }
+                long lo = Long.parseUnsignedLong(f[0].split("-")[0], 16);
+                long hi = Long.parseUnsignedLong(f[0].split("-")[1], 16);
+                for (long a = lo; a < hi && value == 0; a += 8) {
+                    if (!io.jrma.core.shm.CrossMemory.read(pid, a, scratch, 8)) {
+                        break;
+                    }
+                    value = UNSAFE.getLong(scratch);
+                    at = a;
+                }
+                if (value != 0) {
+                    break;
+                }
             }
-            UNSAFE.putLong(mem + 24, owner[1]);
-            assertEquals(self, new RemoteRegions(null, d, 0).crossMemoryPid());
+            org.junit.jupiter.api.Assumptions.assumeTrue(value != 0,
+                    "the kernel refuses cross memory attach to another process here (Yama ptrace_scope or a container policy)");
+            RegionDirectory d = fresh();
+            RemoteRegions early = new RemoteRegions(null, d, 0);
+            assertEquals(-1, early.crossMemoryPid(), "not identified yet");
+            d.identify(pid, at, value);
+            assertEquals(pid, early.crossMemoryPid(), "an early refusal is not remembered: identified now");
+            d.identify(pid, at, value + 1);
+            assertEquals(-1, new RemoteRegions(null, d, 0).crossMemoryPid(), "a value that is not there");
+            d.identify(other.pid(), at, value);
+            assertEquals(-1, new RemoteRegions(null, d, 0).crossMemoryPid(), "a pid of another process");
+            d.identify();
+            assertEquals(-1, new RemoteRegions(null, d, 0).crossMemoryPid(), "this process itself");
+            d.identify(pid, at, value);
+            RemoteRegions proven = new RemoteRegions(null, d, 0);
+            assertEquals(pid, proven.crossMemoryPid());
+            proven.refused(14); // EFAULT: that copy only
+            assertEquals(pid, proven.crossMemoryPid());
+            proven.refused(io.jrma.core.shm.CrossMemory.ESRCH); // gone: never again
+            assertEquals(-1, proven.crossMemoryPid());
         } finally {
+            UNSAFE.freeMemory(scratch);
+            owner.destroyForcibly();
             other.destroyForcibly();
         }
     }

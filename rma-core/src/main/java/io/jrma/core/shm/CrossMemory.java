@@ -66,7 +66,7 @@ public final class CrossMemory {
      *     an address not mapped there): nothing may be assumed about the destination then
      */
     public static boolean read(int pid, long remote, long local, long bytes) {
-        return copy(false, pid, local, remote, bytes);
+        return copy(false, pid, local, remote, bytes) == 0;
     }
 
     /**
@@ -77,12 +77,54 @@ public final class CrossMemory {
      *     may be assumed about how much of the destination was written then
      */
     public static boolean write(int pid, long local, long remote, long bytes) {
-        return copy(true, pid, local, remote, bytes);
+        return copy(true, pid, local, remote, bytes) == 0;
     }
 
-    private static boolean copy(boolean write, int pid, long local, long remote, long bytes) {
+    /** errno: no such process. */
+    public static final int ESRCH = 3;
+    /** errno: not permitted (Yama, a container policy, another user). */
+    public static final int EPERM = 1;
+
+    /**
+     * {@link #write} ({@code write} true) or {@link #read}, telling why it failed: 0 when every byte was copied,
+     * else the kernel's errno ({@link #ESRCH}: the process is gone; {@link #EPERM}: not allowed; EFAULT: an
+     * address not mapped on one side), or -1 when the calls are not available here.
+     */
+    public static int transfer(boolean write, int pid, long local, long remote, long bytes) {
+        return copy(write, pid, local, remote, bytes);
+    }
+
+    private static final long NONCE_ADDRESS;
+    private static final long NONCE;
+
+    static {
+        long nonce;
+        do {
+            nonce = new java.security.SecureRandom().nextLong();
+        } while (nonce == 0);
+        NONCE = nonce;
+        NONCE_ADDRESS = io.jrma.core.mem.UnsafeAccess.UNSAFE.allocateMemory(8); // for the JVM's lifetime
+        io.jrma.core.mem.UnsafeAccess.UNSAFE.putLongVolatile(null, NONCE_ADDRESS, nonce);
+    }
+
+    /**
+     * A random value (never 0) kept for the JVM's lifetime in memory private to this process, at
+     * {@link #nonceAddress()}: a process that publishes its pid with both lets another prove, by reading that
+     * address of that pid through the kernel, that the pid is this process (not one that merely maps the same
+     * shared memory, nor a pid of another namespace or recycled).
+     */
+    public static long nonce() {
+        return NONCE;
+    }
+
+    /** Where {@link #nonce()} lies in this process. */
+    public static long nonceAddress() {
+        return NONCE_ADDRESS;
+    }
+
+    private static int copy(boolean write, int pid, long local, long remote, long bytes) {
         if (!AVAILABLE) {
-            return false;
+            return -1;
         }
         Memory iov = IOVECS.get();
         long at = Pointer.nativeValue(iov);
@@ -95,13 +137,16 @@ public final class CrossMemory {
             long n = write ? Calls.process_vm_writev(pid, at, 1, at + 16, 1, 0)
                     : Calls.process_vm_readv(pid, at, 1, at + 16, 1, 0);
             if (n <= 0) {
-                if (n < 0 && Native.getLastError() == EINTR) {
+                int errno = n < 0 ? Native.getLastError() : EFAULT;
+                if (errno == EINTR) {
                     continue;
                 }
-                return false;
+                return errno == 0 ? EFAULT : errno;
             }
             done += n; // a partial copy stops at a page the kernel could not copy at once: go on from there
         }
-        return true;
+        return 0;
     }
+
+    private static final int EFAULT = 14;
 }

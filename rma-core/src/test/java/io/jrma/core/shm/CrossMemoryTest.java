@@ -27,7 +27,7 @@ class CrossMemoryTest {
         }
         ByteBuffer dst = ByteBuffer.allocateDirect(3 << 20).order(ByteOrder.LITTLE_ENDIAN);
         Assumptions.assumeTrue(CrossMemory.read(self, address(src), address(dst), 16),
-                "the kernel refuses process_vm_readv here (Yama ptrace_scope or container policy)");
+                "the kernel refuses process_vm_readv here, even on this process (a seccomp policy)");
         // an odd length at odd offsets, across pages
         assertTrue(CrossMemory.read(self, address(src) + 5, address(dst) + 3, (3 << 20) - 11));
         for (int i = 0; i < (3 << 20) - 11; i += 4093) {
@@ -49,7 +49,7 @@ class CrossMemoryTest {
         }
         ByteBuffer dst = ByteBuffer.allocateDirect(3 << 20);
         Assumptions.assumeTrue(CrossMemory.write(self, address(src), address(dst), 8),
-                "the kernel refuses process_vm_writev here (Yama ptrace_scope or container policy)");
+                "the kernel refuses process_vm_writev here, even on this process (a seccomp policy)");
         int n = (3 << 20) - 13;
         assertTrue(CrossMemory.write(self, address(src) + 7, address(dst) + 2, n));
         for (int i = 0; i < n; i += 4091) {
