@@ -206,10 +206,14 @@ final class FastPath {
                 || (pid = r.crossMemoryPid()) <= 0) {
             return false;
         }
+        boolean large = bytes >= w.config.crossMemoryMin;
+        if (put && !large) {
+            return false; // small puts are quicker through the rings (Operations#crossMemory)
+        }
         String what = put ? "put" : "get";
         w.epochs.checkAccess(t, what);
         w.epochs.ensureDirectLock(t);
-        if (!w.packets.bypass(t, bytes >= w.config.crossMemoryMin)) {
+        if (!w.packets.bypass(t, large)) {
             return false;
         }
         int errno = CrossMemory.transfer(put, pid, offset(origin), disp, bytes);

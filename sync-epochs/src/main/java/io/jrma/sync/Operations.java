@@ -227,16 +227,19 @@ final class Operations {
      * memory attach: the kernel copies between this process and the target's, which takes no part, so the
      * operation is complete on return like a direct one. Applies to contiguous target bytes when the target's
      * process is proven reachable ({@link RemoteRegions#crossMemoryPid}) and nothing is queued for it or in flight
-     * ({@link PacketOrigin#bypass}): always from {@link WinConfig#crossMemoryMin} bytes, below that while the
-     * target's traffic is latency-bound. An origin buffer off the heap is copied from or to in place, anything
+     * ({@link PacketOrigin#bypass}): always from {@link WinConfig#crossMemoryMin} bytes; below that, gets while the
+     * target's traffic is latency-bound (one system call, about a microsecond here, beats a get's round trip
+     * through the rings; a small put through the rings, acknowledged by the ring's applied position, is quicker
+     * than the system call, so small puts stay packets). An origin buffer off the heap is copied from or to in place, anything
      * else through a staging buffer (a non-contiguous origin only up to {@value #STAGE} bytes). Returns false
      * when it does not apply or the kernel refuses (a region the target has unmapped meanwhile): the packets then
      * do it, and report any error.
      */
     private boolean crossMemory(OpArgs a, RemoteRegions regions, long lo, long hi) {
         boolean put = a.kind == OpArgs.PUT;
-        if (!put && a.kind != OpArgs.GET || w.config.crossMemoryMin == Long.MAX_VALUE || hi - lo != a.bytes
-                || !a.targetLayout.isContiguous()) {
+        boolean large = a.bytes >= w.config.crossMemoryMin;
+        if (!put && a.kind != OpArgs.GET || put && !large || w.config.crossMemoryMin == Long.MAX_VALUE
+                || hi - lo != a.bytes || !a.targetLayout.isContiguous()) {
             return false;
         }
         boolean contiguous = a.originLayout.isContiguous();
@@ -244,7 +247,7 @@ final class Operations {
             return false;
         }
         int pid = regions.crossMemoryPid();
-        if (pid <= 0 || !w.packets.bypass(a.target, a.bytes >= w.config.crossMemoryMin)) {
+        if (pid <= 0 || !w.packets.bypass(a.target, large)) {
             return false;
         }
         long origin = a.origin.offset + a.originLayout.dataLow(a.originCount);

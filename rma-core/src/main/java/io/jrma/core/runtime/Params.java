@@ -69,12 +69,12 @@ public final class Params {
             + " segments that every JVM maps, so those ranks reach each other by load/store; false: private memory,"
             + " reached by packets (allocate_shared across JVMs then fails)");
     /** When puts and gets on private window memory of another JVM of the host are copied by the kernel. */
-    public static final Param CMA_MIN_BYTES = new Param("jrma.cma.minBytes", "16384", "window",
+    public static final Param CMA_MIN_BYTES = new Param("jrma.cma.minBytes", "4096", "window",
             "contiguous puts and gets on private memory of a rank in another JVM of the host (a dynamic window's region"
             + " outside shared segments) are one kernel copy (process_vm_writev/readv) by the origin alone, instead of"
-            + " packets through the rings: from this many bytes always, smaller ones while the target's flushes cover"
-            + " one operation each (a stream of small ones goes as batches); -1: never (-Djrma.cma=false turns cross"
-            + " memory attach off JVM-wide)");
+            + " packets through the rings: from this many bytes always, smaller gets while the target's flushes cover"
+            + " one operation each (a stream of small ones goes as batches; small puts are quicker as packets); -1:"
+            + " never (-Djrma.cma=false turns cross memory attach off JVM-wide)");
     /** Directory of shared-memory segments. */
     public static final Param SHM_DIR = new Param("jrma.shm.dir", "/dev/shm", "job",
             "directory (a tmpfs) holding the shared segments and the rings between JVMs; files are named jrma-<pid>-... after the creating JVM");
