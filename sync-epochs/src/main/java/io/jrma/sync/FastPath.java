@@ -190,7 +190,7 @@ final class FastPath {
      */
     private boolean crossMemory(boolean put, Object origin, long bytes, int t, long disp) {
         if (!dynamic || t < 0 || t >= w.groupSize || disp < 0 || disp > Long.MAX_VALUE - bytes || bytes == 0
-                || w.config.crossMemoryMin == Long.MAX_VALUE || !(origin instanceof ByteBuffer)
+                || !w.ops.crossMemoryMay(put, bytes) || !(origin instanceof ByteBuffer)
                 || !((ByteBuffer) origin).isDirect() || bytes > capacity(origin) || w.isFreed()) {
             return false;
         }
@@ -201,31 +201,16 @@ final class FastPath {
         }
         RemoteRegions.Snapshot s = r.current();
         int i = s.find(disp, disp + bytes);
-        int pid;
-        if (i == RemoteRegions.NONE || s.address(i, disp) >= 0 || bytes > PacketOrigin.MAX_BYTES
-                || (pid = r.crossMemoryPid()) <= 0) {
+        if (i == RemoteRegions.NONE || s.address(i, disp) >= 0) {
             return false;
         }
-        boolean large = bytes >= w.config.crossMemoryMin;
-        if (put && !large) {
-            return false; // small puts are quicker through the rings (Operations#crossMemory)
-        }
-        String what = put ? "put" : "get";
-        w.epochs.checkAccess(t, what);
+        w.epochs.checkAccess(t, put ? "put" : "get");
         w.epochs.ensureDirectLock(t);
-        if (!w.packets.bypass(t, large)) {
+        int pid = w.ops.crossMemoryBegin(r, t, bytes);
+        if (pid <= 0 || !w.ops.crossMemoryEnd(CrossMemory.transfer(put, pid, offset(origin), disp, bytes), r, t, put, bytes)) {
             return false;
         }
-        int errno = CrossMemory.transfer(put, pid, offset(origin), disp, bytes);
-        if (errno != 0) {
-            r.refused(errno);
-            w.packets.bypassFailed(t);
-            return false;
-        }
-        w.epochs.notePackets(t); // complete already; the next flush must count it (PacketOrigin.bypass)
         w.counters.bump(put ? Counter.PUTS : Counter.GETS);
-        w.counters.bump(Counter.CROSS_MEMORY_OPS);
-        w.counters.bumpBy(put ? Counter.BYTES_PUT : Counter.BYTES_GOT, bytes);
         return true;
     }
 

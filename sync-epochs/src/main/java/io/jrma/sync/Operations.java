@@ -230,24 +230,20 @@ final class Operations {
      * ({@link PacketOrigin#bypass}): always from {@link WinConfig#crossMemoryMin} bytes; below that, gets while the
      * target's traffic is latency-bound (one system call, about a microsecond here, beats a get's round trip
      * through the rings; a small put through the rings, acknowledged by the ring's applied position, is quicker
-     * than the system call, so small puts stay packets). An origin buffer off the heap is copied from or to in place, anything
-     * else through a staging buffer (a non-contiguous origin only up to {@value #STAGE} bytes). Returns false
-     * when it does not apply or the kernel refuses (a region the target has unmapped meanwhile): the packets then
-     * do it, and report any error.
+     * than the system call, so small puts stay packets). An origin buffer off the heap is copied from or to in
+     * place, anything else through a staging buffer (a non-contiguous origin only up to {@value #STAGE} bytes).
+     * Returns false when it does not apply or the kernel refuses (a region the target has unmapped meanwhile): the
+     * packets then do it, and report any error.
      */
     private boolean crossMemory(OpArgs a, RemoteRegions regions, long lo, long hi) {
         boolean put = a.kind == OpArgs.PUT;
-        boolean large = a.bytes >= w.config.crossMemoryMin;
-        if (!put && a.kind != OpArgs.GET || put && !large || w.config.crossMemoryMin == Long.MAX_VALUE
-                || hi - lo != a.bytes || !a.targetLayout.isContiguous()) {
-            return false;
-        }
         boolean contiguous = a.originLayout.isContiguous();
-        if (!contiguous && a.bytes > STAGE || a.bytes > PacketOrigin.MAX_BYTES) { // (packets must be able to redo it)
+        if (!put && a.kind != OpArgs.GET || !crossMemoryMay(put, a.bytes) || hi - lo != a.bytes
+                || !a.targetLayout.isContiguous() || !contiguous && a.bytes > STAGE) {
             return false;
         }
-        int pid = regions.crossMemoryPid();
-        if (pid <= 0 || !w.packets.bypass(a.target, large)) {
+        int pid = crossMemoryBegin(regions, a.target, a.bytes);
+        if (pid <= 0) {
             return false;
         }
         long origin = a.origin.offset + a.originLayout.dataLow(a.originCount);
@@ -278,14 +274,41 @@ final class Operations {
                 }
             }
         }
-        if (errno != 0) { // the packets redo it whole (a put writes the same bytes again) and report any error
+        return crossMemoryEnd(errno, regions, a.target, put, a.bytes);
+    }
+
+    /**
+     * The first test of {@link #crossMemory}, shared with {@link FastPath}, cheap enough to run before the epoch
+     * checks: cross memory attach is on, and the size suits it (a put from {@link WinConfig#crossMemoryMin} bytes,
+     * a get of any size; at most what the packets can redo).
+     */
+    boolean crossMemoryMay(boolean put, long bytes) {
+        long min = w.config.crossMemoryMin;
+        return min != Long.MAX_VALUE && (!put || bytes >= min) && bytes <= PacketOrigin.MAX_BYTES;
+    }
+
+    /**
+     * After the epoch checks: the owner's pid when the copy may go ahead now ({@link RemoteRegions#crossMemoryPid},
+     * {@link PacketOrigin#bypass}, which counts it), else -1.
+     */
+    int crossMemoryBegin(RemoteRegions regions, int t, long bytes) {
+        int pid = regions.crossMemoryPid();
+        return pid > 0 && w.packets.bypass(t, bytes >= w.config.crossMemoryMin) ? pid : -1;
+    }
+
+    /**
+     * Ends a copy {@link #crossMemoryBegin} let through, with the kernel's {@code errno} (0: done). Returns whether
+     * it was done; if not, the packets redo it whole (a put writes the same bytes again) and report any error.
+     */
+    boolean crossMemoryEnd(int errno, RemoteRegions regions, int t, boolean put, long bytes) {
+        if (errno != 0) {
             regions.refused(errno);
-            w.packets.bypassFailed(a.target);
+            w.packets.bypassFailed(t);
             return false;
         }
-        w.counters.add(put ? Counter.BYTES_PUT : Counter.BYTES_GOT, a.bytes);
+        w.counters.add(put ? Counter.BYTES_PUT : Counter.BYTES_GOT, bytes);
         w.counters.increment(Counter.CROSS_MEMORY_OPS);
-        w.epochs.notePackets(a.target); // complete already; but the next flush must count it (PacketOrigin.bypass)
+        w.epochs.notePackets(t); // complete already; but the next flush must count it (PacketOrigin.bypass)
         return true;
     }
 

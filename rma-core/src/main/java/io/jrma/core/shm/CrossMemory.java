@@ -66,7 +66,7 @@ public final class CrossMemory {
      *     an address not mapped there): nothing may be assumed about the destination then
      */
     public static boolean read(int pid, long remote, long local, long bytes) {
-        return copy(false, pid, local, remote, bytes) == 0;
+        return transfer(false, pid, local, remote, bytes) == 0;
     }
 
     /**
@@ -77,7 +77,7 @@ public final class CrossMemory {
      *     may be assumed about how much of the destination was written then
      */
     public static boolean write(int pid, long local, long remote, long bytes) {
-        return copy(true, pid, local, remote, bytes) == 0;
+        return transfer(true, pid, local, remote, bytes) == 0;
     }
 
     /** errno: no such process. */
@@ -91,7 +91,29 @@ public final class CrossMemory {
      * address not mapped on one side), or -1 when the calls are not available here.
      */
     public static int transfer(boolean write, int pid, long local, long remote, long bytes) {
-        return copy(write, pid, local, remote, bytes);
+        if (!AVAILABLE) {
+            return -1;
+        }
+        Memory iov = IOVECS.get();
+        long at = Pointer.nativeValue(iov);
+        long done = 0;
+        while (done < bytes) {
+            iov.setLong(0, local + done);
+            iov.setLong(8, bytes - done);
+            iov.setLong(16, remote + done);
+            iov.setLong(24, bytes - done);
+            long n = write ? Calls.process_vm_writev(pid, at, 1, at + 16, 1, 0)
+                    : Calls.process_vm_readv(pid, at, 1, at + 16, 1, 0);
+            if (n <= 0) {
+                int errno = n < 0 ? Native.getLastError() : EFAULT;
+                if (errno == EINTR) {
+                    continue;
+                }
+                return errno == 0 ? EFAULT : errno;
+            }
+            done += n; // a partial copy stops at a page the kernel could not copy at once: go on from there
+        }
+        return 0;
     }
 
     private static final long NONCE_ADDRESS;
@@ -120,32 +142,6 @@ public final class CrossMemory {
     /** Where {@link #nonce()} lies in this process. */
     public static long nonceAddress() {
         return NONCE_ADDRESS;
-    }
-
-    private static int copy(boolean write, int pid, long local, long remote, long bytes) {
-        if (!AVAILABLE) {
-            return -1;
-        }
-        Memory iov = IOVECS.get();
-        long at = Pointer.nativeValue(iov);
-        long done = 0;
-        while (done < bytes) {
-            iov.setLong(0, local + done);
-            iov.setLong(8, bytes - done);
-            iov.setLong(16, remote + done);
-            iov.setLong(24, bytes - done);
-            long n = write ? Calls.process_vm_writev(pid, at, 1, at + 16, 1, 0)
-                    : Calls.process_vm_readv(pid, at, 1, at + 16, 1, 0);
-            if (n <= 0) {
-                int errno = n < 0 ? Native.getLastError() : EFAULT;
-                if (errno == EINTR) {
-                    continue;
-                }
-                return errno == 0 ? EFAULT : errno;
-            }
-            done += n; // a partial copy stops at a page the kernel could not copy at once: go on from there
-        }
-        return 0;
     }
 
     private static final int EFAULT = 14;
