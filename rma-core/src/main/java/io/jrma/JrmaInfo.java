@@ -58,6 +58,8 @@ public final class JrmaInfo {
         out.println("  os:        " + System.getProperty("os.name") + " " + System.getProperty("os.arch")
                 + ", " + io.jrma.core.runtime.Affinity.cores() + " CPUs " + java.util.Arrays.toString(io.jrma.core.runtime.Affinity.cpus()));
         out.println("  jvm flags: " + JvmFlags.current());
+        out.println("  syscalls:  " + io.jrma.core.shm.CrossMemory.binding()
+                + " (kernel copies between JVMs; java.lang.foreign or jdk.incubator.foreign: the JDK's linker)");
         out.println();
         out.println("Run-time parameters (set per job with Jrma.job(n).param(name, value), or -Dname=value,");
         out.println("or the environment variable NAME_IN_CAPITALS_WITH_UNDERSCORES; first match wins):");

@@ -39,9 +39,12 @@ class JvmFlagsTest {
     }
 
     @Test
-    void jdk24PlusAddsTheExtraFlags() {
+    void jdk22PlusAddsTheExtraFlags() {
         assertEquals(JvmFlags.BASE, JvmFlags.forVersion(17));
-        assertEquals(JvmFlags.BASE, JvmFlags.forVersion(23));
+        assertEquals(JvmFlags.BASE, JvmFlags.forVersion(21));
+        assertEquals(JvmFlags.BASE + " " + JvmFlags.JDK22_PLUS, JvmFlags.forVersion(23));
+        assertEquals(JvmFlags.BASE + " " + JvmFlags.JDK17_LINKER, JvmFlags.withJdkLinker(17));
+        assertEquals(JvmFlags.forVersion(25), JvmFlags.withJdkLinker(25));
         assertTrue(JvmFlags.forVersion(24).endsWith(JvmFlags.JDK24_PLUS));
         assertEquals(Arrays.asList(JvmFlags.forVersion(25).split(" ")).size(),
                 JvmFlags.BASE.split(" ").length + JvmFlags.JDK24_PLUS.split(" ").length);

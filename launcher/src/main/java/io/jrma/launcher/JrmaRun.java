@@ -32,6 +32,8 @@ public final class JrmaRun {
             "  -x NAME[=VALUE]        export NAME (with VALUE, or jrmarun's own value) to every JVM",
             "  --param NAME=VALUE     set a jrma run-time parameter for the job (e.g. jrma.progress=thread)",
             "  --jvm-arg ARG          pass ARG to every JVM (e.g. -Xmx2g); repeatable",
+            "  --jdk-linker           on JDK 17, system calls through the JDK's incubating linker instead of JNA",
+            "                         (quicker kernel copies; the JDK prints a warning line per JVM); 22+ does it anyway",
             "  --grace SECONDS        after a failure, how long JVMs may take to stop before they are killed (default 3)",
             "  --cleanup              only remove the /dev/shm files of jrma JVMs that no longer run, and exit",
             "  --bind-to core|none    bind each rank's thread to one CPU, ranks in order over the CPUs (default none)",
@@ -142,6 +144,14 @@ public final class JrmaRun {
                     o.params.put(v.substring(0, eq), v.substring(eq + 1));
                 }
                 case "--jvm-arg" -> o.jvmArgs.add(value(a, i++));
+                case "--jdk-linker" -> {
+                    int feature = Runtime.version().feature();
+                    o.jdkLinker = feature == 17;
+                    if (feature > 17 && feature < 22) {
+                        notes.add("jrmarun: --jdk-linker needs JDK 17 or 22+ (this is JDK " + feature
+                                + "); system calls stay on JNA");
+                    }
+                }
                 default -> throw new IllegalArgumentException("unknown option " + opt);
             }
             i++;

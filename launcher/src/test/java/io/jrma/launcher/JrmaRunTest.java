@@ -130,6 +130,25 @@ class JrmaRunTest {
 
     @Test
     @Timeout(60)
+    void jdkLinkerPutsSystemCallsOnTheJdksLinker() throws Exception {
+        int feature = Runtime.version().feature();
+        org.junit.jupiter.api.Assumptions.assumeTrue(feature == 17 || feature >= 22,
+                "JDK " + feature + " has no linker jrma uses (17 or 22+)");
+        org.junit.jupiter.api.Assumptions.assumeTrue(io.jrma.core.shm.CrossMemory.available(),
+                "process_vm_readv is not available here (not Linux, or JNA)");
+        String linker = feature == 17 ? "jdk.incubator.foreign" : "java.lang.foreign";
+        Run with = new Run("-n", "2", "--jvms", "2", "--jdk-linker", FIX + "Binding");
+        assertEquals(0, with.exit(40), with.output());
+        for (int k = 0; k < 2; k++) {
+            assertTrue(with.lines.contains("rank " + k + " binding " + linker), with.output());
+        }
+        Run without = new Run("-n", "1", FIX + "Binding");
+        assertEquals(0, without.exit(40), without.output());
+        assertTrue(without.lines.contains("rank 0 binding " + (feature == 17 ? "jna" : linker)), without.output());
+    }
+
+    @Test
+    @Timeout(60)
     void tagOutputPrefixesEachLineWithItsRank() throws Exception {
         Run r = new Run("-n", "3", "--tag-output", FIX + "Hello");
         assertEquals(0, r.exit(40), r.output());

@@ -228,9 +228,10 @@ final class Operations {
      * operation is complete on return like a direct one. Applies to contiguous target bytes when the target's
      * process is proven reachable ({@link RemoteRegions#crossMemoryPid}) and nothing is queued for it or in flight
      * ({@link PacketOrigin#bypass}): always from {@link WinConfig#crossMemoryMin} bytes; below that, gets while the
-     * target's traffic is latency-bound (one system call, about a microsecond here, beats a get's round trip
-     * through the rings; a small put through the rings, acknowledged by the ring's applied position, is quicker
-     * than the system call, so small puts stay packets). An origin buffer off the heap is copied from or to in
+     * target's traffic is latency-bound (one system call, about a microsecond here through JNA, beats a get's round
+     * trip through the rings). Small puts likewise, but only when the call goes through the JDK's linker
+     * ({@link CrossMemory#viaJdkLinker}, about 0.5 µs): through JNA a small put through the rings, acknowledged by
+     * the ring's applied position, is quicker than the call. An origin buffer off the heap is copied from or to in
      * place, anything else through a staging buffer (a non-contiguous origin only up to {@value #STAGE} bytes).
      * Returns false when it does not apply or the kernel refuses (a region the target has unmapped meanwhile): the
      * packets then do it, and report any error.
@@ -279,12 +280,13 @@ final class Operations {
 
     /**
      * The first test of {@link #crossMemory}, shared with {@link FastPath}, cheap enough to run before the epoch
-     * checks: cross memory attach is on, and the size suits it (a put from {@link WinConfig#crossMemoryMin} bytes,
-     * a get of any size; at most what the packets can redo).
+     * checks: cross memory attach is on, and the size suits it (a put from {@link WinConfig#crossMemoryMin} bytes
+     * unless the call is cheap, a get of any size; at most what the packets can redo).
      */
     boolean crossMemoryMay(boolean put, long bytes) {
         long min = w.config.crossMemoryMin;
-        return min != Long.MAX_VALUE && (!put || bytes >= min) && bytes <= PacketOrigin.MAX_BYTES;
+        return min != Long.MAX_VALUE && (!put || bytes >= min || CrossMemory.viaJdkLinker())
+                && bytes <= PacketOrigin.MAX_BYTES;
     }
 
     /**

@@ -58,6 +58,11 @@ public final class JobLauncher {
         public long graceMs = 3_000;
         /** Where the launcher writes its own diagnostics (failures, teardown); null: nowhere. */
         public PrintStream diagnostics = System.err;
+        /**
+         * On JDK 17: start the JVMs with {@link JvmFlags#JDK17_LINKER} (system calls through the JDK's incubating
+         * linker). The JVMs get it anyway when this one runs with it ({@link JvmFlags#current}).
+         */
+        public boolean jdkLinker;
         /** Keep the JVMs after a clean job and reuse them for the next job with the same command line. */
         public boolean reuseJvms;
     }
@@ -209,7 +214,7 @@ public final class JobLauncher {
     }
 
     private String poolKey() {
-        return o.njvms + "|" + o.javaCommand + "|" + o.classpath + "|" + o.jvmArgs + "|" + o.env + "|" + o.tagOutput
+        return o.njvms + "|" + o.javaCommand + "|" + o.classpath + "|" + o.jvmArgs + "|" + o.jdkLinker + "|" + o.env + "|" + o.tagOutput
                 + "|" + o.inheritOutput;
     }
 
@@ -361,7 +366,8 @@ public final class JobLauncher {
     private Process spawn(int j, String jobId, String secret, int port) throws IOException {
         List<String> cmd = new ArrayList<>();
         cmd.add(o.javaCommand);
-        cmd.addAll(Arrays.asList(JvmFlags.current().split(" ")));
+        String flags = o.jdkLinker ? JvmFlags.withJdkLinker(Runtime.version().feature()) : JvmFlags.current();
+        cmd.addAll(Arrays.asList(flags.split(" ")));
         cmd.add("-Dslf4j.internal.verbosity=ERROR"); // Chronicle's "no SLF4J provider" notice, once per JVM
         for (String k : System.getProperties().stringPropertyNames()) {
             if (k.startsWith("jrma.")) { // run-time parameters given to the launching JVM apply to the whole job

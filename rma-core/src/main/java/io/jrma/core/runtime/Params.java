@@ -73,7 +73,8 @@ public final class Params {
             "contiguous puts and gets on private memory of a rank in another JVM of the host (a dynamic window's region"
             + " outside shared segments) are one kernel copy (process_vm_writev/readv) by the origin alone, instead of"
             + " packets through the rings: from this many bytes always, smaller gets while the target's flushes cover"
-            + " one operation each (a stream of small ones goes as batches; small puts are quicker as packets); -1:"
+            + " one operation each (a stream of small ones goes as batches), small puts likewise when system calls go"
+            + " through the JDK's linker (through JNA they are quicker as packets); -1:"
             + " never (-Djrma.cma=false turns cross memory attach off JVM-wide)");
     /** Directory of shared-memory segments. */
     public static final Param SHM_DIR = new Param("jrma.shm.dir", "/dev/shm", "job",

@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-/** process_vm_readv and process_vm_writev through JNA, on this process (the messenger tests over 2 JVMs cross processes): copies and refusals. */
+/** process_vm_readv and process_vm_writev (through the JDK's linker or JNA), on this process (the messenger tests over 2 JVMs cross processes): copies and refusals. */
 class CrossMemoryTest {
     private static long address(ByteBuffer b) {
         return com.sun.jna.Pointer.nativeValue(com.sun.jna.Native.getDirectBufferPointer(b));
@@ -34,8 +34,22 @@ class CrossMemoryTest {
             assertEquals(src.get(5 + i), dst.get(3 + i), "byte " + i);
         }
         assertEquals(src.get((3 << 20) - 7), dst.get((3 << 20) - 9), "last byte");
-        assertFalse(CrossMemory.read(self, 8, address(dst), 8), "address 8 is not mapped");
-        assertFalse(CrossMemory.read(Integer.MAX_VALUE - 1, address(src), address(dst), 8), "no such process");
+        assertEquals(14, CrossMemory.transfer(false, self, address(dst), 8, 8), "address 8 is not mapped: EFAULT");
+        assertEquals(CrossMemory.ESRCH, CrossMemory.transfer(false, Integer.MAX_VALUE - 1, address(dst), address(src), 8),
+                "no such process");
+    }
+
+    /** Under {@code -Djrma.test.jdkLinker=true} (the jdk17-linker execution) the calls must use the JDK's linker. */
+    @Test
+    void usesTheJdkLinkerWhenTheJvmAllowsIt() {
+        String binding = CrossMemory.binding();
+        if (Boolean.getBoolean("jrma.test.jdkLinker") || Runtime.version().feature() >= 22) {
+            assertTrue(CrossMemory.viaJdkLinker(), "binding " + binding);
+            assertEquals(Downcall.linker(), binding);
+        } else if (CrossMemory.available()) {
+            assertEquals("jna", binding);
+        }
+        System.out.println("CrossMemory binding: " + binding);
     }
 
     @Test
@@ -57,7 +71,9 @@ class CrossMemoryTest {
         }
         assertEquals(src.get(7 + n - 1), dst.get(2 + n - 1), "last byte");
         assertEquals(0, dst.get(2 + n), "the byte after the copy is untouched");
+        assertEquals(14, CrossMemory.transfer(true, self, address(src), 8, 8), "address 8 is not mapped: EFAULT");
         assertFalse(CrossMemory.write(self, address(src), 8, 8), "address 8 is not mapped");
-        assertFalse(CrossMemory.write(Integer.MAX_VALUE - 1, address(src), address(dst), 8), "no such process");
+        assertEquals(CrossMemory.ESRCH, CrossMemory.transfer(true, Integer.MAX_VALUE - 1, address(src), address(dst), 8),
+                "no such process");
     }
 }

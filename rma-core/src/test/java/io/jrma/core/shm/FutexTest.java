@@ -7,7 +7,7 @@ import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-/** The futex binding: a sleeper is woken by a wake on its word, and does not sleep when the word moved on. */
+/** The futex binding (the JDK's linker or JNA): a sleeper is woken by a wake on its word, and does not sleep when the word moved on. */
 class FutexTest {
     @Test
     @Timeout(30)
@@ -17,12 +17,24 @@ class FutexTest {
                     + "/" + System.getProperty("os.arch"));
         }
         Assumptions.assumeTrue(Futex.available(), "futex through JNA");
+        if (Boolean.getBoolean("jrma.test.jdkLinker") || Runtime.version().feature() >= 22) {
+            assertTrue(Futex.viaJdkLinker(), "the JDK's linker is usable here, yet futex goes through JNA");
+        }
         long mem = UNSAFE.allocateMemory(8);
         try {
             UNSAFE.putIntVolatile(null, mem, 7);
             long t0 = System.nanoTime();
             Futex.await(mem, 8, 20_000_000_000L); // the word is 7, not 8: returns at once
             assertTrue(System.nanoTime() - t0 < 5_000_000_000L, "a sleep on a changed word returns at once");
+            t0 = System.nanoTime();
+            Futex.await(mem, 7, 300_000_000L); // nobody wakes it: sleeps until the timeout (or a spurious wake)
+            long ms = (System.nanoTime() - t0) / 1_000_000;
+            if (ms < 250) { // a spurious wake is allowed once; a call that does not sleep at all would show again
+                t0 = System.nanoTime();
+                Futex.await(mem, 7, 300_000_000L);
+                ms = (System.nanoTime() - t0) / 1_000_000;
+            }
+            assertTrue(ms >= 250 && ms < 10_000, "a 300 ms sleep on an unchanged word lasted " + ms + " ms");
 
             long[] slept = new long[1];
             Thread sleeper = new Thread(() -> {
