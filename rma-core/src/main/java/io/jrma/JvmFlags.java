@@ -41,13 +41,13 @@ public final class JvmFlags {
     }
 
     /**
-     * The flags for the running JDK, including {@link #JDK17_LINKER} when this JVM was started with it (JDK 17 with
-     * the incubating module resolved).
+     * The flags for the running JDK, including {@link #JDK17_LINKER} when this JVM was started with it (JDK 17 whose
+     * incubating linker works here: the module resolved and native access granted).
      */
     public static String current() {
         int feature = Runtime.version().feature();
-        return feature == 17 && ModuleLayer.boot().findModule("jdk.incubator.foreign").isPresent()
-                ? withJdkLinker(feature) : forVersion(feature);
+        return feature == 17 && "jdk.incubator.foreign".equals(io.jrma.core.shm.Downcall.linker())
+                && io.jrma.core.shm.Downcall.usable() ? withJdkLinker(feature) : forVersion(feature);
     }
 
     public static void main(String[] args) {

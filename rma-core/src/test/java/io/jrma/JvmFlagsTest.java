@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The JVM flags live in two places: the parent pom's {@code jrma.jvm.flags} (+ {@code jrma.jvm.flags.extra}
- * on JDK 24+), which surefire passes as argLine and as system property {@code jrma.test.argLine}, and
+ * on JDK 22+), which surefire passes as argLine and as system property {@code jrma.test.argLine}, and
  * {@link JvmFlags} (what launchers use). This test fails when they drift apart.
  */
 class JvmFlagsTest {

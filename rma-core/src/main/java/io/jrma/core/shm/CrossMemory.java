@@ -8,7 +8,8 @@ import java.lang.invoke.MethodHandle;
 /**
  * Single-copy transfers between this process and another process of this host: Linux's
  * {@code process_vm_readv} and {@code process_vm_writev} (cross memory attach, what Open MPI's shared-memory
- * transport uses for large messages and for windows over private memory), through JNA's direct mapping. The
+ * transport uses for large messages and for windows over private memory), through the JDK's linker or JNA's
+ * direct mapping (below). The
  * kernel copies straight between the two processes' pages, so a transfer between JVMs of a host costs one copy
  * whatever memory either side used (any direct buffer, not only shared segments), and the other process takes
  * no part in it.
@@ -16,7 +17,8 @@ import java.lang.invoke.MethodHandle;
  * <p>The kernel allows it between processes of one user unless a security module forbids it (Yama's
  * {@code ptrace_scope} 1 or more, as on some distributions, or a container without the permission): then the
  * calls return false and the caller takes another path. {@link #available()} is false off Linux, when JNA
- * cannot load, or with {@code -Djrma.cma=false}.
+ * cannot load (it also tells the errno of a call that failed through the linker), or with
+ * {@code -Djrma.cma=false}.
  *
  * <p>A call costs a system call (about half a microsecond here). Where the JDK's own linker is usable
  * ({@link Downcall}: JDK 22+, or JDK 17 started with the incubating module and native access) the calls go

@@ -52,6 +52,15 @@ public final class Downcall {
     private Downcall() {
     }
 
+    /** Whether {@link #linker()} actually binds here (native access granted): proven once on {@code getpid}. */
+    public static boolean usable() {
+        return Usable.YES;
+    }
+
+    private static final class Usable {
+        static final boolean YES = bind("getpid", int.class) != null;
+    }
+
     /**
      * Which linker {@link #bind} uses: {@code "java.lang.foreign"}, {@code "jdk.incubator.foreign"}, or
      * {@code "none"}. A linker named here may still refuse (native access not enabled): {@link #bind} then

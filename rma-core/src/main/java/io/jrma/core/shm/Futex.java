@@ -1,17 +1,18 @@
 package io.jrma.core.shm;
 
 import com.sun.jna.Library;
-import com.sun.jna.Memory;
 import com.sun.jna.Pointer;
 import java.lang.invoke.MethodHandle;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 
 /**
- * Linux futex wait and wake on a 32-bit word, through JNA's {@code syscall}: lets a thread sleep until a
- * thread of any process mapping the word changes it and wakes it (DESIGN.md: waiting spins, then sleeps on a
- * futex). Where the call is not available (another OS, JNA cannot load) {@link #available()} is false and
- * callers fall back to timed parking. Where the JDK's linker is usable ({@link Downcall}) the call goes through it:
- * JNA's interface dispatch costs about 3 µs a call here, which a wake of a sleeping peer paid on top of the system
- * call.
+ * Linux futex wait and wake on a 32-bit word, through the C library's {@code syscall}: lets a thread sleep until
+ * a thread of any process mapping the word changes it and wakes it (DESIGN.md: waiting spins, then sleeps on a
+ * futex). The call goes through the JDK's linker where it is usable ({@link Downcall}), else through JNA (whose
+ * interface dispatch costs about 3 µs a call here, which a wake of a sleeping peer paid on top of the system
+ * call). Where neither works (another OS, no linker and JNA cannot load) {@link #available()} is false and
+ * callers fall back to timed parking.
  *
  * <p>Stateless; any thread.
  */
@@ -21,7 +22,9 @@ public final class Futex {
     private static final long SYS_FUTEX;
     private static final LibC LIBC;
     private static final boolean LINKED;
-    private static final ThreadLocal<Memory> TIMESPEC = ThreadLocal.withInitial(() -> new Memory(16));
+    /** This thread's {@code struct timespec} (two native longs), off the heap so either binding can pass it. */
+    private static final ThreadLocal<ByteBuffer> TIMESPEC = ThreadLocal.withInitial(
+            () -> ByteBuffer.allocateDirect(16).order(ByteOrder.nativeOrder()));
 
     /** {@code syscall} through the JDK's linker (every argument widened to a register-sized long), or null. */
     private static final MethodHandle SYSCALL = Downcall.bind("syscall", long.class, long.class, long.class, long.class,
@@ -57,13 +60,14 @@ public final class Futex {
      * once if it differs. May return early (spurious wake, signal): callers re-check their condition.
      */
     public static void await(long address, int expected, long timeoutNs) {
-        Memory ts = TIMESPEC.get();
-        ts.setLong(0, timeoutNs / 1_000_000_000L);
-        ts.setLong(8, timeoutNs % 1_000_000_000L);
+        ByteBuffer ts = TIMESPEC.get();
+        ts.putLong(0, timeoutNs / 1_000_000_000L);
+        ts.putLong(8, timeoutNs % 1_000_000_000L);
+        long at = org.agrona.BufferUtil.address(ts);
         if (LINKED) {
-            call(FUTEX_WAIT, address, expected, Pointer.nativeValue(ts));
+            call(FUTEX_WAIT, address, expected, at);
         } else {
-            LIBC.syscall(SYS_FUTEX, address, FUTEX_WAIT, expected, ts, null, 0);
+            LIBC.syscall(SYS_FUTEX, address, FUTEX_WAIT, expected, new Pointer(at), null, 0);
         }
     }
 

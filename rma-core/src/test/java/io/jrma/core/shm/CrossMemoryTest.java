@@ -43,7 +43,7 @@ class CrossMemoryTest {
     @Test
     void usesTheJdkLinkerWhenTheJvmAllowsIt() {
         String binding = CrossMemory.binding();
-        if (Boolean.getBoolean("jrma.test.jdkLinker") || Runtime.version().feature() >= 22) {
+        if (DowncallTest.expectLinker() && CrossMemory.available()) {
             assertTrue(CrossMemory.viaJdkLinker(), "binding " + binding);
             assertEquals(Downcall.linker(), binding);
         } else if (CrossMemory.available()) {

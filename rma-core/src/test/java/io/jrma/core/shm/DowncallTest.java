@@ -15,17 +15,24 @@ import org.junit.jupiter.api.Test;
  * the {@code jdk17-linker} execution with {@code -Djrma.test.jdkLinker=true}.
  */
 class DowncallTest {
-    private static boolean expectLinker() {
-        return Boolean.getBoolean("jrma.test.jdkLinker") || Runtime.version().feature() >= 22;
+    /** The linker must be in use: asked for by the jdk17-linker execution, or JDK 22+ (native access granted by the
+     * build's flags), on Linux, unless {@code -Djrma.ffm=false}. */
+    static boolean expectLinker() {
+        return System.getProperty("os.name", "").toLowerCase(java.util.Locale.ROOT).contains("linux")
+                && !"false".equals(System.getProperty("jrma.ffm"))
+                && (Boolean.getBoolean("jrma.test.jdkLinker") || Runtime.version().feature() >= 22);
     }
 
     @Test
     void namesTheLinkerOfThisJvm() {
         int feature = Runtime.version().feature();
+        Assumptions.assumeTrue(System.getProperty("os.name", "").toLowerCase(java.util.Locale.ROOT).contains("linux")
+                && !"false".equals(System.getProperty("jrma.ffm")), "the linker is used on Linux only, and not with -Djrma.ffm=false");
         String expected = feature >= 22 ? "java.lang.foreign"
                 : Boolean.getBoolean("jrma.test.jdkLinker") ? "jdk.incubator.foreign" : feature == 17 ? "none" : null;
         if (expected != null) {
             assertEquals(expected, Downcall.linker());
+            assertEquals(expectLinker(), Downcall.usable(), "whether the linker binds here");
         }
     }
 

@@ -17,7 +17,7 @@ class FutexTest {
                     + "/" + System.getProperty("os.arch"));
         }
         Assumptions.assumeTrue(Futex.available(), "futex through JNA");
-        if (Boolean.getBoolean("jrma.test.jdkLinker") || Runtime.version().feature() >= 22) {
+        if (DowncallTest.expectLinker() && !"false".equals(System.getProperty("jrma.futex"))) {
             assertTrue(Futex.viaJdkLinker(), "the JDK's linker is usable here, yet futex goes through JNA");
         }
         long mem = UNSAFE.allocateMemory(8);
