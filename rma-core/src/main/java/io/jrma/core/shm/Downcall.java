@@ -3,7 +3,6 @@ package io.jrma.core.shm;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodType;
 import java.lang.reflect.Array;
-import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.util.Optional;
 
@@ -90,9 +89,8 @@ public final class Downcall {
                 default:
                     return null;
             }
-        } catch (InvocationTargetException e) { // IllegalCallerException: native access not enabled for us
-            return null;
         } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
+            // among them IllegalCallerException inside an InvocationTargetException: native access not enabled
             return null;
         }
     }
