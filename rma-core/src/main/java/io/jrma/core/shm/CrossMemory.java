@@ -46,6 +46,7 @@ public final class CrossMemory {
             long.class, long.class, long.class, long.class);
     private static final MethodHandle WRITEV = Downcall.bind("process_vm_writev", long.class, int.class, long.class,
             long.class, long.class, long.class, long.class);
+    private static final boolean LINKED = READV != null && WRITEV != null;
 
     static {
         boolean ok = false;
@@ -77,7 +78,7 @@ public final class CrossMemory {
      * from C: then even an 8-byte put by the kernel is quicker than a round trip through the rings.
      */
     public static boolean viaJdkLinker() {
-        return AVAILABLE && READV != null && WRITEV != null;
+        return AVAILABLE && LINKED;
     }
 
     /** Whether the calls can be tried here (they may still be refused for a given process: see {@link #read}). */
@@ -130,7 +131,7 @@ public final class CrossMemory {
             iov.setLong(16, remote + done);
             iov.setLong(24, bytes - done);
             long n = call(write, pid, at);
-            if (n < 0 && READV != null && WRITEV != null) { // the JDK's linker does not keep errno: ask JNA why
+            if (n < 0 && LINKED) { // the JDK's linker does not keep errno: ask JNA why
                 n = write ? Calls.process_vm_writev(pid, at, 1, at + 16, 1, 0)
                         : Calls.process_vm_readv(pid, at, 1, at + 16, 1, 0);
             }
@@ -148,14 +149,12 @@ public final class CrossMemory {
 
     /** One call for the iovec pair at {@code at} (local at +0, remote at +16). */
     private static long call(boolean write, int pid, long at) {
-        if (READV != null && WRITEV != null) {
+        if (LINKED) {
             try {
                 return write ? (long) WRITEV.invokeExact(pid, at, 1L, at + 16, 1L, 0L)
                         : (long) READV.invokeExact(pid, at, 1L, at + 16, 1L, 0L);
-            } catch (RuntimeException | Error e) {
-                throw e;
-            } catch (Throwable e) { // a downcall declares no checked exception
-                throw new IllegalStateException(e);
+            } catch (Throwable e) {
+                throw Downcall.unchecked(e);
             }
         }
         return write ? Calls.process_vm_writev(pid, at, 1, at + 16, 1, 0)

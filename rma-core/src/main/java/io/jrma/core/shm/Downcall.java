@@ -95,6 +95,18 @@ public final class Downcall {
         }
     }
 
+    /**
+     * What a call through a bound handle throws, for its {@code catch (Throwable)}: a downcall declares no checked
+     * exception, so errors and runtime exceptions are returned as they are thrown (rethrow them) and anything else
+     * is wrapped.
+     */
+    public static RuntimeException unchecked(Throwable e) {
+        if (e instanceof Error) {
+            throw (Error) e;
+        }
+        return e instanceof RuntimeException ? (RuntimeException) e : new IllegalStateException(e);
+    }
+
     private static MethodHandle bindFinal(String name, Class<?> result, Class<?>[] params)
             throws ReflectiveOperationException {
         if (!(Boolean) Module.class.getMethod("isNativeAccessEnabled").invoke(Downcall.class.getModule())) {

@@ -83,10 +83,8 @@ public final class Futex {
     private static void call(int op, long address, int value, long timespec) {
         try {
             long ignored = (long) SYSCALL.invokeExact(SYS_FUTEX, address, (long) op, (long) value, timespec, 0L, 0L);
-        } catch (RuntimeException | Error e) {
-            throw e;
-        } catch (Throwable e) { // a downcall declares no checked exception
-            throw new IllegalStateException(e);
+        } catch (Throwable e) {
+            throw Downcall.unchecked(e);
         }
     }
 }

@@ -4,11 +4,12 @@ import com.sun.jna.Library;
 import com.sun.jna.Native;
 
 /**
- * Loads a JNA view of the C library for the Linux calls jrma makes through an interface ({@code futex},
- * {@code sched_setaffinity}), each class with its own small interface, and one rule for all: only on Linux, and
- * null (the caller falls back) when JNA cannot load it or the JVM's native-access policy refuses it. Calls on a
- * hot path use JNA's direct mapping instead ({@link CrossMemory}, {@code BulkCopy}'s {@code memmove}): the
- * interface's proxy cost three times a {@code process_vm_readv} here.
+ * Loads a JNA view of the C library for the Linux calls jrma makes through an interface ({@code sched_setaffinity},
+ * and {@code futex} where the JDK's linker is not usable), each class with its own small interface, and one rule for
+ * all: only on Linux, and null (the caller falls back) when JNA cannot load it or the JVM's native-access policy
+ * refuses it. Calls on a hot path go through the JDK's linker ({@link Downcall}) where it is usable, else JNA's
+ * direct mapping ({@link CrossMemory}, {@code BulkCopy}'s {@code memmove}): the interface's proxy cost three
+ * times a {@code process_vm_readv} here.
  */
 public final class Libc {
     private Libc() {
