@@ -279,7 +279,10 @@ final class Epochs {
         w.awaitSync(done, state);
     }
 
-    /** An operation to direct peer {@code t} went as packets: its synchronization must complete them too. */
+    /**
+     * An operation to direct peer {@code t} went as packets (or around them, counted by them): its synchronization
+     * must complete them too, from now on ({@link #takeDue}).
+     */
     void notePackets(int t) {
         if (packetsTo.get(t) == 0) {
             packetsTo.set(t, 1);
@@ -315,15 +318,14 @@ final class Epochs {
         }
     }
 
-    /** Whether direct peer {@code t} has packets to complete; a remote settle clears the mark. */
+    /**
+     * Whether direct peer {@code t} may have packets to complete: once any went there, every settle asks the packet
+     * path, which returns at once when all it sent is acknowledged. (Clearing the mark at a flush lost operations of
+     * another thread of the rank: its packet was already marked, and its own flush, finding the mark cleared by the
+     * first thread's, returned before the packet's reply; a fetch_and_op's result then arrived after the flush.)
+     */
     private boolean takeDue(boolean remote, int t) {
-        if (!w.peers[t].direct || packetsTo.get(t) == 0) {
-            return false;
-        }
-        if (remote) {
-            packetsTo.set(t, 0); // operations issued from here on set it again
-        }
-        return true;
+        return packetsTo.get(t) != 0 && w.peers[t].direct;
     }
 
     /** {@link #settle} at every rank. */
