@@ -214,6 +214,43 @@ final class FastPath {
         return true;
     }
 
+    /**
+     * A fetch_and_op or compare_and_swap on a private region of a dynamic window's rank in another JVM of the host,
+     * through the target's request slot ({@link OpSlots}) under the general path's rules ({@link Operations}: nothing
+     * queued or unacknowledged, latency-bound). False when any of that does not hold or the target refused: the
+     * general path then decides, and reports any error.
+     */
+    private boolean slot(int kind, io.jrma.core.op.OpCode op, BasicType e, int t, long disp, long size, Object ob, long oo,
+            Object cb, long co, Object rb, long ro) {
+        OpSlots s = w.slots;
+        if (s == null || t < 0 || t >= w.groupSize || size > OpSlots.MAX_BYTES || disp < 0 || disp > Long.MAX_VALUE - size
+                || w.isFreed()) {
+            return false;
+        }
+        Peer p = w.peers[t];
+        RemoteRegions r = p.regions;
+        if (!p.direct || r == null) {
+            return false;
+        }
+        RemoteRegions.Snapshot sn = r.current();
+        int i = sn.find(disp, disp + size);
+        if (i == RemoteRegions.NONE || sn.address(i, disp) >= 0) {
+            return false;
+        }
+        w.epochs.checkAccess(t, OpArgs.kindName(kind));
+        w.epochs.ensureDirectLock(t);
+        if (!s.open(t) || !w.packets.bypass(t, false)) {
+            return false;
+        }
+        if (!s.call(t, kind, op, e, 1, disp, ob, oo, cb, co, rb, ro)) {
+            w.packets.bypassFailed(t);
+            return false;
+        }
+        w.counters.bump(Counter.SLOT_OPS);
+        w.epochs.notePackets(t); // complete already; but the next flush must count it (PacketOrigin.bypass)
+        return true;
+    }
+
     boolean put(Object origin, long count, Datatype type, int t, long disp) {
         if (!type.isPredefined() || count < 0 || count > (1L << 40) || origin == null) {
             return false;
@@ -303,9 +340,15 @@ final class FastPath {
         Object rb = base(result);
         long size = type.size();
         long addr = target(t, disp, size);
-        if ((!noOp && (origin == null || ob == NO || capacity(origin) < size)) || rb == NO || addr < 0
-                || capacity(result) < size) {
+        if ((!noOp && (origin == null || ob == NO || capacity(origin) < size)) || rb == NO || capacity(result) < size) {
             return false;
+        }
+        if (addr < 0) {
+            if (!slot(OpArgs.FOP, op.code(), e, t, disp, size, ob, noOp ? 0 : offset(origin), null, 0, rb, offset(result))) {
+                return false;
+            }
+            w.counters.bump(Counter.FETCH_AND_OPS);
+            return true;
         }
         w.epochs.checkAccess(t, "fetch_and_op");
         w.epochs.ensureDirectLock(t);
@@ -331,9 +374,17 @@ final class FastPath {
         Object rb = base(result);
         long size = type.size();
         long addr = target(t, disp, size);
-        if (ob == NO || cb == NO || rb == NO || addr < 0 || capacity(origin) < size || capacity(compare) < size
+        if (ob == NO || cb == NO || rb == NO || capacity(origin) < size || capacity(compare) < size
                 || capacity(result) < size) {
             return false;
+        }
+        if (addr < 0) {
+            if (!slot(OpArgs.CAS, null, type.elementType(), t, disp, size, ob, offset(origin), cb, offset(compare), rb,
+                    offset(result))) {
+                return false;
+            }
+            w.counters.bump(Counter.COMPARE_AND_SWAPS);
+            return true;
         }
         w.epochs.checkAccess(t, "compare_and_swap");
         w.epochs.ensureDirectLock(t);

@@ -34,6 +34,8 @@ final class OpArgs {
     OpCode op;
     /** Bytes of data moved to or from the target. */
     long bytes;
+    /** The caller waits for this operation's completion at once (fetchAndAddLong, compareAndSwapLong). */
+    boolean blocking;
 
     static String kindName(int kind) {
         switch (kind) {

@@ -184,6 +184,12 @@ final class Operations {
                     }
                     return;
                 }
+                if (addr < 0 && i != RemoteRegions.NONE && slot(a, lo, hi)) {
+                    if (r != null) {
+                        r.complete();
+                    }
+                    return;
+                }
                 if (addr < 0) { // private memory of the target's JVM (or beyond the directory): the target applies it
                     w.epochs.notePackets(a.target);
                     w.packets.issue(a, r);
@@ -216,6 +222,27 @@ final class Operations {
         if (r != null) {
             r.complete();
         }
+    }
+
+    /**
+     * A single small atomic on the target's private bytes [lo, hi) through its request slot ({@link OpSlots}), when
+     * the operation fits one, the window has slots, and the target's traffic is latency-bound with nothing queued or
+     * unacknowledged ({@link PacketOrigin#bypass}, which counts it for the next flush); a call that waits for its
+     * result at once (fetchAndAddLong, compareAndSwapLong) is latency-bound whatever came before. Returns false when
+     * it does not apply or was not applied: the packets then do it, and report any error.
+     */
+    private boolean slot(OpArgs a, long lo, long hi) {
+        OpSlots s = w.slots;
+        if (s == null || !OpSlots.fits(a, lo, hi) || !s.open(a.target) || !w.packets.bypass(a.target, a.blocking)) {
+            return false;
+        }
+        if (!s.call(a, lo)) {
+            w.packets.bypassFailed(a.target);
+            return false;
+        }
+        w.counters.bump(Counter.SLOT_OPS);
+        w.epochs.notePackets(a.target); // complete already; but the next flush must count it (PacketOrigin.bypass)
+        return true;
     }
 
     /** Bytes staged at a time for a put or get by cross memory attach from or to a heap array. */

@@ -226,17 +226,18 @@ final class PacketOrigin {
 
     /**
      * Whether an operation to target {@code t} may be done now around the queue, complete at issue (cross memory
-     * attach, {@link Operations}): nothing is queued for the target or unacknowledged by it, so no packet can
-     * land after it; and, unless {@code large}, it is the first operation since the target's last flush and that
-     * flush covered at most one (a latency-bound loop: one system call beats a round trip through the rings,
-     * while a stream of small operations is cheaper per operation as one batch; a stream after such a loop pays
-     * one system call before it is queued again). On true the operation is counted for the next flush.
+     * attach, a request slot: {@link Operations}): nothing is queued for the target or unacknowledged by it, so no
+     * packet can land after it; and, unless {@code anyway} (a large copy, a call that waits for its result at once),
+     * it is the first operation since the target's last flush and that flush covered at most one (a latency-bound
+     * loop: one system call or slot round trip beats a round trip through the rings, while a stream of small
+     * operations is cheaper per operation as one batch; a stream after such a loop pays one of them before it is
+     * queued again). On true the operation is counted for the next flush.
      */
-    boolean bypass(int t, boolean large) {
+    boolean bypass(int t, boolean anyway) {
         TargetQueue q = queues[t];
         synchronized (q) {
             if (q.open != null && q.open.count() > 0 || !q.allAcked()
-                    || !large && (q.lastFlushOps > 1 || q.opsSinceFlush > 0)) {
+                    || !anyway && (q.lastFlushOps > 1 || q.opsSinceFlush > 0)) {
                 return false;
             }
             q.opsSinceFlush++;

@@ -235,10 +235,11 @@ final class PacketTarget {
     }
 
     int poll() {
+        OpSlots s = w.slots;
+        int work = s == null ? 0 : s.serve();
         if (waitingCount == 0 && waitingReplyCount == 0) {
-            return 0;
+            return work;
         }
-        int work = 0;
         if (waitingReplyCount > 0) {
             for (int o = 0; o < waitingReply.length; o++) {
                 if (waitingReply[o] && externalReply[o].isConsumed()) {

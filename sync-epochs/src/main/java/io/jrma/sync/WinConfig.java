@@ -37,6 +37,10 @@ final class WinConfig {
      * cross memory attach whenever they may (jrma.cma.minBytes); Long.MAX_VALUE when none is.
      */
     final long crossMemoryMin;
+    /** Whether single small atomics on another JVM's private memory use its request slots ({@link OpSlots}). */
+    final boolean opSlots;
+    /** How long an origin waits for its slot request to be taken before it sends a packet instead. */
+    final long opSlotsWaitNs;
     /** Where shared segments live (jrma.shm.dir). */
     final String shmDir;
 
@@ -85,6 +89,17 @@ final class WinConfig {
             throw bad("jrma.cma.minBytes", cma, "-1 (never) or a byte count >= 0");
         }
         crossMemoryMin = cm < 0 ? Long.MAX_VALUE : cm;
+        String slots = job.param(Params.OP_SLOTS);
+        if (!slots.equals("true") && !slots.equals("false")) {
+            throw bad("jrma.shm.opSlots", slots, "true|false");
+        }
+        opSlots = slots.equals("true");
+        String wait = job.param(Params.OP_SLOTS_WAIT_NS);
+        long wn = parse("jrma.shm.opSlots.waitNs", wait);
+        if (wn < 0) {
+            throw bad("jrma.shm.opSlots.waitNs", wait, "nanoseconds >= 0");
+        }
+        opSlotsWaitNs = wn;
     }
 
     private static boolean bool(Info i, String key, boolean dflt) {

@@ -198,8 +198,8 @@ public final class WindowFactory implements Win.WindowProvider {
         ShmPlan plan = ShmPlan.of(comm, config);
         // when other JVMs of the host use the window, its synchronization state and the directory of attached
         // regions go into a shared segment, so those origins lock, signal and reach shared regions directly
-        ShmSegment seg = segmentEverywhere(comm, plan, plan.segments, stateBytes(comm.size()) + RegionDirectory.BYTES,
-                "createDynamic");
+        ShmSegment seg = segmentEverywhere(comm, plan, plan.segments, stateBytes(comm.size()) + RegionDirectory.BYTES
+                + OpSlots.bytes(comm.size()), "createDynamic");
         TargetState state = seg == null ? null : new TargetState(seg.address(), comm.size(), 0); // keyed by address
         return build(comm, Flavor.DYNAMIC, WindowMemory.EMPTY, 1, info, null, state, plan, seg, null);
     }
@@ -247,6 +247,7 @@ public final class WindowFactory implements Win.WindowProvider {
                 plan.myHost(), memSeg, memSegSize, memOffset, own == null ? null : own.name(), own == null ? 0 : own.size(),
                 own == null ? 0 : state.address() - segBase));
         Peer[] peers = new Peer[all.length];
+        long[] slots = new long[all.length];
         WindowImpl[] local = new WindowImpl[all.length];
         SharedMemory[] shared = new SharedMemory[all.length];
         boolean anyPacket = false;
@@ -274,6 +275,7 @@ public final class WindowFactory implements Win.WindowProvider {
                         ts = new TargetState(sa, all.length, 0);
                         regions = new RemoteRegions(w, new RegionDirectory(sa + stateBytes(all.length)),
                                 TargetState.elementTable(sa, all.length));
+                        slots[i] = sa + stateBytes(all.length) + RegionDirectory.BYTES;
                     } catch (RmaException e) {
                         mapError = "rank " + w.rank + " cannot map the state of rank " + i + ": " + e.getMessage();
                     }
@@ -294,6 +296,7 @@ public final class WindowFactory implements Win.WindowProvider {
             boolean direct = ts != null && !config.forcePacket;
             if (!direct) {
                 regions = null;
+                slots[i] = 0;
             }
             anyPacket |= !direct;
             mixed |= regions != null;
@@ -307,6 +310,9 @@ public final class WindowFactory implements Win.WindowProvider {
         w.mixedPeers = mixed;
         if (dynamic && own != null) {
             w.regions.publishTo(new RegionDirectory(own.address() + stateBytes(all.length)));
+            // served whatever this rank's setting: jrma.shm.opSlots=false only keeps its own calls off them
+            w.slots = new OpSlots(w, own.address() + stateBytes(all.length) + RegionDirectory.BYTES,
+                    config.opSlots ? slots : new long[all.length]);
         }
         if (flavor == Flavor.SHARED && !allShared && mapError == null) {
             mapError = "allocateShared: the ranks of the communicator do not all share memory with rank " + w.rank;

@@ -59,6 +59,11 @@ final class WindowImpl implements Win {
      * the host are direct for regions in shared segments and reached by packets for private ones.
      */
     boolean mixedPeers;
+    /**
+     * Request slots of a dynamic window spanning JVMs of the host ({@link OpSlots}): served here in every duty
+     * cycle, and used to reach peers' private regions; null otherwise (volatile: the progress agent reads it).
+     */
+    volatile OpSlots slots;
     /** Segments mapped by name, once each (peers' memory, regions attached to dynamic windows). */
     private final java.util.Map<String, io.jrma.core.shm.ShmSegment> mapped = new java.util.HashMap<>();
     private volatile boolean freed;
@@ -316,6 +321,7 @@ final class WindowImpl implements Win {
             if (a == null) {
                 return;
             }
+            a.blocking = true;
             if (peers[t].completesAtIssue()) {
                 ops.issue(a, null);
                 return;

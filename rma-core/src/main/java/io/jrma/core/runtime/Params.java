@@ -76,6 +76,18 @@ public final class Params {
             + " one operation each (a stream of small ones goes as batches), small puts likewise when system calls go"
             + " through the JDK's linker (through JNA they are quicker as packets); -1:"
             + " never (-Djrma.cma=false turns cross memory attach off JVM-wide)");
+    /** Whether single small atomics on private memory of another JVM of the host use request slots. */
+    public static final Param OP_SLOTS = new Param("jrma.shm.opSlots", "true", "window",
+            "true: a single accumulate, get_accumulate, fetch_and_op or compare_and_swap of at most 16 contiguous bytes"
+            + " on a private region of a dynamic window's rank in another JVM of the host, while the target's flushes"
+            + " cover one operation each, is written into a request slot in the target's shared state, which its"
+            + " progress agent applies and answers in the same cache line (complete when the call returns); false:"
+            + " such operations are packets through the rings like the rest");
+    /** How long an origin waits for a target to take a request from its slot before sending a packet instead. */
+    public static final Param OP_SLOTS_WAIT_NS = new Param("jrma.shm.opSlots.waitNs", "50000", "window",
+            "nanoseconds an origin waits for the target's progress agent to take a request from its slot (jrma.shm.opSlots)"
+            + " before it withdraws it and sends a packet, which wakes a sleeping target; the next 8 such calls to that"
+            + " target are packets");
     /** Directory of shared-memory segments. */
     public static final Param SHM_DIR = new Param("jrma.shm.dir", "/dev/shm", "job",
             "directory (a tmpfs) holding the shared segments and the rings between JVMs; files are named jrma-<pid>-... after the creating JVM");
@@ -90,7 +102,7 @@ public final class Params {
 
     /** All parameters, for listing. */
     public static final List<Param> ALL = List.of(PATH, PROGRESS, WAIT_SPINS, WAIT_YIELDS, WAIT_MAX_PARK_NS,
-            AGENT_MAX_PARK_NS, ISSUE, EAGER_BYTES, MAX_PENDING, LOCK_COALESCE, JOB_TIMEOUT_MS, JVMS, JVMS_REUSE, RANK_LOADERS, SHM_WINDOWS, CMA_MIN_BYTES, SHM_DIR, BIND, BIND_REPORT);
+            AGENT_MAX_PARK_NS, ISSUE, EAGER_BYTES, MAX_PENDING, LOCK_COALESCE, JOB_TIMEOUT_MS, JVMS, JVMS_REUSE, RANK_LOADERS, SHM_WINDOWS, CMA_MIN_BYTES, OP_SLOTS, OP_SLOTS_WAIT_NS, SHM_DIR, BIND, BIND_REPORT);
 
     private Params() {
     }

@@ -1,0 +1,265 @@
+package io.jrma.sync;
+
+import static io.jrma.core.mem.UnsafeAccess.UNSAFE;
+
+import io.jrma.ErrorClass;
+import io.jrma.core.dt.BasicType;
+import io.jrma.core.op.AccumulateKernel;
+import io.jrma.core.op.OpCode;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * Request slots for single small atomics on private memory of a dynamic window's rank in another JVM of the
+ * host: an accumulate, get_accumulate, fetch_and_op or compare_and_swap of at most {@value #MAX_BYTES} contiguous
+ * bytes that the target must apply itself (no other process can reach the bytes atomically). Instead of a packet
+ * through the rings and a reply through the other ring, the origin writes the request into its own slot in the
+ * target's shared state segment, and the target's progress agent, which looks at one word per window in every duty
+ * cycle, applies it and writes the result back into the same cache line. One line goes each way instead of a ring
+ * record, a batch and a reply batch: about half the round trip. The operation is complete when the call
+ * returns, like a direct one.
+ *
+ * <p>Layout, after the rank's {@link RegionDirectory} in its state segment (zeroed when created):
+ * <pre>
+ *  +0              bell (long): origins add one after posting a request; the target compares it with the value it
+ *                  saw last, so an idle window costs it one load per duty cycle
+ *  +128 + 128 * o  origin o's slot (group rank o; one 64-byte line used, the next left empty against the adjacent-
+ *                  line prefetcher):
+ *                  +0  state (long): sequence &lt;&lt; 2 | phase (POSTED, TAKEN, DONE, or 0: idle or withdrawn)
+ *                  +8  kind, op id, element type id, element count (one byte each); +12 status (int, 0: applied,
+ *                      else the ErrorClass code of why the target refused; the origin then sends a packet, which
+ *                      reports the error in full)
+ *                  +16 the target's address of the bytes
+ *                  +24 origin value (16 bytes), +40 compare value (16 bytes), +56 result (up to 16 bytes)
+ * </pre>
+ * The phase moves POSTED to TAKEN (target, by compare-and-set) to DONE (target), or POSTED to 0 (origin, by
+ * compare-and-set): an origin that waited {@code jrma.shm.opSlots.waitNs} (50 µs) without the request being taken
+ * withdraws it and sends a packet instead, so a target whose progress thread sleeps (the rings ring its doorbell, the slots do not) costs that
+ * wait, not a hang. After a withdrawal the origin skips the slot for the next {@value #COLD_CALLS} calls to that
+ * target. Whether a call may use the slot at all is {@link PacketOrigin#bypass}'s rule: nothing queued for the target
+ * or unacknowledged, and the target's traffic latency-bound (a stream of operations goes as batches).
+ *
+ * <p>Threads: {@link #call} from any of the rank's threads (one at a time per target: a busy slot sends a packet);
+ * {@link #serve} from the thread running the progress agent.
+ */
+final class OpSlots {
+    /** The largest operation a slot carries (two 8-byte elements, or one 16-byte one). */
+    static final int MAX_BYTES = 16;
+    static final int COLD_CALLS = 8;
+
+    private static final long SLOTS = 128;
+    private static final long STRIDE = 128;
+    private static final long STATE = 0;
+    private static final long HEAD = 8;
+    private static final long STATUS = 12;
+    private static final long ADDRESS = 16;
+    private static final long ORIGIN = 24;
+    private static final long COMPARE = 40;
+    private static final long RESULT = 56;
+    private static final long POSTED = 1;
+    private static final long TAKEN = 2;
+    private static final long DONE = 3;
+
+    /** Bytes the slots of a window of {@code n} ranks need (a multiple of the page size). */
+    static long bytes(int n) {
+        return (SLOTS + STRIDE * n + 4095) & ~4095L;
+    }
+
+    private final WindowImpl w;
+    private final long own;
+    private final long[] peer;
+    private final AtomicBoolean[] busy;
+    private final long[] seq;
+    private final int[] cold;
+    private long seen;
+
+    /**
+     * @param own this rank's slots (served here), 0 when none
+     * @param peer per target, that rank's slots as mapped here, 0 where the slots do not apply
+     */
+    OpSlots(WindowImpl w, long own, long[] peer) {
+        this.w = w;
+        this.own = own;
+        this.peer = peer;
+        this.busy = new AtomicBoolean[peer.length];
+        for (int i = 0; i < peer.length; i++) {
+            busy[i] = new AtomicBoolean();
+        }
+        this.seq = new long[peer.length];
+        this.cold = new int[peer.length];
+    }
+
+    /** Whether operation {@code a} has the shape a slot carries (the caller then asks {@link #call}). */
+    static boolean fits(OpArgs a, long lo, long hi) {
+        int k = a.kind;
+        if (k != OpArgs.ACC && k != OpArgs.GET_ACC && k != OpArgs.FOP && k != OpArgs.CAS || a.bytes <= 0
+                || a.bytes > MAX_BYTES || hi - lo != a.bytes || a.elem == null || a.bytes % a.elem.size() != 0) {
+            return false;
+        }
+        return (a.originCount == 0 || a.originLayout.isContiguous())
+                && (k == OpArgs.ACC || a.resultLayout.isContiguous());
+    }
+
+    /** Whether target {@code t} has slots and is not cold after a withdrawal. */
+    boolean open(int t) {
+        if (peer[t] == 0) {
+            return false;
+        }
+        if (cold[t] > 0) {
+            cold[t]--;
+            return false;
+        }
+        return true;
+    }
+
+    /**
+     * Has the target apply {@code a} (which {@link #fits}) at its address {@code address}; the result, if any, is
+     * in the result buffer on return. Returns false when it was not applied (the slot busy with another thread's
+     * call, the request withdrawn, or refused by the target): the caller sends it as a packet.
+     */
+    boolean call(OpArgs a, long address) {
+        return call(a.target, a.kind, a.op, a.elem, (int) (a.bytes / a.elem.size()), address, a.origin.base,
+                a.originCount == 0 ? 0 : a.origin.offset + a.originLayout.dataLow(a.originCount),
+                a.compare.base, a.kind == OpArgs.CAS ? a.compare.offset + a.targetLayout.dataLow(1) : 0,
+                a.result.base, a.kind == OpArgs.ACC ? 0 : a.result.offset + a.resultLayout.dataLow(a.resultCount));
+    }
+
+    /**
+     * {@link #call(OpArgs, long)} on its parts: {@code count} elements of {@code elem} at the target's
+     * {@code address}; the origin values at {@code ob}/{@code oo} (not read for NO_OP), the compare value of a CAS at {@code cb}/{@code co}, the result (unless ACC) to {@code rb}/{@code ro}.
+     */
+    boolean call(int t, int kind, OpCode op, BasicType elem, int count, long address, Object ob, long oo, Object cb,
+            long co, Object rb, long ro) {
+        AtomicBoolean b = busy[t];
+        if (!b.compareAndSet(false, true)) {
+            return false;
+        }
+        try {
+            long slot = peer[t] + SLOTS + STRIDE * w.rank;
+            long bytes = (long) count * elem.size();
+            UNSAFE.putInt(slot + HEAD, (kind & 0xff) | (op == null ? 0 : op.id() & 0xff) << 8
+                    | (elem.id() & 0xff) << 16 | count << 24);
+            UNSAFE.putLong(slot + ADDRESS, address);
+            if (op != OpCode.NO_OP) {
+                UNSAFE.copyMemory(ob, oo, null, slot + ORIGIN, bytes);
+            }
+            if (kind == OpArgs.CAS) {
+                UNSAFE.copyMemory(cb, co, null, slot + COMPARE, bytes);
+            }
+            long s = ++seq[t] << 2;
+            UNSAFE.putLongVolatile(null, slot + STATE, s | POSTED);
+            UNSAFE.getAndAddLong(null, peer[t], 1); // the bell
+            long st = spin(slot, s, w.config.opSlotsWaitNs);
+            if (st == (s | POSTED) && UNSAFE.compareAndSwapLong(null, slot + STATE, s | POSTED, 0)) {
+                cold[t] = COLD_CALLS; // not taken in time: the target's progress sleeps or is stalled
+                return false;
+            }
+            if (st != (s | DONE)) { // taken: the target is applying it now
+                w.awaitReplies(() -> UNSAFE.getLongVolatile(null, slot + STATE) == (s | DONE));
+            }
+            if (UNSAFE.getInt(slot + STATUS) != 0) {
+                return false;
+            }
+            if (kind != OpArgs.ACC) {
+                UNSAFE.copyMemory(null, slot + RESULT, rb, ro, bytes);
+            }
+            return true;
+        } finally {
+            b.set(false);
+        }
+    }
+
+    /** Spins until the request is done or {@code waitNs} passed; returns the state last read. */
+    private static long spin(long slot, long s, long waitNs) {
+        long st = 0;
+        long deadline = 0;
+        for (int i = 0;; i++) {
+            st = UNSAFE.getLongVolatile(null, slot + STATE);
+            if (st == (s | DONE)) {
+                return st;
+            }
+            if ((i & 63) == 63) {
+                long now = System.nanoTime();
+                if (deadline == 0) {
+                    deadline = now + waitNs;
+                } else if (now - deadline > 0) {
+                    return st;
+                }
+            }
+            Thread.onSpinWait();
+        }
+    }
+
+    /** Applies the requests posted since the last call; returns how many. Progress agent only. */
+    int serve() {
+        if (own == 0) {
+            return 0;
+        }
+        long bell = UNSAFE.getLongVolatile(null, own);
+        if (bell == seen) {
+            return 0;
+        }
+        seen = bell;
+        int work = 0;
+        for (int o = 0; o < peer.length; o++) {
+            long slot = own + SLOTS + STRIDE * o;
+            long st = UNSAFE.getLongVolatile(null, slot + STATE);
+            if ((st & 3) == POSTED && UNSAFE.compareAndSwapLong(null, slot + STATE, st, (st & ~3L) | TAKEN)) {
+                UNSAFE.putInt(slot + STATUS, apply(slot, o));
+                UNSAFE.putLongVolatile(null, slot + STATE, (st & ~3L) | DONE);
+                work++;
+            }
+        }
+        return work;
+    }
+
+    /**
+     * Checks and applies one request as {@link PacketTarget} would its packet; returns 0, or the error class code of
+     * why it was not applied (nothing was touched; the origin's packet then reports it).
+     */
+    private int apply(long slot, int origin) {
+        int head = UNSAFE.getInt(slot + HEAD);
+        int kind = head & 0xff;
+        OpCode op = OpCode.ofId(head >>> 8 & 0xff);
+        BasicType elem = BasicType.ofId(head >>> 16 & 0xff);
+        int count = head >>> 24;
+        long address = UNSAFE.getLong(slot + ADDRESS);
+        if (elem == null || count <= 0 || (long) count * elem.size() > MAX_BYTES) {
+            return ErrorClass.ERR_TYPE.code();
+        }
+        long bytes = (long) count * elem.size();
+        if (address < 0 || address > Long.MAX_VALUE - bytes || !w.regions.contains(address, address + bytes)) {
+            return ErrorClass.ERR_RMA_RANGE.code();
+        }
+        try {
+            switch (kind) {
+                case OpArgs.ACC:
+                    if (op == null || !AccumulateKernel.isValid(op, elem)) {
+                        return ErrorClass.ERR_OP.code();
+                    }
+                    AccumulateKernel.accumulate(op, elem, null, slot + ORIGIN, null, address, count, w.target.elementLocks);
+                    break;
+                case OpArgs.GET_ACC:
+                case OpArgs.FOP:
+                    if (op == null || !AccumulateKernel.isValid(op, elem)) {
+                        return ErrorClass.ERR_OP.code();
+                    }
+                    AccumulateKernel.getAccumulate(op, elem, null, slot + ORIGIN, null, address, null, slot + RESULT, count,
+                            w.target.elementLocks);
+                    break;
+                case OpArgs.CAS:
+                    if (count != 1) {
+                        return ErrorClass.ERR_COUNT.code();
+                    }
+                    AccumulateKernel.compareAndSwap(elem, null, slot + COMPARE, null, slot + ORIGIN, null, address, null,
+                            slot + RESULT, w.target.elementLocks);
+                    break;
+                default:
+                    return ErrorClass.ERR_ARG.code();
+            }
+        } catch (io.jrma.RmaException e) {
+            return e.errorClass().code();
+        }
+        w.counters.increment(io.jrma.WinCounters.Counter.SLOT_OPS_APPLIED);
+        return 0;
+    }
+}
