@@ -215,15 +215,15 @@ final class FastPath {
     }
 
     /**
-     * A fetch_and_op or compare_and_swap on a private region of a dynamic window's rank in another JVM of the host,
-     * through the target's request slot ({@link OpSlots}) under the general path's rules ({@link Operations}: nothing
-     * queued or unacknowledged, latency-bound). False when any of that does not hold or the target refused: the
-     * general path then decides, and reports any error.
+     * A fetch_and_op, compare_and_swap, or small put or get on a private region of a dynamic window's rank in another
+     * JVM of the host, through the target's request slot ({@link OpSlots}) under the general path's rules
+     * ({@link Operations}: nothing queued or unacknowledged, latency-bound). False when any of that does not hold or
+     * the target refused: the general path then decides, and reports any error.
      */
     private boolean slot(int kind, io.jrma.core.op.OpCode op, BasicType e, int t, long disp, long size, Object ob, long oo,
             Object cb, long co, Object rb, long ro) {
         OpSlots s = w.slots;
-        if (s == null || t < 0 || t >= w.groupSize || size > OpSlots.MAX_BYTES || disp < 0 || disp > Long.MAX_VALUE - size
+        if (s == null || t < 0 || t >= w.groupSize || size > OpSlots.max(kind) || disp < 0 || disp > Long.MAX_VALUE - size
                 || w.isFreed()) {
             return false;
         }
@@ -242,7 +242,8 @@ final class FastPath {
         if (!s.open(t) || !w.packets.bypass(t, false)) {
             return false;
         }
-        if (!s.call(t, kind, op, e, 1, disp, ob, oo, cb, co, rb, ro)) {
+        int count = kind == OpArgs.PUT || kind == OpArgs.GET ? (int) size : 1;
+        if (!s.call(t, kind, op, e, count, disp, ob, oo, cb, co, rb, ro)) {
             w.packets.bypassFailed(t);
             return false;
         }
@@ -258,8 +259,19 @@ final class FastPath {
         Object base = base(origin);
         long bytes = count * type.size();
         long addr = target(t, disp, bytes);
-        if (addr < 0 && base == null) {
-            return crossMemory(true, origin, bytes, t, disp);
+        if (addr < 0) {
+            if (base == null && crossMemory(true, origin, bytes, t, disp)) {
+                return true;
+            }
+            // a small put the kernel does not copy (by size; where it refuses, the general path finds out): through
+            // the target's slot
+            if (base != NO && bytes <= OpSlots.MAX_PUT && bytes <= capacity(origin) && !w.ops.crossMemoryMay(true, bytes)
+                    && slot(OpArgs.PUT, null, BasicType.BYTE, t, disp, bytes, base, offset(origin), null, 0, null, 0)) {
+                w.counters.bump(Counter.PUTS);
+                w.counters.bumpBy(Counter.BYTES_PUT, bytes);
+                return true;
+            }
+            return false;
         }
         if (base == NO || addr < 0 || bytes > capacity(origin)) {
             return false;

@@ -9,19 +9,24 @@ import io.jrma.core.op.OpCode;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * Request slots for single small atomics on private memory of a dynamic window's rank in another JVM of the
+ * Request slots for single small operations on private memory of a dynamic window's rank in another JVM of the
  * host: an accumulate, get_accumulate, fetch_and_op or compare_and_swap of at most {@value #MAX_BYTES} contiguous
- * bytes that the target must apply itself (no other process can reach the bytes atomically). Instead of a packet
- * through the rings and a reply through the other ring, the origin writes the request into its own slot in the
- * target's shared state segment, and the target's progress agent, which looks at one word per window in every duty
- * cycle, applies it and writes the result back into the same cache line. One line goes each way instead of a ring
- * record, a batch and a reply batch: about half the round trip. The operation is complete when the call
- * returns, like a direct one.
+ * bytes, which the target must apply itself (no other process can reach the bytes atomically), and a put of at most
+ * {@value #MAX_PUT} or a get of at most {@value #MAX_GET} contiguous bytes that the kernel does not copy (a small put
+ * when the system call goes through JNA, whose 0.7-0.9 µs here is more than a slot round trip, or anything where the
+ * kernel refuses; see {@link Operations#crossMemoryMay}). Instead of a packet through the rings and a reply through the other
+ * ring, the origin writes the request into its own slot in the target's shared state segment, and the target's
+ * progress agent, which looks at them in every duty cycle, applies it and writes the result back into
+ * the same cache line. One line goes each way instead of a ring record, a batch and a reply batch: about half the
+ * round trip. The operation is complete when the call returns, like a direct one.
  *
  * <p>Layout, after the rank's {@link RegionDirectory} in its state segment (zeroed when created):
  * <pre>
- *  +0              bell (long): origins add one after posting a request; the target compares it with the value it
- *                  saw last, so an idle window costs it one load per duty cycle
+ *  +0              bell (long), in windows of more than {@value #SCAN_MAX} ranks: origins add one after posting a
+ *                  request; the target compares it with the value it saw last, so an idle window costs it one load
+ *                  per duty cycle. Smaller windows have no bell: the target reads every slot's state in each duty
+ *                  cycle (lines it holds shared while they do not change), which saves the bell's line a round trip
+ *                  between the processes and the origin an atomic add (about 0.1 µs of a 0.7 µs fetch_and_op)
  *  +128 + 128 * o  origin o's slot (group rank o; one 64-byte line used, the next left empty against the adjacent-
  *                  line prefetcher):
  *                  +0  state (long): sequence &lt;&lt; 2 | phase (POSTED, TAKEN, DONE, or 0: idle or withdrawn)
@@ -29,22 +34,32 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *                      else the ErrorClass code of why the target refused; the origin then sends a packet, which
  *                      reports the error in full)
  *                  +16 the target's address of the bytes
- *                  +24 origin value (16 bytes), +40 compare value (16 bytes), +56 result (up to 16 bytes)
+ *                  +24 origin value (16 bytes; a put's data, 32 bytes), +40 compare value (16 bytes), +56 result or
+ *                      a get's data (up to 16 bytes)
  * </pre>
  * The phase moves POSTED to TAKEN (target, by compare-and-set) to DONE (target), or POSTED to 0 (origin, by
  * compare-and-set): an origin that waited {@code jrma.shm.opSlots.waitNs} (50 µs) without the request being taken
- * withdraws it and sends a packet instead, so a target whose progress thread sleeps (the rings ring its doorbell, the slots do not) costs that
- * wait, not a hang. After a withdrawal the origin skips the slot for the next {@value #COLD_CALLS} calls to that
- * target. Whether a call may use the slot at all is {@link PacketOrigin#bypass}'s rule: nothing queued for the target
- * or unacknowledged, and the target's traffic latency-bound (a stream of operations goes as batches).
+ * withdraws it and sends a packet instead, so a target whose progress thread sleeps (the rings ring its doorbell, the
+ * slots do not) costs that wait, not a hang. After a withdrawal the origin skips the slot for the next
+ * {@value #COLD_CALLS} calls to that target, twice as many after each further withdrawal in a row (up to
+ * {@value #COLD_MAX}): a target that computes outside the library without a progress thread costs a withdrawal per
+ * thousand calls. Whether a call may use the slot at all is {@link PacketOrigin#bypass}'s rule: nothing queued for
+ * the target or unacknowledged, and the target's traffic latency-bound (a stream of operations goes as batches).
  *
  * <p>Threads: {@link #call} from any of the rank's threads (one at a time per target: a busy slot sends a packet);
  * {@link #serve} from the thread running the progress agent.
  */
 final class OpSlots {
-    /** The largest operation a slot carries (two 8-byte elements, or one 16-byte one). */
+    /** The largest atomic a slot carries (two 8-byte elements, or one 16-byte one). */
     static final int MAX_BYTES = 16;
+    /** The largest put a slot carries. */
+    static final int MAX_PUT = 32;
+    /** The largest get a slot carries. */
+    static final int MAX_GET = 16;
     static final int COLD_CALLS = 8;
+    static final int COLD_MAX = 1024;
+    /** Windows of at most this many ranks have no bell: the target reads every slot's state. */
+    static final int SCAN_MAX = 32;
 
     private static final long SLOTS = 128;
     private static final long STRIDE = 128;
@@ -70,6 +85,8 @@ final class OpSlots {
     private final AtomicBoolean[] busy;
     private final long[] seq;
     private final int[] cold;
+    private final int[] coldNext;
+    private final boolean bell;
     private long seen;
 
     /**
@@ -86,20 +103,36 @@ final class OpSlots {
         }
         this.seq = new long[peer.length];
         this.cold = new int[peer.length];
+        this.coldNext = new int[peer.length];
+        this.bell = peer.length > SCAN_MAX;
+        java.util.Arrays.fill(coldNext, COLD_CALLS);
+    }
+
+    /** The largest operation of {@code kind} a slot carries. */
+    static int max(int kind) {
+        return kind == OpArgs.PUT ? MAX_PUT : kind == OpArgs.GET ? MAX_GET : MAX_BYTES;
     }
 
     /** Whether operation {@code a} has the shape a slot carries (the caller then asks {@link #call}). */
     static boolean fits(OpArgs a, long lo, long hi) {
         int k = a.kind;
-        if (k != OpArgs.ACC && k != OpArgs.GET_ACC && k != OpArgs.FOP && k != OpArgs.CAS || a.bytes <= 0
-                || a.bytes > MAX_BYTES || hi - lo != a.bytes || a.elem == null || a.bytes % a.elem.size() != 0) {
+        if (a.bytes <= 0 || a.bytes > max(k) || hi - lo != a.bytes || !a.targetLayout.isContiguous()) {
+            return false; // (a target type that spans its bytes exactly may still reorder them)
+        }
+        if (k == OpArgs.PUT || k == OpArgs.GET) {
+            return a.originLayout.isContiguous();
+        }
+        if (a.elem == null || a.bytes % a.elem.size() != 0) {
             return false;
         }
         return (a.originCount == 0 || a.originLayout.isContiguous())
                 && (k == OpArgs.ACC || a.resultLayout.isContiguous());
     }
 
-    /** Whether target {@code t} has slots and is not cold after a withdrawal. */
+    /**
+     * Whether target {@code t} has slots and is not cold after a withdrawal. (Threads of the rank may race on the
+     * countdown; it only paces retries.)
+     */
     boolean open(int t) {
         if (peer[t] == 0) {
             return false;
@@ -117,6 +150,12 @@ final class OpSlots {
      * call, the request withdrawn, or refused by the target): the caller sends it as a packet.
      */
     boolean call(OpArgs a, long address) {
+        if (a.kind == OpArgs.PUT || a.kind == OpArgs.GET) {
+            long at = a.origin.offset + a.originLayout.dataLow(a.originCount);
+            boolean put = a.kind == OpArgs.PUT;
+            return call(a.target, a.kind, null, BasicType.BYTE, (int) a.bytes, address, put ? a.origin.base : null,
+                    put ? at : 0, null, 0, put ? null : a.origin.base, put ? 0 : at);
+        }
         return call(a.target, a.kind, a.op, a.elem, (int) (a.bytes / a.elem.size()), address, a.origin.base,
                 a.originCount == 0 ? 0 : a.origin.offset + a.originLayout.dataLow(a.originCount),
                 a.compare.base, a.kind == OpArgs.CAS ? a.compare.offset + a.targetLayout.dataLow(1) : 0,
@@ -124,8 +163,10 @@ final class OpSlots {
     }
 
     /**
-     * {@link #call(OpArgs, long)} on its parts: {@code count} elements of {@code elem} at the target's
-     * {@code address}; the origin values at {@code ob}/{@code oo} (not read for NO_OP), the compare value of a CAS at {@code cb}/{@code co}, the result (unless ACC) to {@code rb}/{@code ro}.
+     * {@link #call(OpArgs, long)} on its parts: {@code count} elements of {@code elem} (a put's or get's bytes:
+     * BYTE) at the target's {@code address}; the origin values or a put's data at {@code ob}/{@code oo} (not read for
+     * NO_OP or a get), the compare value of a CAS at {@code cb}/{@code co}, the result or a get's data (not for ACC
+     * or a put) to {@code rb}/{@code ro}.
      */
     boolean call(int t, int kind, OpCode op, BasicType elem, int count, long address, Object ob, long oo, Object cb,
             long co, Object rb, long ro) {
@@ -139,7 +180,7 @@ final class OpSlots {
             UNSAFE.putInt(slot + HEAD, (kind & 0xff) | (op == null ? 0 : op.id() & 0xff) << 8
                     | (elem.id() & 0xff) << 16 | count << 24);
             UNSAFE.putLong(slot + ADDRESS, address);
-            if (op != OpCode.NO_OP) {
+            if (op != OpCode.NO_OP && kind != OpArgs.GET) {
                 UNSAFE.copyMemory(ob, oo, null, slot + ORIGIN, bytes);
             }
             if (kind == OpArgs.CAS) {
@@ -147,19 +188,23 @@ final class OpSlots {
             }
             long s = ++seq[t] << 2;
             UNSAFE.putLongVolatile(null, slot + STATE, s | POSTED);
-            UNSAFE.getAndAddLong(null, peer[t], 1); // the bell
+            if (bell) {
+                UNSAFE.getAndAddLong(null, peer[t], 1);
+            }
             long st = spin(slot, s, w.config.opSlotsWaitNs);
             if (st == (s | POSTED) && UNSAFE.compareAndSwapLong(null, slot + STATE, s | POSTED, 0)) {
-                cold[t] = COLD_CALLS; // not taken in time: the target's progress sleeps or is stalled
+                cold[t] = coldNext[t]; // not taken in time: the target's progress sleeps or is stalled
+                coldNext[t] = Math.min(COLD_MAX, 2 * coldNext[t]);
                 return false;
             }
+            coldNext[t] = COLD_CALLS;
             if (st != (s | DONE)) { // taken: the target is applying it now
                 w.awaitReplies(() -> UNSAFE.getLongVolatile(null, slot + STATE) == (s | DONE));
             }
             if (UNSAFE.getInt(slot + STATUS) != 0) {
                 return false;
             }
-            if (kind != OpArgs.ACC) {
+            if (kind != OpArgs.ACC && kind != OpArgs.PUT) {
                 UNSAFE.copyMemory(null, slot + RESULT, rb, ro, bytes);
             }
             return true;
@@ -194,18 +239,25 @@ final class OpSlots {
         if (own == 0) {
             return 0;
         }
-        long bell = UNSAFE.getLongVolatile(null, own);
-        if (bell == seen) {
-            return 0;
+        if (bell) {
+            long b = UNSAFE.getLongVolatile(null, own);
+            if (b == seen) {
+                return 0;
+            }
+            seen = b;
         }
-        seen = bell;
         int work = 0;
         for (int o = 0; o < peer.length; o++) {
             long slot = own + SLOTS + STRIDE * o;
             long st = UNSAFE.getLongVolatile(null, slot + STATE);
             if ((st & 3) == POSTED && UNSAFE.compareAndSwapLong(null, slot + STATE, st, (st & ~3L) | TAKEN)) {
-                UNSAFE.putInt(slot + STATUS, apply(slot, o));
-                UNSAFE.putLongVolatile(null, slot + STATE, (st & ~3L) | DONE);
+                int status = ErrorClass.ERR_INTERN.code();
+                try {
+                    status = apply(slot, o);
+                } finally { // whatever happened, the origin is answered (a refusal: it sends the packet, which reports)
+                    UNSAFE.putInt(slot + STATUS, status);
+                    UNSAFE.putLongVolatile(null, slot + STATE, (st & ~3L) | DONE);
+                }
                 work++;
             }
         }
@@ -223,7 +275,7 @@ final class OpSlots {
         BasicType elem = BasicType.ofId(head >>> 16 & 0xff);
         int count = head >>> 24;
         long address = UNSAFE.getLong(slot + ADDRESS);
-        if (elem == null || count <= 0 || (long) count * elem.size() > MAX_BYTES) {
+        if (elem == null || count <= 0 || (long) count * elem.size() > max(kind)) {
             return ErrorClass.ERR_TYPE.code();
         }
         long bytes = (long) count * elem.size();
@@ -232,6 +284,12 @@ final class OpSlots {
         }
         try {
             switch (kind) {
+                case OpArgs.PUT:
+                    UNSAFE.copyMemory(slot + ORIGIN, address, bytes);
+                    break;
+                case OpArgs.GET:
+                    UNSAFE.copyMemory(address, slot + RESULT, bytes);
+                    break;
                 case OpArgs.ACC:
                     if (op == null || !AccumulateKernel.isValid(op, elem)) {
                         return ErrorClass.ERR_OP.code();
@@ -258,6 +316,8 @@ final class OpSlots {
             }
         } catch (io.jrma.RmaException e) {
             return e.errorClass().code();
+        } catch (RuntimeException e) {
+            return ErrorClass.ERR_INTERN.code();
         }
         w.counters.increment(io.jrma.WinCounters.Counter.SLOT_OPS_APPLIED);
         return 0;

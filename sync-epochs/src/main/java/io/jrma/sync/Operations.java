@@ -178,17 +178,14 @@ final class Operations {
                             + s.describe() + ")");
                 }
                 addr = i == RemoteRegions.NONE ? -1 : s.address(i, a.targetOffset);
-                if (addr < 0 && i != RemoteRegions.NONE && crossMemory(a, p.regions, lo, hi)) {
-                    if (r != null) {
-                        r.complete();
+                if (addr < 0 && i != RemoteRegions.NONE) {
+                    // the target's private bytes: by the kernel's copy, else by its request slot, when either applies
+                    if (crossMemory(a, p.regions, lo, hi) || slot(a, lo, hi)) {
+                        if (r != null) {
+                            r.complete();
+                        }
+                        return;
                     }
-                    return;
-                }
-                if (addr < 0 && i != RemoteRegions.NONE && slot(a, lo, hi)) {
-                    if (r != null) {
-                        r.complete();
-                    }
-                    return;
                 }
                 if (addr < 0) { // private memory of the target's JVM (or beyond the directory): the target applies it
                     w.epochs.notePackets(a.target);
@@ -225,7 +222,8 @@ final class Operations {
     }
 
     /**
-     * A single small atomic on the target's private bytes [lo, hi) through its request slot ({@link OpSlots}), when
+     * A single small atomic, put or get on the target's private bytes [lo, hi) through its request slot
+     * ({@link OpSlots}), when
      * the operation fits one, the window has slots, and the target's traffic is latency-bound with nothing queued or
      * unacknowledged ({@link PacketOrigin#bypass}, which counts it for the next flush); a call that waits for its
      * result at once (fetchAndAddLong, compareAndSwapLong) is latency-bound whatever came before. Returns false when
@@ -241,6 +239,9 @@ final class Operations {
             return false;
         }
         w.counters.bump(Counter.SLOT_OPS);
+        if (a.kind == OpArgs.PUT || a.kind == OpArgs.GET) {
+            w.counters.add(a.kind == OpArgs.PUT ? Counter.BYTES_PUT : Counter.BYTES_GOT, a.bytes);
+        }
         w.epochs.notePackets(a.target); // complete already; but the next flush must count it (PacketOrigin.bypass)
         return true;
     }

@@ -643,12 +643,14 @@ final class WindowImpl implements Win {
             packets.drain();
             ctrl.barrier();
             freed = true;
+            slots = null;
             if (router.unregister(worldRanks[rank])) {
                 job.agent().unregister(windowId);
                 job.shared().remove(WindowFactory.routerKey(windowId));
             }
             ctrl.barrier();
             ctrl.free();
+            job.agent().awaitCycleEnd(); // a duty cycle still serving this rank's slots ends before they are unmapped
             releaseMemory();
         } catch (RmaException e) {
             throw handle(e);
@@ -700,6 +702,7 @@ final class WindowImpl implements Win {
     /** Undoes a creation that failed after this window was registered (collectively: every rank calls it). */
     void abandon() {
         freed = true;
+        slots = null;
         if (router.unregister(worldRanks[rank])) {
             job.agent().unregister(windowId);
             job.shared().remove(WindowFactory.routerKey(windowId));
@@ -707,6 +710,7 @@ final class WindowImpl implements Win {
         if (ctrl != null) {
             ctrl.free();
         }
+        job.agent().awaitCycleEnd();
         releaseMemory();
     }
 

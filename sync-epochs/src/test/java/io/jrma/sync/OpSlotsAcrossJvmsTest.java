@@ -139,8 +139,14 @@ class OpSlotsAcrossJvmsTest {
                 Datatype gap = Datatype.vector(2, 1, 2, Datatype.LONG).commit();
                 w.accumulate(new long[] {1, 1}, 2, Datatype.LONG, 1, base + 128, 1, gap, Op.SUM);
                 w.flush(1);
-                assertEquals(0, c.delta(Counter.SLOT_OPS), "24 bytes, a strided target: packets");
-                assertEquals(2, c.delta(Counter.PACKETS_SENT));
+                // two longs the target type swaps: 16 bytes spanned exactly, yet not in order
+                Datatype swapped = Datatype.indexedBlock(1, new long[] {1, 0}, Datatype.LONG).commit();
+                long[] old = new long[2];
+                w.getAccumulate(new long[] {5, 6}, 2, Datatype.LONG, old, 2, Datatype.LONG, 1, base + 176, 1, swapped, Op.SUM);
+                w.flush(1);
+                assertArrayEquals(new long[] {0, 0}, old);
+                assertEquals(0, c.delta(Counter.SLOT_OPS), "24 bytes, a strided target, a reordering target: packets");
+                assertEquals(3, c.delta(Counter.PACKETS_SENT));
                 long[][] tickets = new long[16][1];
                 for (int round = 0; round < 2; round++) {
                     // (after a stream this one is a packet; its flush covers one operation: latency-bound again)
@@ -181,6 +187,8 @@ class OpSlotsAcrossJvmsTest {
                 assertEquals(0, mem.getLong(136), "the gap of the strided target");
                 assertEquals(1, mem.getLong(144));
                 assertEquals(32, mem.getLong(160), "two streams of 16 tickets");
+                assertEquals(6, mem.getLong(176), "the swapping target type: origin element 1 at target element 0");
+                assertEquals(5, mem.getLong(184));
                 assertEquals(11 + 1 + 2 + 2 + 1, w.counters().get(Counter.SLOT_OPS_APPLIED), "applied from the slot here");
             }
             world.barrier();
@@ -189,6 +197,94 @@ class OpSlotsAcrossJvmsTest {
             }
             w.free();
         });
+    }
+
+    /**
+     * Small puts go through the slot before the kernel's copy when the system call goes through JNA (after it through
+     * the JDK's linker); small gets through the slot only where the kernel's copy does not apply (here
+     * {@code jrma.cma.minBytes=-1}); larger ones stay packets (or the kernel's copy).
+     */
+    @Test
+    @Timeout(120)
+    void smallPutsAndGetsTakeTheSlotWhereTheKernelCopyCostsMoreOrDoesNotApply() throws Exception {
+        for (String cma : new String[] {"4096", "-1"}) {
+            job(2).param("jrma.shm.opSlots.waitNs", "10000000000").param("jrma.cma.minBytes", cma).run(world -> {
+                int me = world.rank();
+                Win w = Win.createDynamic(world, null);
+                ByteBuffer mem = ByteBuffer.allocateDirect(256).order(ByteOrder.nativeOrder());
+                if (me == 1) {
+                    w.attach(mem);
+                }
+                long base = exchange(world, 1, new long[] {Win.address(mem)})[0];
+                world.barrier();
+                if (me == 0) {
+                    boolean kernel = !cma.equals("-1");
+                    boolean linker = io.jrma.core.shm.CrossMemory.viaJdkLinker();
+                    Counts c = new Counts(w);
+                    w.lock(LockType.SHARED, 1, 0);
+                    for (int i = 0; i < 4; i++) { // 8, 32 bytes (heap and direct origins), then 40: packets
+                        int n = i < 3 ? (i == 0 ? 1 : 4) : 5;
+                        long[] v = new long[n];
+                        Arrays.fill(v, 100 + i);
+                        if (i == 2) {
+                            ByteBuffer d = ByteBuffer.allocateDirect(8 * n).order(ByteOrder.nativeOrder());
+                            d.asLongBuffer().put(v);
+                            w.put(d, 8 * n, Datatype.BYTE, 1, base + 64 * i);
+                        } else {
+                            w.put(v, n, Datatype.LONG, 1, base + 64 * i);
+                        }
+                        w.flush(1);
+                        long slot = c.delta(Counter.SLOT_OPS);
+                        long copies = c.delta(Counter.CROSS_MEMORY_OPS);
+                        long packets = c.delta(Counter.PACKETS_SENT);
+                        String what = "put of " + 8 * n + " bytes (kernel copy " + (kernel ? "on" : "off") + ", "
+                                + io.jrma.core.shm.CrossMemory.binding() + ")";
+                        if (i < 3 && !(kernel && linker)) {
+                            assertEquals(1, slot, what + " through the slot");
+                        } else if (i == 3) {
+                            assertEquals(0, slot, what + " too large for the slot");
+                        }
+                        assertEquals(1, slot + copies + packets, what + ": one way");
+                    }
+                    for (int i = 0; i < 4; i++) { // gets of 8, 16, 16 (direct), 24 bytes
+                        int n = i == 0 ? 1 : i < 3 ? 2 : 3;
+                        long[] got = new long[n];
+                        ByteBuffer d = ByteBuffer.allocateDirect(8 * n).order(ByteOrder.nativeOrder());
+                        if (i == 2) {
+                            w.get(d, 8 * n, Datatype.BYTE, 1, base + 64);
+                            d.asLongBuffer().get(got);
+                        } else {
+                            w.get(got, n, Datatype.LONG, 1, base + 64 * (i == 3 ? 3 : 1));
+                        }
+                        w.flush(1);
+                        for (int j = 0; j < n; j++) {
+                            assertEquals(i == 3 ? 103 : 101, got[j], "get " + i + ", long " + j);
+                        }
+                        long slot = c.delta(Counter.SLOT_OPS);
+                        long copies = c.delta(Counter.CROSS_MEMORY_OPS);
+                        long packets = c.delta(Counter.PACKETS_SENT);
+                        String what = "get of " + 8 * n + " bytes (kernel copy " + (kernel ? "on" : "off") + ")";
+                        if (!kernel) {
+                            assertEquals(i < 3 ? 1 : 0, slot, what);
+                        } else {
+                            assertEquals(0, slot, what + ": the kernel's copy first");
+                        }
+                        assertEquals(1, slot + copies + packets, what + ": one way");
+                    }
+                    w.unlock(1);
+                }
+                world.barrier();
+                if (me == 1) {
+                    for (int i = 0; i < 4; i++) {
+                        for (int j = 0; j < (i == 0 ? 1 : i < 3 ? 4 : 5); j++) {
+                            assertEquals(100 + i, mem.getLong(64 * i + 8 * j), "put " + i + ", long " + j);
+                        }
+                    }
+                    w.detach(mem);
+                }
+                w.free();
+            });
+        }
     }
 
     /**

@@ -33,8 +33,9 @@ import org.junit.jupiter.params.provider.ValueSource;
  * a flush means: the target's memory holds the data when flush returns (checked by the target reading its own
  * memory as soon as a flag, stored by load/store in a shared window, says the flush returned); a batch that
  * waits for a lock is acknowledged only once applied; and an error a target reported before the applied
- * position passed the flush is reported by that flush. (Cross memory attach, which would take these small
- * puts around the rings, is off: {@link CrossMemoryAcrossJvmsTest} covers it.)
+ * position passed the flush is reported by that flush. (Cross memory attach and request slots, which would take
+ * these small puts around the rings, are off: {@link CrossMemoryAcrossJvmsTest} and {@link OpSlotsAcrossJvmsTest}
+ * cover them.)
  */
 class RingAcksAcrossJvmsTest {
     private static final int ROUNDS = 3_000;
@@ -72,7 +73,7 @@ class RingAcksAcrossJvmsTest {
     @ValueSource(strings = {"true", "false"})
     @Timeout(120)
     void flushMeansAppliedAtTheTarget(String ringAcks) {
-        Jrma.job(2).jvms(2).param("jrma.transports", "shm,tcp").param("jrma.cma.minBytes", "-1").param("jrma.shm.ringAcks", ringAcks).timeout(Duration.ofSeconds(90)).run(world -> {
+        Jrma.job(2).jvms(2).param("jrma.transports", "shm,tcp").param("jrma.cma.minBytes", "-1").param("jrma.shm.opSlots", "false").param("jrma.shm.ringAcks", ringAcks).timeout(Duration.ofSeconds(90)).run(world -> {
             Private d = privateWindow(world);
             Win flag = Win.allocate(world, 8, 1, null); // a shared segment: rank 0 stores into it directly
             String via = ((CommCore) world).job().transportFor(((WindowImpl) d.win()).worldRanks[1 - world.rank()])
@@ -122,7 +123,7 @@ class RingAcksAcrossJvmsTest {
     @Test
     @Timeout(120)
     void aBatchWaitingForALockIsAcknowledgedOnlyOnceApplied() {
-        Jrma.job(2).jvms(2).param("jrma.transports", "shm,tcp").param("jrma.cma.minBytes", "-1").timeout(Duration.ofSeconds(90)).run(world -> {
+        Jrma.job(2).jvms(2).param("jrma.transports", "shm,tcp").param("jrma.cma.minBytes", "-1").param("jrma.shm.opSlots", "false").timeout(Duration.ofSeconds(90)).run(world -> {
             Private d = privateWindow(world);
             Win flag = Win.allocate(world, 8, 1, null);
             if (world.rank() == 1) {
@@ -162,7 +163,7 @@ class RingAcksAcrossJvmsTest {
         // over private memory a bad request is rejected by the origin before it leaves (it knows the target's
         // attachments), so the bad packet is made by hand and sent asking for no ack, as an eager put goes out:
         // its ERROR reply comes back before the ring's applied position passes the flush, which must report it
-        Jrma.job(2).jvms(2).param("jrma.transports", "shm,tcp").param("jrma.cma.minBytes", "-1").param("jrma.shm.windows", "false").timeout(Duration.ofSeconds(90)).run(world -> {
+        Jrma.job(2).jvms(2).param("jrma.transports", "shm,tcp").param("jrma.cma.minBytes", "-1").param("jrma.shm.opSlots", "false").param("jrma.shm.windows", "false").timeout(Duration.ofSeconds(90)).run(world -> {
             Win win = Win.allocate(world, 64, 1, null);
             world.barrier();
             if (world.rank() == 0) {

@@ -187,6 +187,21 @@ public final class ProgressAgent implements Agent {
         return work;
     }
 
+    /**
+     * Returns once no duty cycle that was running when it was called is still running, so that receivers unregistered
+     * (or state withdrawn from them) before the call are no longer touched: a window frees memory the agent may read
+     * only after this. Any thread but one inside a duty cycle.
+     */
+    public void awaitCycleEnd() {
+        if (!running.get()) {
+            return;
+        }
+        long c = dutyCycles.get();
+        while (running.get() && dutyCycles.get() == c) {
+            Thread.onSpinWait();
+        }
+    }
+
     @Override
     public int doWork() {
         int work = 0;
