@@ -6,6 +6,7 @@ import io.jrma.ErrorClass;
 import io.jrma.core.dt.BasicType;
 import io.jrma.core.op.AccumulateKernel;
 import io.jrma.core.op.OpCode;
+import io.jrma.core.wire.PacketTransport;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -38,9 +39,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *                      a get's data (up to 16 bytes)
  * </pre>
  * The phase moves POSTED to TAKEN (target, by compare-and-set) to DONE (target), or POSTED to 0 (origin, by
- * compare-and-set): an origin that waited {@code jrma.shm.opSlots.waitNs} (50 µs) without the request being taken
- * withdraws it and sends a packet instead, so a target whose progress thread sleeps (the rings ring its doorbell, the
- * slots do not) costs that wait, not a hang. After a withdrawal the origin skips the slot for the next
+ * compare-and-set). A request not answered within about a microsecond rings the target JVM's doorbell if its
+ * progress thread announced a sleep in its selector, as a ring record would ({@link PacketTransport#wakeIfAsleep};
+ * the thread's last look before sleeping, {@link #posted}, pairs with it). An origin that waited
+ * {@code jrma.shm.opSlots.waitNs} (50 µs) without the request being taken (the target's progress thread parked
+ * elsewhere, its JVM descheduled) withdraws it and sends a packet instead: that wait, not a hang. After a withdrawal the origin skips the slot for the next
  * {@value #COLD_CALLS} calls to that target, twice as many after each further withdrawal in a row (up to
  * {@value #COLD_MAX}): a target that computes outside the library without a progress thread costs a withdrawal per
  * thousand calls. Whether a call may use the slot at all is {@link PacketOrigin#bypass}'s rule: nothing queued for
@@ -191,7 +194,14 @@ final class OpSlots {
             if (bell) {
                 UNSAFE.getAndAddLong(null, peer[t], 1);
             }
-            long st = spin(slot, s, w.config.opSlotsWaitNs);
+            long st = spin(slot, s, WAKE_AFTER_NS);
+            if (st != (s | DONE)) {
+                // not answered at once (within 2 µs): if the target's progress thread announced a sleep, ring its doorbell (its
+                // last look before sleeping, after the announcement, sees this request; or this sees the flag)
+                int dst = w.worldRanks[t];
+                w.job.transportFor(dst).wakeIfAsleep(dst);
+                st = spin(slot, s, w.config.opSlotsWaitNs);
+            }
             if (st == (s | POSTED) && UNSAFE.compareAndSwapLong(null, slot + STATE, s | POSTED, 0)) {
                 cold[t] = coldNext[t]; // not taken in time: the target's progress sleeps or is stalled
                 coldNext[t] = Math.min(COLD_MAX, 2 * coldNext[t]);
@@ -213,7 +223,10 @@ final class OpSlots {
         }
     }
 
-    /** Spins until the request is done or {@code waitNs} passed; returns the state last read. */
+    /** How long an origin spins before it looks whether the target sleeps: an awake target answers within it. */
+    private static final long WAKE_AFTER_NS = 2_000;
+
+    /** Spins until the request is done or about {@code waitNs} passed; returns the state last read. */
     private static long spin(long slot, long s, long waitNs) {
         long st = 0;
         long deadline = 0;
@@ -232,6 +245,19 @@ final class OpSlots {
             }
             Thread.onSpinWait();
         }
+    }
+
+    /** Whether a request is posted and not yet taken (the progress thread's last look before it sleeps). */
+    boolean posted() {
+        if (own == 0) {
+            return false;
+        }
+        for (int o = 0; o < peer.length; o++) {
+            if ((UNSAFE.getLongVolatile(null, own + SLOTS + STRIDE * o + STATE) & 3) == POSTED) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Applies the requests posted since the last call; returns how many. Progress agent only. */

@@ -234,6 +234,12 @@ final class PacketTarget {
         return w.memory.buffer.duplicate().clear().limit((int) (off + count)).position((int) off);
     }
 
+    /** Whether an origin posted a request into this rank's slots ({@link OpSlots#posted}). */
+    boolean hasInput() {
+        OpSlots s = w.slots;
+        return s != null && s.posted();
+    }
+
     int poll() {
         OpSlots s = w.slots;
         int work = s == null ? 0 : s.serve();

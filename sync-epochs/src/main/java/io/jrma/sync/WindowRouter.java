@@ -62,6 +62,16 @@ final class WindowRouter implements BatchReceiver {
     }
 
     @Override
+    public boolean hasInput() {
+        for (PacketTarget t : byWorldRank) {
+            if (t != null && t.hasInput()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    @Override
     public int poll() {
         int work = 0;
         for (PacketTarget t : byWorldRank) {

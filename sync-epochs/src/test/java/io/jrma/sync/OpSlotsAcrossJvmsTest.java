@@ -434,6 +434,65 @@ class OpSlotsAcrossJvmsTest {
         });
     }
 
+    /**
+     * A target whose progress thread sleeps in its selector (its rank outside the library, parks of up to 5 s): a
+     * request not answered within a couple of microseconds rings the doorbell, as a packet would, and is served
+     * through the slot at once instead of after the sleep.
+     */
+    @Test
+    @Timeout(120)
+    void aSleepingTargetIsWokenByTheDoorbell() throws Exception {
+        job(2).param("jrma.progress", "thread").param("jrma.agent.maxParkNs", "5000000000")
+                .param("jrma.shm.opSlots.waitNs", "10000000000").run(world -> {
+            int me = world.rank();
+            Win w = Win.createDynamic(world, null);
+            ByteBuffer mem = ByteBuffer.allocateDirect(64).order(ByteOrder.nativeOrder());
+            if (me == 1) {
+                w.attach(mem);
+                mem.putLong(0, 7);
+            }
+            long at = exchange(world, 1, new long[] {Win.address(mem)})[0];
+            Win asleep = Win.allocate(world, 8, 8, null);
+            world.barrier();
+            if (me == 1) {
+                asleep.buffer().putLong(0, 1);
+                try {
+                    Thread.sleep(3000); // outside the library: only the progress thread, asleep, can answer
+                } catch (InterruptedException e) {
+                    throw new AssertionError(e);
+                }
+            } else {
+                long[] flag = new long[1];
+                asleep.lockAll(0);
+                while (flag[0] == 0) {
+                    asleep.get(flag, 1, Datatype.LONG, 1, 0);
+                    asleep.flush(1);
+                }
+                asleep.unlockAll();
+                try {
+                    Thread.sleep(500); // the target's idle progress thread goes to sleep in its selector
+                } catch (InterruptedException e) {
+                    throw new AssertionError(e);
+                }
+                w.lock(LockType.SHARED, 1, 0);
+                long t0 = System.nanoTime();
+                long old = w.fetchAndAddLong(1, at, 1);
+                long ms = (System.nanoTime() - t0) / 1_000_000;
+                w.unlock(1);
+                assertEquals(7, old);
+                assertEquals(1, w.counters().get(Counter.SLOT_OPS), "served through the slot");
+                assertTrue(ms < 1000, "the sleeping target answered after " + ms + " ms: its doorbell was not rung");
+            }
+            world.barrier();
+            if (me == 1) {
+                assertEquals(8, mem.getLong(0));
+                w.detach(mem);
+            }
+            asleep.free();
+            w.free();
+        });
+    }
+
     @Test
     @Timeout(120)
     void opSlotsFalseKeepsTheOperationsPackets() throws Exception {

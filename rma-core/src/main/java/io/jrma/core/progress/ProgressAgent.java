@@ -188,6 +188,28 @@ public final class ProgressAgent implements Agent {
     }
 
     /**
+     * Whether a receiver has work that arrived outside the transports ({@link BatchReceiver#hasInput}), asked by
+     * the idle progress thread after it announced its sleep. Takes the duty cycle's flag for the look (receivers
+     * may be freed only between cycles, {@link #awaitCycleEnd}); false when another thread runs a cycle (that one
+     * finds the work).
+     */
+    public boolean receiversHaveInput() {
+        if (running.get() || !running.compareAndSet(false, true)) {
+            return false;
+        }
+        try {
+            for (BatchReceiver r : pollables) {
+                if (r.hasInput()) {
+                    return true;
+                }
+            }
+            return false;
+        } finally {
+            running.set(false);
+        }
+    }
+
+    /**
      * Returns once no duty cycle that was running when it was called is still running, so that receivers unregistered
      * (or state withdrawn from them) before the call are no longer touched: a window frees memory the agent may read
      * only after this. Any thread but one inside a duty cycle.

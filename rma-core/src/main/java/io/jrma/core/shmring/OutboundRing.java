@@ -344,7 +344,7 @@ final class OutboundRing {
      * before the load of the flag; the receiver stores the flag before it looks at the ring (Dekker), so one
      * of the two sees the other.
      */
-    private void ringIfAsleep() {
+    void ringIfAsleep() {
         VarHandle.fullFence();
         if (header.getIntVolatile(ASLEEP_OFFSET) != 0 && header.compareAndSetInt(ASLEEP_OFFSET, 1, 0)) {
             counters.doorbells.incrementAndGet();

@@ -188,6 +188,9 @@ public final class ShmRingTransport implements PacketTransport, InboundRing.Sink
                     return;
                 }
             }
+            if (job.agent().receiversHaveInput()) { // work written into shared memory before it saw the flags
+                return;
+            }
             if (waitIn != null) {
                 waitIn.awaitInput(timeoutNs);
             } else {
@@ -196,6 +199,21 @@ public final class ShmRingTransport implements PacketTransport, InboundRing.Sink
         } finally {
             for (InboundRing in : inbound) {
                 in.asleep(false);
+            }
+        }
+    }
+
+    /**
+     * Rings the doorbell of {@code worldRank}'s JVM if its progress thread flagged its inbound rings "asleep"
+     * (the same Dekker pairing as a record: the caller's work is published before this looks at the flag, and the
+     * sleeper looks at that work, {@link io.jrma.core.wire.BatchReceiver#hasInput}, after it raised the flag).
+     */
+    @Override
+    public void wakeIfAsleep(int worldRank) {
+        if (worldRank >= 0 && worldRank < job.size()) {
+            OutboundRing o = outByJvm[job.jvmOf(worldRank)];
+            if (o != null) {
+                o.ringIfAsleep();
             }
         }
     }

@@ -12,6 +12,15 @@ public interface BatchReceiver {
     int poll();
 
     /**
+     * Whether {@link #poll} would find work that arrived outside the transports (a request another process wrote
+     * into shared memory the receiver watches): asked, under the duty cycle's flag, by a progress thread about to
+     * sleep after it announced the sleep to those processes, so that it does not sleep on such work. Default false.
+     */
+    default boolean hasInput() {
+        return false;
+    }
+
+    /**
      * Where a transport may write the payload of a packet before delivering it, or null (the default): the packet's
      * header is at {@code at} of {@code header}, its payload has not arrived. A non-null answer is a view of exactly
      * the payload's bytes in their destination, given only when delivering the packet at this moment would write

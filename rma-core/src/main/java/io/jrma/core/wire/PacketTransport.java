@@ -56,4 +56,12 @@ public interface PacketTransport {
     /** Wakes a thread blocked in {@link #awaitInput}. Any thread. */
     default void wakeup() {
     }
+
+    /**
+     * After the caller published work for world rank {@code worldRank} outside this transport (into memory that
+     * rank's receivers watch, {@link BatchReceiver#hasInput}): wakes the progress thread of that rank's JVM if it
+     * announced that it sleeps. Any thread; default nothing (the transport has no such announcement).
+     */
+    default void wakeIfAsleep(int worldRank) {
+    }
 }
