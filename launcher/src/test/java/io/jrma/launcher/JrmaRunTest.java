@@ -215,7 +215,8 @@ class JrmaRunTest {
     @Test
     @Timeout(90)
     void aJvmKilledWhileDataStreamsThroughTheRingsFailsTheJobFastAndLeavesNoRingFile() throws Exception {
-        Run r = new Run("-n", "3", "--jvms", "3", FIX + "RingStreamer");
+        // (no kernel copies: the megabyte puts to private memory of the other JVMs then stream through the rings)
+        Run r = new Run("-n", "3", "--jvms", "3", "--param", "jrma.cma.minBytes=-1", FIX + "RingStreamer");
         try {
             String streaming = r.awaitLine(l -> l.startsWith("STREAMING "), 40_000);
             String[] f = streaming.split(" ");

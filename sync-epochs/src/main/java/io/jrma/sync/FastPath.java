@@ -96,7 +96,8 @@ final class FastPath {
         if (dynamic) {
             return dynamicTarget(p, disp, bytes);
         }
-        if (disp > (Long.MAX_VALUE >> 8) / p.dispUnit) {
+        if (p.regions != null || disp > (Long.MAX_VALUE >> 8) / p.dispUnit) {
+            // (a create window's rank in another JVM whose memory is private there: the general path)
             return -1;
         }
         long off = disp * p.dispUnit;
@@ -223,7 +224,7 @@ final class FastPath {
     private boolean slot(int kind, io.jrma.core.op.OpCode op, BasicType e, int t, long disp, long size, Object ob, long oo,
             Object cb, long co, Object rb, long ro) {
         OpSlots s = w.slots;
-        if (s == null || t < 0 || t >= w.groupSize || size > OpSlots.max(kind) || disp < 0 || disp > Long.MAX_VALUE - size
+        if (s == null || !dynamic || t < 0 || t >= w.groupSize || size > OpSlots.max(kind) || disp < 0 || disp > Long.MAX_VALUE - size
                 || w.isFreed()) {
             return false;
         }

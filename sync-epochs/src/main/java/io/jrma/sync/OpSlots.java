@@ -10,8 +10,8 @@ import io.jrma.core.wire.PacketTransport;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * Request slots for single small operations on private memory of a dynamic window's rank in another JVM of the
- * host: an accumulate, get_accumulate, fetch_and_op or compare_and_swap of at most {@value #MAX_BYTES} contiguous
+ * Request slots for single small operations on private memory of a rank in another JVM of the host (a dynamic
+ * window's private region, a create window's memory not from the allocator): an accumulate, get_accumulate, fetch_and_op or compare_and_swap of at most {@value #MAX_BYTES} contiguous
  * bytes, which the target must apply itself (no other process can reach the bytes atomically), and a put of at most
  * {@value #MAX_PUT} or a get of at most {@value #MAX_GET} contiguous bytes that the kernel does not copy (a small put
  * when the system call goes through JNA, whose 0.7-0.9 µs here is more than a slot round trip, or anything where the
@@ -21,7 +21,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * the same cache line. One line goes each way instead of a ring record, a batch and a reply batch: about half the
  * round trip. The operation is complete when the call returns, like a direct one.
  *
- * <p>Layout, after the rank's {@link RegionDirectory} in its state segment (zeroed when created):
+ * <p>Layout, after the rank's {@link RegionDirectory} in its state segment (zeroed when created; a dynamic window's,
+ * or a create window's over private memory):
  * <pre>
  *  +0              bell (long), in windows of more than {@value #SCAN_MAX} ranks: origins add one after posting a
  *                  request; the target compares it with the value it saw last, so an idle window costs it one load
@@ -305,7 +306,8 @@ final class OpSlots {
             return ErrorClass.ERR_TYPE.code();
         }
         long bytes = (long) count * elem.size();
-        if (address < 0 || address > Long.MAX_VALUE - bytes || !w.regions.contains(address, address + bytes)) {
+        if (address < 0 || address > Long.MAX_VALUE - bytes || (w.regions != null ? !w.regions.contains(address, address + bytes)
+                : address < w.memory.address || address + bytes > w.memory.address + w.memory.length)) {
             return ErrorClass.ERR_RMA_RANGE.code();
         }
         try {

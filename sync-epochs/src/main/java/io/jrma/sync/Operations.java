@@ -165,19 +165,21 @@ final class Operations {
         long addr;
         io.jrma.core.op.ElementLocks locks = p.target.elementLocks;
         if (p.regions != null) {
-            // a dynamic window's rank in another JVM of the host: direct where the region is shared memory
+            // a dynamic window's rank in another JVM of the host: direct where the region is shared memory (a create
+            // window's rank there whose memory is private to its JVM: one private region, at its own addresses)
             RemoteRegions.Snapshot s = p.regions.current();
             addr = 0; // no bytes: nothing is touched
             if (a.bytes > 0) {
-                long lo = a.targetOffset + a.targetLayout.dataLow(a.targetCount);
-                long hi = a.targetOffset + a.targetLayout.dataHigh(a.targetCount);
+                long at = w.flavor == Flavor.DYNAMIC ? a.targetOffset : p.base + a.targetOffset;
+                long lo = at + a.targetLayout.dataLow(a.targetCount);
+                long hi = at + a.targetLayout.dataHigh(a.targetCount);
                 int i = s.find(lo, hi);
                 if (i == RemoteRegions.NONE && !s.overflow) {
                     throw w.fail(ErrorClass.ERR_RMA_RANGE, OpArgs.kindName(a.kind) + " to rank " + a.target + ": bytes [0x"
                             + Long.toHexString(lo) + ", 0x" + Long.toHexString(hi) + ") are not attached there (attached: "
                             + s.describe() + ")");
                 }
-                addr = i == RemoteRegions.NONE ? -1 : s.address(i, a.targetOffset);
+                addr = i == RemoteRegions.NONE ? -1 : s.address(i, at);
                 if (addr < 0 && i != RemoteRegions.NONE) {
                     // the target's private bytes: by the kernel's copy, else by its request slot, when either applies
                     if (crossMemory(a, p.regions, lo, hi) || slot(a, lo, hi)) {

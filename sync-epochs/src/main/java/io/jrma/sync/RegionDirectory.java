@@ -13,6 +13,10 @@ import java.nio.charset.StandardCharsets;
  * dynamic and allocate windows there. Regions of private memory are listed too, so an origin tells "attached
  * but private" (it sends packets, the target applies them) from "not attached" (an error at the origin).
  *
+ * <p>A create window over memory private to its JVM publishes the same table with that memory as its one private
+ * region, so the origins of other JVMs treat it as a dynamic window's private region (kernel copies, request slots,
+ * packets), at the owner's addresses.
+ *
  * <p>Layout, in the rank's own state segment after its {@link TargetState}:
  * <pre>
  *  +0    version (long; odd while the owner rewrites the table: a sequence lock)

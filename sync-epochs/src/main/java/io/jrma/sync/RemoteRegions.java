@@ -8,11 +8,12 @@ import io.jrma.core.shm.CrossMemory;
 import io.jrma.core.shm.ShmSegment;
 
 /**
- * An origin's view of the regions a rank of another JVM of the host attached to a dynamic window, read from
- * the rank's {@link RegionDirectory} and cached until the rank attaches or detaches again: for each region,
- * this process's address of it when it lies in a shared segment (mapped here at first use), or 0 when it is
- * private to the rank's JVM (puts and gets on it may be copied by the kernel, see {@link #crossMemoryPid()};
- * other operations travel as packets).
+ * An origin's view of the regions a rank of another JVM of the host attached to a dynamic window (or the one
+ * private region of its create window's memory), read from the rank's {@link RegionDirectory} and cached until the
+ * rank attaches or detaches again: for each region, this process's address of it when it lies in a shared segment
+ * (mapped here at first use), or 0 when it is private to the rank's JVM (puts and gets on it may be copied by the
+ * kernel, see {@link #crossMemoryPid()}; single small operations may go through its request slots,
+ * {@link OpSlots}; the rest travels as packets).
  *
  * <p>Thread-safe: the rank's threads share the cached snapshot; a refresh is serialized.
  */

@@ -36,7 +36,14 @@ public final class WindowFactory implements Win.WindowProvider {
         // memory from Jrma.allocateMemory lives in a shared segment: peers in other JVMs of the host can map it,
         // and only the target state needs a segment of its own
         ShmArena.Slot slot = plan.segments && m.length > 0 ? ShmArena.lookup(m.address, m.length) : null;
-        ShmSegment state = segmentEverywhere(comm, plan, slot != null, TargetState.bytes(comm.size()), "create");
+        // other memory stays private to this JVM, but its synchronization state goes into a segment all the same,
+        // with a directory naming the memory as one private region and request slots, as a dynamic window's: peers
+        // in other JVMs of the host lock and signal by load/store and reach the memory by the kernel's copy, the
+        // slots or packets ("mixed"), instead of packets for everything
+        boolean privateState = plan.segments && slot == null && !config.forcePacket;
+        ShmSegment state = segmentEverywhere(comm, plan, slot != null || privateState, slot != null
+                ? TargetState.bytes(comm.size()) : stateBytes(comm.size()) + RegionDirectory.BYTES + OpSlots.bytes(comm.size()),
+                "create");
         TargetState ts = state == null ? null : new TargetState(state.address(), comm.size(), m.address);
         return build(comm, Flavor.CREATE, m, dispUnit, info, null, ts, plan, state, slot);
     }
@@ -240,9 +247,11 @@ public final class WindowFactory implements Win.WindowProvider {
         long segBase = own == null ? 0 : own.address();
         // where this rank's memory and state are: both in its own segment (allocate flavors), or memory in a
         // segment of the shared allocator and state in its own segment (create over Jrma.allocateMemory)
-        String memSeg = own == null || dynamic ? null : arena != null ? arena.segment() : own.name();
-        long memSegSize = own == null ? 0 : arena != null ? arena.segmentSize() : own.size();
-        long memOffset = own == null || dynamic ? 0 : arena != null ? arena.offset() : mem.address - segBase;
+        // (memory private to this JVM: a dynamic window's, or a create window's over memory not from the allocator)
+        boolean privateMemory = dynamic || flavor == Flavor.CREATE && arena == null;
+        String memSeg = own == null || privateMemory ? null : arena != null ? arena.segment() : own.name();
+        long memSegSize = own == null || privateMemory ? 0 : arena != null ? arena.segmentSize() : own.size();
+        long memOffset = own == null || privateMemory ? 0 : arena != null ? arena.offset() : mem.address - segBase;
         Object[] all = comm.allgather(new Peer.Info(w.rank, w.worldRanks[w.rank], mem.length, dispUnit, mem.address,
                 plan.myHost(), memSeg, memSegSize, memOffset, own == null ? null : own.name(), own == null ? 0 : own.size(),
                 own == null ? 0 : state.address() - segBase));
@@ -265,10 +274,11 @@ public final class WindowFactory implements Win.WindowProvider {
             if (local[i] != null && !inMySegment) {
                 ts = local[i].target;
                 view = local[i].memory;
-            } else if (dynamic) {
+            } else if (dynamic || o.segment() == null) {
                 if (own != null && o.stateSegment() != null && o.host().equals(plan.myHost()) && mapError == null) {
-                    // a rank of another JVM here: lock word and signals by load/store, attached regions through its
-                    // directory (direct where they lie in shared segments, packets where they are private)
+                    // a rank of another JVM here: lock word and signals by load/store, attached regions (a create
+                    // window's memory: one private region) through its directory (direct where they lie in shared
+                    // segments; kernel copies, request slots or packets where they are private)
                     try {
                         ShmSegment st = w.mapShared(o.stateSegment(), o.stateSegmentSize());
                         long sa = st.address() + o.stateOffset();
@@ -308,11 +318,20 @@ public final class WindowFactory implements Win.WindowProvider {
         w.peers = peers;
         w.anyPacketPeer = anyPacket;
         w.mixedPeers = mixed;
+        long ownSlots = 0;
         if (dynamic && own != null) {
             w.regions.publishTo(new RegionDirectory(own.address() + stateBytes(all.length)));
+            ownSlots = own.address() + stateBytes(all.length) + RegionDirectory.BYTES;
+        } else if (flavor == Flavor.CREATE && own != null && arena == null) {
+            RegionDirectory d = new RegionDirectory(own.address() + stateBytes(all.length));
+            d.identify();
+            d.publish(mem.length == 0 ? new long[0] : new long[] {mem.address},
+                    mem.length == 0 ? new long[0] : new long[] {mem.address + mem.length});
+            ownSlots = own.address() + stateBytes(all.length) + RegionDirectory.BYTES;
+        }
+        if (ownSlots != 0 || mixed) {
             // served whatever this rank's setting: jrma.shm.opSlots=false only keeps its own calls off them
-            w.slots = new OpSlots(w, own.address() + stateBytes(all.length) + RegionDirectory.BYTES,
-                    config.opSlots ? slots : new long[all.length]);
+            w.slots = new OpSlots(w, ownSlots, config.opSlots ? slots : new long[all.length]);
         }
         if (flavor == Flavor.SHARED && !allShared && mapError == null) {
             mapError = "allocateShared: the ranks of the communicator do not all share memory with rank " + w.rank;

@@ -1,0 +1,130 @@
+package io.jrma.sync;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.jrma.Datatype;
+import io.jrma.ErrorClass;
+import io.jrma.Group;
+import io.jrma.Jrma;
+import io.jrma.LockType;
+import io.jrma.Op;
+import io.jrma.RmaException;
+import io.jrma.Win;
+import io.jrma.WinCounters.Counter;
+import io.jrma.core.shm.CrossMemory;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * A create window over memory private to each rank's JVM (plain direct buffers), with ranks in two JVMs of the host:
+ * the peers in the other JVM are "mixed", as a dynamic window's: lock word and signals by load/store in the owner's
+ * state segment, the memory (one private region at the owner's addresses) by the kernel's copy, the owner's request
+ * slots or packets. Checks displacement arithmetic (disp_unit 8), which way each operation takes, every epoch kind,
+ * exclusive locks contended from both JVMs, range errors, and the data on both sides.
+ */
+class CreateOverPrivateMemoryAcrossJvmsTest {
+    private static final int BYTES = (1 << 20) + 4096;
+
+    private static boolean kernelCopies() {
+        if (!CrossMemory.available()) {
+            return false;
+        }
+        ByteBuffer a = ByteBuffer.allocateDirect(8);
+        ByteBuffer b = ByteBuffer.allocateDirect(8);
+        try {
+            java.nio.file.Path yama = java.nio.file.Path.of("/proc/sys/kernel/yama/ptrace_scope");
+            String scope = java.nio.file.Files.exists(yama) ? java.nio.file.Files.readString(yama).trim() : "0";
+            return scope.equals("0") && CrossMemory.read((int) ProcessHandle.current().pid(), Win.address(a), Win.address(b), 8);
+        } catch (java.io.IOException e) {
+            return false;
+        }
+    }
+
+    @Test
+    @Timeout(120)
+    void peersInAnotherJvmAreMixed() throws Exception {
+        boolean kernel = kernelCopies();
+        Jrma.job(4).jvms(2).param("jrma.transports", "shm,tcp").param("jrma.shm.opSlots.waitNs", "10000000000")
+                .timeout(Duration.ofSeconds(90)).run(world -> {
+            int me = world.rank();
+            int n = world.size();
+            ByteBuffer mem = ByteBuffer.allocateDirect(BYTES).order(ByteOrder.nativeOrder());
+            Win w = Win.create(world, mem, 8, null);
+            assertEquals("mixed", w.info().get("jrma_path"), "ranks of the other JVM: lock words by load/store, memory"
+                    + " by kernel copies, slots or packets");
+            int other = (me + 2) % n; // in the other JVM (ranks 0,1 | 2,3)
+            world.barrier();
+            // passive target: a single fetch_and_op through the owner's slot, a large put and get by the kernel
+            w.lock(LockType.SHARED, other, 0);
+            long[] r = new long[1];
+            w.fetchAndOp(new long[] {10 + me}, r, Datatype.LONG, other, 3, Op.SUM); // disp 3 x 8: byte 24
+            w.flush(other);
+            assertEquals(0, r[0]);
+            assertEquals(1, w.counters().get(Counter.SLOT_OPS), "a single fetch_and_op through the owner's slot");
+            ByteBuffer big = ByteBuffer.allocateDirect(1 << 20).order(ByteOrder.nativeOrder());
+            for (int i = 0; i < big.capacity(); i += 8) {
+                big.putLong(i, me * 1_000_000L + i);
+            }
+            long before = w.counters().get(Counter.CROSS_MEMORY_OPS);
+            w.put(big, (1 << 20) / 8, Datatype.LONG, other, 512, (1 << 20) / 8, Datatype.LONG); // bytes 4096.. of its memory
+            w.flush(other);
+            ByteBuffer back = ByteBuffer.allocateDirect(1 << 20).order(ByteOrder.nativeOrder());
+            w.get(back, (1 << 20) / 8, Datatype.LONG, other, 512, (1 << 20) / 8, Datatype.LONG);
+            w.flush(other);
+            assertEquals(big, back, "a megabyte put and read back");
+            if (kernel) {
+                assertEquals(2, w.counters().get(Counter.CROSS_MEMORY_OPS) - before, "large put and get by the kernel");
+            }
+            w.unlock(other);
+            // bytes beyond the window fail at the origin
+            w.lock(LockType.SHARED, other, 0);
+            RmaException e = assertThrows(RmaException.class,
+                    () -> w.put(new long[] {1, 2}, 2, Datatype.LONG, other, BYTES / 8 - 1, 2, Datatype.LONG));
+            assertEquals(ErrorClass.ERR_RMA_RANGE, e.errorClass(), e.getMessage());
+            w.unlock(other);
+            world.barrier();
+            // exclusive locks contended from both JVMs: a read-modify-write of two longs stays whole
+            for (int i = 0; i < 50; i++) {
+                w.lock(LockType.EXCLUSIVE, 0, 0);
+                long[] two = new long[2];
+                w.get(two, 2, Datatype.LONG, 0, 4);
+                w.flush(0);
+                assertEquals(two[0], two[1], "the pair under the exclusive lock");
+                w.put(new long[] {two[0] + 1, two[1] + 1}, 2, Datatype.LONG, 0, 4);
+                w.unlock(0);
+            }
+            // fence: accumulate into rank 0 from everyone
+            w.fence(0);
+            w.accumulate(new long[] {me + 1}, 1, Datatype.LONG, 0, 6, Op.SUM);
+            w.fence(0);
+            // PSCW: each rank puts its rank into the next rank's byte 56
+            Group g = world.group();
+            int next = (me + 1) % n;
+            int prev = (me + n - 1) % n;
+            w.post(g.incl(new int[] {prev}), 0);
+            w.start(g.incl(new int[] {next}), 0);
+            w.put(new long[] {100 + me}, 1, Datatype.LONG, next, 7);
+            w.complete();
+            w.waitFor();
+            assertEquals(100 + prev, mem.getLong(56), "PSCW put from the previous rank");
+            world.barrier();
+            int from = (me + 2) % n; // the rank whose fetch_and_op and megabyte landed here
+            assertEquals(10 + from, mem.getLong(24), "fetch_and_op at disp 3");
+            for (int i = 0; i < (1 << 20); i += 4096) {
+                assertEquals(from * 1_000_000L + i, mem.getLong(4096 + i), "the megabyte at byte " + i);
+            }
+            if (me == 0) {
+                assertEquals(4L * 50, mem.getLong(32));
+                assertEquals(4L * 50, mem.getLong(40));
+                assertEquals((long) n * (n + 1) / 2, mem.getLong(48), "fence accumulates");
+            }
+            world.barrier();
+            w.free();
+        });
+    }
+}
