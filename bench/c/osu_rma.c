@@ -3,7 +3,7 @@
  * defaults, output and halving of fence/pscw latency), built against Open MPI or MPICH by bench/compare so that
  * both sides are measured in the same session. Written for jrma; it follows OsuRma, not OSU's source.
  *
- *   osu_rma TEST [-w create|allocate|dynamic] [-s lock|flush|flush_local|lock_all|pscw|fence]
+ *   osu_rma TEST [-w create|create_malloc|allocate|dynamic|dynamic_alloc] [-s lock|flush|flush_local|lock_all|pscw|fence]
  *           [-m [MIN:]MAX] [-i ITER] [-x SKIP] [-W WINDOW]
  *   TEST: put_latency get_latency acc_latency get_acc_latency fop_latency cas_latency put_bw get_bw put_bibw
  */
@@ -179,7 +179,7 @@ int main(int argc, char **argv) {
     resolve();
     if (me == 0) {
         printf("# OSU MPI_%s Test (C twin)\n", title());
-        printf("# Window creation: MPI_Win_%s\n", is(window, "create") ? "create" : is(window, "dynamic") || is(window, "dynamic_alloc") ? "create_dynamic" : "allocate");
+        printf("# Window creation: MPI_Win_%s\n", is(window, "create") || is(window, "create_malloc") ? "create" : is(window, "dynamic") || is(window, "dynamic_alloc") ? "create_dynamic" : "allocate");
         printf("# Synchronization: %s\n", sync_name());
         printf("%-10s%20s\n", "# Size", bw_test() ? "Bandwidth (MB/s)" : "Latency (us)");
         fflush(stdout);
@@ -197,6 +197,9 @@ int main(int argc, char **argv) {
         void *mem = NULL, *dyn = NULL;
         if (is(window, "create")) {
             MPI_Alloc_mem(win_bytes, MPI_INFO_NULL, &mem);
+            MPI_Win_create(mem, win_bytes, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &w);
+        } else if (is(window, "create_malloc")) { /* a create window over malloc'ed memory */
+            mem = malloc(win_bytes);
             MPI_Win_create(mem, win_bytes, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &w);
         } else if (is(window, "dynamic") || is(window, "dynamic_alloc")) {
             MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &w);
@@ -228,6 +231,7 @@ int main(int argc, char **argv) {
         if (dyn) MPI_Win_detach(w, dyn);
         MPI_Win_free(&w);
         if (is(window, "create")) MPI_Free_mem(mem);
+        if (is(window, "create_malloc")) free(mem);
         if (is(window, "dynamic_alloc")) MPI_Free_mem(dyn); else free(dyn);
         free(local);
         free(result);

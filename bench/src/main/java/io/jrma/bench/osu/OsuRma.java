@@ -21,7 +21,9 @@ import java.util.Locale;
  * </pre>
  *
  * Options as OSU's: {@code -w create|allocate|dynamic} (and {@code dynamic_alloc}: a dynamic window over memory
- * from {@code Jrma.allocateMemory}, MPI_Alloc_mem in the C twin, where OSU attaches malloc'ed memory), {@code -s lock|flush|flush_local|lock_all|pscw|fence},
+ * from {@code Jrma.allocateMemory}, MPI_Alloc_mem in the C twin, where OSU attaches malloc'ed memory;
+ * {@code create_malloc}: a create window over {@code ByteBuffer.allocateDirect}, malloc'ed in the C twin, where
+ * {@code create} uses MPI_Alloc_mem), {@code -s lock|flush|flush_local|lock_all|pscw|fence},
  * {@code -m [MIN:]MAX} message sizes (powers of two from MIN), {@code -i} iterations, {@code -x} warm-up
  * iterations (OSU's defaults: 10000/100 below 8 KiB, 1000/10 above; bandwidth 20/2 with a window of 64
  * operations, {@code -W}). Fence and PSCW latencies are halved, as OSU reports them. Before the measured
@@ -90,7 +92,7 @@ public final class OsuRma implements java.io.Serializable {
     public static void main(String[] args) throws Exception {
         if (args.length == 0) {
             System.err.println("usage: OsuRma put_latency|get_latency|acc_latency|get_acc_latency|fop_latency|cas_latency"
-                    + "|put_bw|get_bw|put_bibw [-w create|allocate|dynamic|dynamic_alloc] [-s lock|flush|flush_local|lock_all|pscw|fence]"
+                    + "|put_bw|get_bw|put_bibw [-w create|create_malloc|allocate|dynamic|dynamic_alloc] [-s lock|flush|flush_local|lock_all|pscw|fence]"
                     + " [-m [MIN:]MAX] [-i ITER] [-x SKIP] [-W WINDOW] [--counters]");
             System.exit(2);
         }
@@ -134,7 +136,7 @@ public final class OsuRma implements java.io.Serializable {
         if (me == 0) {
             System.out.println("# OSU MPI_" + title() + " Test (jrma)");
             System.out.println("# Window creation: MPI_Win_" + switch (window) {
-                case "create" -> "create";
+                case "create", "create_malloc" -> "create";
                 case "dynamic", "dynamic_alloc" -> "create_dynamic";
                 default -> "allocate";
             });
@@ -195,6 +197,8 @@ public final class OsuRma implements java.io.Serializable {
             long base = 0;
             switch (window) {
                 case "create" -> w = Win.create(world, io.jrma.Jrma.allocateMemory((int) winBytes), 1, null);
+                // create_malloc: over memory private to the JVM (malloc'ed in the C twin)
+                case "create_malloc" -> w = Win.create(world, ByteBuffer.allocateDirect((int) winBytes), 1, null);
                 case "dynamic", "dynamic_alloc" -> {
                     w = Win.createDynamic(world, null);
                     // dynamic: malloc'ed memory, as OSU attaches; dynamic_alloc: memory from MPI_Alloc_mem
