@@ -56,6 +56,50 @@ class OpSlotsAcrossJvmsTest {
         return out;
     }
 
+    /** A dynamic window where rank 1 attached 64 private bytes holding {@code initial} first; {@code at} is their address. */
+    private record Target(Win w, ByteBuffer mem, long at) {
+        void free(int me) {
+            if (me == 1) {
+                w.detach(mem);
+            }
+            w.free();
+        }
+    }
+
+    private static Target privateLong(Comm world, long initial) {
+        Win w = Win.createDynamic(world, null);
+        ByteBuffer mem = ByteBuffer.allocateDirect(64).order(ByteOrder.nativeOrder());
+        if (world.rank() == 1) {
+            w.attach(mem);
+            mem.putLong(0, initial);
+        }
+        return new Target(w, mem, exchange(world, 1, new long[] {Win.address(mem)})[0]);
+    }
+
+    /**
+     * Rank 1 stores "asleep" into {@code flag} (shared memory: neither side needs the other's progress) and stays
+     * outside the library for {@code ms}; rank 0 returns once it saw the flag, so what it does next surely happens
+     * while rank 1 is away.
+     */
+    private static void rankOneAway(Comm world, Win flag, long ms) {
+        if (world.rank() == 1) {
+            flag.buffer().putLong(0, 1);
+            try {
+                Thread.sleep(ms);
+            } catch (InterruptedException e) {
+                throw new AssertionError(e);
+            }
+            return;
+        }
+        long[] seen = new long[1];
+        flag.lockAll(0);
+        while (seen[0] == 0) {
+            flag.get(seen, 1, Datatype.LONG, 1, 0);
+            flag.flush(1);
+        }
+        flag.unlockAll();
+    }
+
     @Test
     @Timeout(120)
     void singleAtomicsOnPrivateMemoryOfAnotherJvmGoThroughTheTargetsSlot() throws Exception {
@@ -384,53 +428,30 @@ class OpSlotsAcrossJvmsTest {
     @Timeout(120)
     void aTargetThatDoesNotProgressGetsAPacketInstead() throws Exception {
         job(2).param("jrma.progress", "caller").run(world -> {
-            int me = world.rank();
-            Win w = Win.createDynamic(world, null);
-            ByteBuffer mem = ByteBuffer.allocateDirect(64).order(ByteOrder.nativeOrder());
-            if (me == 1) {
-                w.attach(mem);
-                mem.putLong(0, 41);
-            }
-            long at = exchange(world, 1, new long[] {Win.address(mem)})[0];
-            // the target says "asleep" through shared memory (a direct store the origin reads by load: neither needs
-            // the other's progress), so the origin's operation surely starts while the target is outside the library
-            Win asleep = Win.allocate(world, 8, 8, null);
+            Target d = privateLong(world, 41);
+            Win away = Win.allocate(world, 8, 8, null);
             world.barrier();
-            if (me == 1) {
-                asleep.buffer().putLong(0, 1);
-                try {
-                    Thread.sleep(500); // outside the library: nobody serves the slot or the rings here
-                } catch (InterruptedException e) {
-                    throw new AssertionError(e);
-                }
-            } else {
-                long[] flag = new long[1];
-                asleep.lockAll(0);
-                while (flag[0] == 0) {
-                    asleep.get(flag, 1, Datatype.LONG, 1, 0);
-                    asleep.flush(1);
-                }
-                asleep.unlockAll();
-                Counts c = new Counts(w);
-                w.lock(LockType.EXCLUSIVE, 1, 0);
+            rankOneAway(world, away, 500); // nobody serves rank 1's slots or rings meanwhile
+            if (world.rank() == 0) {
+                Counts c = new Counts(d.w());
+                d.w().lock(LockType.EXCLUSIVE, 1, 0);
                 long[] r = new long[1];
                 long t0 = System.nanoTime();
-                w.fetchAndOp(new long[] {1}, r, Datatype.LONG, 1, at, Op.SUM);
-                w.flush(1);
+                d.w().fetchAndOp(new long[] {1}, r, Datatype.LONG, 1, d.at(), Op.SUM);
+                d.w().flush(1);
                 long ms = (System.nanoTime() - t0) / 1_000_000;
                 assertEquals(41, r[0]);
                 assertEquals(0, c.delta(Counter.SLOT_OPS), "withdrawn from the slot");
                 assertEquals(1, c.delta(Counter.PACKETS_SENT), "sent as a packet instead");
                 assertTrue(ms >= 100, "applied only once the target progressed (" + ms + " ms)");
-                w.unlock(1);
+                d.w().unlock(1);
             }
             world.barrier();
-            if (me == 1) {
-                assertEquals(42, mem.getLong(0));
-                w.detach(mem);
+            if (world.rank() == 1) {
+                assertEquals(42, d.mem().getLong(0));
             }
-            asleep.free();
-            w.free();
+            away.free();
+            d.free(world.rank());
         });
     }
 
@@ -444,52 +465,31 @@ class OpSlotsAcrossJvmsTest {
     void aSleepingTargetIsWokenByTheDoorbell() throws Exception {
         job(2).param("jrma.progress", "thread").param("jrma.agent.maxParkNs", "5000000000")
                 .param("jrma.shm.opSlots.waitNs", "10000000000").run(world -> {
-            int me = world.rank();
-            Win w = Win.createDynamic(world, null);
-            ByteBuffer mem = ByteBuffer.allocateDirect(64).order(ByteOrder.nativeOrder());
-            if (me == 1) {
-                w.attach(mem);
-                mem.putLong(0, 7);
-            }
-            long at = exchange(world, 1, new long[] {Win.address(mem)})[0];
-            Win asleep = Win.allocate(world, 8, 8, null);
+            Target d = privateLong(world, 7);
+            Win away = Win.allocate(world, 8, 8, null);
             world.barrier();
-            if (me == 1) {
-                asleep.buffer().putLong(0, 1);
-                try {
-                    Thread.sleep(3000); // outside the library: only the progress thread, asleep, can answer
-                } catch (InterruptedException e) {
-                    throw new AssertionError(e);
-                }
-            } else {
-                long[] flag = new long[1];
-                asleep.lockAll(0);
-                while (flag[0] == 0) {
-                    asleep.get(flag, 1, Datatype.LONG, 1, 0);
-                    asleep.flush(1);
-                }
-                asleep.unlockAll();
+            rankOneAway(world, away, 3000); // only rank 1's progress thread, asleep, can answer meanwhile
+            if (world.rank() == 0) {
                 try {
                     Thread.sleep(500); // the target's idle progress thread goes to sleep in its selector
                 } catch (InterruptedException e) {
                     throw new AssertionError(e);
                 }
-                w.lock(LockType.SHARED, 1, 0);
+                d.w().lock(LockType.SHARED, 1, 0);
                 long t0 = System.nanoTime();
-                long old = w.fetchAndAddLong(1, at, 1);
+                long old = d.w().fetchAndAddLong(1, d.at(), 1);
                 long ms = (System.nanoTime() - t0) / 1_000_000;
-                w.unlock(1);
+                d.w().unlock(1);
                 assertEquals(7, old);
-                assertEquals(1, w.counters().get(Counter.SLOT_OPS), "served through the slot");
+                assertEquals(1, d.w().counters().get(Counter.SLOT_OPS), "served through the slot");
                 assertTrue(ms < 1000, "the sleeping target answered after " + ms + " ms: its doorbell was not rung");
             }
             world.barrier();
-            if (me == 1) {
-                assertEquals(8, mem.getLong(0));
-                w.detach(mem);
+            if (world.rank() == 1) {
+                assertEquals(8, d.mem().getLong(0));
             }
-            asleep.free();
-            w.free();
+            away.free();
+            d.free(world.rank());
         });
     }
 
@@ -497,30 +497,23 @@ class OpSlotsAcrossJvmsTest {
     @Timeout(120)
     void opSlotsFalseKeepsTheOperationsPackets() throws Exception {
         job(2).param("jrma.shm.opSlots", "false").run(world -> {
-            int me = world.rank();
-            Win w = Win.createDynamic(world, null);
-            ByteBuffer mem = ByteBuffer.allocateDirect(64).order(ByteOrder.nativeOrder());
-            if (me == 1) {
-                w.attach(mem);
-            }
-            long at = exchange(world, 1, new long[] {Win.address(mem)})[0];
+            Target d = privateLong(world, 0);
             world.barrier();
-            if (me == 0) {
-                w.lock(LockType.SHARED, 1, 0);
+            if (world.rank() == 0) {
+                d.w().lock(LockType.SHARED, 1, 0);
                 for (int i = 0; i < 5; i++) {
-                    assertEquals(i, w.fetchAndAddLong(1, at, 1));
-                    w.flush(1);
+                    assertEquals(i, d.w().fetchAndAddLong(1, d.at(), 1));
+                    d.w().flush(1);
                 }
-                w.unlock(1);
-                assertEquals(0, w.counters().get(Counter.SLOT_OPS));
-                assertTrue(w.counters().get(Counter.PACKETS_SENT) >= 5, "each one a packet");
+                d.w().unlock(1);
+                assertEquals(0, d.w().counters().get(Counter.SLOT_OPS));
+                assertTrue(d.w().counters().get(Counter.PACKETS_SENT) >= 5, "each one a packet");
             }
             world.barrier();
-            if (me == 1) {
-                assertEquals(5, mem.getLong(0));
-                w.detach(mem);
+            if (world.rank() == 1) {
+                assertEquals(5, d.mem().getLong(0));
             }
-            w.free();
+            d.free(world.rank());
         });
     }
 
