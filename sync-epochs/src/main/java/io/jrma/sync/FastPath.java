@@ -224,8 +224,8 @@ final class FastPath {
     private boolean slot(int kind, io.jrma.core.op.OpCode op, BasicType e, int t, long disp, long size, Object ob, long oo,
             Object cb, long co, Object rb, long ro) {
         OpSlots s = w.slots;
-        if (s == null || !dynamic || t < 0 || t >= w.groupSize || size > OpSlots.max(kind) || disp < 0 || disp > Long.MAX_VALUE - size
-                || w.isFreed()) {
+        if (s == null || !dynamic || t < 0 || t >= w.groupSize || size > OpSlots.max(kind) || disp < 0
+                || disp > Long.MAX_VALUE - size || w.isFreed()) {
             return false;
         }
         Peer p = w.peers[t];

@@ -10,16 +10,17 @@ import io.jrma.core.wire.PacketTransport;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * Request slots for single small operations on private memory of a rank in another JVM of the host (a dynamic
- * window's private region, a create window's memory not from the allocator): an accumulate, get_accumulate, fetch_and_op or compare_and_swap of at most {@value #MAX_BYTES} contiguous
- * bytes, which the target must apply itself (no other process can reach the bytes atomically), and a put of at most
- * {@value #MAX_PUT} or a get of at most {@value #MAX_GET} contiguous bytes that the kernel does not copy (a small put
- * when the system call goes through JNA, whose 0.7-0.9 µs here is more than a slot round trip, or anything where the
- * kernel refuses; see {@link Operations#crossMemoryMay}). Instead of a packet through the rings and a reply through the other
- * ring, the origin writes the request into its own slot in the target's shared state segment, and the target's
- * progress agent, which looks at them in every duty cycle, applies it and writes the result back into
- * the same cache line. One line goes each way instead of a ring record, a batch and a reply batch: about half the
- * round trip. The operation is complete when the call returns, like a direct one.
+ * Request slots for single small operations on private memory of a rank in another JVM of the host (a dynamic window's
+ * private region, a create window's memory not from the allocator): an accumulate, get_accumulate, fetch_and_op or
+ * compare_and_swap of at most {@value #MAX_BYTES} contiguous bytes, which the target must apply itself (no other
+ * process can reach the bytes atomically), and a put of at most {@value #MAX_PUT} or a get of at most
+ * {@value #MAX_GET} contiguous bytes that the kernel does not copy (a small put when the system call goes through JNA,
+ * whose 0.7-0.9 µs here is more than a slot round trip, or anything where the kernel refuses; see
+ * {@link Operations#crossMemoryMay}). Instead of a packet through the rings and a reply through the other ring, the
+ * origin writes the request into its own slot in the target's shared state segment, and the target's progress agent,
+ * which looks at the slots in every duty cycle, applies it and writes the result back into the same cache line. One
+ * line goes each way instead of a ring record, a batch and a reply batch: about half the round trip. The operation is
+ * complete when the call returns, like a direct one.
  *
  * <p>Layout, after the rank's {@link RegionDirectory} in its state segment (zeroed when created; a dynamic window's,
  * or a create window's over private memory):
@@ -40,15 +41,15 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *                      a get's data (up to 16 bytes)
  * </pre>
  * The phase moves POSTED to TAKEN (target, by compare-and-set) to DONE (target), or POSTED to 0 (origin, by
- * compare-and-set). A request not answered within about a microsecond rings the target JVM's doorbell if its
- * progress thread announced a sleep in its selector, as a ring record would ({@link PacketTransport#wakeIfAsleep};
- * the thread's last look before sleeping, {@link #posted}, pairs with it). An origin that waited
- * {@code jrma.shm.opSlots.waitNs} (50 µs) without the request being taken (the target's progress thread parked
- * elsewhere, its JVM descheduled) withdraws it and sends a packet instead: that wait, not a hang. After a withdrawal the origin skips the slot for the next
+ * compare-and-set). A request not answered within 2 µs rings the target JVM's doorbell if its progress thread
+ * announced a sleep in its selector, as a ring record would ({@link PacketTransport#wakeIfAsleep}; the thread's last
+ * look before sleeping, {@link #posted}, pairs with it). An origin that waited {@code jrma.shm.opSlots.waitNs} (50 µs)
+ * more without the request being taken (the target's progress thread parked elsewhere, its JVM descheduled) withdraws
+ * it and sends a packet instead: that wait, not a hang. After a withdrawal the origin skips the slot for the next
  * {@value #COLD_CALLS} calls to that target, twice as many after each further withdrawal in a row (up to
  * {@value #COLD_MAX}): a target that computes outside the library without a progress thread costs a withdrawal per
- * thousand calls. Whether a call may use the slot at all is {@link PacketOrigin#bypass}'s rule: nothing queued for
- * the target or unacknowledged, and the target's traffic latency-bound (a stream of operations goes as batches).
+ * thousand calls. Whether a call may use the slot at all is {@link PacketOrigin#bypass}'s rule: nothing queued for the
+ * target or unacknowledged, and the target's traffic latency-bound (a stream of operations goes as batches).
  *
  * <p>Threads: {@link #call} from any of the rank's threads (one at a time per target: a busy slot sends a packet);
  * {@link #serve} from the thread running the progress agent.

@@ -225,11 +225,10 @@ final class Operations {
 
     /**
      * A single small atomic, put or get on the target's private bytes [lo, hi) through its request slot
-     * ({@link OpSlots}), when
-     * the operation fits one, the window has slots, and the target's traffic is latency-bound with nothing queued or
-     * unacknowledged ({@link PacketOrigin#bypass}, which counts it for the next flush); a call that waits for its
-     * result at once (fetchAndAddLong, compareAndSwapLong) is latency-bound whatever came before. Returns false when
-     * it does not apply or was not applied: the packets then do it, and report any error.
+     * ({@link OpSlots}), when the operation fits one, the window has slots, and the target's traffic is latency-bound
+     * with nothing queued or unacknowledged ({@link PacketOrigin#bypass}, which counts it for the next flush); a call
+     * that waits for its result at once (fetchAndAddLong, compareAndSwapLong) is latency-bound whatever came before.
+     * Returns false when it does not apply or was not applied: the packets then do it, and report any error.
      */
     private boolean slot(OpArgs a, long lo, long hi) {
         OpSlots s = w.slots;
