@@ -79,15 +79,18 @@ public final class Params {
     /** Whether single small atomics on private memory of another JVM of the host use request slots. */
     public static final Param OP_SLOTS = new Param("jrma.shm.opSlots", "true", "window",
             "true: a single accumulate, get_accumulate, fetch_and_op or compare_and_swap of at most 16 contiguous bytes"
-            + " on a private region of a dynamic window's rank in another JVM of the host, while the target's flushes"
+            + " (a put of at most 32 the kernel does not copy, a get of at most 16 where it refuses) on memory private to"
+            + " a rank in another JVM of the host (a dynamic window's region, a create window's memory not from the"
+            + " allocator), while the target's flushes"
             + " cover one operation each, is written into a request slot in the target's shared state, which its"
             + " progress agent applies and answers in the same cache line (complete when the call returns); false:"
             + " such operations are packets through the rings like the rest");
     /** How long an origin waits for a target to take a request from its slot before sending a packet instead. */
     public static final Param OP_SLOTS_WAIT_NS = new Param("jrma.shm.opSlots.waitNs", "50000", "window",
-            "nanoseconds an origin waits for the target's progress agent to take a request from its slot (jrma.shm.opSlots)"
-            + " before it withdraws it and sends a packet, which wakes a sleeping target; the next 8 such calls to that"
-            + " target are packets");
+            "nanoseconds an origin waits for the target's progress agent to take a request from its slot (jrma.shm.opSlots;"
+            + " after the first 2 us, which end by ringing the doorbell of a target asleep in its selector) before it"
+            + " withdraws it and sends a packet; the next 8 such calls to that target are packets, twice as many after"
+            + " each further withdrawal in a row (up to 1024)");
     /** Directory of shared-memory segments. */
     public static final Param SHM_DIR = new Param("jrma.shm.dir", "/dev/shm", "job",
             "directory (a tmpfs) holding the shared segments and the rings between JVMs; files are named jrma-<pid>-... after the creating JVM");
