@@ -34,10 +34,11 @@ import net.openhft.chronicle.bytes.BytesStore;
  * operation leaves when issued, {@code flush_local}: as lazy, and a flush_local also sends what is queued,
  * without waiting for an ack), {@code jrma_max_pending_ops} (positive integer),
  * {@code jrma_lock_coalesce} ({@code true}|{@code false}: lock/unlock ride on operation packets) and
- * {@code jrma_path} (read-only: {@code direct}, {@code packet}, or {@code mixed} for a dynamic window whose
- * ranks in other JVMs of the host are reached by load/store where the target bytes lie in memory from
- * {@code Jrma.allocateMemory} and by packets elsewhere; set the run-time parameter {@code jrma.path} to
- * choose).
+ * {@code jrma_path} (read-only: {@code direct}, {@code packet}, or {@code mixed} for a dynamic window, or a create
+ * window over memory not from {@code Jrma.allocateMemory}, whose ranks in other JVMs of the host are locked and
+ * signalled by load/store and reached by load/store where the target bytes lie in memory from
+ * {@code Jrma.allocateMemory}, elsewhere by the kernel's copy, request slots or packets; set the run-time parameter
+ * {@code jrma.path} to choose).
  *
  * <h2>Threads</h2>
  * A window object belongs to one rank; several threads of that rank may issue operations and flushes on it at

@@ -84,7 +84,7 @@ final class Epochs {
     private final AtomicIntegerArray lockHeld;
     /**
      * Per target, on a window with {@link WindowImpl#mixedPeers}: operations to a direct peer travelled as packets
-     * (private memory of a dynamic window) and may not be complete at the target yet.
+     * (private memory of a dynamic window or of a create window) and may not be complete at the target yet.
      */
     private final AtomicIntegerArray packetsTo;
     private volatile boolean lockAllNoCheck;

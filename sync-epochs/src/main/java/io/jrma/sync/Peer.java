@@ -27,7 +27,8 @@ final class Peer {
     final TargetState target;
     /**
      * A dynamic window's rank in another JVM of the host: its attached regions, reached by load/store where they
-     * lie in shared segments and by packets elsewhere (null otherwise).
+     * lie in shared segments and by kernel copies, request slots or packets elsewhere; a create window's rank there
+     * whose memory is private to its JVM: that memory as one private region (null otherwise).
      */
     final RemoteRegions regions;
 

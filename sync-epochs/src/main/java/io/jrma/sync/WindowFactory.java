@@ -40,8 +40,9 @@ public final class WindowFactory implements Win.WindowProvider {
         // with a directory naming the memory as one private region and request slots, as a dynamic window's: peers
         // in other JVMs of the host lock and signal by load/store and reach the memory by the kernel's copy, the
         // slots or packets ("mixed"), instead of packets for everything
+        // That segment is optional: where /dev/shm has no room for it, the rank goes without, as before (packets).
         boolean privateState = plan.segments && slot == null && !config.forcePacket;
-        ShmSegment state = segmentEverywhere(comm, plan, slot != null || privateState, slot != null
+        ShmSegment state = segmentEverywhere(comm, plan, slot != null || privateState, slot == null, slot != null
                 ? TargetState.bytes(comm.size()) : stateBytes(comm.size()) + RegionDirectory.BYTES + OpSlots.bytes(comm.size()),
                 "create");
         TargetState ts = state == null ? null : new TargetState(state.address(), comm.size(), m.address);
@@ -122,21 +123,32 @@ public final class WindowFactory implements Win.WindowProvider {
      * with ERR_NO_MEM naming the rank and the cause, and the segments that were made are removed.
      */
     private static ShmSegment segmentEverywhere(CommCore comm, ShmPlan plan, boolean wanted, long bytes, String call) {
+        return segmentEverywhere(comm, plan, wanted, false, bytes, call);
+    }
+
+    /**
+     * As above; with {@code optional}, this rank can do without its segment: if it cannot make it, the call goes on
+     * without (null) instead of failing, and only failures of ranks whose segment is not optional fail the call.
+     */
+    private static ShmSegment segmentEverywhere(CommCore comm, ShmPlan plan, boolean wanted, boolean optional, long bytes,
+            String call) {
         ShmSegment seg = null;
         String err = null;
         if (wanted) {
             try {
                 seg = ShmSegment.create(plan.dir, ShmSegment.newName("win"), bytes);
             } catch (RmaException e) {
-                err = "rank " + comm.rank() + ": " + e.getMessage();
+                err = (optional ? "?" : "!") + "rank " + comm.rank() + ": " + e.getMessage();
             }
         }
-        String first = plan.agree(comm, err);
-        if (first != null) {
-            if (seg != null) {
-                seg.close();
+        Object[] all = plan.collective ? comm.allgather(err) : new Object[] {err};
+        for (Object e : all) {
+            if (e != null && ((String) e).startsWith("!")) {
+                if (seg != null) {
+                    seg.close();
+                }
+                throw new RmaException(ErrorClass.ERR_NO_MEM, call + ": " + ((String) e).substring(1));
             }
-            throw new RmaException(ErrorClass.ERR_NO_MEM, call + ": " + first);
         }
         return seg;
     }

@@ -55,13 +55,15 @@ final class WindowImpl implements Win {
     final java.util.List<io.jrma.core.shm.ShmSegment> segments = new java.util.ArrayList<>();
     boolean anyPacketPeer;
     /**
-     * Whether operations to a direct peer may travel as packets: a dynamic window whose ranks in other JVMs of
-     * the host are direct for regions in shared segments and reached by packets for private ones.
+     * Whether operations to a direct peer may travel as packets: a dynamic window (or a create window over private
+     * memory) whose ranks in other JVMs of the host are direct for regions in shared segments and reached by kernel
+     * copies, request slots or packets for private ones.
      */
     boolean mixedPeers;
     /**
-     * Request slots of a dynamic window spanning JVMs of the host ({@link OpSlots}): served here in every duty
-     * cycle, and used to reach peers' private regions; null otherwise (volatile: the progress agent reads it).
+     * Request slots of a dynamic window, or a create window over private memory, spanning JVMs of the host
+     * ({@link OpSlots}): served here in every duty cycle, and used to reach peers' private memory; null otherwise
+     * (volatile: the progress agent reads it).
      */
     volatile OpSlots slots;
     /** Segments mapped by name, once each (peers' memory, regions attached to dynamic windows). */
