@@ -198,8 +198,9 @@ final class OpSlots {
             }
             long st = spin(slot, s, WAKE_AFTER_NS);
             if (st != (s | DONE)) {
-                // not answered at once (within 2 µs): if the target's progress thread announced a sleep, ring its doorbell (its
-                // last look before sleeping, after the announcement, sees this request; or this sees the flag)
+                // not answered at once (within 2 µs): if the target's progress thread announced a sleep, ring its
+                // doorbell (its last look before sleeping, after the announcement, sees this request; or this sees
+                // the flag)
                 int dst = w.worldRanks[t];
                 w.job.transportFor(dst).wakeIfAsleep(dst);
                 st = spin(slot, s, w.config.opSlotsWaitNs);
@@ -292,6 +293,14 @@ final class OpSlots {
         return work;
     }
 
+    /** Whether [address, address + bytes) is this rank's: in a region it attached, or in its create window's memory. */
+    private boolean inWindow(long address, long bytes) {
+        if (w.regions != null) {
+            return w.regions.contains(address, address + bytes);
+        }
+        return address >= w.memory.address && address + bytes <= w.memory.address + w.memory.length;
+    }
+
     /**
      * Checks and applies one request as {@link PacketTarget} would its packet; returns 0, or the error class code of
      * why it was not applied (nothing was touched; the origin's packet then reports it).
@@ -307,8 +316,7 @@ final class OpSlots {
             return ErrorClass.ERR_TYPE.code();
         }
         long bytes = (long) count * elem.size();
-        if (address < 0 || address > Long.MAX_VALUE - bytes || (w.regions != null ? !w.regions.contains(address, address + bytes)
-                : address < w.memory.address || address + bytes > w.memory.address + w.memory.length)) {
+        if (address < 0 || address > Long.MAX_VALUE - bytes || !inWindow(address, bytes)) {
             return ErrorClass.ERR_RMA_RANGE.code();
         }
         try {
