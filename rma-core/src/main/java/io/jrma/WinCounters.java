@@ -41,8 +41,8 @@ public final class WinCounters {
         PAYLOADS_IN_PLACE("large puts sent from the origin buffer itself, with no copy into the packet (TCP)"),
         PAYLOADS_PLACED("large payloads read from the socket straight where they belong: puts into this target's window memory, get replies into this origin's buffer (TCP)"),
         CROSS_MEMORY_OPS("puts and gets this origin copied by the kernel straight to or from private window memory of another JVM of the host (cross memory attach)"),
-        SLOT_OPS("small atomics (accumulate, get_accumulate, fetch_and_op, compare_and_swap) this origin had applied on private window memory of another JVM of the host through the target's request slot instead of a packet"),
-        SLOT_OPS_APPLIED("as a target: small atomics applied from request slots in this rank's shared state (see SLOT_OPS)");
+        SLOT_OPS("single small operations (atomics of up to 16 bytes, puts and gets the kernel does not copy) this origin had applied on private window memory of another JVM of the host through the target's request slot instead of a packet"),
+        SLOT_OPS_APPLIED("as a target: single small operations applied from request slots in this rank's shared state (see SLOT_OPS)");
 
         private final String description;
 

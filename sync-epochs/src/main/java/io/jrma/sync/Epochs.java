@@ -281,7 +281,7 @@ final class Epochs {
 
     /**
      * An operation to direct peer {@code t} went as packets (or around them, counted by them): its synchronization
-     * must complete them too, from now on ({@link #takeDue}).
+     * must complete them too, from now on ({@link #due}).
      */
     void notePackets(int t) {
         if (packetsTo.get(t) == 0) {
@@ -302,7 +302,7 @@ final class Epochs {
         int[] due = new int[count];
         for (int i = 0; i < count; i++) {
             int t = targets == null ? i : targets[i];
-            if (takeDue(remote, t)) {
+            if (due(t)) {
                 due[k++] = t;
             }
         }
@@ -313,7 +313,7 @@ final class Epochs {
 
     /** {@link #settle} at one target, without the arrays (a flush to one rank runs it per operation). */
     private void settle(boolean remote, int t) {
-        if (takeDue(remote, t)) {
+        if (due(t)) {
             w.packets.flush(t, remote);
         }
     }
@@ -324,7 +324,7 @@ final class Epochs {
      * another thread of the rank: its packet was already marked, and its own flush, finding the mark cleared by the
      * first thread's, returned before the packet's reply; a fetch_and_op's result then arrived after the flush.)
      */
-    private boolean takeDue(boolean remote, int t) {
+    private boolean due(int t) {
         return packetsTo.get(t) != 0 && w.peers[t].direct;
     }
 

@@ -184,29 +184,45 @@ final class FastPath {
     }
 
     /**
+     * The regions of a dynamic window's rank {@code t} in another JVM of the host when [disp, disp + bytes) lies in
+     * one of its private regions, with the epoch checked and the lock word taken (what cross memory attach and the
+     * request slots start from); else null, and the general path decides.
+     */
+    private RemoteRegions privateRegion(int t, long disp, long bytes, String what) {
+        if (!dynamic || t < 0 || t >= w.groupSize || bytes <= 0 || disp < 0 || disp > Long.MAX_VALUE - bytes
+                || w.isFreed()) {
+            return null;
+        }
+        Peer p = w.peers[t];
+        RemoteRegions r = p.regions;
+        if (!p.direct || r == null) {
+            return null;
+        }
+        RemoteRegions.Snapshot s = r.current();
+        int i = s.find(disp, disp + bytes);
+        if (i == RemoteRegions.NONE || s.address(i, disp) >= 0) {
+            return null;
+        }
+        w.epochs.checkAccess(t, what);
+        w.epochs.ensureDirectLock(t);
+        return r;
+    }
+
+    /**
      * A put or get from or to a direct buffer on a private region of a dynamic window's rank in another JVM of the
      * host, by cross memory attach, under the general path's rules ({@link Operations}: contiguous, nothing
      * queued or unacknowledged, large or latency-bound, the owner's process proven). False when any of that does
      * not hold or the kernel refuses: the general path then decides, and reports any error.
      */
     private boolean crossMemory(boolean put, Object origin, long bytes, int t, long disp) {
-        if (!dynamic || t < 0 || t >= w.groupSize || disp < 0 || disp > Long.MAX_VALUE - bytes || bytes == 0
-                || !w.ops.crossMemoryMay(put, bytes) || !(origin instanceof ByteBuffer)
-                || !((ByteBuffer) origin).isDirect() || bytes > capacity(origin) || w.isFreed()) {
+        if (!w.ops.crossMemoryMay(put, bytes) || !(origin instanceof ByteBuffer) || !((ByteBuffer) origin).isDirect()
+                || bytes > capacity(origin)) {
             return false;
         }
-        Peer p = w.peers[t];
-        RemoteRegions r = p.regions;
-        if (!p.direct || r == null) {
+        RemoteRegions r = privateRegion(t, disp, bytes, put ? "put" : "get");
+        if (r == null) {
             return false;
         }
-        RemoteRegions.Snapshot s = r.current();
-        int i = s.find(disp, disp + bytes);
-        if (i == RemoteRegions.NONE || s.address(i, disp) >= 0) {
-            return false;
-        }
-        w.epochs.checkAccess(t, put ? "put" : "get");
-        w.epochs.ensureDirectLock(t);
         int pid = w.ops.crossMemoryBegin(r, t, bytes);
         if (pid <= 0 || !w.ops.crossMemoryEnd(CrossMemory.transfer(put, pid, offset(origin), disp, bytes), r, t, put, bytes)) {
             return false;
@@ -224,23 +240,8 @@ final class FastPath {
     private boolean slot(int kind, io.jrma.core.op.OpCode op, BasicType e, int t, long disp, long size, Object ob, long oo,
             Object cb, long co, Object rb, long ro) {
         OpSlots s = w.slots;
-        if (s == null || !dynamic || t < 0 || t >= w.groupSize || size > OpSlots.max(kind) || disp < 0
-                || disp > Long.MAX_VALUE - size || w.isFreed()) {
-            return false;
-        }
-        Peer p = w.peers[t];
-        RemoteRegions r = p.regions;
-        if (!p.direct || r == null) {
-            return false;
-        }
-        RemoteRegions.Snapshot sn = r.current();
-        int i = sn.find(disp, disp + size);
-        if (i == RemoteRegions.NONE || sn.address(i, disp) >= 0) {
-            return false;
-        }
-        w.epochs.checkAccess(t, OpArgs.kindName(kind));
-        w.epochs.ensureDirectLock(t);
-        if (!s.open(t) || !w.packets.bypass(t, false)) {
+        if (s == null || size > OpSlots.max(kind) || privateRegion(t, disp, size, OpArgs.kindName(kind)) == null
+                || !s.open(t) || !w.packets.bypass(t, false)) {
             return false;
         }
         int count = kind == OpArgs.PUT || kind == OpArgs.GET ? (int) size : 1;

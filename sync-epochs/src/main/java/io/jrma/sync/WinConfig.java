@@ -37,7 +37,7 @@ final class WinConfig {
      * cross memory attach whenever they may (jrma.cma.minBytes); Long.MAX_VALUE when none is.
      */
     final long crossMemoryMin;
-    /** Whether single small atomics on another JVM's private memory use its request slots ({@link OpSlots}). */
+    /** Whether single small operations on another JVM's private memory use its request slots ({@link OpSlots}). */
     final boolean opSlots;
     /** How long an origin waits for its slot request to be taken before it sends a packet instead. */
     final long opSlotsWaitNs;

@@ -76,15 +76,14 @@ public final class Params {
             + " one operation each (a stream of small ones goes as batches), small puts likewise when system calls go"
             + " through the JDK's linker (through JNA they are quicker as packets); -1:"
             + " never (-Djrma.cma=false turns cross memory attach off JVM-wide)");
-    /** Whether single small atomics on private memory of another JVM of the host use request slots. */
+    /** Whether single small operations on private memory of another JVM of the host use request slots. */
     public static final Param OP_SLOTS = new Param("jrma.shm.opSlots", "true", "window",
             "true: a single accumulate, get_accumulate, fetch_and_op or compare_and_swap of at most 16 contiguous bytes"
             + " (a put of at most 32 the kernel does not copy, a get of at most 16 where it refuses) on memory private to"
             + " a rank in another JVM of the host (a dynamic window's region, a create window's memory not from the"
-            + " allocator), while the target's flushes"
-            + " cover one operation each, is written into a request slot in the target's shared state, which its"
-            + " progress agent applies and answers in the same cache line (complete when the call returns); false:"
-            + " such operations are packets through the rings like the rest");
+            + " allocator), while the target's flushes cover one operation each, is written into a request slot in the"
+            + " target's shared state, which its progress agent applies and answers in the same cache line (complete"
+            + " when the call returns); false: such operations are packets through the rings like the rest");
     /** How long an origin waits for a target to take a request from its slot before sending a packet instead. */
     public static final Param OP_SLOTS_WAIT_NS = new Param("jrma.shm.opSlots.waitNs", "50000", "window",
             "nanoseconds an origin waits for the target's progress agent to take a request from its slot (jrma.shm.opSlots;"
