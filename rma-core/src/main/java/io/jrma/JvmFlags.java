@@ -6,10 +6,15 @@ package io.jrma;
  * for the running JDK.
  */
 public final class JvmFlags {
-    /** Flags every supported JDK (17+) needs: Chronicle Bytes' mapping and Agrona's Unsafe access. */
+    /**
+     * Flags every supported JDK (17+) needs: Chronicle Bytes' mapping and Agrona's Unsafe access. {@code sun.nio.ch}
+     * is open, not only exported, so that small kernel copies between JVMs can use the JDK's own {@code pread}
+     * where the JDK's linker is not used (JDK 17-21; {@code io.jrma.core.shm.CrossMemory#cheap}); a JVM started
+     * with it merely exported still works, its small copies going through JNA.
+     */
     public static final String BASE = "--add-opens=java.base/java.lang.reflect=ALL-UNNAMED"
             + " --add-opens=java.base/java.nio=ALL-UNNAMED"
-            + " --add-exports=java.base/sun.nio.ch=ALL-UNNAMED"
+            + " --add-opens=java.base/sun.nio.ch=ALL-UNNAMED"
             + " --add-exports=java.base/jdk.internal.ref=ALL-UNNAMED"
             + " --add-exports=java.base/jdk.internal.misc=ALL-UNNAMED";
     /** Extra flags from JDK 24 on (sun.misc.Unsafe memory access and native access are restricted). */

@@ -144,7 +144,7 @@ class JrmaRunTest {
         }
         Run without = new Run("-n", "1", FIX + "Binding");
         assertEquals(0, without.exit(40), without.output());
-        assertTrue(without.lines.contains("rank 0 binding " + (feature == 17 ? "jna" : linker)), without.output());
+        assertTrue(without.lines.contains("rank 0 binding " + (feature == 17 ? "procmem+jna" : linker)), without.output());
     }
 
     @Test

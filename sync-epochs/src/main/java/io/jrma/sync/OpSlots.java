@@ -14,8 +14,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * private region, a create window's memory not from the allocator): an accumulate, get_accumulate, fetch_and_op or
  * compare_and_swap of at most {@value #MAX_BYTES} contiguous bytes, which the target must apply itself (no other
  * process can reach the bytes atomically), and a put of at most {@value #MAX_PUT} or a get of at most
- * {@value #MAX_GET} contiguous bytes that the kernel does not copy (a small put when the system call goes through JNA,
- * whose 0.7-0.9 µs here is more than a slot round trip, or anything where the kernel refuses; see
+ * {@value #MAX_GET} contiguous bytes that the kernel does not copy (a small put when the system call is not
+ * {@link io.jrma.core.shm.CrossMemory#cheap cheap}: through JNA alone its 0.7-0.9 µs here is more than a slot round
+ * trip; or anything where the kernel refuses; see
  * {@link Operations#crossMemoryMay}). Instead of a packet through the rings and a reply through the other ring, the
  * origin writes the request into its own slot in the target's shared state segment, and the target's progress agent,
  * which looks at the slots in every duty cycle, applies it and writes the result back into the same cache line. One

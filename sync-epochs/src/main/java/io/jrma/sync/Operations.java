@@ -258,9 +258,9 @@ final class Operations {
      * process is proven reachable ({@link RemoteRegions#crossMemoryPid}) and nothing is queued for it or in flight
      * ({@link PacketOrigin#bypass}): always from {@link WinConfig#crossMemoryMin} bytes; below that, gets while the
      * target's traffic is latency-bound (one system call, about a microsecond here through JNA, beats a get's round
-     * trip through the rings). Small puts likewise, but only when the call goes through the JDK's linker
-     * ({@link CrossMemory#viaJdkLinker}, about 0.5 µs): through JNA a small put through the rings, acknowledged by
-     * the ring's applied position, is quicker than the call. An origin buffer off the heap is copied from or to in
+     * trip through the rings). Small puts likewise, but only when the call is cheap ({@link CrossMemory#cheap}: the
+     * JDK's linker or /proc/PID/mem, about 0.6 µs): through JNA alone a small put through the target's request
+     * slot or the rings is quicker than the call. An origin buffer off the heap is copied from or to in
      * place, anything else through a staging buffer (a non-contiguous origin only up to {@value #STAGE} bytes).
      * Returns false when it does not apply or the kernel refuses (a region the target has unmapped meanwhile): the
      * packets then do it, and report any error.
@@ -314,7 +314,7 @@ final class Operations {
      */
     boolean crossMemoryMay(boolean put, long bytes) {
         long min = w.config.crossMemoryMin;
-        return min != Long.MAX_VALUE && (!put || bytes >= min || CrossMemory.viaJdkLinker())
+        return min != Long.MAX_VALUE && (!put || bytes >= min || CrossMemory.cheap())
                 && bytes <= PacketOrigin.MAX_BYTES;
     }
 

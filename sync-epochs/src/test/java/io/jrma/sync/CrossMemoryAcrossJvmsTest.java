@@ -25,8 +25,8 @@ import org.junit.jupiter.api.Timeout;
  * by cross memory attach: the origin's kernel call copies the bytes, the target takes no part. Checks the data
  * both ways (from direct buffers in place, from heap arrays through staging in several pieces, from a
  * non-contiguous origin), which operations take that way (large ones always; small gets only in a
- * latency-bound loop, a stream of small ones as batches; small puts only through the JDK's linker, else through the
- * target's request slot), that a flush means the bytes are in the target's memory, that range errors are still reported, and that {@code jrma.cma.minBytes=-1} turns it off.
+ * latency-bound loop, a stream of small ones as batches; small puts only when the call is cheap (the JDK's linker or
+ * /proc/PID/mem), else through the target's request slot), that a flush means the bytes are in the target's memory, that range errors are still reported, and that {@code jrma.cma.minBytes=-1} turns it off.
  */
 class CrossMemoryAcrossJvmsTest {
     private static final int BIG = (1 << 20) + 4096;
@@ -144,11 +144,18 @@ class CrossMemoryAcrossJvmsTest {
                     assertEquals(1000 + 2 * i, dense[i], "strided put, element " + i);
                 }
                 assertEquals(2, c.delta(Counter.CROSS_MEMORY_OPS), "16 KiB each way: both by the kernel");
-                // small operations: in a latency-bound loop a get goes by the kernel; a put too when the call goes
-                // through the JDK's linker, else through the target's request slot (quicker than JNA's call)...
-                boolean cheap = CrossMemory.viaJdkLinker();
+                // small operations: in a latency-bound loop a get goes by the kernel; a put too when the call is
+                // cheap (the JDK's linker, or /proc/PID/mem), else through the target's request slot (quicker than
+                // JNA's call)...
+                boolean cheap = CrossMemory.cheap();
                 if (Boolean.getBoolean("jrma.test.jdkLinker")) {
-                    assertTrue(cheap, "started with the JDK linker flags, yet the calls go through " + CrossMemory.binding());
+                    assertTrue(CrossMemory.viaJdkLinker(), "started with the JDK linker flags, yet the calls go through "
+                            + CrossMemory.binding());
+                } else if ("false".equals(System.getProperty("jrma.cma.procMem"))
+                        && "false".equals(System.getProperty("jrma.ffm"))) {
+                    assertEquals("jna", CrossMemory.binding(), "the jna-only execution");
+                } else if (Runtime.version().feature() < 22) {
+                    assertEquals("procmem+jna", CrossMemory.binding(), "sun.nio.ch is open among the JVM flags");
                 }
                 long[] one = new long[1];
                 for (int i = 0; i < 10; i++) {

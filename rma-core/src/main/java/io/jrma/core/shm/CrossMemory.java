@@ -22,10 +22,12 @@ import java.lang.invoke.MethodHandle;
  *
  * <p>A call costs a system call (about half a microsecond here). Where the JDK's own linker is usable
  * ({@link Downcall}: JDK 22+, or JDK 17 started with the incubating module and native access) the calls go
- * through it and cost about what they cost from C; otherwise JNA's dispatch adds about 0.3 µs. Small transfers
- * are still better served by shared memory.
+ * through it and cost about what they cost from C; otherwise JNA's dispatch adds about 0.3 µs, and transfers of up
+ * to 4 KiB go through the other process's {@code /proc/PID/mem} file instead ({@link ProcMem}: the same kernel
+ * permission, the JDK's own {@code pread}/{@code pwrite}, about the linker's cost). Small transfers are still
+ * better served by shared memory.
  *
- * <p>Stateless; any thread.
+ * <p>Any thread; the only state is {@link ProcMem}'s open files.
  */
 public final class CrossMemory {
     private static final boolean AVAILABLE;
@@ -47,6 +49,8 @@ public final class CrossMemory {
     private static final MethodHandle WRITEV = Downcall.bind("process_vm_writev", long.class, int.class, long.class,
             long.class, long.class, long.class, long.class);
     private static final boolean LINKED = READV != null && WRITEV != null;
+    /** Small copies through the other process's /proc/PID/mem file ({@link ProcMem}) where the linker is not used. */
+    private static final boolean PROC_MEM = !LINKED && ProcMem.usable();
 
     static {
         boolean ok = false;
@@ -67,10 +71,22 @@ public final class CrossMemory {
 
     /**
      * How the calls are made: {@code "java.lang.foreign"} or {@code "jdk.incubator.foreign"} (the JDK's linker),
-     * {@code "jna"}, or {@code "none"} when they are not {@link #available()}.
+     * {@code "procmem+jna"} (copies of up to 4 KiB through {@code /proc/PID/mem}, see {@link #cheap}, larger ones
+     * and errors through JNA), {@code "jna"}, or {@code "none"} when they are not {@link #available()}.
      */
     public static String binding() {
-        return !AVAILABLE ? "none" : viaJdkLinker() ? Downcall.linker() : "jna";
+        return !AVAILABLE ? "none" : viaJdkLinker() ? Downcall.linker() : PROC_MEM ? "procmem+jna" : "jna";
+    }
+
+    /**
+     * Whether a small copy costs about what it costs from C (about 0.5 µs for 8 bytes here): through the JDK's
+     * linker ({@link #viaJdkLinker}) or, for up to 4 KiB, through the other process's {@code /proc/PID/mem} file
+     * and the JDK's own {@code pread}/{@code pwrite} (binding {@code "procmem+jna"}: JDK 17-21 with
+     * {@code sun.nio.ch} open to jrma, as {@code io.jrma.JvmFlags} has it). Then even an 8-byte put by the
+     * kernel is quicker than a round trip through the target.
+     */
+    public static boolean cheap() {
+        return AVAILABLE && (LINKED || PROC_MEM);
     }
 
     /**
@@ -122,9 +138,15 @@ public final class CrossMemory {
         if (!AVAILABLE) {
             return -1;
         }
+        long done = 0;
+        if (PROC_MEM && bytes <= ProcMem.MAX_BYTES) {
+            done = ProcMem.transfer(write, pid, local, remote, bytes);
+            if (done == bytes) {
+                return 0;
+            }
+        }
         Memory iov = IOVECS.get();
         long at = Pointer.nativeValue(iov);
-        long done = 0;
         while (done < bytes) {
             iov.setLong(0, local + done);
             iov.setLong(8, bytes - done);
