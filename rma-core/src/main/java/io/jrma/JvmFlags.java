@@ -8,9 +8,9 @@ package io.jrma;
 public final class JvmFlags {
     /**
      * Flags every supported JDK (17+) needs: Chronicle Bytes' mapping and Agrona's Unsafe access. {@code sun.nio.ch}
-     * is open, not only exported, so that small kernel copies between JVMs can use the JDK's own {@code pread}
-     * where the JDK's linker is not used (JDK 17-21; {@code io.jrma.core.shm.CrossMemory#cheap}); a JVM started
-     * with it merely exported still works, its small copies going through JNA.
+     * is open, not only exported, so that small kernel reads from other JVMs can use the JDK's own {@code pread}
+     * where the JDK's linker is not used (JDK 17-21; {@code io.jrma.core.shm.CrossMemory#binding}); a JVM started
+     * with it merely exported still works, its small reads going through JNA.
      */
     public static final String BASE = "--add-opens=java.base/java.lang.reflect=ALL-UNNAMED"
             + " --add-opens=java.base/java.nio=ALL-UNNAMED"
@@ -25,8 +25,9 @@ public final class JvmFlags {
      */
     public static final String JDK22_PLUS = "--enable-native-access=ALL-UNNAMED";
     /**
-     * Optional on JDK 17: the incubating foreign linker, so system calls skip JNA (about 0.3 µs each: OSU's 8-byte
-     * put + flush on another JVM's private memory went from 0.94 to 0.67 µs). Not among the default flags
+     * Optional on JDK 17: the incubating foreign linker, so system calls skip JNA (about 0.3 µs each; the futex
+     * calls, writes and reads above 4 KiB gain it, smaller reads already cost about as much through
+     * {@code /proc/PID/mem}). Not among the default flags
      * because the JDK then prints {@code WARNING: Using incubator modules: jdk.incubator.foreign} as each JVM
      * starts; {@code jrmarun --jdk-linker} adds it. A JVM started with it passes it on to the JVMs it launches.
      */

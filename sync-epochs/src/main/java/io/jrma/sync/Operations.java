@@ -258,9 +258,9 @@ final class Operations {
      * process is proven reachable ({@link RemoteRegions#crossMemoryPid}) and nothing is queued for it or in flight
      * ({@link PacketOrigin#bypass}): always from {@link WinConfig#crossMemoryMin} bytes; below that, gets while the
      * target's traffic is latency-bound (one system call beats a get's round trip through the rings), except those the
-     * target's request slot carries ({@link #crossMemoryMay}). Puts likewise, but only when the call is cheap
-     * ({@link CrossMemory#cheap}: the JDK's linker or /proc/PID/mem, about 0.6 µs): through JNA alone a put as a
-     * packet is quicker than the call. An origin buffer off the heap is copied from or to in
+     * target's request slot carries ({@link #crossMemoryMay}). Puts likewise, but only when the call goes through the
+     * JDK's linker ({@link CrossMemory#viaJdkLinker}, about 0.5 µs): through JNA a put as a packet is quicker than
+     * the call. An origin buffer off the heap is copied from or to in
      * place, anything else through a staging buffer (a non-contiguous origin only up to {@value #STAGE} bytes).
      * Returns false when it does not apply or the kernel refuses (a region the target has unmapped meanwhile): the
      * packets then do it, and report any error.
@@ -314,7 +314,7 @@ final class Operations {
      * to {@value OpSlots#MAX_PUT} bytes, a get of up to {@value OpSlots#MAX_GET}: the slot's round trip measured
      * 0.5-0.8 µs against 1.1-1.5 for the kernel's copy in OSU's loop, and while the slot is cold after a withdrawal
      * its fallback, packets, wakes the target's progress where kernel copies would let it sleep), then a get, or a
-     * put when the call is cheap ({@link CrossMemory#cheap}).
+     * put when the call goes through the JDK's linker ({@link CrossMemory#viaJdkLinker}).
      */
     boolean crossMemoryMay(boolean put, long bytes, int t) {
         long min = w.config.crossMemoryMin;
@@ -329,7 +329,7 @@ final class Operations {
                 && s.serves(t)) {
             return false; // the target's slot: quicker, and its fallback (packets) keeps the target's progress awake
         }
-        return !put || CrossMemory.cheap();
+        return !put || CrossMemory.viaJdkLinker();
     }
 
     /**

@@ -27,7 +27,7 @@ import org.junit.jupiter.api.Timeout;
  * both ways (from direct buffers in place, from heap arrays through staging in several pieces, from a
  * non-contiguous origin), which operations take that way (large ones always; small gets only in a
  * latency-bound loop, a stream of small ones as batches; those a request slot carries through the target's slot,
- * larger puts by the kernel only when the call is cheap: the JDK's linker or /proc/PID/mem), that a flush means the bytes are in the target's memory, that range errors are still reported, and that {@code jrma.cma.minBytes=-1} turns it off.
+ * larger puts by the kernel only through the JDK's linker), that a flush means the bytes are in the target's memory, that range errors are still reported, and that {@code jrma.cma.minBytes=-1} turns it off.
  */
 class CrossMemoryAcrossJvmsTest {
     private static final int BIG = (1 << 20) + 4096;
@@ -147,8 +147,8 @@ class CrossMemoryAcrossJvmsTest {
                 assertEquals(2, c.delta(Counter.CROSS_MEMORY_OPS), "16 KiB each way: both by the kernel");
                 // small operations in a latency-bound loop: those a request slot carries (puts of up to 32 bytes,
                 // gets of up to 16) go through the target's slot; larger gets by the kernel, larger puts too when
-                // the call is cheap (the JDK's linker, or /proc/PID/mem), else as packets...
-                boolean cheap = CrossMemory.cheap();
+                // the call goes through the JDK's linker, else as packets...
+                boolean cheap = CrossMemory.viaJdkLinker();
                 if (Boolean.getBoolean("jrma.test.jdkLinker")) {
                     assertTrue(CrossMemory.viaJdkLinker(), "started with the JDK linker flags, yet the calls go through "
                             + CrossMemory.binding());

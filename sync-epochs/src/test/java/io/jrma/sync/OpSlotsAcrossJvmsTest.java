@@ -246,7 +246,7 @@ class OpSlotsAcrossJvmsTest {
     /**
      * Puts of up to 32 bytes and gets of up to 16 go through the slot whether or not the kernel would copy them (the
      * slot's round trip is quicker, and its fallback, packets, keeps the target's progress awake); larger ones by the
-     * kernel (puts only when the call is cheap: the JDK's linker or /proc/PID/mem) or as packets
+     * kernel (puts only through the JDK's linker) or as packets
      * ({@code jrma.cma.minBytes=-1}).
      */
     @Test
@@ -264,7 +264,7 @@ class OpSlotsAcrossJvmsTest {
                 world.barrier();
                 if (me == 0) {
                     boolean kernel = !cma.equals("-1");
-                    boolean cheap = io.jrma.core.shm.CrossMemory.cheap();
+                    boolean cheap = io.jrma.core.shm.CrossMemory.viaJdkLinker(); // a put by the kernel only then
                     Counts c = new Counts(w);
                     w.lock(LockType.SHARED, 1, 0);
                     for (int i = 0; i < 4; i++) { // 8, 32 bytes (heap and direct origins), then 40: packets
@@ -288,7 +288,7 @@ class OpSlotsAcrossJvmsTest {
                             assertEquals(1, slot, what + " through the slot");
                         } else {
                             assertEquals(0, slot, what + " too large for the slot");
-                            assertEquals(kernel && cheap ? 1 : 0, copies, what + " by the kernel when the call is cheap");
+                            assertEquals(kernel && cheap ? 1 : 0, copies, what + " by the kernel through the JDK's linker only");
                         }
                         assertEquals(1, slot + copies + packets, what + ": one way");
                     }

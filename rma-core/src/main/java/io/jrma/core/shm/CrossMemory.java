@@ -22,9 +22,9 @@ import java.lang.invoke.MethodHandle;
  *
  * <p>A call costs a system call (about half a microsecond here). Where the JDK's own linker is usable
  * ({@link Downcall}: JDK 22+, or JDK 17 started with the incubating module and native access) the calls go
- * through it and cost about what they cost from C; otherwise JNA's dispatch adds about 0.3 µs, and transfers of up
- * to 4 KiB go through the other process's {@code /proc/PID/mem} file instead ({@link ProcMem}: the same kernel
- * permission, the JDK's own {@code pread}/{@code pwrite}, about the linker's cost). Small transfers are still
+ * through it and cost about what they cost from C; otherwise JNA's dispatch adds about 0.3 µs, and reads of up to
+ * 4 KiB go through the other process's {@code /proc/PID/mem} file instead ({@link ProcMem}: the same kernel
+ * permission, the JDK's own {@code pread}, about the linker's cost). Small transfers are still
  * better served by shared memory.
  *
  * <p>Any thread; the only state is {@link ProcMem}'s open files.
@@ -49,7 +49,7 @@ public final class CrossMemory {
     private static final MethodHandle WRITEV = Downcall.bind("process_vm_writev", long.class, int.class, long.class,
             long.class, long.class, long.class, long.class);
     private static final boolean LINKED = READV != null && WRITEV != null;
-    /** Small copies through the other process's /proc/PID/mem file ({@link ProcMem}) where the linker is not used. */
+    /** Small reads through the other process's /proc/PID/mem file ({@link ProcMem}) where the linker is not used. */
     private static final boolean PROC_MEM = !LINKED && ProcMem.usable();
 
     static {
@@ -71,27 +71,17 @@ public final class CrossMemory {
 
     /**
      * How the calls are made: {@code "java.lang.foreign"} or {@code "jdk.incubator.foreign"} (the JDK's linker),
-     * {@code "procmem+jna"} (copies of up to 4 KiB through {@code /proc/PID/mem}, see {@link #cheap}, larger ones
-     * and errors through JNA), {@code "jna"}, or {@code "none"} when they are not {@link #available()}.
+     * {@code "procmem+jna"} (reads of up to 4 KiB through {@code /proc/PID/mem} ({@link ProcMem}: JDK 17-21 with
+     * {@code sun.nio.ch} open to jrma, as {@code io.jrma.JvmFlags} has it), writes, larger reads and errors
+     * through JNA), {@code "jna"}, or {@code "none"} when they are not {@link #available()}.
      */
     public static String binding() {
         return !AVAILABLE ? "none" : viaJdkLinker() ? Downcall.linker() : PROC_MEM ? "procmem+jna" : "jna";
     }
 
     /**
-     * Whether a small copy costs about what it costs from C (about 0.5 µs for 8 bytes here): through the JDK's
-     * linker ({@link #viaJdkLinker}) or, for up to 4 KiB, through the other process's {@code /proc/PID/mem} file
-     * and the JDK's own {@code pread}/{@code pwrite} (binding {@code "procmem+jna"}: JDK 17-21 with
-     * {@code sun.nio.ch} open to jrma, as {@code io.jrma.JvmFlags} has it). Then even an 8-byte put by the
-     * kernel is quicker than a round trip through the target.
-     */
-    public static boolean cheap() {
-        return AVAILABLE && (LINKED || PROC_MEM);
-    }
-
-    /**
      * Whether the calls go through the JDK's linker ({@link #binding}), so that one costs about what it costs
-     * from C: then even an 8-byte put by the kernel is quicker than a round trip through the rings.
+     * from C: then even a small put by the kernel is quicker than a packet through the rings.
      */
     public static boolean viaJdkLinker() {
         return AVAILABLE && LINKED;
@@ -139,8 +129,11 @@ public final class CrossMemory {
             return -1;
         }
         long done = 0;
-        if (PROC_MEM && bytes <= ProcMem.MAX_BYTES) {
-            done = ProcMem.transfer(write, pid, local, remote, bytes);
+        if (PROC_MEM && !write && bytes <= ProcMem.MAX_BYTES) {
+            done = ProcMem.transfer(pid, local, remote, bytes);
+            if (done == ProcMem.GONE) {
+                return ESRCH; // the process the file was opened for is gone: not whoever has its pid now
+            }
             if (done == bytes) {
                 return 0;
             }

@@ -49,9 +49,8 @@ class CrossMemoryTest {
         } else if (CrossMemory.available()) {
             // the build's flags open sun.nio.ch, so small copies go through /proc/PID/mem unless told not to
             boolean procMem = !"false".equals(System.getProperty("jrma.cma.procMem"));
-            assertEquals(procMem, ProcMem.usable(), "the JDK's pread/pwrite reachable with the build's JVM flags");
+            assertEquals(procMem, ProcMem.usable(), "the JDK's pread reachable with the build's JVM flags");
             assertEquals(procMem ? "procmem+jna" : "jna", binding);
-            assertEquals(procMem, CrossMemory.cheap());
         }
         System.out.println("CrossMemory binding: " + binding);
     }
