@@ -215,7 +215,7 @@ final class FastPath {
      * not hold or the kernel refuses: the general path then decides, and reports any error.
      */
     private boolean crossMemory(boolean put, Object origin, long bytes, int t, long disp) {
-        if (!w.ops.crossMemoryMay(put, bytes, t) || !(origin instanceof ByteBuffer) || !((ByteBuffer) origin).isDirect()
+        if (!w.ops.crossMemoryMay(put, bytes) || !(origin instanceof ByteBuffer) || !((ByteBuffer) origin).isDirect()
                 || bytes > capacity(origin)) {
             return false;
         }
@@ -267,7 +267,7 @@ final class FastPath {
             }
             // a small put the kernel does not copy (by size; where it refuses, the general path finds out): through
             // the target's slot
-            if (base != NO && bytes <= OpSlots.MAX_PUT && bytes <= capacity(origin) && !w.ops.crossMemoryMay(true, bytes, t)
+            if (base != NO && bytes <= OpSlots.MAX_PUT && bytes <= capacity(origin) && !w.ops.crossMemoryMay(true, bytes)
                     && slot(OpArgs.PUT, null, BasicType.BYTE, t, disp, bytes, base, offset(origin), null, 0, null, 0)) {
                 w.counters.bump(Counter.PUTS);
                 w.counters.bumpBy(Counter.BYTES_PUT, bytes);
@@ -299,19 +299,8 @@ final class FastPath {
         Object base = base(origin);
         long bytes = count * type.size();
         long addr = target(t, disp, bytes);
-        if (addr < 0) {
-            if (base == null && crossMemory(false, origin, bytes, t, disp)) {
-                return true;
-            }
-            // a small get the kernel does not copy (by size): through the target's slot
-            if (base != NO && bytes <= OpSlots.MAX_GET && bytes <= capacity(origin)
-                    && !w.ops.crossMemoryMay(false, bytes, t)
-                    && slot(OpArgs.GET, null, BasicType.BYTE, t, disp, bytes, null, 0, null, 0, base, offset(origin))) {
-                w.counters.bump(Counter.GETS);
-                w.counters.bumpBy(Counter.BYTES_GOT, bytes);
-                return true;
-            }
-            return false;
+        if (addr < 0 && base == null) {
+            return crossMemory(false, origin, bytes, t, disp);
         }
         if (base == NO || addr < 0 || bytes > capacity(origin)) {
             return false;

@@ -14,9 +14,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * private region, a create window's memory not from the allocator): an accumulate, get_accumulate, fetch_and_op or
  * compare_and_swap of at most {@value #MAX_BYTES} contiguous bytes, which the target must apply itself (no other
  * process can reach the bytes atomically), and a put of at most {@value #MAX_PUT} or a get of at most
- * {@value #MAX_GET} contiguous bytes: those before the kernel's copy, whose system call is slower than a slot's
- * round trip even through the JDK's linker in OSU's loop, and which would let the target's progress fall asleep
- * while this slot is cold (see {@link Operations#crossMemoryMay}). Instead of a packet through the rings and a reply through the other ring, the
+ * {@value #MAX_GET} contiguous bytes that the kernel does not copy (a small put when the system call goes through JNA,
+ * whose 0.7-0.9 µs here is more than a slot round trip, or anything where the kernel refuses; see
+ * {@link Operations#crossMemoryMay}). Instead of a packet through the rings and a reply through the other ring, the
  * origin writes the request into its own slot in the target's shared state segment, and the target's progress agent,
  * which looks at the slots in every duty cycle, applies it and writes the result back into the same cache line. One
  * line goes each way instead of a ring record, a batch and a reply batch: about half the round trip. The operation is
@@ -132,11 +132,6 @@ final class OpSlots {
         }
         return (a.originCount == 0 || a.originLayout.isContiguous())
                 && (k == OpArgs.ACC || a.resultLayout.isContiguous());
-    }
-
-    /** Whether target {@code t} (a valid rank) has slots, cold or not. */
-    boolean serves(int t) {
-        return peer[t] != 0;
     }
 
     /**

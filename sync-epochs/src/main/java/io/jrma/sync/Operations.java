@@ -257,10 +257,10 @@ final class Operations {
      * operation is complete on return like a direct one. Applies to contiguous target bytes when the target's
      * process is proven reachable ({@link RemoteRegions#crossMemoryPid}) and nothing is queued for it or in flight
      * ({@link PacketOrigin#bypass}): always from {@link WinConfig#crossMemoryMin} bytes; below that, gets while the
-     * target's traffic is latency-bound (one system call beats a get's round trip through the rings), except those the
-     * target's request slot carries ({@link #crossMemoryMay}). Puts likewise, but only when the call goes through the
-     * JDK's linker ({@link CrossMemory#viaJdkLinker}, about 0.5 µs): through JNA a put as a packet is quicker than
-     * the call. An origin buffer off the heap is copied from or to in
+     * target's traffic is latency-bound (one system call, about a microsecond here through JNA, beats a get's round
+     * trip through the rings). Small puts likewise, but only when the call goes through the JDK's linker
+     * ({@link CrossMemory#viaJdkLinker}, about 0.5 µs): through JNA a small put through the rings, acknowledged by
+     * the ring's applied position, is quicker than the call. An origin buffer off the heap is copied from or to in
      * place, anything else through a staging buffer (a non-contiguous origin only up to {@value #STAGE} bytes).
      * Returns false when it does not apply or the kernel refuses (a region the target has unmapped meanwhile): the
      * packets then do it, and report any error.
@@ -268,7 +268,7 @@ final class Operations {
     private boolean crossMemory(OpArgs a, RemoteRegions regions, long lo, long hi) {
         boolean put = a.kind == OpArgs.PUT;
         boolean contiguous = a.originLayout.isContiguous();
-        if (!put && a.kind != OpArgs.GET || !crossMemoryMay(put, a.bytes, a.target) || hi - lo != a.bytes
+        if (!put && a.kind != OpArgs.GET || !crossMemoryMay(put, a.bytes) || hi - lo != a.bytes
                 || !a.targetLayout.isContiguous() || !contiguous && a.bytes > STAGE) {
             return false;
         }
@@ -309,27 +309,13 @@ final class Operations {
 
     /**
      * The first test of {@link #crossMemory}, shared with {@link FastPath}, cheap enough to run before the epoch
-     * checks: cross memory attach is on, and the size suits it: anything from {@link WinConfig#crossMemoryMin} bytes
-     * (at most what the packets can redo); below that, not what target {@code t}'s request slot carries (a put of up
-     * to {@value OpSlots#MAX_PUT} bytes, a get of up to {@value OpSlots#MAX_GET}: the slot's round trip measured
-     * 0.5-0.8 µs against 1.1-1.5 for the kernel's copy in OSU's loop, and while the slot is cold after a withdrawal
-     * its fallback, packets, wakes the target's progress where kernel copies would let it sleep), then a get, or a
-     * put when the call goes through the JDK's linker ({@link CrossMemory#viaJdkLinker}).
+     * checks: cross memory attach is on, and the size suits it (a put from {@link WinConfig#crossMemoryMin} bytes
+     * unless the call is cheap, a get of any size; at most what the packets can redo).
      */
-    boolean crossMemoryMay(boolean put, long bytes, int t) {
+    boolean crossMemoryMay(boolean put, long bytes) {
         long min = w.config.crossMemoryMin;
-        if (min == Long.MAX_VALUE || bytes > PacketOrigin.MAX_BYTES) {
-            return false;
-        }
-        if (bytes >= min) {
-            return true;
-        }
-        OpSlots s = w.slots;
-        if (s != null && t >= 0 && t < w.groupSize && bytes <= OpSlots.max(put ? OpArgs.PUT : OpArgs.GET)
-                && s.serves(t)) {
-            return false; // the target's slot: quicker, and its fallback (packets) keeps the target's progress awake
-        }
-        return !put || CrossMemory.viaJdkLinker();
+        return min != Long.MAX_VALUE && (!put || bytes >= min || CrossMemory.viaJdkLinker())
+                && bytes <= PacketOrigin.MAX_BYTES;
     }
 
     /**
