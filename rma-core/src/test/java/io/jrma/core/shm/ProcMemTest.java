@@ -18,6 +18,16 @@ import org.junit.jupiter.api.Timeout;
  * process_vm_readv).
  */
 class ProcMemTest {
+    /** The first line of process {@code pid}'s /proc/PID/maps (its program's first mapping). */
+    private static String firstMapping(int pid) throws java.io.IOException {
+        return Files.readAllLines(Path.of("/proc/" + pid + "/maps")).get(0);
+    }
+
+    /** Where a /proc/PID/maps line's mapping starts. */
+    private static long start(String mapsLine) {
+        return Long.parseUnsignedLong(mapsLine.substring(0, mapsLine.indexOf('-')), 16);
+    }
+
     private static long address(ByteBuffer b) {
         return com.sun.jna.Pointer.nativeValue(com.sun.jna.Native.getDirectBufferPointer(b));
     }
@@ -87,9 +97,9 @@ class ProcMemTest {
         try {
             int pid = (int) child.pid();
             // the first mapping of the child's program: its ELF header when the mapping starts at file offset 0
-            String first = Files.readAllLines(Path.of("/proc/" + pid + "/maps")).get(0);
+            String first = firstMapping(pid);
             String[] f = first.split("\\s+");
-            long at = Long.parseUnsignedLong(f[0].substring(0, f[0].indexOf('-')), 16);
+            long at = start(first);
             ByteBuffer b = ByteBuffer.allocateDirect(8).order(ByteOrder.BIG_ENDIAN);
             int before = ProcMem.openFiles();
             assertEquals(8, ProcMem.transfer(pid, address(b), at, 8), "read the child's " + first);
@@ -151,8 +161,7 @@ class ProcMemTest {
         Process child = new ProcessBuilder("sleep", "60").start();
         try {
             int pid = (int) child.pid();
-            String first = Files.readAllLines(Path.of("/proc/" + pid + "/maps")).get(0);
-            long at = Long.parseUnsignedLong(first.substring(0, first.indexOf('-')), 16);
+            long at = start(firstMapping(pid));
             int before = ProcMem.openFiles();
             java.util.concurrent.atomic.AtomicLong whole = new java.util.concurrent.atomic.AtomicLong();
             java.util.concurrent.atomic.AtomicReference<Throwable> failed = new java.util.concurrent.atomic.AtomicReference<>();
