@@ -138,17 +138,15 @@ public final class WindowFactory implements Win.WindowProvider {
             try {
                 seg = ShmSegment.create(plan.dir, ShmSegment.newName("win"), bytes);
             } catch (RmaException e) {
-                err = (optional ? "?" : "!") + "rank " + comm.rank() + ": " + e.getMessage();
+                err = optional ? null : "rank " + comm.rank() + ": " + e.getMessage(); // optional: go on without
             }
         }
-        Object[] all = plan.collective ? comm.allgather(err) : new Object[] {err};
-        for (Object e : all) {
-            if (e != null && ((String) e).startsWith("!")) {
-                if (seg != null) {
-                    seg.close();
-                }
-                throw new RmaException(ErrorClass.ERR_NO_MEM, call + ": " + ((String) e).substring(1));
+        String first = plan.agree(comm, err);
+        if (first != null) {
+            if (seg != null) {
+                seg.close();
             }
+            throw new RmaException(ErrorClass.ERR_NO_MEM, call + ": " + first);
         }
         return seg;
     }
