@@ -97,7 +97,8 @@ final class FastPath {
             return dynamicTarget(p, disp, bytes);
         }
         if (p.regions != null || disp > (Long.MAX_VALUE >> 8) / p.dispUnit) {
-            // (a create window's rank in another JVM whose memory is private there: the general path)
+            // (a create window's rank in another JVM whose memory is private there: the private lanes, crossMemory
+            // and slot, else the general path)
             return -1;
         }
         long off = disp * p.dispUnit;
@@ -184,33 +185,45 @@ final class FastPath {
     }
 
     /**
-     * The regions of a dynamic window's rank {@code t} in another JVM of the host when [disp, disp + bytes) lies in
-     * one of its private regions, with the epoch checked and the lock word taken (what cross memory attach and the
-     * request slots start from); else null, and the general path decides.
+     * The target's own address of [disp, disp + bytes) when those bytes lie in memory private to the JVM of rank
+     * {@code t} (in another JVM of the host): a region a dynamic window's rank attached there, or a create window's
+     * memory there (one region at its own addresses); with the epoch checked and the lock word taken (what cross memory
+     * attach and the request slots start from). Else -1, and the general path decides (and reports any error).
      */
-    private RemoteRegions privateRegion(int t, long disp, long bytes, String what) {
-        if (!dynamic || t < 0 || t >= w.groupSize || bytes <= 0 || disp < 0 || disp > Long.MAX_VALUE - bytes
-                || w.isFreed()) {
-            return null;
+    private long privateTarget(int t, long disp, long bytes, String what) {
+        if (t < 0 || t >= w.groupSize || bytes <= 0 || disp < 0 || w.isFreed()) {
+            return -1;
         }
         Peer p = w.peers[t];
         RemoteRegions r = p.regions;
         if (!p.direct || r == null) {
-            return null;
+            return -1;
+        }
+        long at;
+        if (dynamic) {
+            if (disp > Long.MAX_VALUE - bytes) {
+                return -1;
+            }
+            at = disp;
+        } else {
+            if (disp > (Long.MAX_VALUE >> 8) / p.dispUnit || disp * p.dispUnit + bytes > p.size) {
+                return -1;
+            }
+            at = p.base + disp * p.dispUnit;
         }
         RemoteRegions.Snapshot s = r.current();
-        int i = s.find(disp, disp + bytes);
-        if (i == RemoteRegions.NONE || s.address(i, disp) >= 0) {
-            return null;
+        int i = s.find(at, at + bytes);
+        if (i == RemoteRegions.NONE || s.address(i, at) >= 0) {
+            return -1;
         }
         w.epochs.checkAccess(t, what);
         w.epochs.ensureDirectLock(t);
-        return r;
+        return at;
     }
 
     /**
-     * A put or get from or to a direct buffer on a private region of a dynamic window's rank in another JVM of the
-     * host, by cross memory attach, under the general path's rules ({@link Operations}: contiguous, nothing
+     * A put or get from or to a direct buffer on bytes private to the JVM of rank {@code t} ({@link #privateTarget}:
+     * a dynamic or create window), by cross memory attach, under the general path's rules ({@link Operations}: contiguous, nothing
      * queued or unacknowledged, large or latency-bound, the owner's process proven). False when any of that does
      * not hold or the kernel refuses: the general path then decides, and reports any error.
      */
@@ -219,12 +232,13 @@ final class FastPath {
                 || bytes > capacity(origin)) {
             return false;
         }
-        RemoteRegions r = privateRegion(t, disp, bytes, put ? "put" : "get");
-        if (r == null) {
+        long at = privateTarget(t, disp, bytes, put ? "put" : "get");
+        if (at < 0) {
             return false;
         }
+        RemoteRegions r = w.peers[t].regions;
         int pid = w.ops.crossMemoryBegin(r, t, bytes);
-        if (pid <= 0 || !w.ops.crossMemoryEnd(CrossMemory.transfer(put, pid, offset(origin), disp, bytes), r, t, put, bytes)) {
+        if (pid <= 0 || !w.ops.crossMemoryEnd(CrossMemory.transfer(put, pid, offset(origin), at, bytes), r, t, put, bytes)) {
             return false;
         }
         w.counters.bump(put ? Counter.PUTS : Counter.GETS);
@@ -232,20 +246,21 @@ final class FastPath {
     }
 
     /**
-     * A fetch_and_op, compare_and_swap, or small put or get on a private region of a dynamic window's rank in another
-     * JVM of the host, through the target's request slot ({@link OpSlots}) under the general path's rules
+     * A fetch_and_op, compare_and_swap, or small put or get on bytes private to the JVM of rank {@code t}
+     * ({@link #privateTarget}: a dynamic or create window), through the target's request slot ({@link OpSlots}) under the general path's rules
      * ({@link Operations}: nothing queued or unacknowledged, latency-bound). False when any of that does not hold or
      * the target refused: the general path then decides, and reports any error.
      */
     private boolean slot(int kind, io.jrma.core.op.OpCode op, BasicType e, int t, long disp, long size, Object ob, long oo,
             Object cb, long co, Object rb, long ro) {
         OpSlots s = w.slots;
-        if (s == null || size > OpSlots.max(kind) || privateRegion(t, disp, size, OpArgs.kindName(kind)) == null
+        long at;
+        if (s == null || size > OpSlots.max(kind) || (at = privateTarget(t, disp, size, OpArgs.kindName(kind))) < 0
                 || !s.open(t) || !w.packets.bypass(t, false)) {
             return false;
         }
         int count = kind == OpArgs.PUT || kind == OpArgs.GET ? (int) size : 1;
-        if (!s.call(t, kind, op, e, count, disp, ob, oo, cb, co, rb, ro)) {
+        if (!s.call(t, kind, op, e, count, at, ob, oo, cb, co, rb, ro)) {
             w.packets.bypassFailed(t);
             return false;
         }

@@ -66,6 +66,31 @@ class CreateOverPrivateMemoryAcrossJvmsTest {
             w.flush(other);
             assertEquals(0, r[0]);
             assertEquals(1, w.counters().get(Counter.SLOT_OPS), "a single fetch_and_op through the owner's slot");
+            // the latency-bound single operations, each one kernel copy or one slot request, never a packet: an 8-byte
+            // get into a direct buffer, a compare_and_swap, an 8-byte put from a direct buffer
+            long ops0 = w.counters().get(Counter.SLOT_OPS) + w.counters().get(Counter.CROSS_MEMORY_OPS);
+            long packets0 = w.counters().get(Counter.PACKETS_SENT);
+            ByteBuffer eight = ByteBuffer.allocateDirect(8).order(ByteOrder.nativeOrder());
+            w.get(eight, 1, Datatype.LONG, other, 3);
+            w.flush(other);
+            assertEquals(10 + me, eight.getLong(0), "an 8-byte get of what the fetch_and_op left at disp 3");
+            w.compareAndSwap(new long[] {200 + me}, new long[] {0}, r, Datatype.LONG, other, 2);
+            w.flush(other);
+            assertEquals(0, r[0], "compare_and_swap at disp 2: the old value");
+            eight.putLong(0, 300 + me);
+            w.put(eight, 1, Datatype.LONG, other, 1);
+            w.flush(other);
+            assertEquals(3, w.counters().get(Counter.SLOT_OPS) + w.counters().get(Counter.CROSS_MEMORY_OPS) - ops0,
+                    "get, compare_and_swap and put: kernel copies or slot requests");
+            assertEquals(packets0, w.counters().get(Counter.PACKETS_SENT), "no packet for any of them");
+            // a displacement outside the window fails at the origin with its error class, however small the operation
+            RmaException neg = assertThrows(RmaException.class, () -> w.get(eight, 1, Datatype.LONG, other, -1));
+            assertEquals(ErrorClass.ERR_DISP, neg.errorClass(), neg.getMessage());
+            RmaException past = assertThrows(RmaException.class, () -> w.get(eight, 1, Datatype.LONG, other, BYTES / 8));
+            assertEquals(ErrorClass.ERR_RMA_RANGE, past.errorClass(), past.getMessage());
+            RmaException casPast = assertThrows(RmaException.class, () -> w.compareAndSwap(new long[] {1}, new long[] {0},
+                    new long[1], Datatype.LONG, other, BYTES / 8));
+            assertEquals(ErrorClass.ERR_RMA_RANGE, casPast.errorClass(), casPast.getMessage());
             ByteBuffer big = ByteBuffer.allocateDirect(1 << 20).order(ByteOrder.nativeOrder());
             for (int i = 0; i < big.capacity(); i += 8) {
                 big.putLong(i, me * 1_000_000L + i);
@@ -115,6 +140,8 @@ class CreateOverPrivateMemoryAcrossJvmsTest {
             world.barrier();
             int from = (me + 2) % n; // the rank whose fetch_and_op and megabyte landed here
             assertEquals(10 + from, mem.getLong(24), "fetch_and_op at disp 3");
+            assertEquals(200 + from, mem.getLong(16), "compare_and_swap at disp 2");
+            assertEquals(300 + from, mem.getLong(8), "the 8-byte put at disp 1");
             for (int i = 0; i < (1 << 20); i += 4096) {
                 assertEquals(from * 1_000_000L + i, mem.getLong(4096 + i), "the megabyte at byte " + i);
             }
