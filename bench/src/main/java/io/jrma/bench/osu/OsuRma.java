@@ -29,7 +29,9 @@ import java.util.Locale;
  * operations, {@code -W}). Fence and PSCW latencies are halved, as OSU reports them. Before the measured
  * pass, silent passes over all sizes (ten times the counts up to 8 KiB, and at least {@link #FRAME_WARMUP_OPS}
  * operations at the first size from 512 KiB) let the JIT compile the loops (a C benchmark needs none): one pass, or as many as make {@link #JIT_WARMUP_ITERATIONS} iterations when the size range is
- * small; {@code --no-jit-warmup} skips them. Rank 0 is the origin;
+ * small; {@code --no-jit-warmup} skips them. {@code --counters} prints each rank's window counters after each size,
+ * {@code --trace} the spread of the measured iterations (p50, p90, p99, max, and the iterations above 100 us: a
+ * mean far above the p50 is a few stalls, not a slow path), both on stderr. Rank 0 is the origin;
  * rank 1 the target (for bibw both are). The atomics use 8-byte longs whatever the size range.
  */
 public final class OsuRma implements java.io.Serializable {
@@ -55,6 +57,7 @@ public final class OsuRma implements java.io.Serializable {
     private boolean jitWarmup = true;
     private int jitPasses = -1;
     private boolean counters;
+    private boolean trace;
 
     // the test and synchronization resolved once (resolve()), so that the timed loop compares no strings (OSU has a
     // function per test and per synchronization; the C twin resolves the same way)
@@ -93,7 +96,7 @@ public final class OsuRma implements java.io.Serializable {
         if (args.length == 0) {
             System.err.println("usage: OsuRma put_latency|get_latency|acc_latency|get_acc_latency|fop_latency|cas_latency"
                     + "|put_bw|get_bw|put_bibw [-w create|create_malloc|allocate|dynamic|dynamic_alloc] [-s lock|flush|flush_local|lock_all|pscw|fence]"
-                    + " [-m [MIN:]MAX] [-i ITER] [-x SKIP] [-W WINDOW] [--counters]");
+                    + " [-m [MIN:]MAX] [-i ITER] [-x SKIP] [-W WINDOW] [--counters] [--trace]");
             System.exit(2);
         }
         OsuRma b = new OsuRma(args[0]);
@@ -113,6 +116,7 @@ public final class OsuRma implements java.io.Serializable {
                 case "--no-jit-warmup" -> b.jitWarmup = false;
                 case "--jit-passes" -> b.jitPasses = Integer.parseInt(args[++i]);
                 case "--counters" -> b.counters = true;
+                case "--trace" -> b.trace = true;
                 default -> throw new IllegalArgumentException("unknown option " + args[i]);
             }
         }
@@ -218,7 +222,7 @@ public final class OsuRma implements java.io.Serializable {
             }
             world.barrier();
             double t = measure(world, w, me, size, n, warm, ops, slices(local, size, ops),
-                    result.duplicate().position(8).slice(), result, base);
+                    result.duplicate().position(8).slice(), result, base, print);
             if (me == 0 && print) {
                 double value = bw() ? size / 1e6 * ops * n * (test.endsWith("bibw") ? 2 : 1) / t : t * 1e6 / n
                         / (sync.equals("fence") || sync.equals("pscw") ? 2 : 1);
@@ -262,7 +266,7 @@ public final class OsuRma implements java.io.Serializable {
 
     /** Seconds for the {@code n} timed iterations (rank 0's clock; rank 1's for bibw is not used). */
     private double measure(Comm world, Win w, int me, long size, int n, int warm, int ops, ByteBuffer[] slices,
-                           ByteBuffer compare, ByteBuffer result, long base) {
+                           ByteBuffer compare, ByteBuffer result, long base, boolean print) {
         int peer = 1 - me;
         boolean active = sync.equals("fence") || sync.equals("pscw");
         boolean origin = me == 0 || test.endsWith("bibw") || sync.equals("fence");
@@ -275,13 +279,23 @@ public final class OsuRma implements java.io.Serializable {
                 w.lockAll(0);
             }
         }
+        long[] times = trace && me == 0 && print ? new long[n] : null;
         for (int i = 0; i < warm + n; i++) {
             if (i == warm) {
                 t0 = System.nanoTime();
             }
-            iteration(w, me, peer, origin, peerGroup, size, ops, slices, compare, result, base);
+            if (times != null && i >= warm) {
+                long s = System.nanoTime();
+                iteration(w, me, peer, origin, peerGroup, size, ops, slices, compare, result, base);
+                times[i - warm] = System.nanoTime() - s;
+            } else {
+                iteration(w, me, peer, origin, peerGroup, size, ops, slices, compare, result, base);
+            }
         }
         double secs = (System.nanoTime() - t0) / 1e9;
+        if (times != null) {
+            traceLine(size, times);
+        }
         if (!active && (me == 0 || test.endsWith("bibw"))) {
             if (sync.equals("flush") || sync.equals("flush_local")) {
                 w.unlock(peer);
@@ -291,6 +305,30 @@ public final class OsuRma implements java.io.Serializable {
         }
         world.barrier();
         return secs;
+    }
+
+    /**
+     * {@code --trace}: the distribution of the measured pass's iterations (stderr), to tell a slow steady state from
+     * a few long stalls (a thread descheduled while the JIT or the other rank takes the core). "stalls" are the
+     * iterations above 100 us and the share of the pass's time they took.
+     */
+    private static void traceLine(long size, long[] times) {
+        long[] s = times.clone();
+        java.util.Arrays.sort(s);
+        long total = 0;
+        long stalled = 0;
+        int stalls = 0;
+        for (long x : s) {
+            total += x;
+            if (x > 100_000) {
+                stalls++;
+                stalled += x;
+            }
+        }
+        System.err.printf(Locale.ROOT, "trace %d bytes: p50 %.3f p90 %.3f p99 %.3f max %.1f mean %.3f us;"
+                        + " stalls %d (%.0f%% of the time)%n", size, s[s.length / 2] / 1e3, s[s.length * 9 / 10] / 1e3,
+                s[s.length * 99 / 100] / 1e3, s[s.length - 1] / 1e3, total / 1e3 / s.length, stalls,
+                100.0 * stalled / Math.max(1, total));
     }
 
     /**
