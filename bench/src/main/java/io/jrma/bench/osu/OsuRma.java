@@ -26,10 +26,12 @@ import java.util.Locale;
  * {@code create} uses MPI_Alloc_mem), {@code -s lock|flush|flush_local|lock_all|pscw|fence},
  * {@code -m [MIN:]MAX} message sizes (powers of two from MIN), {@code -i} iterations, {@code -x} warm-up
  * iterations (OSU's defaults: 10000/100 below 8 KiB, 1000/10 above; bandwidth 20/2 with a window of 64
- * operations, {@code -W}). Fence and PSCW latencies are halved, as OSU reports them. Before the measured
- * pass, silent passes over all sizes (ten times the counts up to 8 KiB, and at least {@link #FRAME_WARMUP_OPS}
- * operations at the first size from 512 KiB) let the JIT compile the loops (a C benchmark needs none): one pass, or as many as make {@link #JIT_WARMUP_ITERATIONS} iterations when the size range is
- * small; {@code --no-jit-warmup} skips them. {@code --counters} prints each rank's window counters after each size,
+ * operations, {@code -W}). Fence and PSCW latencies are halved, as OSU reports them. OSU's warm-up iterations
+ * are longer here: before them, in the same epoch on the same window, the JIT's passes (ten times the counts up to 8
+ * KiB, and at least {@link #FRAME_WARMUP_OPS} operations at the first size from 512 KiB) let the JIT compile the
+ * loops (a C benchmark needs none): one pass when the size range reaches the large sizes, else as many as make
+ * {@link #JIT_WARMUP_ITERATIONS} iterations over the range; {@code --no-jit-warmup} leaves OSU's own,
+ * {@code --jit-passes N} sets their number. {@code --counters} prints each rank's window counters after each size,
  * {@code --trace} the spread of the measured iterations (p50, p90, p99, max, and the iterations above 100 us: a
  * mean far above the p50 is a few stalls, not a slow path), both on stderr. Rank 0 is the origin;
  * rank 1 the target (for bibw both are). The atomics use 8-byte longs whatever the size range.
@@ -149,12 +151,9 @@ public final class OsuRma implements java.io.Serializable {
         }
         long lo = atomic() ? 8 : minSize;
         long hi = atomic() ? 8 : maxSize;
-        // silent JIT warm-up passes over every size (10x OSU's counts each), then one measured and printed pass
-        int passes = !jitWarmup ? 0 : jitPasses >= 0 ? jitPasses : warmupPasses(lo, hi);
-        for (int pass = 0; pass < passes; pass++) {
-            sizes(world, me, lo, hi, false);
-        }
-        sizes(world, me, lo, hi, true);
+        // per size, in the epoch it measures: the JIT's warm-up passes (10x OSU's counts each), OSU's warm-up, and
+        // the measured iterations
+        sizes(world, me, lo, hi, !jitWarmup ? 0 : jitPasses >= 0 ? jitPasses : warmupPasses(lo, hi));
     }
 
     /**
@@ -162,11 +161,18 @@ public final class OsuRma implements java.io.Serializable {
      * size (put_latency -m 8:8: 100,000 iterations, ~50 ms) ended while C2 was still compiling, and re-compiling
      * what the window's free and re-creation had invalidated, on a 2-core machine: the measured pass then reported
      * 0.6-3.6 us for a lock/put/unlock that takes 0.2 us. Over the default size range one pass already suffices.
+     * The passes are iterations of the measured epoch, on its window, before OSU's own warm-up: as passes over
+     * every size first, each on a window of its own, or on the measured window but each in an epoch of its own,
+     * 100,000 measured fetch_and_ops through the request slots averaged 1.6-2.4 us on 2 cores, with a stall of
+     * 0.1-4 ms every 1,000-1,500 operations: C2 compiler threads of either JVM taking a rank's core (perf sched)
+     * to compile again what the end of the previous pass had deoptimized (the exit of a loop compiled on stack,
+     * never taken before it was compiled: the benchmark's loop, and the target's wait in its barrier). A long-lived
+     * window, after 600,000 operations, averaged 0.61-0.67.
      */
     static final long JIT_WARMUP_ITERATIONS = 500_000;
 
     /**
-     * Silent passes before the measured one: enough for {@link #JIT_WARMUP_ITERATIONS}, at most 20; one when the
+     * The JIT's passes: enough for {@link #JIT_WARMUP_ITERATIONS}, at most 20; one when the
      * range reaches the large sizes, whose iterations already give the JIT its time (20 passes of 64 x 4 MiB
      * moved over 100 GB before measuring).
      */
@@ -183,16 +189,17 @@ public final class OsuRma implements java.io.Serializable {
         return (int) Math.max(1, Math.min(20, (JIT_WARMUP_ITERATIONS + perPass - 1) / Math.max(1, perPass)));
     }
 
-    private void sizes(Comm world, int me, long lo, long hi, boolean print) {
+    private void sizes(Comm world, int me, long lo, long hi, int passes) {
         for (long size = lo; size <= hi; size *= 2) {
             int n = iters > 0 ? iters : bw() ? (size > LARGE ? 20 : 100) : size > LARGE ? 1000 : 10_000;
             int warm = skip >= 0 ? skip : bw() ? (size > LARGE ? 2 : 10) : size > LARGE ? 10 : 100;
             int ops = bw() ? windowOps : 1;
-            if (!print && size <= LARGE) {
-                n *= 10; // the JIT pass: long enough for C2 to compile the whole issue path; the large sizes
-                         // run the same code, and ten times them would only move gigabytes before measuring
-            } else if (!print && size >= FRAME_SIZE && size / 2 < Math.max(lo, FRAME_SIZE)) {
-                n = Math.max(n, (FRAME_WARMUP_OPS + ops - 1) / ops - warm); // but the frame path needs its own
+            int jitN = n;
+            if (size <= LARGE) {
+                jitN *= 10; // a JIT pass: long enough for C2 to compile the whole issue path; the large sizes
+                            // run the same code, and ten times them would only move gigabytes before measuring
+            } else if (size >= FRAME_SIZE && size / 2 < Math.max(lo, FRAME_SIZE)) {
+                jitN = Math.max(n, (FRAME_WARMUP_OPS + ops - 1) / ops - warm); // but the frame path needs its own
             }
             long winBytes = Math.max(8, size * ops);
             ByteBuffer local = ByteBuffer.allocateDirect((int) winBytes);
@@ -221,16 +228,28 @@ public final class OsuRma implements java.io.Serializable {
                 default -> w = Win.allocate(world, winBytes, 1, null);
             }
             world.barrier();
-            double t = measure(world, w, me, size, n, warm, ops, slices(local, size, ops),
-                    result.duplicate().position(8).slice(), result, base, print);
-            if (me == 0 && print) {
+            ByteBuffer[] slices = slices(local, size, ops);
+            ByteBuffer compare = result.duplicate().position(8).slice();
+            @SuppressWarnings("unchecked")
+            java.util.Map<io.jrma.WinCounters.Counter, Long>[] before = counters ? new java.util.Map[1] : null;
+            // OSU's warm-up iterations, and before them those of the JIT passes, in the measured epoch
+            double t = measure(world, w, me, size, n, warm + (long) passes * (jitN + warm), ops, slices, compare,
+                    result, base, before);
+            if (me == 0) {
                 double value = bw() ? size / 1e6 * ops * n * (test.endsWith("bibw") ? 2 : 1) / t : t * 1e6 / n
                         / (sync.equals("fence") || sync.equals("pscw") ? 2 : 1);
                 // latency to the ns (OSU prints 0.01 us, a fifth of an 8-byte operation over shared memory)
                 System.out.printf(Locale.ROOT, bw() ? "%-10d%20.2f%n" : "%-10d%20.3f%n", size, value);
             }
-            if (counters && print) { // the window's counters on each rank (stderr: the size lines stay parseable)
-                System.err.printf(Locale.ROOT, "rank %d, %d bytes: %s%n", me, size, w.counters());
+            if (counters) { // the window's counters over the measured pass on each rank (stderr: the size lines stay parseable)
+                StringBuilder d = new StringBuilder("{");
+                w.counters().snapshot().forEach((c, v) -> {
+                    if (v - before[0].get(c) != 0) {
+                        d.append(d.length() > 1 ? ", " : "").append(c.name().toLowerCase(Locale.ROOT)).append('=')
+                                .append(v - before[0].get(c));
+                    }
+                });
+                System.err.printf(Locale.ROOT, "rank %d, %d bytes: %s}%n", me, size, d);
             }
             world.barrier();
             w.free();
@@ -264,14 +283,20 @@ public final class OsuRma implements java.io.Serializable {
         };
     }
 
-    /** Seconds for the {@code n} timed iterations (rank 0's clock; rank 1's for bibw is not used). */
-    private double measure(Comm world, Win w, int me, long size, int n, int warm, int ops, ByteBuffer[] slices,
-                           ByteBuffer compare, ByteBuffer result, long base, boolean print) {
+    /** Warm-up iterations per call of {@link #loop}: calls many enough for the JIT to compile it as a method. */
+    private static final int CHUNK = 1000;
+
+    /**
+     * Seconds for the {@code n} timed iterations (rank 0's clock; rank 1's for bibw is not used), after
+     * {@code warm} untimed ones in the same epoch; {@code before} gets the window's counters as the clock starts.
+     */
+    private double measure(Comm world, Win w, int me, long size, int n, long warm, int ops, ByteBuffer[] slices,
+                           ByteBuffer compare, ByteBuffer result, long base,
+                           java.util.Map<io.jrma.WinCounters.Counter, Long>[] before) {
         int peer = 1 - me;
         boolean active = sync.equals("fence") || sync.equals("pscw");
         boolean origin = me == 0 || test.endsWith("bibw") || sync.equals("fence");
         Group peerGroup = w.group().incl(peer);
-        long t0 = 0;
         if (!active && origin && me == 0 || !active && test.endsWith("bibw")) {
             if (sync.equals("flush") || sync.equals("flush_local")) {
                 w.lock(LockType.SHARED, peer, 0);
@@ -279,22 +304,22 @@ public final class OsuRma implements java.io.Serializable {
                 w.lockAll(0);
             }
         }
-        long[] times = trace && me == 0 && print ? new long[n] : null;
-        for (int i = 0; i < warm + n; i++) {
-            if (i == warm) {
-                t0 = System.nanoTime();
-            }
-            if (times != null && i >= warm) {
-                long s = System.nanoTime();
-                iteration(w, me, peer, origin, peerGroup, size, ops, slices, compare, result, base);
-                times[i - warm] = System.nanoTime() - s;
-            } else {
-                iteration(w, me, peer, origin, peerGroup, size, ops, slices, compare, result, base);
-            }
+        // --trace times every iteration, the warm-up's too, so that the timed iterations run code the JIT compiled
+        long[] times = trace && me == 0 ? new long[Math.max(n, CHUNK)] : null;
+        // the warm-up in calls of CHUNK iterations, the timed iterations in one more call of the same method: the
+        // timed ones run its compiled code, never a loop compiled on stack that a first exit would deoptimize
+        for (long left = warm; left > 0; left -= CHUNK) {
+            loop(w, me, peer, origin, peerGroup, size, ops, slices, compare, result, base, (int) Math.min(CHUNK, left),
+                    times);
         }
+        if (before != null) {
+            before[0] = w.counters().snapshot();
+        }
+        long t0 = System.nanoTime();
+        loop(w, me, peer, origin, peerGroup, size, ops, slices, compare, result, base, n, times);
         double secs = (System.nanoTime() - t0) / 1e9;
         if (times != null) {
-            traceLine(size, times);
+            traceLine(size, java.util.Arrays.copyOf(times, n));
         }
         if (!active && (me == 0 || test.endsWith("bibw"))) {
             if (sync.equals("flush") || sync.equals("flush_local")) {
@@ -305,6 +330,22 @@ public final class OsuRma implements java.io.Serializable {
         }
         world.barrier();
         return secs;
+    }
+
+    /** {@code count} iterations; their times into {@code times} when not null. */
+    private void loop(Win w, int me, int peer, boolean origin, Group peerGroup, long size, int ops, ByteBuffer[] slices,
+                      ByteBuffer compare, ByteBuffer result, long base, int count, long[] times) {
+        if (times == null) {
+            for (int i = 0; i < count; i++) {
+                iteration(w, me, peer, origin, peerGroup, size, ops, slices, compare, result, base);
+            }
+        } else {
+            for (int i = 0; i < count; i++) {
+                long s = System.nanoTime();
+                iteration(w, me, peer, origin, peerGroup, size, ops, slices, compare, result, base);
+                times[i] = System.nanoTime() - s;
+            }
+        }
     }
 
     /**
@@ -333,7 +374,7 @@ public final class OsuRma implements java.io.Serializable {
 
     /**
      * One iteration of the timed loop: a method of its own, so that the JIT compiles it as an ordinary method
-     * during the warm-up passes (the loop in {@link #measure} runs once per size and is only compiled on stack).
+     * during the warm-up ({@link #loop} too).
      */
     private void iteration(Win w, int me, int peer, boolean origin, Group peerGroup, long size, int ops,
                            ByteBuffer[] slices, ByteBuffer compare, ByteBuffer result, long base) {

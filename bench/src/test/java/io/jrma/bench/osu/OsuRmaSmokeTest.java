@@ -48,4 +48,33 @@ class OsuRmaSmokeTest {
         assertTrue(failures.isEmpty(), String.join("\n", failures));
         assertEquals(0, failures.size());
     }
+
+    /**
+     * {@code --counters} counts the timed iterations only (the warm-up runs in the same epoch, on the same window),
+     * and {@code --trace} prints the spread of those iterations.
+     */
+    @Test
+    @Timeout(120)
+    void countersAndTraceCoverTheTimedIterationsOnly() throws Exception {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        PrintStream o = System.out;
+        PrintStream e = System.err;
+        System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
+        System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
+        try {
+            OsuRma.main(new String[] {"fop_latency", "-w", "allocate", "-s", "flush", "-i", "50", "-x", "5",
+                "--jit-passes", "2", "--counters", "--trace"});
+        } finally {
+            System.setOut(o);
+            System.setErr(e);
+        }
+        String text = err.toString(StandardCharsets.UTF_8);
+        assertTrue(text.contains("rank 0, 8 bytes: {fetch_and_ops=50,"), "50 timed fetch_and_ops, not the warm-up's"
+                + " (2 passes of 500 + 5, and OSU's 5):\n" + text);
+        assertTrue(text.matches("(?s).*trace 8 bytes: p50 [0-9.]+ p90 [0-9.]+ p99 [0-9.]+ max [0-9.]+ mean [0-9.]+ us;"
+                + " stalls \\d+ \\(\\d+% of the time\\).*"), text);
+        assertTrue(out.toString(StandardCharsets.UTF_8).lines().anyMatch(l -> l.matches("8\\s+\\d+\\.\\d{3}")),
+                out.toString(StandardCharsets.UTF_8));
+    }
 }
