@@ -223,9 +223,9 @@ final class FastPath {
 
     /**
      * A put or get from or to a direct buffer on bytes private to the JVM of rank {@code t} ({@link #privateTarget}:
-     * a dynamic or create window), by cross memory attach, under the general path's rules ({@link Operations}: contiguous, nothing
-     * queued or unacknowledged, large or latency-bound, the owner's process proven). False when any of that does
-     * not hold or the kernel refuses: the general path then decides, and reports any error.
+     * a dynamic or create window), by cross memory attach, under the general path's rules ({@link Operations}:
+     * contiguous, nothing queued or unacknowledged, large or latency-bound, the owner's process proven). False when
+     * any of that does not hold or the kernel refuses: the general path then decides, and reports any error.
      */
     private boolean crossMemory(boolean put, Object origin, long bytes, int t, long disp) {
         if (!w.ops.crossMemoryMay(put, bytes) || !(origin instanceof ByteBuffer) || !((ByteBuffer) origin).isDirect()

@@ -86,10 +86,12 @@ class CreateOverPrivateMemoryAcrossJvmsTest {
             // a displacement outside the window fails at the origin with its error class, however small the operation
             RmaException neg = assertThrows(RmaException.class, () -> w.get(eight, 1, Datatype.LONG, other, -1));
             assertEquals(ErrorClass.ERR_DISP, neg.errorClass(), neg.getMessage());
-            RmaException past = assertThrows(RmaException.class, () -> w.get(eight, 1, Datatype.LONG, other, BYTES / 8));
+            RmaException past = assertThrows(RmaException.class,
+                    () -> w.get(eight, 1, Datatype.LONG, other, BYTES / 8));
             assertEquals(ErrorClass.ERR_RMA_RANGE, past.errorClass(), past.getMessage());
-            RmaException casPast = assertThrows(RmaException.class, () -> w.compareAndSwap(new long[] {1}, new long[] {0},
-                    new long[1], Datatype.LONG, other, BYTES / 8));
+            RmaException casPast = assertThrows(RmaException.class,
+                    () -> w.compareAndSwap(new long[] {1}, new long[] {0}, new long[1], Datatype.LONG, other,
+                            BYTES / 8));
             assertEquals(ErrorClass.ERR_RMA_RANGE, casPast.errorClass(), casPast.getMessage());
             ByteBuffer big = ByteBuffer.allocateDirect(1 << 20).order(ByteOrder.nativeOrder());
             for (int i = 0; i < big.capacity(); i += 8) {

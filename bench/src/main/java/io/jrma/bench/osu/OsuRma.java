@@ -26,12 +26,13 @@ import java.util.Locale;
  * {@code create} uses MPI_Alloc_mem), {@code -s lock|flush|flush_local|lock_all|pscw|fence},
  * {@code -m [MIN:]MAX} message sizes (powers of two from MIN), {@code -i} iterations, {@code -x} warm-up
  * iterations (OSU's defaults: 10000/100 below 8 KiB, 1000/10 above; bandwidth 20/2 with a window of 64
- * operations, {@code -W}). Fence and PSCW latencies are halved, as OSU reports them. OSU's warm-up iterations
- * are longer here: before them, in the same epoch on the same window, the JIT's passes (ten times the counts up to 8
- * KiB, and at least {@link #FRAME_WARMUP_OPS} operations at the first size from 512 KiB) let the JIT compile the
- * loops (a C benchmark needs none): one pass when the size range reaches the large sizes, else as many as make
- * {@link #JIT_WARMUP_ITERATIONS} iterations over the range; {@code --no-jit-warmup} leaves OSU's own,
- * {@code --jit-passes N} sets their number. {@code --counters} prints each rank's window counters after each size,
+ * operations, {@code -W}). Fence and PSCW latencies are halved, as OSU reports them. Before the measured pass,
+ * silent passes over all sizes (ten times the counts up to 8 KiB, and at least {@link #FRAME_WARMUP_OPS} operations
+ * at the first size from 512 KiB) let the JIT compile the loops (a C benchmark needs none): one pass when the size
+ * range reaches the large sizes, else as many as make {@link #JIT_WARMUP_ITERATIONS} iterations over the range. In
+ * the measured pass each size's epoch then begins with one more pass's iterations (at a passive target's origin for
+ * at least {@link #WARMUP_MIN_NS}) before OSU's warm-up. {@code --no-jit-warmup} leaves OSU's own warm-up only,
+ * {@code --jit-passes N} sets the number of silent passes. {@code --counters} prints each rank's window counters after each size,
  * {@code --trace} the spread of the measured iterations (p50, p90, p99, max, and the iterations above 100 us: a
  * mean far above the p50 is a few stalls, not a slow path), both on stderr. Rank 0 is the origin;
  * rank 1 the target (for bibw both are). The atomics use 8-byte longs whatever the size range.
@@ -151,9 +152,13 @@ public final class OsuRma implements java.io.Serializable {
         }
         long lo = atomic() ? 8 : minSize;
         long hi = atomic() ? 8 : maxSize;
-        // per size, in the epoch it measures: the JIT's warm-up passes (10x OSU's counts each), OSU's warm-up, and
-        // the measured iterations
-        sizes(world, me, lo, hi, !jitWarmup ? 0 : jitPasses >= 0 ? jitPasses : warmupPasses(lo, hi));
+        // silent JIT warm-up passes over every size (10x OSU's counts each), then the measured pass: per size, in the
+        // epoch it measures, one more such warm-up, OSU's warm-up, and the timed iterations
+        int passes = !jitWarmup ? 0 : jitPasses >= 0 ? jitPasses : warmupPasses(lo, hi);
+        for (int pass = 0; pass < passes; pass++) {
+            sizes(world, me, lo, hi, false);
+        }
+        sizes(world, me, lo, hi, true);
     }
 
     /**
@@ -161,13 +166,12 @@ public final class OsuRma implements java.io.Serializable {
      * size (put_latency -m 8:8: 100,000 iterations, ~50 ms) ended while C2 was still compiling, and re-compiling
      * what the window's free and re-creation had invalidated, on a 2-core machine: the measured pass then reported
      * 0.6-3.6 us for a lock/put/unlock that takes 0.2 us. Over the default size range one pass already suffices.
-     * The passes are iterations of the measured epoch, on its window, before OSU's own warm-up: as passes over
-     * every size first, each on a window of its own, or on the measured window but each in an epoch of its own,
-     * 100,000 measured fetch_and_ops through the request slots averaged 1.6-2.4 us on 2 cores, with a stall of
-     * 0.1-4 ms every 1,000-1,500 operations: C2 compiler threads of either JVM taking a rank's core (perf sched)
-     * to compile again what the end of the previous pass had deoptimized (the exit of a loop compiled on stack,
-     * never taken before it was compiled: the benchmark's loop, and the target's wait in its barrier). A long-lived
-     * window, after 600,000 operations, averaged 0.61-0.67.
+     * The measured pass repeats a pass's iterations at the start of each size's epoch: when its epoch began with
+     * OSU's warm-up alone, 100,000 measured fetch_and_ops through the request slots averaged 1.6-2.4 us on 2 cores,
+     * with a stall of 0.1-4 ms every 1,000-1,500 operations: C2 compiler threads of either JVM taking a rank's core
+     * (perf sched) to compile again what the end of the previous epoch had deoptimized (the exit of a loop compiled
+     * on stack, never taken before it was compiled: the benchmark's loop, and the target's wait in its barrier). A
+     * long-lived window, after 600,000 operations, averaged 0.61-0.67.
      */
     static final long JIT_WARMUP_ITERATIONS = 500_000;
 
@@ -189,7 +193,7 @@ public final class OsuRma implements java.io.Serializable {
         return (int) Math.max(1, Math.min(20, (JIT_WARMUP_ITERATIONS + perPass - 1) / Math.max(1, perPass)));
     }
 
-    private void sizes(Comm world, int me, long lo, long hi, int passes) {
+    private void sizes(Comm world, int me, long lo, long hi, boolean print) {
         for (long size = lo; size <= hi; size *= 2) {
             int n = iters > 0 ? iters : bw() ? (size > LARGE ? 20 : 100) : size > LARGE ? 1000 : 10_000;
             int warm = skip >= 0 ? skip : bw() ? (size > LARGE ? 2 : 10) : size > LARGE ? 10 : 100;
@@ -230,18 +234,25 @@ public final class OsuRma implements java.io.Serializable {
             world.barrier();
             ByteBuffer[] slices = slices(local, size, ops);
             ByteBuffer compare = result.duplicate().position(8).slice();
+            if (!print) { // a JIT pass
+                measure(world, w, me, size, jitN, warm, ops, slices, compare, result, base, null, false);
+                world.barrier();
+                w.free();
+                continue;
+            }
             @SuppressWarnings("unchecked")
             java.util.Map<io.jrma.WinCounters.Counter, Long>[] before = counters ? new java.util.Map[1] : null;
-            // OSU's warm-up iterations, and before them those of the JIT passes, in the measured epoch
-            double t = measure(world, w, me, size, n, warm + (long) passes * (jitN + warm), ops, slices, compare,
-                    result, base, before);
+            // OSU's warm-up iterations, and before them a JIT pass's, in the measured epoch
+            double t = measure(world, w, me, size, n, warm + (jitWarmup ? jitN + warm : 0), ops, slices, compare,
+                    result, base, before, true);
             if (me == 0) {
                 double value = bw() ? size / 1e6 * ops * n * (test.endsWith("bibw") ? 2 : 1) / t : t * 1e6 / n
                         / (sync.equals("fence") || sync.equals("pscw") ? 2 : 1);
                 // latency to the ns (OSU prints 0.01 us, a fifth of an 8-byte operation over shared memory)
                 System.out.printf(Locale.ROOT, bw() ? "%-10d%20.2f%n" : "%-10d%20.3f%n", size, value);
             }
-            if (counters) { // the window's counters over the measured pass on each rank (stderr: the size lines stay parseable)
+            if (counters) { // each rank's window counters over the timed iterations (stderr: the size lines stay
+                            // parseable)
                 StringBuilder d = new StringBuilder("{");
                 w.counters().snapshot().forEach((c, v) -> {
                     if (v - before[0].get(c) != 0) {
@@ -285,14 +296,24 @@ public final class OsuRma implements java.io.Serializable {
 
     /** Warm-up iterations per call of {@link #loop}: calls many enough for the JIT to compile it as a method. */
     private static final int CHUNK = 1000;
+    /**
+     * The shortest warm-up of a passive target's measured epoch: the JIT needs time as well as calls (the 20,000
+     * iterations of a pass at 8 bytes take a few milliseconds on the direct path, less than C2 takes to compile
+     * what the epoch's first operations deoptimized). Without the silent passes, with this warm-up per size only
+     * by count, put_latency -m 8:8192 on an allocate window measured 0.38 us at 8 bytes and 0.11 at 16 (0.022 and
+     * 0.031 with them).
+     */
+    static final long WARMUP_MIN_NS = 300_000_000L;
 
     /**
      * Seconds for the {@code n} timed iterations (rank 0's clock; rank 1's for bibw is not used), after
-     * {@code warm} untimed ones in the same epoch; {@code before} gets the window's counters as the clock starts.
+     * {@code warm} untimed ones in the same epoch (for the measured pass, {@code print}, at least
+     * {@link #WARMUP_MIN_NS} of them at a passive target's origin); {@code before} gets the window's counters as the
+     * clock starts.
      */
     private double measure(Comm world, Win w, int me, long size, int n, long warm, int ops, ByteBuffer[] slices,
                            ByteBuffer compare, ByteBuffer result, long base,
-                           java.util.Map<io.jrma.WinCounters.Counter, Long>[] before) {
+                           java.util.Map<io.jrma.WinCounters.Counter, Long>[] before, boolean print) {
         int peer = 1 - me;
         boolean active = sync.equals("fence") || sync.equals("pscw");
         boolean origin = me == 0 || test.endsWith("bibw") || sync.equals("fence");
@@ -305,12 +326,16 @@ public final class OsuRma implements java.io.Serializable {
             }
         }
         // --trace times every iteration, the warm-up's too, so that the timed iterations run code the JIT compiled
-        long[] times = trace && me == 0 ? new long[Math.max(n, CHUNK)] : null;
+        long[] times = trace && print && me == 0 ? new long[Math.max(n, CHUNK)] : null;
         // the warm-up in calls of CHUNK iterations, the timed iterations in one more call of the same method: the
         // timed ones run its compiled code, never a loop compiled on stack that a first exit would deoptimize
-        for (long left = warm; left > 0; left -= CHUNK) {
-            loop(w, me, peer, origin, peerGroup, size, ops, slices, compare, result, base, (int) Math.min(CHUNK, left),
-                    times);
+        // a passive target's origin (the only rank that loops) goes on until WARMUP_MIN_NS have passed (the JIT needs
+        // time as well as calls)
+        long minNs = print && jitWarmup && !active && !bibw && me == 0 ? WARMUP_MIN_NS : 0;
+        long start = System.nanoTime();
+        for (long left = warm; left > 0 || System.nanoTime() - start < minNs; left -= CHUNK) {
+            loop(w, me, peer, origin, peerGroup, size, ops, slices, compare, result, base,
+                    (int) Math.max(1, Math.min(CHUNK, left)), times);
         }
         if (before != null) {
             before[0] = w.counters().snapshot();
@@ -318,7 +343,7 @@ public final class OsuRma implements java.io.Serializable {
         long t0 = System.nanoTime();
         loop(w, me, peer, origin, peerGroup, size, ops, slices, compare, result, base, n, times);
         double secs = (System.nanoTime() - t0) / 1e9;
-        if (times != null) {
+        if (times != null && n > 0) {
             traceLine(size, java.util.Arrays.copyOf(times, n));
         }
         if (!active && (me == 0 || test.endsWith("bibw"))) {
