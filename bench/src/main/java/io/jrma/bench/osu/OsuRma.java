@@ -30,8 +30,8 @@ import java.util.Locale;
  * silent passes over all sizes (ten times the counts up to 8 KiB, and at least {@link #FRAME_WARMUP_OPS} operations
  * at the first size from 512 KiB) let the JIT compile the loops (a C benchmark needs none): one pass when the size
  * range reaches the large sizes, else as many as make {@link #JIT_WARMUP_ITERATIONS} iterations over the range. In
- * the measured pass each size's epoch then begins with one more pass's iterations (at a passive target's origin for
- * at least {@link #WARMUP_MIN_NS}) before OSU's warm-up. {@code --no-jit-warmup} leaves OSU's own warm-up only,
+ * the measured pass each size's epoch then begins with one more pass's iterations (when the range is one size, at
+ * a passive target's origin for at least {@link #WARMUP_MIN_NS}) before OSU's warm-up. {@code --no-jit-warmup} leaves OSU's own warm-up only,
  * {@code --jit-passes N} sets the number of silent passes. {@code --counters} prints each rank's window counters after each size,
  * {@code --trace} the spread of the measured iterations (p50, p90, p99, max, and the iterations above 100 us: a
  * mean far above the p50 is a few stalls, not a slow path), both on stderr. Rank 0 is the origin;
@@ -235,7 +235,7 @@ public final class OsuRma implements java.io.Serializable {
             ByteBuffer[] slices = slices(local, size, ops);
             ByteBuffer compare = result.duplicate().position(8).slice();
             if (!print) { // a JIT pass
-                measure(world, w, me, size, jitN, warm, ops, slices, compare, result, base, null, false);
+                measure(world, w, me, size, jitN, warm, ops, slices, compare, result, base, null, false, false);
                 world.barrier();
                 w.free();
                 continue;
@@ -244,7 +244,7 @@ public final class OsuRma implements java.io.Serializable {
             java.util.Map<io.jrma.WinCounters.Counter, Long>[] before = counters ? new java.util.Map[1] : null;
             // OSU's warm-up iterations, and before them a JIT pass's, in the measured epoch
             double t = measure(world, w, me, size, n, warm + (jitWarmup ? jitN + warm : 0), ops, slices, compare,
-                    result, base, before, true);
+                    result, base, before, true, jitWarmup && lo == hi);
             if (me == 0) {
                 double value = bw() ? size / 1e6 * ops * n * (test.endsWith("bibw") ? 2 : 1) / t : t * 1e6 / n
                         / (sync.equals("fence") || sync.equals("pscw") ? 2 : 1);
@@ -301,19 +301,20 @@ public final class OsuRma implements java.io.Serializable {
      * iterations of a pass at 8 bytes take a few milliseconds on the direct path, less than C2 takes to compile
      * what the epoch's first operations deoptimized). Without the silent passes, with this warm-up per size only
      * by count, put_latency -m 8:8192 on an allocate window measured 0.38 us at 8 bytes and 0.11 at 16 (0.022 and
-     * 0.031 with them).
+     * 0.031 with them). Only for a range of one size: 300 ms of 8-byte puts before the 16-byte epoch left the JIT's
+     * profile all 8-byte puts, and 16 and 32 bytes then measured 0.05-0.08 us against 0.025-0.05 without.
      */
     static final long WARMUP_MIN_NS = 300_000_000L;
 
     /**
      * Seconds for the {@code n} timed iterations (rank 0's clock; rank 1's for bibw is not used), after
-     * {@code warm} untimed ones in the same epoch (for the measured pass, {@code print}, at least
-     * {@link #WARMUP_MIN_NS} of them at a passive target's origin); {@code before} gets the window's counters as the
-     * clock starts.
+     * {@code warm} untimed ones in the same epoch (with {@code floor}, at least {@link #WARMUP_MIN_NS} of them at a
+     * passive target's origin); {@code before} gets the window's counters as the clock starts; {@code print}: the
+     * measured pass ({@code --trace} reports it).
      */
     private double measure(Comm world, Win w, int me, long size, int n, long warm, int ops, ByteBuffer[] slices,
                            ByteBuffer compare, ByteBuffer result, long base,
-                           java.util.Map<io.jrma.WinCounters.Counter, Long>[] before, boolean print) {
+                           java.util.Map<io.jrma.WinCounters.Counter, Long>[] before, boolean print, boolean floor) {
         int peer = 1 - me;
         boolean active = sync.equals("fence") || sync.equals("pscw");
         boolean origin = me == 0 || test.endsWith("bibw") || sync.equals("fence");
@@ -329,9 +330,9 @@ public final class OsuRma implements java.io.Serializable {
         long[] times = trace && print && me == 0 ? new long[Math.max(n, CHUNK)] : null;
         // the warm-up in calls of CHUNK iterations, the timed iterations in one more call of the same method: the
         // timed ones run its compiled code, never a loop compiled on stack that a first exit would deoptimize
-        // a passive target's origin (the only rank that loops) goes on until WARMUP_MIN_NS have passed (the JIT needs
-        // time as well as calls)
-        long minNs = print && jitWarmup && !active && !bibw && me == 0 ? WARMUP_MIN_NS : 0;
+        // with floor, a passive target's origin (the only rank that loops) goes on until WARMUP_MIN_NS have passed
+        // (the JIT needs time as well as calls)
+        long minNs = floor && !active && !bibw && me == 0 ? WARMUP_MIN_NS : 0;
         long start = System.nanoTime();
         for (long left = warm; left > 0 || System.nanoTime() - start < minNs; left -= CHUNK) {
             loop(w, me, peer, origin, peerGroup, size, ops, slices, compare, result, base,
