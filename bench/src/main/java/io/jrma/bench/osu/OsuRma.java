@@ -31,11 +31,12 @@ import java.util.Locale;
  * at the first size from 512 KiB) let the JIT compile the loops (a C benchmark needs none): one pass when the size
  * range reaches the large sizes, else as many as make {@link #JIT_WARMUP_ITERATIONS} iterations over the range. In
  * the measured pass each size's epoch then begins with one more pass's iterations (when the range is one size, at
- * a passive target's origin for at least {@link #WARMUP_MIN_NS}) before OSU's warm-up. {@code --no-jit-warmup} leaves OSU's own warm-up only,
- * {@code --jit-passes N} sets the number of silent passes. {@code --counters} prints each rank's window counters after each size,
- * {@code --trace} the spread of the measured iterations (p50, p90, p99, max, and the iterations above 100 us: a
- * mean far above the p50 is a few stalls, not a slow path), both on stderr. Rank 0 is the origin;
- * rank 1 the target (for bibw both are). The atomics use 8-byte longs whatever the size range.
+ * a passive target's origin for at least {@link #WARMUP_MIN_NS}) before OSU's warm-up. {@code --no-jit-warmup}
+ * leaves OSU's own warm-up only, {@code --jit-passes N} sets the number of silent passes. {@code --counters} prints
+ * each rank's window counters over the timed iterations of each size, {@code --trace} the spread of those iterations
+ * (p50, p90, p99, max, and the iterations above 100 us: a mean far above the p50 is a few stalls, not a slow path),
+ * both on stderr. Rank 0 is the origin; rank 1 the target (for bibw both are). The atomics use 8-byte longs whatever
+ * the size range.
  */
 public final class OsuRma implements java.io.Serializable {
     private static final long serialVersionUID = 1L;
