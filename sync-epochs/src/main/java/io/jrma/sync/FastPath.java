@@ -96,16 +96,22 @@ final class FastPath {
         if (dynamic) {
             return dynamicTarget(p, disp, bytes);
         }
-        if (p.regions != null || disp > (Long.MAX_VALUE >> 8) / p.dispUnit) {
+        if (p.regions != null) {
             // (a create window's rank in another JVM whose memory is private there: the private lanes, crossMemory
             // and slot, else the general path)
             return -1;
         }
-        long off = disp * p.dispUnit;
-        if (off + bytes > p.size) {
+        long off = windowOffset(p, disp, bytes);
+        return off < 0 ? -1 : p.base + off;
+    }
+
+    /** A create or allocate window's byte offset of {@code bytes} at {@code disp} of peer p, or -1 outside it. */
+    private static long windowOffset(Peer p, long disp, long bytes) {
+        if (disp > (Long.MAX_VALUE >> 8) / p.dispUnit) {
             return -1;
         }
-        return p.base + off;
+        long off = disp * p.dispUnit;
+        return off + bytes > p.size ? -1 : off;
     }
 
     /**
@@ -206,10 +212,11 @@ final class FastPath {
             }
             at = disp;
         } else {
-            if (disp > (Long.MAX_VALUE >> 8) / p.dispUnit || disp * p.dispUnit + bytes > p.size) {
+            long off = windowOffset(p, disp, bytes);
+            if (off < 0) {
                 return -1;
             }
-            at = p.base + disp * p.dispUnit;
+            at = p.base + off;
         }
         RemoteRegions.Snapshot s = r.current();
         int i = s.find(at, at + bytes);
@@ -247,9 +254,9 @@ final class FastPath {
 
     /**
      * A fetch_and_op, compare_and_swap, or small put or get on bytes private to the JVM of rank {@code t}
-     * ({@link #privateTarget}: a dynamic or create window), through the target's request slot ({@link OpSlots}) under the general path's rules
-     * ({@link Operations}: nothing queued or unacknowledged, latency-bound). False when any of that does not hold or
-     * the target refused: the general path then decides, and reports any error.
+     * ({@link #privateTarget}: a dynamic or create window), through the target's request slot ({@link OpSlots})
+     * under the general path's rules ({@link Operations}: nothing queued or unacknowledged, latency-bound). False
+     * when any of that does not hold or the target refused: the general path then decides, and reports any error.
      */
     private boolean slot(int kind, io.jrma.core.op.OpCode op, BasicType e, int t, long disp, long size, Object ob, long oo,
             Object cb, long co, Object rb, long ro) {

@@ -235,25 +235,21 @@ public final class OsuRma implements java.io.Serializable {
             world.barrier();
             ByteBuffer[] slices = slices(local, size, ops);
             ByteBuffer compare = result.duplicate().position(8).slice();
-            if (!print) { // a JIT pass
-                measure(world, w, me, size, jitN, warm, ops, slices, compare, result, base, null, false, false);
-                world.barrier();
-                w.free();
-                continue;
-            }
             @SuppressWarnings("unchecked")
-            java.util.Map<io.jrma.WinCounters.Counter, Long>[] before = counters ? new java.util.Map[1] : null;
-            // OSU's warm-up iterations, and before them a JIT pass's, in the measured epoch
-            double t = measure(world, w, me, size, n, warm + (jitWarmup ? jitN + warm : 0), ops, slices, compare,
-                    result, base, before, true, jitWarmup && lo == hi);
-            if (me == 0) {
+            java.util.Map<io.jrma.WinCounters.Counter, Long>[] before = counters && print ? new java.util.Map[1] : null;
+            // a silent JIT pass; or the measured one: OSU's warm-up iterations, and before them a JIT pass's, in the
+            // measured epoch
+            double t = print ? measure(world, w, me, size, n, warm + (jitWarmup ? jitN + warm : 0), ops, slices,
+                    compare, result, base, before, true, jitWarmup && lo == hi)
+                    : measure(world, w, me, size, jitN, warm, ops, slices, compare, result, base, null, false, false);
+            if (me == 0 && print) {
                 double value = bw() ? size / 1e6 * ops * n * (test.endsWith("bibw") ? 2 : 1) / t : t * 1e6 / n
                         / (sync.equals("fence") || sync.equals("pscw") ? 2 : 1);
                 // latency to the ns (OSU prints 0.01 us, a fifth of an 8-byte operation over shared memory)
                 System.out.printf(Locale.ROOT, bw() ? "%-10d%20.2f%n" : "%-10d%20.3f%n", size, value);
             }
-            if (counters) { // each rank's window counters over the timed iterations (stderr: the size lines stay
-                            // parseable)
+            if (before != null) { // each rank's window counters over the timed iterations (stderr: the size lines
+                                  // stay parseable)
                 StringBuilder d = new StringBuilder("{");
                 w.counters().snapshot().forEach((c, v) -> {
                     if (v - before[0].get(c) != 0) {
@@ -380,8 +376,7 @@ public final class OsuRma implements java.io.Serializable {
      * a few long stalls (a thread descheduled while the JIT or the other rank takes the core). "stalls" are the
      * iterations above 100 us and the share of the pass's time they took.
      */
-    private static void traceLine(long size, long[] times) {
-        long[] s = times.clone();
+    private static void traceLine(long size, long[] s) { // (sorts s)
         java.util.Arrays.sort(s);
         long total = 0;
         long stalled = 0;
