@@ -266,7 +266,7 @@ final class FastPath {
                 || !s.open(t) || !w.packets.bypass(t, false)) {
             return false;
         }
-        int count = kind == OpArgs.PUT || kind == OpArgs.GET ? (int) size : 1;
+        int count = kind == OpArgs.PUT || kind == OpArgs.GET ? (int) size : (int) (size / e.size());
         if (!s.call(t, kind, op, e, count, at, ob, oo, cb, co, rb, ro)) {
             w.packets.bypassFailed(t);
             return false;
@@ -349,9 +349,18 @@ final class FastPath {
         }
         Object base = base(origin);
         long bytes = count * type.size();
-        long addr = target(t, disp, bytes);
-        if (base == NO || addr < 0 || bytes > capacity(origin)) {
+        if (base == NO || count == 0 || bytes > capacity(origin)) {
             return false;
+        }
+        long addr = target(t, disp, bytes);
+        if (addr < 0) {
+            if (bytes > OpSlots.MAX_BYTES
+                    || !slot(OpArgs.ACC, op.code(), e, t, disp, bytes, base, offset(origin), null, 0, null, 0)) {
+                return false;
+            }
+            w.counters.bump(Counter.ACCUMULATES);
+            w.counters.bumpBy(Counter.BYTES_PUT, bytes);
+            return true;
         }
         w.epochs.checkAccess(t, "accumulate");
         w.epochs.ensureDirectLock(t);
@@ -362,6 +371,49 @@ final class FastPath {
         w.counters.bump(Counter.ACCUMULATES);
         w.counters.bump(Counter.DIRECT_OPS);
         w.counters.bumpBy(Counter.BYTES_PUT, bytes);
+        return true;
+    }
+
+    /**
+     * A get_accumulate whose origin (unless the op is NO_OP), result and target are {@code count} elements of one
+     * predefined type: on a direct target by the accumulate kernel's CPU atomics (one per element), on a target's
+     * private bytes through its request slot when they fit one.
+     */
+    boolean getAccumulate(Object origin, long count, Datatype type, Object result, int t, long disp, Op op) {
+        BasicType e;
+        if (!type.isPredefined() || op == null || result == null || count <= 0 || count > (1L << 40)
+                || !AccumulateKernel.isValid(op.code(), e = type.elementType())) {
+            return false;
+        }
+        boolean noOp = op == Op.NO_OP;
+        if (!noOp && origin == null) {
+            return false;
+        }
+        Object ob = noOp ? null : base(origin);
+        Object rb = base(result);
+        long bytes = count * type.size();
+        if (ob == NO || rb == NO || (!noOp && bytes > capacity(origin)) || bytes > capacity(result)) {
+            return false;
+        }
+        long oo = noOp ? 0 : offset(origin);
+        long ro = offset(result);
+        long addr = target(t, disp, bytes);
+        if (addr < 0) {
+            if (bytes > OpSlots.MAX_BYTES || !slot(OpArgs.GET_ACC, op.code(), e, t, disp, bytes, ob, oo, null, 0, rb, ro)) {
+                return false;
+            }
+            w.counters.bump(Counter.GET_ACCUMULATES);
+            w.counters.bumpBy(Counter.BYTES_GOT, bytes);
+            return true;
+        }
+        w.epochs.checkAccess(t, "get_accumulate");
+        w.epochs.ensureDirectLock(t);
+        if (count != 1 || !singleLong(op, e, ob, oo, addr, rb, ro)) {
+            AccumulateKernel.getAccumulate(op.code(), e, ob, oo, null, addr, rb, ro, count, locks(t, disp));
+        }
+        w.counters.bump(Counter.GET_ACCUMULATES);
+        w.counters.bump(Counter.DIRECT_OPS);
+        w.counters.bumpBy(Counter.BYTES_GOT, bytes);
         return true;
     }
 

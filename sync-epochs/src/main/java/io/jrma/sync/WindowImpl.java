@@ -223,6 +223,10 @@ final class WindowImpl implements Win {
     public void getAccumulate(Object origin, long oc, Datatype ot, Object result, long rc, Datatype rt, int t,
                               long disp, long tc, Datatype tt, Op op) {
         try {
+            if (rt == tt && rc == tc && tt != null && (op == Op.NO_OP || (ot == tt && oc == tc))
+                    && fast.getAccumulate(origin, tc, tt, result, t, disp, op)) {
+                return;
+            }
             OpArgs a = ops.prepare(OpArgs.GET_ACC, origin, oc, ot, result, rc, rt, null, t, disp, tc, tt, op);
             if (a != null) {
                 ops.issue(a, null);

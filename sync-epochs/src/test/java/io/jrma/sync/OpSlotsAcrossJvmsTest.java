@@ -152,7 +152,7 @@ class OpSlotsAcrossJvmsTest {
                 w.compareAndSwap(new short[] {4}, new short[] {3}, rs, Datatype.SHORT, 1, base + 24);
                 w.flush(1);
                 assertEquals(3, rs[0], "compare_and_swap on a short");
-                // the general path's kinds: accumulate and get_accumulate of up to 16 bytes, request-based too
+                // accumulate and get_accumulate of up to 16 bytes (the fast lane), request-based too (the general path)
                 w.accumulate(new int[] {1, 2}, 2, Datatype.INT, 1, base + 32, Op.SUM);
                 w.flush(1);
                 long[] two = new long[2];

@@ -76,6 +76,74 @@ class ShmWindowsTest {
 
     @Test
     @Timeout(60)
+    void getAccumulatesAcrossJvmsAreLoadStoreAtomicsAndTicketsNeverRepeat() {
+        needJvms();
+        Ranks.run("auto", 4, world -> {
+            int me = world.rank();
+            int n = world.size();
+            int rounds = 500;
+            Win w = Win.allocate(world, 4096, 4, null);
+            io.jrma.WinCounters c = w.counters();
+            world.barrier();
+            w.lockAll(0);
+            long d0 = c.get(io.jrma.WinCounters.Counter.DIRECT_OPS);
+            long p0 = c.get(io.jrma.WinCounters.Counter.PACKETS_SENT);
+            // tickets: two ints at rank 0, the first counting calls, the second summing 2 per call; each element is
+            // atomic (the pair is not, as MPI allows), so over all ranks every old value of each is handed out once
+            int[] old = new int[2];
+            int[] mine = new int[rounds];
+            int[] mine2 = new int[rounds];
+            for (int i = 0; i < rounds; i++) {
+                w.getAccumulate(new int[] {1, 2}, 2, Datatype.INT, old, 2, Datatype.INT, 0, 0, 2, Datatype.INT, io.jrma.Op.SUM);
+                mine[i] = old[0];
+                mine2[i] = old[1];
+            }
+            w.flushAll();
+            long d1 = c.get(io.jrma.WinCounters.Counter.DIRECT_OPS);
+            long p1 = c.get(io.jrma.WinCounters.Counter.PACKETS_SENT);
+            assertEquals(rounds, d1 - d0, "every get_accumulate by load/store");
+            assertEquals(0, p1 - p0, "no packet for any of them");
+            // each rank records its tickets at rank 0 (a bitmap of n x rounds bits, set with BOR)
+            for (int i = 0; i < rounds; i++) {
+                int v = mine[i];
+                int v2 = mine2[i] / 2;
+                assertEquals(0, mine2[i] % 2, "the second int moves by 2");
+                w.accumulate(new int[] {1 << (v & 31)}, 1, Datatype.INT, 0, 16 + (v >>> 5), io.jrma.Op.BOR);
+                w.accumulate(new int[] {1 << (v2 & 31)}, 1, Datatype.INT, 0, 128 + (v2 >>> 5), io.jrma.Op.BOR);
+            }
+            // the other ops of the lane: NO_OP reads without an origin, REPLACE swaps, MAX on a long
+            long[] got = new long[1];
+            w.getAccumulate(null, 0, null, got, 1, Datatype.LONG, (me + 1) % n, 400, 1, Datatype.LONG, io.jrma.Op.NO_OP);
+            w.getAccumulate(new long[] {me}, 1, Datatype.LONG, got, 1, Datatype.LONG, (me + 1) % n, 402, 1, Datatype.LONG,
+                    io.jrma.Op.MAX);
+            w.flushAll();
+            assertEquals(0, got[0], "MAX on a zero long: the old value");
+            // errors still come from the general path, precisely
+            RmaException e = assertThrows(RmaException.class, () -> w.getAccumulate(new int[] {1, 2}, 2, Datatype.INT,
+                    new int[2], 2, Datatype.INT, 0, 1023, 2, Datatype.INT, io.jrma.Op.SUM));
+            assertEquals(ErrorClass.ERR_RMA_RANGE, e.errorClass(), e.getMessage());
+            w.unlockAll();
+            world.barrier();
+            if (me == 0) {
+                java.nio.ByteBuffer b = w.buffer().order(ByteOrder.LITTLE_ENDIAN);
+                assertEquals(n * rounds, b.getInt(0), "every call counted once");
+                assertEquals(2 * n * rounds, b.getInt(4), "every call summed once");
+                for (int v = 0; v < n * rounds; v++) {
+                    assertTrue((b.getInt(64 + 4 * (v >>> 5)) & (1 << (v & 31))) != 0, "ticket " + v + " was handed out");
+                    assertTrue((b.getInt(512 + 4 * (v >>> 5)) & (1 << (v & 31))) != 0, "even ticket " + 2 * v + " too");
+                }
+                for (int r = 0; r < n; r++) {
+                    assertEquals(Math.max(0, (r + n - 1) % n), w.sharedQuery(r).buffer().order(ByteOrder.LITTLE_ENDIAN)
+                            .getLong(402 * 4), "MAX at rank " + r);
+                }
+            }
+            world.barrier();
+            w.free();
+        });
+    }
+
+    @Test
+    @Timeout(60)
     void createWindowsOverAllocatedMemoryAreDirectAcrossJvmsToo() {
         needJvms();
         Ranks.run("auto", 4, world -> {
