@@ -177,15 +177,19 @@ final class FastPath {
     }
 
     /**
-     * SUM of a few aligned 4-byte integers (OSU's accumulate test, counters, histograms): one locked add per
-     * element, without the kernel's per-element dispatch. False when it does not apply.
+     * SUM of a few aligned 4-byte integers (OSU's accumulate tests, counters, histograms): one locked add per
+     * element, without the kernel's per-element dispatch; the old values go to the result unless {@code rb} is
+     * {@link #NO}. False when it does not apply.
      */
-    private static boolean sumInts(Op op, BasicType e, Object ob, long oo, long addr, long count) {
+    private static boolean sumInts(Op op, BasicType e, Object ob, long oo, long addr, long count, Object rb, long ro) {
         if (op != Op.SUM || (e != BasicType.INT && e != BasicType.UINT32) || (addr & 3) != 0 || count > 64) {
             return false;
         }
         for (long i = 0; i < count; i++) {
-            UNSAFE.getAndAddInt(null, addr + 4 * i, UNSAFE.getInt(ob, oo + 4 * i));
+            int old = UNSAFE.getAndAddInt(null, addr + 4 * i, UNSAFE.getInt(ob, oo + 4 * i));
+            if (rb != NO) {
+                UNSAFE.putInt(rb, ro + 4 * i, old);
+            }
         }
         return true;
     }
@@ -365,7 +369,7 @@ final class FastPath {
         w.epochs.checkAccess(t, "accumulate");
         w.epochs.ensureDirectLock(t);
         if ((count != 1 || !singleLong(op, e, base, offset(origin), addr, null, 0))
-                && !sumInts(op, e, base, offset(origin), addr, count)) {
+                && !sumInts(op, e, base, offset(origin), addr, count, NO, 0)) {
             AccumulateKernel.accumulate(op.code(), e, base, offset(origin), null, addr, count, locks(t, disp));
         }
         w.counters.bump(Counter.ACCUMULATES);
@@ -408,7 +412,7 @@ final class FastPath {
         }
         w.epochs.checkAccess(t, "get_accumulate");
         w.epochs.ensureDirectLock(t);
-        if (count != 1 || !singleLong(op, e, ob, oo, addr, rb, ro)) {
+        if ((count != 1 || !singleLong(op, e, ob, oo, addr, rb, ro)) && !sumInts(op, e, ob, oo, addr, count, rb, ro)) {
             AccumulateKernel.getAccumulate(op.code(), e, ob, oo, null, addr, rb, ro, count, locks(t, disp));
         }
         w.counters.bump(Counter.GET_ACCUMULATES);
