@@ -111,13 +111,20 @@ class ShmWindowsTest {
                 w.accumulate(new int[] {1 << (v & 31)}, 1, Datatype.INT, 0, 16 + (v >>> 5), io.jrma.Op.BOR);
                 w.accumulate(new int[] {1 << (v2 & 31)}, 1, Datatype.INT, 0, 128 + (v2 >>> 5), io.jrma.Op.BOR);
             }
-            // the other ops of the lane: NO_OP reads without an origin, REPLACE swaps, MAX on a long
+            // the other ops of the lane on the next rank: REPLACE swaps, NO_OP reads without an origin, MAX on a long
             long[] got = new long[1];
-            w.getAccumulate(null, 0, null, got, 1, Datatype.LONG, (me + 1) % n, 400, 1, Datatype.LONG, io.jrma.Op.NO_OP);
-            w.getAccumulate(new long[] {me}, 1, Datatype.LONG, got, 1, Datatype.LONG, (me + 1) % n, 402, 1, Datatype.LONG,
+            long[] read = new long[1];
+            long[] before = new long[1];
+            int next = (me + 1) % n;
+            w.getAccumulate(new long[] {700 + me}, 1, Datatype.LONG, got, 1, Datatype.LONG, next, 400, 1, Datatype.LONG,
+                    io.jrma.Op.REPLACE);
+            w.getAccumulate(null, 0, null, read, 1, Datatype.LONG, next, 400, 1, Datatype.LONG, io.jrma.Op.NO_OP);
+            w.getAccumulate(new long[] {me}, 1, Datatype.LONG, before, 1, Datatype.LONG, next, 402, 1, Datatype.LONG,
                     io.jrma.Op.MAX);
             w.flushAll();
-            assertEquals(0, got[0], "MAX on a zero long: the old value");
+            assertEquals(0, got[0], "REPLACE: the old value");
+            assertEquals(700 + me, read[0], "NO_OP reads what REPLACE stored");
+            assertEquals(0, before[0], "MAX: the old value");
             // errors still come from the general path, precisely
             RmaException e = assertThrows(RmaException.class, () -> w.getAccumulate(new int[] {1, 2}, 2, Datatype.INT,
                     new int[2], 2, Datatype.INT, 0, 1023, 2, Datatype.INT, io.jrma.Op.SUM));
@@ -132,8 +139,8 @@ class ShmWindowsTest {
                     assertTrue((b.getInt(64 + 4 * (v >>> 5)) & (1 << (v & 31))) != 0, "ticket " + v + " was handed out");
                     assertTrue((b.getInt(512 + 4 * (v >>> 5)) & (1 << (v & 31))) != 0, "even ticket " + 2 * v + " too");
                 }
-                for (int r = 0; r < n; r++) {
-                    assertEquals(Math.max(0, (r + n - 1) % n), w.sharedQuery(r).buffer().order(ByteOrder.LITTLE_ENDIAN)
+                for (int r = 0; r < n; r++) { // MAX(0, the previous rank's number)
+                    assertEquals((r + n - 1) % n, w.sharedQuery(r).buffer().order(ByteOrder.LITTLE_ENDIAN)
                             .getLong(402 * 4), "MAX at rank " + r);
                 }
             }
