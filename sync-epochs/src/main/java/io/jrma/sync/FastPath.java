@@ -257,10 +257,12 @@ final class FastPath {
     }
 
     /**
-     * A fetch_and_op, compare_and_swap, or small put or get on bytes private to the JVM of rank {@code t}
-     * ({@link #privateTarget}: a dynamic or create window), through the target's request slot ({@link OpSlots})
-     * under the general path's rules ({@link Operations}: nothing queued or unacknowledged, latency-bound). False
-     * when any of that does not hold or the target refused: the general path then decides, and reports any error.
+     * An accumulate, get_accumulate, fetch_and_op, compare_and_swap or small put on bytes private to the JVM of
+     * rank {@code t} ({@link #privateTarget}: a dynamic or create window), through the target's request slot
+     * ({@link OpSlots}) under the general path's rules ({@link Operations}: nothing queued or unacknowledged,
+     * latency-bound). True when it was applied, and the operation counted (with its bytes for puts and the accumulate
+     * kinds); false when any of that does not hold or the target refused: the general path then decides, and reports
+     * any error.
      */
     private boolean slot(int kind, io.jrma.core.op.OpCode op, BasicType e, int t, long disp, long size, Object ob, long oo,
             Object cb, long co, Object rb, long ro) {
@@ -277,6 +279,17 @@ final class FastPath {
         }
         w.counters.bump(Counter.SLOT_OPS);
         w.epochs.notePackets(t); // complete already; but the next flush must count it (PacketOrigin.bypass)
+        switch (kind) {
+            case OpArgs.PUT: w.counters.bump(Counter.PUTS); break;
+            case OpArgs.ACC: w.counters.bump(Counter.ACCUMULATES); break;
+            case OpArgs.GET_ACC: w.counters.bump(Counter.GET_ACCUMULATES); break;
+            case OpArgs.FOP: w.counters.bump(Counter.FETCH_AND_OPS); break;
+            case OpArgs.CAS: w.counters.bump(Counter.COMPARE_AND_SWAPS); break;
+            default: break;
+        }
+        if (kind == OpArgs.PUT || kind == OpArgs.ACC || kind == OpArgs.GET_ACC) {
+            w.counters.bumpBy(kind == OpArgs.GET_ACC ? Counter.BYTES_GOT : Counter.BYTES_PUT, size);
+        }
         return true;
     }
 
@@ -293,13 +306,9 @@ final class FastPath {
             }
             // a small put the kernel does not copy (by size; where it refuses, the general path finds out): through
             // the target's slot
-            if (base != NO && bytes <= OpSlots.MAX_PUT && bytes <= capacity(origin) && !w.ops.crossMemoryMay(true, bytes)
-                    && slot(OpArgs.PUT, null, BasicType.BYTE, t, disp, bytes, base, offset(origin), null, 0, null, 0)) {
-                w.counters.bump(Counter.PUTS);
-                w.counters.bumpBy(Counter.BYTES_PUT, bytes);
-                return true;
-            }
-            return false;
+            return base != NO && bytes <= OpSlots.MAX_PUT && bytes <= capacity(origin)
+                    && !w.ops.crossMemoryMay(true, bytes)
+                    && slot(OpArgs.PUT, null, BasicType.BYTE, t, disp, bytes, base, offset(origin), null, 0, null, 0);
         }
         if (base == NO || addr < 0 || bytes > capacity(origin)) {
             return false;
@@ -358,13 +367,8 @@ final class FastPath {
         }
         long addr = target(t, disp, bytes);
         if (addr < 0) {
-            if (bytes > OpSlots.MAX_BYTES
-                    || !slot(OpArgs.ACC, op.code(), e, t, disp, bytes, base, offset(origin), null, 0, null, 0)) {
-                return false;
-            }
-            w.counters.bump(Counter.ACCUMULATES);
-            w.counters.bumpBy(Counter.BYTES_PUT, bytes);
-            return true;
+            return bytes <= OpSlots.MAX_BYTES
+                    && slot(OpArgs.ACC, op.code(), e, t, disp, bytes, base, offset(origin), null, 0, null, 0);
         }
         w.epochs.checkAccess(t, "accumulate");
         w.epochs.ensureDirectLock(t);
@@ -403,12 +407,8 @@ final class FastPath {
         long ro = offset(result);
         long addr = target(t, disp, bytes);
         if (addr < 0) {
-            if (bytes > OpSlots.MAX_BYTES || !slot(OpArgs.GET_ACC, op.code(), e, t, disp, bytes, ob, oo, null, 0, rb, ro)) {
-                return false;
-            }
-            w.counters.bump(Counter.GET_ACCUMULATES);
-            w.counters.bumpBy(Counter.BYTES_GOT, bytes);
-            return true;
+            return bytes <= OpSlots.MAX_BYTES
+                    && slot(OpArgs.GET_ACC, op.code(), e, t, disp, bytes, ob, oo, null, 0, rb, ro);
         }
         w.epochs.checkAccess(t, "get_accumulate");
         w.epochs.ensureDirectLock(t);
@@ -436,11 +436,8 @@ final class FastPath {
             return false;
         }
         if (addr < 0) {
-            if (!slot(OpArgs.FOP, op.code(), e, t, disp, size, ob, noOp ? 0 : offset(origin), null, 0, rb, offset(result))) {
-                return false;
-            }
-            w.counters.bump(Counter.FETCH_AND_OPS);
-            return true;
+            return slot(OpArgs.FOP, op.code(), e, t, disp, size, ob, noOp ? 0 : offset(origin), null, 0, rb,
+                    offset(result));
         }
         w.epochs.checkAccess(t, "fetch_and_op");
         w.epochs.ensureDirectLock(t);
@@ -471,12 +468,8 @@ final class FastPath {
             return false;
         }
         if (addr < 0) {
-            if (!slot(OpArgs.CAS, null, type.elementType(), t, disp, size, ob, offset(origin), cb, offset(compare), rb,
-                    offset(result))) {
-                return false;
-            }
-            w.counters.bump(Counter.COMPARE_AND_SWAPS);
-            return true;
+            return slot(OpArgs.CAS, null, type.elementType(), t, disp, size, ob, offset(origin), cb, offset(compare),
+                    rb, offset(result));
         }
         w.epochs.checkAccess(t, "compare_and_swap");
         w.epochs.ensureDirectLock(t);
