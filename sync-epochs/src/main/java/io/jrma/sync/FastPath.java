@@ -279,14 +279,7 @@ final class FastPath {
         }
         w.counters.bump(Counter.SLOT_OPS);
         w.epochs.notePackets(t); // complete already; but the next flush must count it (PacketOrigin.bypass)
-        switch (kind) {
-            case OpArgs.PUT: w.counters.bump(Counter.PUTS); break;
-            case OpArgs.ACC: w.counters.bump(Counter.ACCUMULATES); break;
-            case OpArgs.GET_ACC: w.counters.bump(Counter.GET_ACCUMULATES); break;
-            case OpArgs.FOP: w.counters.bump(Counter.FETCH_AND_OPS); break;
-            case OpArgs.CAS: w.counters.bump(Counter.COMPARE_AND_SWAPS); break;
-            default: break;
-        }
+        w.counters.bump(OpArgs.counter(kind));
         if (kind == OpArgs.PUT || kind == OpArgs.ACC || kind == OpArgs.GET_ACC) {
             w.counters.bumpBy(kind == OpArgs.GET_ACC ? Counter.BYTES_GOT : Counter.BYTES_PUT, size);
         }

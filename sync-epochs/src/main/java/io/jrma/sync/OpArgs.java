@@ -1,5 +1,6 @@
 package io.jrma.sync;
 
+import io.jrma.WinCounters.Counter;
 import io.jrma.core.dt.BasicType;
 import io.jrma.core.dt.TypeLayout;
 import io.jrma.core.op.OpCode;
@@ -46,6 +47,18 @@ final class OpArgs {
             case FOP: return "fetch_and_op";
             case CAS: return "compare_and_swap";
             default: return "op" + kind;
+        }
+    }
+
+    /** The window counter of operations of {@code kind} (a put, get or one of the accumulate family). */
+    static Counter counter(int kind) {
+        switch (kind) {
+            case PUT: return Counter.PUTS;
+            case GET: return Counter.GETS;
+            case ACC: return Counter.ACCUMULATES;
+            case GET_ACC: return Counter.GET_ACCUMULATES;
+            case FOP: return Counter.FETCH_AND_OPS;
+            default: return Counter.COMPARE_AND_SWAPS;
         }
     }
 }

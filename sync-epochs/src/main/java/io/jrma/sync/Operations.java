@@ -358,14 +358,7 @@ final class Operations {
     }
 
     private void countOp(int kind) {
-        switch (kind) {
-            case OpArgs.PUT: w.counters.increment(Counter.PUTS); break;
-            case OpArgs.GET: w.counters.increment(Counter.GETS); break;
-            case OpArgs.ACC: w.counters.increment(Counter.ACCUMULATES); break;
-            case OpArgs.GET_ACC: w.counters.increment(Counter.GET_ACCUMULATES); break;
-            case OpArgs.FOP: w.counters.increment(Counter.FETCH_AND_OPS); break;
-            default: w.counters.increment(Counter.COMPARE_AND_SWAPS); break;
-        }
+        w.counters.increment(OpArgs.counter(kind));
     }
 
     private Buffers.Ref resolve(Object buf, String role, String what) {
