@@ -10,9 +10,11 @@ import java.util.concurrent.atomic.AtomicLongArray;
  *
  * <p>Thread-safe: written by the rank's threads and the progress agent, read by anyone. The per-operation
  * counters of the direct path (operation counts, {@code DIRECT_OPS} and byte counts when the direct fast
- * lane serves the call) are bumped with a plain read-and-store instead of an atomic add, which costs as much as the
- * operation itself on this class of machine: they are exact when one thread issues on the window and may
- * undercount when several threads of a rank issue at the same instant. All other counters are atomic.
+ * lane serves the call), and those of operations done by a kernel copy or a request slot ({@code CROSS_MEMORY_OPS},
+ * {@code SLOT_OPS}, their operation and byte counts), are bumped with a plain read-and-store instead of an atomic
+ * add, which costs as much as the operation itself on this class of machine: they are exact when one thread
+ * issues on the window and may undercount when several threads of a rank issue at the same instant. All other
+ * counters are atomic.
  */
 public final class WinCounters {
     /** What is counted. */

@@ -337,8 +337,8 @@ final class Operations {
             w.packets.bypassFailed(t);
             return false;
         }
-        w.counters.add(put ? Counter.BYTES_PUT : Counter.BYTES_GOT, bytes);
-        w.counters.increment(Counter.CROSS_MEMORY_OPS);
+        w.counters.bumpBy(put ? Counter.BYTES_PUT : Counter.BYTES_GOT, bytes);
+        w.counters.bump(Counter.CROSS_MEMORY_OPS);
         w.epochs.notePackets(t); // complete already; but the next flush must count it (PacketOrigin.bypass)
         return true;
     }
