@@ -360,8 +360,7 @@ final class FastPath {
         }
         long addr = target(t, disp, bytes);
         if (addr < 0) {
-            return bytes <= OpSlots.MAX_BYTES
-                    && slot(OpArgs.ACC, op.code(), e, t, disp, bytes, base, offset(origin), null, 0, null, 0);
+            return slot(OpArgs.ACC, op.code(), e, t, disp, bytes, base, offset(origin), null, 0, null, 0);
         }
         w.epochs.checkAccess(t, "accumulate");
         w.epochs.ensureDirectLock(t);
@@ -377,10 +376,24 @@ final class FastPath {
 
     /**
      * A get_accumulate whose origin (unless the op is NO_OP), result and target are {@code count} elements of one
-     * predefined type: on a direct target by the accumulate kernel's CPU atomics (one per element), on a target's
-     * private bytes through its request slot when they fit one.
+     * predefined type: {@link #fetching}.
      */
     boolean getAccumulate(Object origin, long count, Datatype type, Object result, int t, long disp, Op op) {
+        return fetching(OpArgs.GET_ACC, origin, count, type, result, t, disp, op);
+    }
+
+    /** A fetch_and_op: {@link #fetching} of one element. */
+    boolean fetchAndOp(Object origin, Object result, Datatype type, int t, long disp, Op op) {
+        return fetching(OpArgs.FOP, origin, 1, type, result, t, disp, op);
+    }
+
+    /**
+     * A get_accumulate or fetch_and_op ({@code kind}) of {@code count} elements: on a direct target by CPU atomics,
+     * one per element (a single locked instruction for one aligned long or for SUM on aligned ints, else the
+     * accumulate kernel); on a target's private bytes through its request slot when they fit one.
+     */
+    private boolean fetching(int kind, Object origin, long count, Datatype type, Object result, int t, long disp,
+            Op op) {
         BasicType e;
         if (!type.isPredefined() || op == null || result == null || count <= 0 || count > (1L << 40)
                 || !AccumulateKernel.isValid(op.code(), e = type.elementType())) {
@@ -400,46 +413,16 @@ final class FastPath {
         long ro = offset(result);
         long addr = target(t, disp, bytes);
         if (addr < 0) {
-            return bytes <= OpSlots.MAX_BYTES
-                    && slot(OpArgs.GET_ACC, op.code(), e, t, disp, bytes, ob, oo, null, 0, rb, ro);
+            return slot(kind, op.code(), e, t, disp, bytes, ob, oo, null, 0, rb, ro);
         }
-        w.epochs.checkAccess(t, "get_accumulate");
+        w.epochs.checkAccess(t, OpArgs.kindName(kind));
         w.epochs.ensureDirectLock(t);
         if ((count != 1 || !singleLong(op, e, ob, oo, addr, rb, ro)) && !sumInts(op, e, ob, oo, addr, count, rb, ro)) {
             AccumulateKernel.getAccumulate(op.code(), e, ob, oo, null, addr, rb, ro, count, locks(t, disp));
         }
-        w.counters.bump(Counter.GET_ACCUMULATES);
+        w.counters.bump(OpArgs.counter(kind));
         w.counters.bump(Counter.DIRECT_OPS);
         w.counters.bumpBy(Counter.BYTES_GOT, bytes);
-        return true;
-    }
-
-    boolean fetchAndOp(Object origin, Object result, Datatype type, int t, long disp, Op op) {
-        BasicType e;
-        if (!type.isPredefined() || op == null || result == null
-                || !AccumulateKernel.isValid(op.code(), e = type.elementType())) {
-            return false;
-        }
-        boolean noOp = op == Op.NO_OP;
-        Object ob = noOp ? null : base(origin);
-        Object rb = base(result);
-        long size = type.size();
-        long addr = target(t, disp, size);
-        if ((!noOp && (origin == null || ob == NO || capacity(origin) < size)) || rb == NO || capacity(result) < size) {
-            return false;
-        }
-        if (addr < 0) {
-            return slot(OpArgs.FOP, op.code(), e, t, disp, size, ob, noOp ? 0 : offset(origin), null, 0, rb,
-                    offset(result));
-        }
-        w.epochs.checkAccess(t, "fetch_and_op");
-        w.epochs.ensureDirectLock(t);
-        if (!singleLong(op, e, ob, noOp ? 0 : offset(origin), addr, rb, offset(result))) {
-            AccumulateKernel.getAccumulate(op.code(), e, ob, noOp ? 0 : offset(origin), null, addr, rb, offset(result), 1, locks(t, disp));
-        }
-        w.counters.bump(Counter.FETCH_AND_OPS);
-        w.counters.bump(Counter.DIRECT_OPS);
-        w.counters.bumpBy(Counter.BYTES_GOT, size);
         return true;
     }
 

@@ -156,7 +156,7 @@ final class Operations {
     /** Runs a checked operation on the target's path. */
     void issue(OpArgs a, CompletionRequest r) {
         Peer p = w.peers[a.target];
-        countOp(a.kind);
+        w.counters.increment(OpArgs.counter(a.kind));
         if (!p.direct) {
             w.packets.issue(a, r);
             return;
@@ -355,10 +355,6 @@ final class Operations {
             STAGING.set(b);
         }
         return org.agrona.BufferUtil.address(b);
-    }
-
-    private void countOp(int kind) {
-        w.counters.increment(OpArgs.counter(kind));
     }
 
     private Buffers.Ref resolve(Object buf, String role, String what) {

@@ -333,7 +333,7 @@ public final class OsuRma implements java.io.Serializable {
         long start = System.nanoTime();
         for (long left = warm; left > 0 || System.nanoTime() - start < minNs; left -= CHUNK) {
             loop(w, me, peer, origin, peerGroup, size, ops, slices, compare, result, base,
-                    (int) Math.max(1, Math.min(CHUNK, left)), times);
+                    (int) (left > 0 ? Math.min(CHUNK, left) : CHUNK), times);
         }
         if (before != null) {
             before[0] = w.counters().snapshot();
