@@ -257,7 +257,7 @@ final class FastPath {
     }
 
     /**
-     * An accumulate, get_accumulate, fetch_and_op, compare_and_swap or small put on bytes private to the JVM of
+     * An accumulate, get_accumulate, fetch_and_op, compare_and_swap, small put or small get on bytes private to the JVM of
      * rank {@code t} ({@link #privateTarget}: a dynamic or create window), through the target's request slot
      * ({@link OpSlots}) under the general path's rules ({@link Operations}: nothing queued or unacknowledged,
      * latency-bound). True when it was applied, and the operation counted (with its bytes for puts and the accumulate
@@ -280,8 +280,8 @@ final class FastPath {
         w.counters.bump(Counter.SLOT_OPS);
         w.epochs.notePackets(t); // complete already; but the next flush must count it (PacketOrigin.bypass)
         w.counters.bump(OpArgs.counter(kind));
-        if (kind == OpArgs.PUT || kind == OpArgs.ACC || kind == OpArgs.GET_ACC) {
-            w.counters.bumpBy(kind == OpArgs.GET_ACC ? Counter.BYTES_GOT : Counter.BYTES_PUT, size);
+        if (kind != OpArgs.FOP && kind != OpArgs.CAS) {
+            w.counters.bumpBy(kind == OpArgs.GET || kind == OpArgs.GET_ACC ? Counter.BYTES_GOT : Counter.BYTES_PUT, size);
         }
         return true;
     }
@@ -327,10 +327,17 @@ final class FastPath {
         Object base = base(origin);
         long bytes = count * type.size();
         long addr = target(t, disp, bytes);
-        if (addr < 0 && base == null) {
-            return crossMemory(false, origin, bytes, t, disp);
+        if (addr < 0) {
+            // a small get from a target that polls the library: through its slot (a cache-line round trip); else, or
+            // if it is not taken in time, by the kernel's copy, which needs no target CPU
+            if (base != NO && bytes > 0 && bytes <= OpSlots.MAX_GET && bytes <= capacity(origin) && w.config.slotGets
+                    && w.slots != null && w.slots.polled(t)
+                    && slot(OpArgs.GET, null, BasicType.BYTE, t, disp, bytes, null, 0, null, 0, base, offset(origin))) {
+                return true;
+            }
+            return base == null && crossMemory(false, origin, bytes, t, disp);
         }
-        if (base == NO || addr < 0 || bytes > capacity(origin)) {
+        if (base == NO || bytes > capacity(origin)) {
             return false;
         }
         w.epochs.checkAccess(t, "get");

@@ -30,6 +30,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *                  per duty cycle. Smaller windows have no bell: the target reads every slot's state in each duty
  *                  cycle (lines it holds shared while they do not change), which saves the bell's line a round trip
  *                  between the processes and the origin an atomic add (about 0.1 µs of a 0.7 µs fetch_and_op)
+ *  +64             served (long): the target's {@link System#nanoTime} (one clock for the host's processes) at one
+ *                  duty cycle in {@value #BEAT_CYCLES}; +72 the time between that stamp and the one before: whether
+ *                  some thread of its JVM polls the library now ({@link #polled})
  *  +128 + 128 * o  origin o's slot (group rank o; one 64-byte line used, the next left empty against the adjacent-
  *                  line prefetcher):
  *                  +0  state (long): sequence &lt;&lt; 2 | phase (POSTED, TAKEN, DONE, or 0: idle or withdrawn)
@@ -51,6 +54,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * thousand calls. Whether a call may use the slot at all is {@link PacketOrigin#bypass}'s rule: nothing queued for the
  * target or unacknowledged, and the target's traffic latency-bound (a stream of operations goes as batches).
  *
+ * <p>A small get has a second way, the kernel's copy, which needs no target CPU ({@link Operations}); it goes through
+ * the slot instead only while the target's slots are {@link #polled} (jrma.shm.opSlots.gets): then the slot's round
+ * trip is two cache lines, while the system call costs 0.6-1.1 µs on this machine's VM by the hour. A get the target
+ * does not take in time is withdrawn as usual and then copied by the kernel, not sent as a packet.
+ *
  * <p>Threads: {@link #call} from any of the rank's threads (one at a time per target: a busy slot sends a packet);
  * {@link #serve} from the thread running the progress agent.
  */
@@ -65,7 +73,19 @@ final class OpSlots {
     static final int COLD_MAX = 1024;
     /** Windows of at most this many ranks have no bell: the target reads every slot's state. */
     static final int SCAN_MAX = 32;
+    /** The target stamps {@code served} in one duty cycle of this many (a power of two). */
+    static final int BEAT_CYCLES = 32;
+    /**
+     * How recent the last stamp must be, and how close to the one before, for a target to be {@link #polled}: above
+     * the stamps' interval while a thread polls ({@value #BEAT_CYCLES} duty cycles: a few microseconds with the
+     * shared-memory rings alone, 12-30 with a TCP connection's read in each cycle), below that of an idle progress
+     * thread, which runs about 20 duty cycles per wake-up (jrma.agent.maxParkNs, 100 µs) before it sleeps again.
+     */
+    static final long POLLED_NS = 100_000;
+    static final long POLLED_GAP_NS = 50_000;
 
+    private static final long SERVED = 64;
+    private static final long SERVED_GAP = 72;
     private static final long SLOTS = 128;
     private static final long STRIDE = 128;
     private static final long STATE = 0;
@@ -93,6 +113,8 @@ final class OpSlots {
     private final int[] coldNext;
     private final boolean bell;
     private long seen;
+    private int cycles;
+    private long stamped;
 
     /**
      * @param own this rank's slots (served here), 0 when none
@@ -147,6 +169,19 @@ final class OpSlots {
             return false;
         }
         return true;
+    }
+
+    /**
+     * Whether target {@code t}'s slots were served within the last {@value #POLLED_NS} ns: a thread of its JVM runs
+     * duty cycles now (a rank waiting in the library, {@code Jrma.progress}, a busy progress thread), so a request
+     * is taken within a cache-line round trip. One load of a line the target writes once per {@value #BEAT_CYCLES}
+     * duty cycles. Any thread.
+     */
+    boolean polled(int t) {
+        long p = peer[t];
+        // (a stamp and a gap from different duty cycles only make one call take the other way)
+        return p != 0 && System.nanoTime() - UNSAFE.getLongVolatile(null, p + SERVED) < POLLED_NS
+                && UNSAFE.getLongVolatile(null, p + SERVED_GAP) < POLLED_GAP_NS;
     }
 
     /**
@@ -267,6 +302,12 @@ final class OpSlots {
     int serve() {
         if (own == 0) {
             return 0;
+        }
+        if ((++cycles & (BEAT_CYCLES - 1)) == 0) {
+            long now = System.nanoTime();
+            UNSAFE.putOrderedLong(null, own + SERVED_GAP, now - stamped);
+            UNSAFE.putOrderedLong(null, own + SERVED, now);
+            stamped = now;
         }
         if (bell) {
             long b = UNSAFE.getLongVolatile(null, own);

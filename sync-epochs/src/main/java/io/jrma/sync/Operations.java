@@ -182,7 +182,9 @@ final class Operations {
                 addr = i == RemoteRegions.NONE ? -1 : s.address(i, at);
                 if (addr < 0 && i != RemoteRegions.NONE) {
                     // the target's private bytes: by the kernel's copy, else by its request slot, when either applies
-                    if (crossMemory(a, p.regions, lo, hi) || slot(a, lo, hi)) {
+                    // (a small get first by the slot of a target that polls: OpSlots#polled)
+                    if (a.kind == OpArgs.GET && w.config.slotGets && w.slots != null && w.slots.polled(a.target)
+                            && slot(a, lo, hi) || crossMemory(a, p.regions, lo, hi) || slot(a, lo, hi)) {
                         if (r != null) {
                             r.complete();
                         }

@@ -41,6 +41,8 @@ final class WinConfig {
     final boolean opSlots;
     /** How long an origin waits for its slot request to be taken before it sends a packet instead. */
     final long opSlotsWaitNs;
+    /** Whether small gets take the slot of a target that polls (jrma.shm.opSlots.gets=polled) before the kernel. */
+    final boolean slotGets;
     /** Where shared segments live (jrma.shm.dir). */
     final String shmDir;
 
@@ -100,6 +102,11 @@ final class WinConfig {
             throw bad("jrma.shm.opSlots.waitNs", wait, "nanoseconds >= 0");
         }
         opSlotsWaitNs = wn;
+        String gets = job.param(Params.OP_SLOTS_GETS);
+        if (!gets.equals("polled") && !gets.equals("kernel")) {
+            throw bad("jrma.shm.opSlots.gets", gets, "polled|kernel");
+        }
+        slotGets = opSlots && gets.equals("polled");
     }
 
     private static boolean bool(Info i, String key, boolean dflt) {

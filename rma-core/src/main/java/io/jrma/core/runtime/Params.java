@@ -79,11 +79,19 @@ public final class Params {
     /** Whether single small operations on private memory of another JVM of the host use request slots. */
     public static final Param OP_SLOTS = new Param("jrma.shm.opSlots", "true", "window",
             "true: a single accumulate, get_accumulate, fetch_and_op or compare_and_swap of at most 16 contiguous bytes"
-            + " (a put of at most 32 the kernel does not copy, a get of at most 16 where it refuses) on memory private to"
+            + " (a put of at most 32 the kernel does not copy, a get of at most 16 where it refuses or from a target"
+            + " that polls, jrma.shm.opSlots.gets) on memory private to"
             + " a rank in another JVM of the host (a dynamic window's region, a create window's memory not from the"
             + " allocator), while the target's flushes cover one operation each, is written into a request slot in the"
             + " target's shared state, which its progress agent applies and answers in the same cache line (complete"
             + " when the call returns); false: such operations are packets through the rings like the rest");
+    /** Whether small gets on private memory of another JVM of the host use the slot while its target polls. */
+    public static final Param OP_SLOTS_GETS = new Param("jrma.shm.opSlots.gets", "polled", "window",
+            "polled: a get of at most 16 contiguous bytes on memory private to a rank in another JVM of the host goes"
+            + " through the target's request slot (jrma.shm.opSlots) while that rank's slots were served within the"
+            + " last 100 us (a thread of its JVM polls the library: the answer comes in a cache-line round trip,"
+            + " whatever a system call costs), else by the kernel's copy (jrma.cma.minBytes), which needs no target"
+            + " CPU; kernel: such gets are always the kernel's copy (the slot only where the kernel refuses)");
     /** How long an origin waits for a target to take a request from its slot before sending a packet instead. */
     public static final Param OP_SLOTS_WAIT_NS = new Param("jrma.shm.opSlots.waitNs", "50000", "window",
             "nanoseconds an origin waits for the target's progress agent to take a request from its slot (jrma.shm.opSlots;"
@@ -104,7 +112,7 @@ public final class Params {
 
     /** All parameters, for listing. */
     public static final List<Param> ALL = List.of(PATH, PROGRESS, WAIT_SPINS, WAIT_YIELDS, WAIT_MAX_PARK_NS,
-            AGENT_MAX_PARK_NS, ISSUE, EAGER_BYTES, MAX_PENDING, LOCK_COALESCE, JOB_TIMEOUT_MS, JVMS, JVMS_REUSE, RANK_LOADERS, SHM_WINDOWS, CMA_MIN_BYTES, OP_SLOTS, OP_SLOTS_WAIT_NS, SHM_DIR, BIND, BIND_REPORT);
+            AGENT_MAX_PARK_NS, ISSUE, EAGER_BYTES, MAX_PENDING, LOCK_COALESCE, JOB_TIMEOUT_MS, JVMS, JVMS_REUSE, RANK_LOADERS, SHM_WINDOWS, CMA_MIN_BYTES, OP_SLOTS, OP_SLOTS_GETS, OP_SLOTS_WAIT_NS, SHM_DIR, BIND, BIND_REPORT);
 
     private Params() {
     }
