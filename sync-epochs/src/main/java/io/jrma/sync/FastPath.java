@@ -330,8 +330,7 @@ final class FastPath {
         if (addr < 0) {
             // a small get from a target that polls the library: through its slot (a cache-line round trip); else, or
             // if it is not taken in time, by the kernel's copy, which needs no target CPU
-            if (base != NO && bytes > 0 && bytes <= OpSlots.MAX_GET && bytes <= capacity(origin) && w.config.slotGets
-                    && w.slots != null && w.slots.polled(t)
+            if (base != NO && bytes > 0 && bytes <= OpSlots.MAX_GET && bytes <= capacity(origin) && w.ops.slotFirst(t)
                     && slot(OpArgs.GET, null, BasicType.BYTE, t, disp, bytes, null, 0, null, 0, base, offset(origin))) {
                 return true;
             }

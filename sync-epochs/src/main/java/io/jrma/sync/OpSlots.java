@@ -31,8 +31,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *                  cycle (lines it holds shared while they do not change), which saves the bell's line a round trip
  *                  between the processes and the origin an atomic add (about 0.1 µs of a 0.7 µs fetch_and_op)
  *  +64             served (long): the target's {@link System#nanoTime} (one clock for the host's processes) at one
- *                  duty cycle in {@value #BEAT_CYCLES}; +72 the time between that stamp and the one before: whether
- *                  some thread of its JVM polls the library now ({@link #polled})
+ *                  duty cycle in {@value #BEAT_CYCLES}: whether some thread of its JVM polls the library now
+ *                  ({@link #polled})
  *  +128 + 128 * o  origin o's slot (group rank o; one 64-byte line used, the next left empty against the adjacent-
  *                  line prefetcher):
  *                  +0  state (long): sequence &lt;&lt; 2 | phase (POSTED, TAKEN, DONE, or 0: idle or withdrawn)
@@ -76,16 +76,14 @@ final class OpSlots {
     /** The target stamps {@code served} in one duty cycle of this many (a power of two). */
     static final int BEAT_CYCLES = 32;
     /**
-     * How recent the last stamp must be, and how close to the one before, for a target to be {@link #polled}: above
-     * the stamps' interval while a thread polls ({@value #BEAT_CYCLES} duty cycles: a few microseconds with the
-     * shared-memory rings alone, 12-30 with a TCP connection's read in each cycle), below that of an idle progress
-     * thread, which runs about 20 duty cycles per wake-up (jrma.agent.maxParkNs, 100 µs) before it sleeps again.
+     * How recent the last stamp must be for a target to be {@link #polled}: well above the stamps' interval while a
+     * thread polls ({@value #BEAT_CYCLES} duty cycles: a few microseconds with the shared-memory rings alone, 12-30
+     * with a TCP connection's read in each cycle), below that of an idle progress thread, which parks up to
+     * jrma.agent.maxParkNs (100 µs) per duty cycle, or runs about 20 per wake-up from its selector.
      */
-    static final long POLLED_NS = 100_000;
-    static final long POLLED_GAP_NS = 50_000;
+    static final long POLLED_NS = 200_000;
 
     private static final long SERVED = 64;
-    private static final long SERVED_GAP = 72;
     private static final long SLOTS = 128;
     private static final long STRIDE = 128;
     private static final long STATE = 0;
@@ -114,7 +112,6 @@ final class OpSlots {
     private final boolean bell;
     private long seen;
     private int cycles;
-    private long stamped;
 
     /**
      * @param own this rank's slots (served here), 0 when none
@@ -179,9 +176,7 @@ final class OpSlots {
      */
     boolean polled(int t) {
         long p = peer[t];
-        // (a stamp and a gap from different duty cycles only make one call take the other way)
-        return p != 0 && System.nanoTime() - UNSAFE.getLongVolatile(null, p + SERVED) < POLLED_NS
-                && UNSAFE.getLongVolatile(null, p + SERVED_GAP) < POLLED_GAP_NS;
+        return p != 0 && System.nanoTime() - UNSAFE.getLongVolatile(null, p + SERVED) < POLLED_NS;
     }
 
     /**
@@ -304,10 +299,7 @@ final class OpSlots {
             return 0;
         }
         if ((++cycles & (BEAT_CYCLES - 1)) == 0) {
-            long now = System.nanoTime();
-            UNSAFE.putOrderedLong(null, own + SERVED_GAP, now - stamped);
-            UNSAFE.putOrderedLong(null, own + SERVED, now);
-            stamped = now;
+            UNSAFE.putOrderedLong(null, own + SERVED, System.nanoTime());
         }
         if (bell) {
             long b = UNSAFE.getLongVolatile(null, own);

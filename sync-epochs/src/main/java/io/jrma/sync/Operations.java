@@ -182,9 +182,9 @@ final class Operations {
                 addr = i == RemoteRegions.NONE ? -1 : s.address(i, at);
                 if (addr < 0 && i != RemoteRegions.NONE) {
                     // the target's private bytes: by the kernel's copy, else by its request slot, when either applies
-                    // (a small get first by the slot of a target that polls: OpSlots#polled)
-                    if (a.kind == OpArgs.GET && w.config.slotGets && w.slots != null && w.slots.polled(a.target)
-                            && slot(a, lo, hi) || crossMemory(a, p.regions, lo, hi) || slot(a, lo, hi)) {
+                    // (a small get first by the slot of a target that polls: slotFirst)
+                    if (a.kind == OpArgs.GET && slotFirst(a.target) && slot(a, lo, hi)
+                            || crossMemory(a, p.regions, lo, hi) || slot(a, lo, hi)) {
                         if (r != null) {
                             r.complete();
                         }
@@ -318,6 +318,17 @@ final class Operations {
         long min = w.config.crossMemoryMin;
         return min != Long.MAX_VALUE && (!put || bytes >= min || CrossMemory.viaJdkLinker())
                 && bytes <= PacketOrigin.MAX_BYTES;
+    }
+
+    /**
+     * Whether a small get, which the kernel could copy, takes target {@code t}'s request slot instead: slots on,
+     * jrma.shm.opSlots.gets, and the target polls the library now ({@link OpSlots#polled}), so that the slot's
+     * round trip (two cache lines) replaces a system call; a target that does not poll would make the slot wait
+     * for its CPU.
+     */
+    boolean slotFirst(int t) {
+        OpSlots s = w.slots;
+        return w.config.slotGets && s != null && s.polled(t);
     }
 
     /**

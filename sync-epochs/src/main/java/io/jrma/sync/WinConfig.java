@@ -41,7 +41,7 @@ final class WinConfig {
     final boolean opSlots;
     /** How long an origin waits for its slot request to be taken before it sends a packet instead. */
     final long opSlotsWaitNs;
-    /** Whether small gets take the slot of a target that polls (jrma.shm.opSlots.gets=polled) before the kernel. */
+    /** Whether small gets take the slot of a target that polls before the kernel (jrma.shm.opSlots.gets). */
     final boolean slotGets;
     /** Where shared segments live (jrma.shm.dir). */
     final String shmDir;

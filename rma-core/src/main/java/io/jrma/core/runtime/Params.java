@@ -89,7 +89,7 @@ public final class Params {
     public static final Param OP_SLOTS_GETS = new Param("jrma.shm.opSlots.gets", "polled", "window",
             "polled: a get of at most 16 contiguous bytes on memory private to a rank in another JVM of the host goes"
             + " through the target's request slot (jrma.shm.opSlots) while that rank's slots were served within the"
-            + " last 100 us (a thread of its JVM polls the library: the answer comes in a cache-line round trip,"
+            + " last 200 us (a thread of its JVM polls the library: the answer comes in a cache-line round trip,"
             + " whatever a system call costs), else by the kernel's copy (jrma.cma.minBytes), which needs no target"
             + " CPU; kernel: such gets are always the kernel's copy (the slot only where the kernel refuses)");
     /** How long an origin waits for a target to take a request from its slot before sending a packet instead. */
