@@ -3,6 +3,7 @@ package io.jrma;
 import io.jrma.core.runtime.Job;
 import io.jrma.core.runtime.RankThreads;
 import io.jrma.core.runtime.Params;
+import io.jrma.spi.Components;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
@@ -124,7 +125,7 @@ public final class Jrma {
      * @throws RmaException ERR_SIZE for a negative size, ERR_NO_MEM when there is no room
      */
     public static java.nio.ByteBuffer allocateMemory(int bytes) {
-        return io.jrma.core.shm.ShmArena.allocate(bytes);
+        return Components.bufferAllocator().allocate(bytes);
     }
 
     /** Runs {@code nranks} ranks with run-time parameters from system properties and the environment. */
@@ -178,7 +179,7 @@ public final class Jrma {
         public void run(RankMain main) {
             int jvms = (int) Math.min(nranks, Params.JVMS.getLong(params));
             if (jvms > 1) {
-                io.jrma.core.launch.JobLauncher.runSerializable(nranks, jvms, params, timeout, main);
+                Components.jobStarter().run(nranks, jvms, params, timeout, main);
                 return;
             }
             Job job = new Job(nranks, params);

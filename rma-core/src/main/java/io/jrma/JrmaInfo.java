@@ -1,22 +1,38 @@
 package io.jrma;
 
+import io.jrma.core.os.Affinity;
+import io.jrma.core.os.CrossMemory;
 import io.jrma.core.runtime.Param;
 import io.jrma.core.runtime.Params;
+import io.jrma.spi.Components;
+import io.jrma.spi.JobLayout;
+import io.jrma.spi.TransportProvider;
+import io.jrma.spi.Transports;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.Properties;
 
 /**
- * Prints what this jrma installation is and how it is configured, in the spirit of {@code ompi_info}: the jrma
- * version, the JDK, the JVM flags jrma needs ({@link JvmFlags}), and every run-time parameter with its
- * default, the value in force for a job started now without explicit parameters (system properties, then
- * environment), where that value came from, its scope and its description.
+ * {@code jrma-info}, in the spirit of {@code ompi_info}: the jrma version, the JDK, the JVM flags jrma needs
+ * ({@link JvmFlags}), every transport component with the priority it answers for a job layout or the reason it
+ * declines, every run-time parameter with its default, the value in force (job parameter given here, system
+ * property, environment, default) and where it came from, and every window counter with its description.
  *
- * <p>Run it with {@code java -cp rma-core.jar io.jrma.JrmaInfo}; {@code -Djrma.path=packet} etc. show
- * the effect of a setting.
+ * <p>Usage: {@code jrma-info [-n RANKS] [--jvms J] [--param NAME=VALUE]...}; without a layout it shows a 2-rank job
+ * over 2 JVMs of this host. Settings from {@code -Dname=value} and the environment ({@code JRMA_TRANSPORTS=^shm})
+ * count as they would for a job started now.
  */
 public final class JrmaInfo {
+    /** The layout shown when none is given: the smallest job whose JVMs need transports. */
+    private static final int DEFAULT_RANKS = 2;
+    private static final int DEFAULT_JVMS = 2;
+
     private JrmaInfo() {
     }
 
@@ -38,8 +54,11 @@ public final class JrmaInfo {
         return v != null ? v : "unknown (not run from the rma-core jar)";
     }
 
-    /** Where the value in force of {@code p} comes from: {@code system property}, {@code environment} or {@code default}. */
-    static String source(Param p) {
+    /** Where the value in force of {@code p} comes from: job parameter, system property, environment or default. */
+    static String source(Param p, Map<String, String> job) {
+        if (job.containsKey(p.name())) {
+            return "job parameter";
+        }
         if (System.getProperty(p.name()) != null) {
             return "system property";
         }
@@ -49,33 +68,126 @@ public final class JrmaInfo {
         return "default";
     }
 
-    /** Writes the report. */
+    /** Writes the report for a 2-rank job over 2 JVMs with no job parameters. */
     public static void print(PrintStream out) {
+        print(out, new JobLayout(DEFAULT_RANKS, DEFAULT_JVMS, Map.of()));
+    }
+
+    /** Writes the report for a job of {@code layout}. */
+    public static void print(PrintStream out, JobLayout layout) {
         out.println("jrma " + version());
         out.println("  java:      " + System.getProperty("java.version") + " (" + System.getProperty("java.vendor")
                 + ", feature " + Runtime.version().feature() + ")");
         out.println("  java.home: " + System.getProperty("java.home"));
         out.println("  os:        " + System.getProperty("os.name") + " " + System.getProperty("os.arch")
-                + ", " + io.jrma.core.runtime.Affinity.cores() + " CPUs " + java.util.Arrays.toString(io.jrma.core.runtime.Affinity.cpus()));
+                + ", " + Affinity.cores() + " CPUs " + Arrays.toString(Affinity.cpus()));
         out.println("  jvm flags: " + JvmFlags.current());
-        out.println("  syscalls:  " + io.jrma.core.shm.CrossMemory.binding()
+        out.println("  syscalls:  " + CrossMemory.binding()
                 + " (kernel copies between JVMs; java.lang.foreign or jdk.incubator.foreign: the JDK's linker)");
         out.println();
-        out.println("Run-time parameters (set per job with Jrma.job(n).param(name, value), or -Dname=value,");
-        out.println("or the environment variable NAME_IN_CAPITALS_WITH_UNDERSCORES; first match wins):");
-        java.util.List<Param> all = new java.util.ArrayList<>(Params.ALL);
-        all.addAll(io.jrma.core.net.NetParams.ALL);
-        all.addAll(io.jrma.core.shmring.ShmParams.ALL);
-        for (Param p : all) {
+        printTransports(out, layout);
+        out.println();
+        out.println("Run-time parameters (set per job with Jrma.job(n).param(name, value) or jrmarun --param, or");
+        out.println("-Dname=value, or the environment variable NAME_IN_CAPITALS_WITH_UNDERSCORES; first match wins):");
+        for (Param p : allParams()) {
             out.println();
             out.println("  " + p.name() + "   (scope " + p.scope() + ", env " + p.envName() + ")");
             out.println("      default:   " + p.defaultValue());
-            out.println("      in force:  " + p.get(null) + "   [" + source(p) + "]");
+            out.println("      in force:  " + p.get(layout.params()) + "   [" + source(p, layout.params()) + "]");
             out.println("      " + p.description());
+        }
+        out.println();
+        out.println("Window counters (Win.counters(), mpi.Win's jrma extension; summed per JVM in the job's counters):");
+        for (WinCounters.Counter c : WinCounters.Counter.values()) {
+            out.println("  " + c.name() + ": " + c.description());
         }
     }
 
+    /** Every run-time parameter: the core's, then each component's. */
+    public static List<Param> allParams() {
+        List<Param> all = new ArrayList<>(Params.ALL);
+        for (TransportProvider p : Components.transportProviders()) {
+            for (Param q : p.params()) {
+                if (!all.contains(q)) {
+                    all.add(q);
+                }
+            }
+        }
+        return all;
+    }
+
+    private static void printTransports(PrintStream out, JobLayout layout) {
+        out.println("Transport components for " + layout.ranks() + " ranks over " + layout.jvms() + " JVM(s) of this host"
+                + " (" + Params.TRANSPORTS.name() + "=" + Params.TRANSPORTS.get(layout.params()) + "):");
+        List<Transports.Choice> choices;
+        try {
+            choices = Transports.evaluate(layout);
+        } catch (RmaException e) {
+            out.println("  " + e.getMessage());
+            return;
+        }
+        if (choices.isEmpty()) {
+            out.println("  none on the class path (window-shm, window-rdma): a job stays in one JVM");
+        }
+        for (Transports.Choice c : choices) {
+            out.println("  " + (c.used() ? "+ " : "- ") + c.provider().name() + ": " + c.describe());
+        }
+        if (layout.jvms() > 1) {
+            out.println("  (ranks of one JVM reach each other in memory; a peer in another JVM goes through the used"
+                    + " transport of highest priority that reaches it)");
+        }
+    }
+
+    /**
+     * Runs {@code jrma-info}; returns the exit code (2 for a usage error).
+     */
+    public static int run(String[] args, PrintStream out, PrintStream err) {
+        int ranks = -1;
+        int jvms = DEFAULT_JVMS;
+        Map<String, String> params = new LinkedHashMap<>();
+        try {
+            for (int i = 0; i < args.length; i++) {
+                switch (args[i]) {
+                    case "-n", "-np" -> ranks = Integer.parseInt(value(args, ++i));
+                    case "--jvms" -> jvms = Integer.parseInt(value(args, ++i));
+                    case "--param" -> {
+                        String kv = value(args, ++i);
+                        int eq = kv.indexOf('=');
+                        if (eq <= 0) {
+                            throw new IllegalArgumentException("--param takes NAME=VALUE, got " + kv);
+                        }
+                        params.put(kv.substring(0, eq), kv.substring(eq + 1));
+                    }
+                    case "-h", "--help" -> {
+                        out.println(USAGE);
+                        return 0;
+                    }
+                    default -> throw new IllegalArgumentException("unknown option " + args[i]);
+                }
+            }
+            if (jvms < 1 || (ranks != -1 && ranks < 1)) {
+                throw new IllegalArgumentException("-n and --jvms take a positive number");
+            }
+        } catch (IllegalArgumentException e) {
+            err.println("jrma-info: " + e.getMessage());
+            err.println(USAGE);
+            return 2;
+        }
+        int n = ranks == -1 ? Math.max(DEFAULT_RANKS, jvms) : ranks;
+        print(out, new JobLayout(n, Math.min(n, jvms), params));
+        return 0;
+    }
+
+    private static final String USAGE = "usage: jrma-info [-n RANKS] [--jvms J] [--param NAME=VALUE]...";
+
+    private static String value(String[] args, int i) {
+        if (i >= args.length) {
+            throw new IllegalArgumentException(args[i - 1] + " needs a value");
+        }
+        return args[i];
+    }
+
     public static void main(String[] args) {
-        print(System.out);
+        System.exit(run(args, System.out, System.err));
     }
 }

@@ -9,7 +9,7 @@ public final class JvmFlags {
     /**
      * Flags every supported JDK (17+) needs: Chronicle Bytes' mapping and Agrona's Unsafe access. {@code sun.nio.ch}
      * is open, not only exported, so that small kernel reads from other JVMs can use the JDK's own {@code pread}
-     * where the JDK's linker is not used (JDK 17-21; {@code io.jrma.core.shm.CrossMemory#binding}); a JVM started
+     * where the JDK's linker is not used (JDK 17-21; {@code io.jrma.core.os.CrossMemory#binding}); a JVM started
      * with it merely exported still works, its small reads going through JNA.
      */
     public static final String BASE = "--add-opens=java.base/java.lang.reflect=ALL-UNNAMED"
@@ -21,7 +21,7 @@ public final class JvmFlags {
     public static final String JDK24_PLUS = "--sun-misc-unsafe-memory-access=allow --enable-native-access=ALL-UNNAMED";
     /**
      * The extra flag on JDK 22 and 23: native access for jrma's module, so system calls go through the JDK's
-     * linker ({@code io.jrma.core.shm.Downcall}) without a warning.
+     * linker ({@code io.jrma.core.os.Downcall}) without a warning.
      */
     public static final String JDK22_PLUS = "--enable-native-access=ALL-UNNAMED";
     /**
@@ -52,8 +52,8 @@ public final class JvmFlags {
      */
     public static String current() {
         int feature = Runtime.version().feature();
-        return feature == 17 && "jdk.incubator.foreign".equals(io.jrma.core.shm.Downcall.linker())
-                && io.jrma.core.shm.Downcall.usable() ? withJdkLinker(feature) : forVersion(feature);
+        return feature == 17 && "jdk.incubator.foreign".equals(io.jrma.core.os.Downcall.linker())
+                && io.jrma.core.os.Downcall.usable() ? withJdkLinker(feature) : forVersion(feature);
     }
 
     public static void main(String[] args) {

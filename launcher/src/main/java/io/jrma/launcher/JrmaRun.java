@@ -1,9 +1,14 @@
 package io.jrma.launcher;
 
-import io.jrma.core.launch.JobLauncher;
+import io.jrma.core.runtime.Params;
+import io.jrma.spi.Components;
+import io.jrma.spi.TransportProvider;
 import java.io.File;
 import java.io.PrintStream;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
 
 /**
  * {@code jrmarun -n N [--jvms J | --ranks-per-jvm K] [-cp CLASSPATH] [options] MAINCLASS [ARGS...]}: runs
@@ -55,10 +60,12 @@ public final class JrmaRun {
     /** Runs jrmarun with {@code argv}; returns its exit code. */
     public static int run(String[] argv, PrintStream err) {
         if (argv.length == 1 && argv[0].equals("--cleanup")) {
-            java.nio.file.Path dir = io.jrma.core.shm.ShmSegment.directory(System.getProperty("jrma.shm.dir"));
-            java.util.List<String> gone = io.jrma.core.shm.ShmFiles.reclaimDead(dir);
-            System.out.println("jrmarun: removed " + gone.size() + " file(s) of dead jrma JVMs from " + dir
-                    + (gone.isEmpty() ? "" : ": " + String.join(" ", gone)));
+            List<String> gone = new ArrayList<>();
+            for (TransportProvider p : Components.transportProviders()) {
+                gone.addAll(p.reclaimDead(Map.of()));
+            }
+            System.out.println("jrmarun: removed " + gone.size() + " file(s) of dead jrma JVMs from "
+                    + Params.SHM_DIR.get(null) + (gone.isEmpty() ? "" : ": " + String.join(" ", gone)));
             return 0;
         }
         JobLauncher.Options o;

@@ -1,5 +1,9 @@
 /**
- * {@code jrmarun}: the command-line launcher ({@link io.jrma.launcher.JrmaRun}) that runs a Java program's
- * {@code main(String[])} as the ranks of a jrma job over one or more JVMs of this host.
+ * Starting jobs: the command-line launcher {@code jrmarun} ({@link JrmaRun}), which runs a Java program's
+ * {@code main(String[])} as the ranks of a jrma job over one or more JVMs of this host; the launch engine
+ * ({@link JobLauncher}: spawns the JVMs, acts as the rendezvous, watches them and tears the job down on the first
+ * failure), the JVM side ({@link JvmHost}: joins the rendezvous, opens the transports the job selects, runs its
+ * ranks) and the messages between them ({@link Rendezvous}). {@code Jrma.job(n).jvms(j)} reaches the engine
+ * through {@link io.jrma.spi.JobStarter}, found with {@code ServiceLoader}: rma-core does not link this module.
  */
 package io.jrma.launcher;

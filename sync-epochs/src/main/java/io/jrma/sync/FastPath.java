@@ -9,7 +9,7 @@ import io.jrma.WinCounters.Counter;
 import io.jrma.core.dt.BasicType;
 import io.jrma.core.mem.BulkCopy;
 import io.jrma.core.op.AccumulateKernel;
-import io.jrma.core.shm.CrossMemory;
+import io.jrma.core.os.CrossMemory;
 import java.nio.ByteBuffer;
 import org.agrona.BufferUtil;
 

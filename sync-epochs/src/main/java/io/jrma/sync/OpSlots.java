@@ -6,7 +6,7 @@ import io.jrma.ErrorClass;
 import io.jrma.core.dt.BasicType;
 import io.jrma.core.op.AccumulateKernel;
 import io.jrma.core.op.OpCode;
-import io.jrma.core.wire.PacketTransport;
+import io.jrma.spi.Transport;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -45,7 +45,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * </pre>
  * The phase moves POSTED to TAKEN (target, by compare-and-set) to DONE (target), or POSTED to 0 (origin, by
  * compare-and-set). A request not answered within 2 µs rings the target JVM's doorbell if its progress thread
- * announced a sleep in its selector, as a ring record would ({@link PacketTransport#wakeIfAsleep}; the thread's last
+ * announced a sleep in its selector, as a ring record would ({@link Transport#wakeIfAsleep}; the thread's last
  * look before sleeping, {@link #posted}, pairs with it). An origin that waited {@code jrma.shm.opSlots.waitNs} (50 µs)
  * more without the request being taken (the target's progress thread parked elsewhere, its JVM descheduled) withdraws
  * it and sends a packet instead: that wait, not a hang. After a withdrawal the origin skips the slot for the next

@@ -11,7 +11,7 @@ import io.jrma.WinCounters.Counter;
 import io.jrma.core.dt.TypeLayout;
 import io.jrma.core.op.AccumulateKernel;
 import io.jrma.core.op.OpCode;
-import io.jrma.core.shm.CrossMemory;
+import io.jrma.core.os.CrossMemory;
 
 /**
  * The general path of every communication call of a window: checks arguments (rank, counts, datatypes and

@@ -373,7 +373,7 @@ final class PacketOrigin {
         if (b == null || b.count() == 0) {
             return q.ackedNow();
         }
-        io.jrma.core.wire.PacketTransport transport = w.job.transportFor(b.dstRank()); // looked up once per batch
+        io.jrma.spi.Transport transport = w.job.transportFor(b.dstRank()); // looked up once per batch
         MutableDirectBuffer buf = b.buffer();
         if (q.lockFlags != 0) {
             int first = b.offsetAt(0);

@@ -2,8 +2,8 @@ package io.jrma.sync;
 
 import static io.jrma.core.mem.UnsafeAccess.UNSAFE;
 
-import io.jrma.core.shm.CrossMemory;
-import io.jrma.core.shm.ShmArena;
+import io.jrma.core.os.CrossMemory;
+import io.jrma.shm.ShmArena;
 import java.nio.charset.StandardCharsets;
 
 /**

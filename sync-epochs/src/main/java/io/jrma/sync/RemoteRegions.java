@@ -4,8 +4,8 @@ import static io.jrma.core.mem.UnsafeAccess.UNSAFE;
 
 import io.jrma.RmaException;
 import io.jrma.core.op.ElementLocks;
-import io.jrma.core.shm.CrossMemory;
-import io.jrma.core.shm.ShmSegment;
+import io.jrma.core.os.CrossMemory;
+import io.jrma.shm.ShmSegment;
 
 /**
  * An origin's view of the regions a rank of another JVM of the host attached to a dynamic window (or the one

@@ -2,8 +2,8 @@ package io.jrma.sync;
 
 import io.jrma.core.runtime.CommCore;
 import io.jrma.core.runtime.Job;
-import io.jrma.core.shm.HostId;
-import io.jrma.core.shm.ShmSegment;
+import io.jrma.core.os.HostId;
+import io.jrma.shm.ShmSegment;
 import java.nio.file.Path;
 
 /**

@@ -4,7 +4,7 @@ import static io.jrma.core.mem.UnsafeAccess.UNSAFE;
 
 import io.jrma.core.op.ElementLocks;
 import io.jrma.core.runtime.Sleeper;
-import io.jrma.core.shm.Futex;
+import io.jrma.core.os.Futex;
 
 /**
  * The synchronization state of one rank's window as a target, written by origins (directly on the direct

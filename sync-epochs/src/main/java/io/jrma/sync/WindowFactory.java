@@ -8,8 +8,8 @@ import io.jrma.SharedMemory;
 import io.jrma.Win;
 import io.jrma.core.runtime.CommCore;
 import io.jrma.core.runtime.Job;
-import io.jrma.core.shm.ShmArena;
-import io.jrma.core.shm.ShmSegment;
+import io.jrma.shm.ShmArena;
+import io.jrma.shm.ShmSegment;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 

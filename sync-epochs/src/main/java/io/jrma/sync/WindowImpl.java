@@ -52,7 +52,7 @@ final class WindowImpl implements Win {
     Peer[] peers;
     SharedMemory[] shared;
     /** Shared segments this rank created or mapped (its own memory, peers in other JVMs); unmapped at free. */
-    final java.util.List<io.jrma.core.shm.ShmSegment> segments = new java.util.ArrayList<>();
+    final java.util.List<io.jrma.shm.ShmSegment> segments = new java.util.ArrayList<>();
     boolean anyPacketPeer;
     /**
      * Whether operations to a direct peer may travel as packets: a dynamic window (or a create window over private
@@ -67,7 +67,7 @@ final class WindowImpl implements Win {
      */
     volatile OpSlots slots;
     /** Segments mapped by name, once each (peers' memory, regions attached to dynamic windows). */
-    private final java.util.Map<String, io.jrma.core.shm.ShmSegment> mapped = new java.util.HashMap<>();
+    private final java.util.Map<String, io.jrma.shm.ShmSegment> mapped = new java.util.HashMap<>();
     private volatile boolean freed;
     private volatile String name;
     private volatile ErrorHandler errorHandler = ErrorHandler.ERRORS_THROW;
@@ -669,14 +669,14 @@ final class WindowImpl implements Win {
      *
      * @throws RmaException when it cannot be mapped (it is gone, or too small)
      */
-    io.jrma.core.shm.ShmSegment mapShared(String name, long size) {
+    io.jrma.shm.ShmSegment mapShared(String name, long size) {
         synchronized (mapped) {
-            io.jrma.core.shm.ShmSegment seg = mapped.get(name);
+            io.jrma.shm.ShmSegment seg = mapped.get(name);
             if (seg == null || seg.size() < size) {
                 if (freed) {
                     throw fail(ErrorClass.ERR_WIN, "the window was freed");
                 }
-                seg = io.jrma.core.shm.ShmSegment.open(io.jrma.core.shm.ShmSegment.directory(config.shmDir), name, size);
+                seg = io.jrma.shm.ShmSegment.open(io.jrma.shm.ShmSegment.directory(config.shmDir), name, size);
                 mapped.put(name, seg);
                 segments.add(seg);
             }
@@ -685,7 +685,7 @@ final class WindowImpl implements Win {
     }
 
     /** Records a segment this window created or mapped at creation, so {@link #mapShared} finds it. */
-    void addSegment(io.jrma.core.shm.ShmSegment seg) {
+    void addSegment(io.jrma.shm.ShmSegment seg) {
         synchronized (mapped) {
             mapped.putIfAbsent(seg.name(), seg);
             segments.add(seg);
@@ -697,7 +697,7 @@ final class WindowImpl implements Win {
         packets.release();
         memory.release();
         synchronized (mapped) {
-            for (io.jrma.core.shm.ShmSegment s : segments) {
+            for (io.jrma.shm.ShmSegment s : segments) {
                 s.close();
             }
             mapped.clear();

@@ -4,7 +4,7 @@ import io.jrma.ErrorClass;
 import io.jrma.RmaException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import io.jrma.core.shm.ShmSegment;
+import io.jrma.shm.ShmSegment;
 import net.openhft.chronicle.bytes.BytesStore;
 
 /**

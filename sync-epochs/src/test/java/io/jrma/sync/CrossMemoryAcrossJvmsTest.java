@@ -12,7 +12,7 @@ import io.jrma.LockType;
 import io.jrma.RmaException;
 import io.jrma.Win;
 import io.jrma.WinCounters.Counter;
-import io.jrma.core.shm.CrossMemory;
+import io.jrma.core.os.CrossMemory;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.time.Duration;

@@ -248,9 +248,9 @@ class LargePutAcrossJvmsTest {
                 // the first put carries lock_all's request (lock and operation coalesced): that one is copied
                 assertTrue(placed >= rounds - 1 && placed <= rounds, placed
                         + " of " + rounds + " valid large puts were written into the attached region where they arrived");
-                io.jrma.core.wire.PacketTransport t = ((CommCore) world).job().transportFor(((WindowImpl) w).worldRanks[0]);
+                io.jrma.spi.Transport t = ((CommCore) world).job().transportFor(((WindowImpl) w).worldRanks[0]);
                 if (path.equals("shm")) { // and the ring's pieces went there, not through an assembly buffer
-                    long pieces = ((io.jrma.core.shmring.ShmRingTransport) t).packetsPlaced();
+                    long pieces = ((io.jrma.transport.shm.ShmRingTransport) t).packetsPlaced();
                     assertTrue(pieces >= placed, "packets placed from the ring: " + pieces + ", window says " + placed);
                 }
                 w.detach(first);

@@ -332,7 +332,7 @@ class OpSlotsAcrossJvmsTest {
                 d.w().unlock(1);
                 if (packets > 0 && copies == 0) { // (the gets waited for the target: right, but slow)
                     System.out.println("OpSlotsAcrossJvmsTest: the kernel's copy does not apply here ("
-                            + io.jrma.core.shm.CrossMemory.binding() + "); the away target's gets were packets");
+                            + io.jrma.core.os.CrossMemory.binding() + "); the away target's gets were packets");
                 } else {
                     assertEquals(200, slot + copies, "each get once, none a packet");
                     assertTrue(copies >= 150, "an away target: its gets by the kernel (slot " + slot + ", kernel "
@@ -366,7 +366,7 @@ class OpSlotsAcrossJvmsTest {
                 world.barrier();
                 if (me == 0) {
                     boolean kernel = !cma.equals("-1");
-                    boolean linker = io.jrma.core.shm.CrossMemory.viaJdkLinker();
+                    boolean linker = io.jrma.core.os.CrossMemory.viaJdkLinker();
                     Counts c = new Counts(w);
                     w.lock(LockType.SHARED, 1, 0);
                     for (int i = 0; i < 4; i++) { // 8, 32 bytes (heap and direct origins), then 40: packets
@@ -385,7 +385,7 @@ class OpSlotsAcrossJvmsTest {
                         long copies = c.delta(Counter.CROSS_MEMORY_OPS);
                         long packets = c.delta(Counter.PACKETS_SENT);
                         String what = "put of " + 8 * n + " bytes (kernel copy " + (kernel ? "on" : "off") + ", "
-                                + io.jrma.core.shm.CrossMemory.binding() + ")";
+                                + io.jrma.core.os.CrossMemory.binding() + ")";
                         if (i < 3 && !(kernel && linker)) {
                             assertEquals(1, slot, what + " through the slot");
                         } else if (i == 3) {

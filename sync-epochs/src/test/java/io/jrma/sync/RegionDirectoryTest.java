@@ -91,7 +91,7 @@ class RegionDirectoryTest {
     @Test
     @Timeout(30)
     void crossMemoryReachesOnlyTheProcessThatPublishedTheDirectory() throws Exception {
-        org.junit.jupiter.api.Assumptions.assumeTrue(io.jrma.core.shm.CrossMemory.available(),
+        org.junit.jupiter.api.Assumptions.assumeTrue(io.jrma.core.os.CrossMemory.available(),
                 "process_vm_readv is not available here (not Linux, or JNA)");
         Process owner = new ProcessBuilder("sleep", "30").start();
         Process other = new ProcessBuilder("sleep", "30").start();
@@ -108,7 +108,7 @@ class RegionDirectoryTest {
                 long lo = Long.parseUnsignedLong(f[0].split("-")[0], 16);
                 long hi = Long.parseUnsignedLong(f[0].split("-")[1], 16);
                 for (long a = lo; a < hi && value == 0; a += 8) {
-                    if (!io.jrma.core.shm.CrossMemory.read(pid, a, scratch, 8)) {
+                    if (!io.jrma.core.os.CrossMemory.read(pid, a, scratch, 8)) {
                         break;
                     }
                     value = UNSAFE.getLong(scratch);
@@ -136,7 +136,7 @@ class RegionDirectoryTest {
             assertEquals(pid, proven.crossMemoryPid());
             proven.refused(14); // EFAULT: that copy only
             assertEquals(pid, proven.crossMemoryPid());
-            proven.refused(io.jrma.core.shm.CrossMemory.ESRCH); // gone: never again
+            proven.refused(io.jrma.core.os.CrossMemory.ESRCH); // gone: never again
             assertEquals(-1, proven.crossMemoryPid());
         } finally {
             UNSAFE.freeMemory(scratch);

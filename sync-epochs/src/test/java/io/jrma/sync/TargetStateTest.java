@@ -49,7 +49,7 @@ class TargetStateTest {
     @Test
     @Timeout(60)
     void aSleeperIsWokenByTheNextSignalWhereverItIs() throws Exception {
-        Assumptions.assumeTrue(io.jrma.core.shm.Futex.available(), "futex waits need Linux and JNA");
+        Assumptions.assumeTrue(io.jrma.core.os.Futex.available(), "futex waits need Linux and JNA");
         TargetState ts = new TargetState(2);
         try {
             for (int round = 0; round < 40; round++) {
@@ -95,7 +95,7 @@ class TargetStateTest {
     @Test
     @Timeout(30)
     void aWaitThatWentToSleepEndsAtTheSignal() throws Exception {
-        Assumptions.assumeTrue(io.jrma.core.shm.Futex.available(), "futex waits need Linux and JNA");
+        Assumptions.assumeTrue(io.jrma.core.os.Futex.available(), "futex waits need Linux and JNA");
         TargetState ts = new TargetState(2);
         Job job = new Job(2, Map.of());
         WaitPolicy sleepy = new WaitPolicy(0, 0, 10_000_000_000L);

@@ -217,7 +217,7 @@ final class Inbox {
     private boolean crossRead(RecvOp r, int pid, long address, long n, Object direct) {
         ByteBuffer into = direct instanceof ByteBuffer && ((ByteBuffer) direct).isDirect() ? (ByteBuffer) direct : null;
         ByteBuffer staging = into == null ? m.pool.take(n) : null;
-        if (io.jrma.core.shm.CrossMemory.read(pid, address, io.jrma.Win.address(into != null ? into : staging), n)) {
+        if (io.jrma.core.os.CrossMemory.read(pid, address, io.jrma.Win.address(into != null ? into : staging), n)) {
             r.staging = staging; // unpacked by finish
             return true;
         }

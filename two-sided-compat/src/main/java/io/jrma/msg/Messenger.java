@@ -141,10 +141,10 @@ public final class Messenger implements AutoCloseable {
         this.myAddress = Win.address(mem);
         this.myPid = ProcessHandle.current().pid();
         LONGS.setRelease(mem, (int) lay.wake + 8, myPid); // peers read it after our first message to them
-        this.crossRead = cfg.crossRead && io.jrma.core.shm.CrossMemory.available();
+        this.crossRead = cfg.crossRead && io.jrma.core.os.CrossMemory.available();
         // a waiting thread sleeps on the futex word only when every peer stores directly, so that every message
         // and credit comes with a wake-up; waking costs a sender a fence and a load when nobody sleeps
-        this.futexWake = io.jrma.core.shm.Futex.available();
+        this.futexWake = io.jrma.core.os.Futex.available();
         this.futexSleep = allDirect && futexWake;
         this.allDirect = allDirect;
         this.pool = new StagingPool(expose);
@@ -194,7 +194,7 @@ public final class Messenger implements AutoCloseable {
         VarHandle.fullFence();
         if ((int) INTS.getVolatile(peer, (int) lay.wake + 4) > 0) {
             INTS.getAndAdd(peer, (int) lay.wake, 1);
-            io.jrma.core.shm.Futex.wakeAll(peerAddress[d] + lay.wake);
+            io.jrma.core.os.Futex.wakeAll(peerAddress[d] + lay.wake);
         }
     }
 
@@ -237,7 +237,7 @@ public final class Messenger implements AutoCloseable {
         INTS.getAndAdd(mem, (int) lay.wake + 4, 1);
         try {
             if (progressOnce() == 0) {
-                io.jrma.core.shm.Futex.await(myAddress + lay.wake, seen, ns);
+                io.jrma.core.os.Futex.await(myAddress + lay.wake, seen, ns);
             }
         } finally {
             INTS.getAndAdd(mem, (int) lay.wake + 4, -1);

@@ -57,7 +57,7 @@ final class MsgConfig {
 
     MsgConfig(Info info, int ranks) {
         Info in = info == null ? new Info() : info;
-        boolean oversubscribed = ranks > io.jrma.core.runtime.Affinity.cores(); // not this thread's binding
+        boolean oversubscribed = ranks > io.jrma.core.os.Affinity.cores(); // not this thread's binding
         slots = (int) get(in, SLOTS, 64, 2, 1 << 16);
         slotBytes = (int) get(in, SLOT_BYTES, 256, HEADER_BYTES + 8, 1 << 16);
         if (slotBytes % 8 != 0) {

@@ -404,7 +404,7 @@ class PointToPointTest {
     @org.junit.jupiter.api.Test
     @Timeout(60)
     void aSleepingReceiverIsWokenBySend() {
-        org.junit.jupiter.api.Assumptions.assumeTrue(io.jrma.core.shm.Futex.available(), "no futex here (JNA/Linux)");
+        org.junit.jupiter.api.Assumptions.assumeTrue(io.jrma.core.os.Futex.available(), "no futex here (JNA/Linux)");
         Jobs.run("auto", 2, world -> {
             io.jrma.Info info = new io.jrma.Info();
             info.set("jrma_msg_wait_spins", "0");
@@ -453,7 +453,7 @@ class PointToPointTest {
     @Timeout(90)
     void rendezvousBetweenJvmsIsOneKernelCopy() {
         org.junit.jupiter.api.Assumptions.assumeTrue(Jobs.JVMS > 1, "needs ranks in 2 JVMs (the 2-JVM run of this suite)");
-        org.junit.jupiter.api.Assumptions.assumeTrue(io.jrma.core.shm.CrossMemory.available(), "no process_vm_readv here");
+        org.junit.jupiter.api.Assumptions.assumeTrue(io.jrma.core.os.CrossMemory.available(), "no process_vm_readv here");
         for (String cross : new String[] {"true", "false"}) {
             Jobs.run("auto", 2, world -> {
                 io.jrma.Info info = new io.jrma.Info();

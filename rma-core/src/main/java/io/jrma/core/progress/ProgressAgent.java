@@ -2,7 +2,7 @@ package io.jrma.core.progress;
 
 import io.jrma.core.wire.Batch;
 import io.jrma.core.wire.BatchReceiver;
-import io.jrma.core.wire.PacketTransport;
+import io.jrma.spi.Transport;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.agrona.collections.Int2ObjectHashMap;
@@ -23,7 +23,7 @@ public final class ProgressAgent implements Agent {
     private final AtomicBoolean running = new AtomicBoolean();
     private volatile Int2ObjectHashMap<BatchReceiver> receivers = new Int2ObjectHashMap<>();
     private volatile BatchReceiver[] pollables = new BatchReceiver[0];
-    private volatile PacketTransport[] transports = new PacketTransport[0];
+    private volatile Transport[] transports = new Transport[0];
     private volatile BatchReceiver unknownWindow;
     private final AtomicLong batchesDelivered = new AtomicLong();
     private final AtomicLong dutyCycles = new AtomicLong();
@@ -57,8 +57,8 @@ public final class ProgressAgent implements Agent {
         this.unknownWindow = r;
     }
 
-    public synchronized void addTransport(PacketTransport t) {
-        PacketTransport[] a = java.util.Arrays.copyOf(transports, transports.length + 1);
+    public synchronized void addTransport(Transport t) {
+        Transport[] a = java.util.Arrays.copyOf(transports, transports.length + 1);
         a[a.length - 1] = t;
         transports = a;
     }
@@ -135,10 +135,10 @@ public final class ProgressAgent implements Agent {
     }
 
     private volatile boolean sleeping;
-    private volatile PacketTransport sleeper;
+    private volatile Transport sleeper;
 
-    /** Whether the progress thread is (about to be) asleep in {@code t}'s {@link PacketTransport#awaitInput}. */
-    public boolean sleepingIn(PacketTransport t) {
+    /** Whether the progress thread is (about to be) asleep in {@code t}'s {@link Transport#awaitInput}. */
+    public boolean sleepingIn(Transport t) {
         return sleeping && sleeper == t;
     }
 
@@ -146,7 +146,7 @@ public final class ProgressAgent implements Agent {
     public void deliver(Batch batch) {
         inbox.offer(batch);
         if (sleeping) { // the idle progress thread is blocked in a transport's selector: wake it
-            PacketTransport t = sleeper;
+            Transport t = sleeper;
             if (t != null) {
                 t.wakeup();
             }
@@ -157,7 +157,7 @@ public final class ProgressAgent implements Agent {
      * Idles the calling (progress) thread in {@code t}'s selector for up to {@code timeoutNs}, unless a batch
      * is already waiting; {@link #deliver} wakes it.
      */
-    public void sleepIn(PacketTransport t, long timeoutNs) {
+    public void sleepIn(Transport t, long timeoutNs) {
         sleeper = t;
         sleeping = true; // before the inbox check: a deliver after it sees sleeping and wakes us
         try {
@@ -227,7 +227,7 @@ public final class ProgressAgent implements Agent {
     @Override
     public int doWork() {
         int work = 0;
-        for (PacketTransport t : transports) {
+        for (Transport t : transports) {
             work += t.progress();
         }
         Batch b;

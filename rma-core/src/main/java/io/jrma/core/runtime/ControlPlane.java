@@ -28,12 +28,6 @@ import java.util.concurrent.atomic.AtomicInteger;
  * {@link #onMessage} from whichever thread runs its progress.
  */
 public final class ControlPlane {
-    /** What the transport offers the control plane. */
-    public interface Sender {
-        /** Queues {@code message} for JVM {@code jvm}; never blocks for long, never drops. */
-        void sendControl(int jvm, byte[] message);
-    }
-
     private static final ObjectInputFilter FILTER = info -> {
         Class<?> c = info.serialClass();
         if (c == null) {
@@ -50,19 +44,9 @@ public final class ControlPlane {
 
     private final Job job;
     private final Map<Key, Slot> slots = new ConcurrentHashMap<>();
-    private volatile Sender sender;
 
     ControlPlane(Job job) {
         this.job = job;
-    }
-
-    /** The transport control messages go through now. */
-    public Sender sender() {
-        return sender;
-    }
-
-    public void sender(Sender s) {
-        this.sender = s;
     }
 
     private record Key(int ctx, long seq) {
@@ -99,11 +83,7 @@ public final class ControlPlane {
                 if (msg == null) {
                     msg = encode(ctx, seq, worldRanks.length, rank, value);
                 }
-                Sender s = sender;
-                if (s == null) {
-                    throw new RmaException(ErrorClass.ERR_INTERN, "no transport to JVM " + jvm + " for a control message");
-                }
-                s.sendControl(jvm, msg);
+                job.sendControl(jvm, msg);
             }
         }
         job.waitPolicy().await(job, () -> slot.filled.get() >= worldRanks.length); // acquire: every value

@@ -2,8 +2,10 @@ package io.jrma.core.runtime;
 
 import io.jrma.ErrorClass;
 import io.jrma.RmaException;
+import io.jrma.core.os.Affinity;
 import io.jrma.core.progress.ProgressAgent;
-import io.jrma.core.wire.PacketTransport;
+import io.jrma.spi.Transport;
+import java.util.Arrays;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -28,8 +30,8 @@ public final class Job {
     private final Map<String, Object> shared = new ConcurrentHashMap<>();
     private final String progressMode;
     private final WaitPolicy waitPolicy;
-    private volatile PacketTransport transport;
-    private volatile PacketTransport[] remote;
+    private volatile Transport transport;
+    private volatile Transport[] remote;
     private final java.util.Set<io.jrma.WinCounters> liveCounters = ConcurrentHashMap.newKeySet();
     private final io.jrma.WinCounters retiredCounters = new io.jrma.WinCounters();
     private volatile boolean stopping;
@@ -122,7 +124,7 @@ public final class Job {
     }
 
     /** The in-JVM transport (ranks of this JVM). */
-    public PacketTransport transport() {
+    public Transport transport() {
         return transport;
     }
 
@@ -132,9 +134,9 @@ public final class Job {
     }
 
     /** The transport that reaches world rank {@code r}: in-JVM for local ranks, else the one registered for it. */
-    public PacketTransport transportFor(int r) {
-        PacketTransport[] rt = remote;
-        PacketTransport t = rt == null ? null : rt[r];
+    public Transport transportFor(int r) {
+        Transport[] rt = remote;
+        Transport t = rt == null ? null : rt[r];
         return t == null ? transport : t;
     }
 
@@ -142,20 +144,73 @@ public final class Job {
      * Declares that world ranks {@code ranks} live in another JVM reached through {@code t} (the transport is
      * also driven by this JVM's progress agent). Called before any window or communicator is created.
      */
-    public synchronized void addRemote(PacketTransport t, int... ranks) {
-        PacketTransport[] rt = remote == null ? new PacketTransport[size] : remote.clone();
+    public synchronized void addRemote(Transport t, int... ranks) {
+        Transport[] rt = remote == null ? new Transport[size] : remote.clone();
         for (int r : ranks) {
             rt[r] = t;
         }
         remote = rt;
         routesVersion++;
-        agent.addTransport(t);
+        if (!Arrays.asList(opened).contains(t)) {
+            Transport[] o = Arrays.copyOf(opened, opened.length + 1);
+            o[o.length - 1] = t;
+            opened = o;
+            agent.addTransport(t);
+        }
         if (t.canAwaitInput()) {
             blockingTransport = t;
         }
     }
 
-    private volatile PacketTransport blockingTransport;
+    /**
+     * The transports to other JVMs, in the order they were registered: the broad ones first (TCP reaches every
+     * JVM), then those that take over some peers (shared-memory rings to the JVMs of this host).
+     */
+    public Transport[] transports() {
+        return opened.clone();
+    }
+
+    /**
+     * The transport whose selector the idle progress thread sleeps in (TCP), or null: a transport without input of
+     * its own to wait for (shared-memory rings) sleeps in it and has its peers ring a doorbell ({@link #wakeJvm}).
+     */
+    public Transport blockingTransport() {
+        return blockingTransport;
+    }
+
+    /**
+     * Wakes the progress thread of JVM {@code jvm} through the first transport that can ring its doorbell (a TCP
+     * WAKE frame). Any thread; false when no transport reaches that JVM.
+     */
+    public boolean wakeJvm(int jvm) {
+        for (Transport t : opened) {
+            if (t.wakeJvm(jvm)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Sends a control-plane message to JVM {@code jvm}: the most specific transport that takes it carries it
+     * (the last registered first: a ring to a JVM of this host before TCP, which takes what is too large for a
+     * ring record).
+     *
+     * @throws RmaException ERR_INTERN when no transport reaches that JVM
+     */
+    void sendControl(int jvm, byte[] message) {
+        Transport[] o = opened;
+        for (int i = o.length - 1; i >= 0; i--) {
+            if (o[i].sendControl(jvm, message)) {
+                return;
+            }
+        }
+        checkAborted();
+        throw new RmaException(ErrorClass.ERR_INTERN, "no transport to JVM " + jvm + " for a control message");
+    }
+
+    private volatile Transport[] opened = new Transport[0];
+    private volatile Transport blockingTransport;
     /** Bumped by {@link #addRemote}: the routes changed. */
     private volatile int routesVersion;
 
@@ -165,10 +220,10 @@ public final class Job {
     }
 
     /** Whether any world rank's packets go through {@code t} now. */
-    public boolean routesTo(PacketTransport t) {
-        PacketTransport[] rt = remote;
+    public boolean routesTo(Transport t) {
+        Transport[] rt = remote;
         if (rt != null) {
-            for (PacketTransport x : rt) {
+            for (Transport x : rt) {
                 if (x == t) {
                     return true;
                 }
@@ -305,7 +360,7 @@ public final class Job {
                     }
                     deferred = false;
                     int work = agent.tryProgress();
-                    PacketTransport bt = blockingTransport;
+                    Transport bt = blockingTransport;
                     if (work > 0) {
                         idleRounds = 0;
                         idle.reset();

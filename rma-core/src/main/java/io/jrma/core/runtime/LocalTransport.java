@@ -1,7 +1,7 @@
 package io.jrma.core.runtime;
 
 import io.jrma.core.wire.Batch;
-import io.jrma.core.wire.PacketTransport;
+import io.jrma.spi.Transport;
 
 /**
  * The in-JVM active-message channel: a batch is handed to the progress agent of this JVM by reference, so the
@@ -10,7 +10,7 @@ import io.jrma.core.wire.PacketTransport;
  *
  * <p>Thread-safe.
  */
-final class LocalTransport implements PacketTransport {
+final class LocalTransport implements Transport {
     private final Job job;
 
     LocalTransport(Job job) {

@@ -99,6 +99,10 @@ public final class Params {
             + " withdraws it and sends a packet; the next 8 such calls to that target are packets, twice as many after"
             + " each further withdrawal in a row (up to 1024)");
     /** Directory of shared-memory segments. */
+    public static final Param TRANSPORTS = new Param("jrma.transports", "shm,tcp", "job",
+            "transports for packets between JVMs, as Open MPI's --mca btl: a list (shm,tcp) or exclusions (^shm);"
+            + " shm: rings in shared memory between JVMs of one host; tcp: always kept (it carries the start-up,"
+            + " the control plane and aborts, and reaches other hosts); jrma-info shows what each would do");
     public static final Param SHM_DIR = new Param("jrma.shm.dir", "/dev/shm", "job",
             "directory (a tmpfs) holding the shared segments and the rings between JVMs; files are named jrma-<pid>-... after the creating JVM");
 
@@ -112,7 +116,8 @@ public final class Params {
 
     /** All parameters, for listing. */
     public static final List<Param> ALL = List.of(PATH, PROGRESS, WAIT_SPINS, WAIT_YIELDS, WAIT_MAX_PARK_NS,
-            AGENT_MAX_PARK_NS, ISSUE, EAGER_BYTES, MAX_PENDING, LOCK_COALESCE, JOB_TIMEOUT_MS, JVMS, JVMS_REUSE, RANK_LOADERS, SHM_WINDOWS, CMA_MIN_BYTES, OP_SLOTS, OP_SLOTS_GETS, OP_SLOTS_WAIT_NS, SHM_DIR, BIND, BIND_REPORT);
+            AGENT_MAX_PARK_NS, ISSUE, EAGER_BYTES, MAX_PENDING, LOCK_COALESCE, JOB_TIMEOUT_MS, JVMS, JVMS_REUSE, RANK_LOADERS, SHM_WINDOWS, CMA_MIN_BYTES, OP_SLOTS, OP_SLOTS_GETS, OP_SLOTS_WAIT_NS, SHM_DIR, TRANSPORTS,
+            BIND, BIND_REPORT);
 
     private Params() {
     }

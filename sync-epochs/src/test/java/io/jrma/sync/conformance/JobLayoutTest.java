@@ -50,7 +50,7 @@ class JobLayoutTest {
     @MethodSource("io.jrma.sync.conformance.Ranks#pathsAndSizes")
     @Timeout(60)
     void peersInOtherJvmsAreReachedThroughTheSelectedTransport(String path, int n) {
-        String between = io.jrma.core.shmring.ShmParams.shmEnabled(java.util.Map.of()) ? "shm" : "tcp";
+        String between = io.jrma.transport.shm.ShmParams.shmEnabled(java.util.Map.of()) ? "shm" : "tcp";
         Ranks.run(path, n, world -> {
             io.jrma.core.runtime.Job job = ((io.jrma.core.runtime.CommCore) world).job();
             for (int r = 0; r < world.size(); r++) {

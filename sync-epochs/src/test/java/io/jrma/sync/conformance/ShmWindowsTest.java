@@ -10,7 +10,7 @@ import io.jrma.Flavor;
 import io.jrma.RmaException;
 import io.jrma.SharedMemory;
 import io.jrma.Win;
-import io.jrma.core.shm.ShmFiles;
+import io.jrma.shm.ShmFiles;
 import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;

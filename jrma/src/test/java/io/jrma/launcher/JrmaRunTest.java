@@ -1,0 +1,321 @@
+package io.jrma.launcher;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * jrmarun end to end: the launcher runs as a process of its own (as a user starts it), starts real JVMs, and
+ * is judged by its exit code, its output and how fast it tears a failed job down. Every test kills whatever
+ * is left, even when it fails.
+ */
+class JrmaRunTest {
+    private static final String FIX = "io.jrma.launcher.fixtures.";
+
+    /** A running jrmarun: its process and every line it printed (stdout and stderr merged). */
+    static final class Run {
+        final Process p;
+        final List<String> lines = new ArrayList<>();
+        final List<ProcessHandle> seen = new ArrayList<>();
+
+        Run(String... args) throws IOException {
+            List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                    "-cp", System.getProperty("java.class.path"), JrmaRun.class.getName()));
+            cmd.addAll(List.of(args));
+            p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+            Thread t = new Thread(() -> {
+                try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+                    String l;
+                    while ((l = r.readLine()) != null) {
+                        synchronized (lines) {
+                            lines.add(l);
+                            lines.notifyAll();
+                        }
+                    }
+                } catch (IOException ignored) {
+                    // process gone
+                }
+            });
+            t.setDaemon(true);
+            t.start();
+        }
+
+        String awaitLine(Predicate<String> match, long ms) throws InterruptedException {
+            long until = System.currentTimeMillis() + ms;
+            synchronized (lines) {
+                while (System.currentTimeMillis() < until) {
+                    for (String l : lines) {
+                        if (match.test(l)) {
+                            return l;
+                        }
+                    }
+                    lines.wait(100);
+                }
+            }
+            throw new AssertionError("no such line within " + ms + " ms; output: " + output());
+        }
+
+        int exit(long seconds) throws InterruptedException {
+            p.descendants().forEach(seen::add);
+            try {
+                assertTrue(p.waitFor(seconds, TimeUnit.SECONDS), "jrmarun did not end within " + seconds + " s: " + output());
+                Thread.sleep(200); // let the reader take the last lines
+                return p.exitValue();
+            } finally {
+                cleanup();
+            }
+        }
+
+        void cleanup() {
+            p.descendants().forEach(ProcessHandle::destroyForcibly);
+            p.destroyForcibly();
+        }
+
+        String output() {
+            synchronized (lines) {
+                return String.join("\n", lines);
+            }
+        }
+
+        void assertNoJvmLeft() throws InterruptedException {
+            Thread.sleep(300);
+            for (ProcessHandle h : seen) {
+                assertFalse(h.isAlive(), "JVM " + h.pid() + " of the job is still running");
+                assertEquals(java.util.List.of(), io.jrma.shm.ShmFiles.filesOf(java.nio.file.Path.of("/dev/shm"), h.pid()),
+                        "shared-memory files of JVM " + h.pid() + " left behind");
+            }
+        }
+    }
+
+    @Test
+    @Timeout(60)
+    void helloOverTwoJvmsForwardsEveryRanksOutput() throws Exception {
+        Run r = new Run("-n", "4", "--jvms", "2", "-x", "JRMA_TEST_VAR=v42", FIX + "Hello");
+        assertEquals(0, r.exit(40), r.output());
+        for (int k = 0; k < 4; k++) {
+            final int rank = k;
+            assertTrue(r.lines.stream().anyMatch(l -> l.startsWith("hello from rank " + rank + " of 4 var=v42")), r.output());
+        }
+        long pids = r.lines.stream().filter(l -> l.startsWith("hello")).map(l -> l.substring(l.indexOf("pid="))).distinct().count();
+        assertEquals(2, pids, "ranks in 2 JVMs: " + r.output());
+    }
+
+    @Test
+    @Timeout(60)
+    void bindToCoreBindsEachRankToACpuAndReportsIt() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(io.jrma.core.os.Affinity.available(), "binding needs Linux and JNA");
+        Run r = new Run("-n", "2", "--jvms", "2", "--bind-to", "core", "--report-bindings", FIX + "Hello");
+        assertEquals(0, r.exit(40), r.output());
+        for (int k = 0; k < 2; k++) {
+            String want = "jrma: rank " + k + " (pid ";
+            int cpu = io.jrma.core.os.Affinity.cpuOfRank(k);
+            assertTrue(r.lines.stream().anyMatch(l -> l.startsWith(want) && l.contains("bound to CPU " + cpu)), r.output());
+        }
+        Run none = new Run("-n", "2", "--bind-to", "none", "--report-bindings", FIX + "Hello");
+        assertEquals(0, none.exit(40), none.output());
+        assertTrue(none.lines.stream().anyMatch(l -> l.startsWith("jrma: rank 1 (pid ") && l.contains("not bound")), none.output());
+    }
+
+    @Test
+    @Timeout(60)
+    void jdkLinkerPutsSystemCallsOnTheJdksLinker() throws Exception {
+        int feature = Runtime.version().feature();
+        org.junit.jupiter.api.Assumptions.assumeTrue(feature == 17 || feature >= 22,
+                "JDK " + feature + " has no linker jrma uses (17 or 22+)");
+        org.junit.jupiter.api.Assumptions.assumeTrue(io.jrma.core.os.CrossMemory.available(),
+                "process_vm_readv is not available here (not Linux, or JNA)");
+        String linker = feature == 17 ? "jdk.incubator.foreign" : "java.lang.foreign";
+        Run with = new Run("-n", "2", "--jvms", "2", "--jdk-linker", FIX + "Binding");
+        assertEquals(0, with.exit(40), with.output());
+        for (int k = 0; k < 2; k++) {
+            assertTrue(with.lines.contains("rank " + k + " binding " + linker), with.output());
+        }
+        Run without = new Run("-n", "1", FIX + "Binding");
+        assertEquals(0, without.exit(40), without.output());
+        assertTrue(without.lines.contains("rank 0 binding " + (feature == 17 ? "procmem+jna" : linker)), without.output());
+    }
+
+    @Test
+    @Timeout(60)
+    void tagOutputPrefixesEachLineWithItsRank() throws Exception {
+        Run r = new Run("-n", "3", "--tag-output", FIX + "Hello");
+        assertEquals(0, r.exit(40), r.output());
+        for (int k = 0; k < 3; k++) {
+            String prefix = "[1," + k + "]<stdout>:hello from rank " + k + " of 3";
+            assertTrue(r.lines.stream().anyMatch(l -> l.startsWith(prefix)), "missing " + prefix + " in\n" + r.output());
+        }
+    }
+
+    @Test
+    @Timeout(60)
+    void aRankThatThrowsFailsTheJobWithExitCode1AndNamesTheRank() throws Exception {
+        Run r = new Run("-n", "4", "--ranks-per-jvm", "2", FIX + "Thrower", "2");
+        long t0 = System.nanoTime();
+        assertEquals(1, r.exit(40), r.output());
+        long ms = (System.nanoTime() - t0) / 1_000_000;
+        assertTrue(r.output().contains("rank 2 failed: java.lang.IllegalStateException: boom from rank 2"), r.output());
+        assertTrue(ms < 20_000, "teardown took " + ms + " ms");
+        r.assertNoJvmLeft();
+    }
+
+    @Test
+    @Timeout(60)
+    void systemExitOfARankBecomesTheJobsExitCode() throws Exception {
+        Run r = new Run("-n", "4", "--jvms", "4", FIX + "Exiter", "2", "3");
+        assertEquals(3, r.exit(40), r.output());
+        assertTrue(r.output().contains("ranks [2]) exited with code 3"), r.output());
+        r.assertNoJvmLeft();
+    }
+
+    @Test
+    @Timeout(60)
+    void theCodeARankPassesToAbortBecomesTheJobsExitCode() throws Exception {
+        for (String[] shape : new String[][] {{"--jvms", "1"}, {"--jvms", "2"}}) {
+            Run r = new Run("-n", "4", shape[0], shape[1], FIX + "Aborter", "1", "7");
+            assertEquals(7, r.exit(40), r.output());
+            assertTrue(r.output().contains("rank 1 called abort(7)"), r.output());
+            r.assertNoJvmLeft();
+        }
+    }
+
+    @Test
+    @Timeout(90)
+    void aJvmKilledInsideAnExclusiveLockEpochFailsTheJobFast() throws Exception {
+        Run r = new Run("-n", "3", "--jvms", "3", FIX + "LockHolder");
+        try {
+            String locked = r.awaitLine(l -> l.startsWith("LOCKED "), 40_000);
+            long pid = Long.parseLong(locked.substring("LOCKED ".length()).trim());
+            Thread.sleep(500); // rank 2 now waits for the lock, rank 0 in the barrier
+            r.p.descendants().forEach(r.seen::add);
+            ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly); // SIGKILL
+            long t0 = System.nanoTime();
+            int code = r.exit(30);
+            long ms = (System.nanoTime() - t0) / 1_000_000;
+            assertEquals(137, code, r.output());
+            assertTrue(r.output().contains("ranks [1]) was killed by signal 9"), r.output());
+            assertTrue(ms < 15_000, "teardown took " + ms + " ms");
+            r.assertNoJvmLeft();
+        } finally {
+            r.cleanup();
+        }
+    }
+
+    @Test
+    @Timeout(90)
+    void aJvmKilledWhileDataStreamsThroughTheRingsFailsTheJobFastAndLeavesNoRingFile() throws Exception {
+        // (no kernel copies: the megabyte puts to private memory of the other JVMs then stream through the rings)
+        Run r = new Run("-n", "3", "--jvms", "3", "--param", "jrma.cma.minBytes=-1", FIX + "RingStreamer");
+        try {
+            String streaming = r.awaitLine(l -> l.startsWith("STREAMING "), 40_000);
+            String[] f = streaming.split(" ");
+            assertEquals("shm", f[2], "the JVMs of this host exchange packets through the rings");
+            long pid = Long.parseLong(f[1]);
+            r.p.descendants().forEach(r.seen::add);
+            ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly); // SIGKILL, rings full of its data
+            long t0 = System.nanoTime();
+            int code = r.exit(30);
+            long ms = (System.nanoTime() - t0) / 1_000_000;
+            assertEquals(137, code, r.output());
+            assertTrue(r.output().contains("ranks [1]) was killed by signal 9"), r.output());
+            assertTrue(ms < 15_000, "teardown took " + ms + " ms");
+            r.assertNoJvmLeft();
+            for (ProcessHandle h : r.seen) {
+                try (java.nio.file.DirectoryStream<Path> ds = java.nio.file.Files.newDirectoryStream(Path.of("/dev/shm"),
+                        "jrma-" + h.pid() + "-ring-*")) {
+                    assertFalse(ds.iterator().hasNext(), "ring files of JVM " + h.pid() + " left in /dev/shm");
+                }
+            }
+        } finally {
+            r.cleanup();
+        }
+    }
+
+    @Test
+    @Timeout(60)
+    void cleanupRemovesTheShmFilesOfDeadJvmsOnly() throws Exception {
+        Process p = new ProcessBuilder("true").start();
+        p.waitFor();
+        java.nio.file.Path shm = java.nio.file.Path.of("/dev/shm");
+        java.nio.file.Path dead = shm.resolve("jrma-" + p.pid() + "-win-1");
+        java.nio.file.Path live = shm.resolve("jrma-" + ProcessHandle.current().pid() + "-test-1");
+        try {
+            java.nio.file.Files.write(dead, new byte[16]);
+            java.nio.file.Files.write(live, new byte[16]);
+            assertEquals(0, JrmaRun.run(new String[] {"--cleanup"}, System.err));
+            assertFalse(java.nio.file.Files.exists(dead), "file of a dead JVM reclaimed");
+            assertTrue(java.nio.file.Files.exists(live), "file of a live JVM kept");
+        } finally {
+            java.nio.file.Files.deleteIfExists(dead);
+            java.nio.file.Files.deleteIfExists(live);
+        }
+    }
+
+    @Test
+    @Timeout(60)
+    void timeoutTearsDownRanksThatComputeForever() throws Exception {
+        Run r = new Run("-n", "2", "--jvms", "2", "--timeout", "3", "--grace", "1", FIX + "Sleeper");
+        assertEquals(124, r.exit(40), r.output());
+        assertTrue(r.output().contains("job timed out after 3000 ms"), r.output());
+        r.assertNoJvmLeft();
+    }
+
+    @Test
+    @Timeout(30)
+    void usageErrorsExitWith2() throws Exception {
+        Run r = new Run("--jvms", "2", FIX + "Hello");
+        assertEquals(2, r.exit(20), r.output());
+        assertTrue(r.output().contains("the number of ranks is required"), r.output());
+        Run r2 = new Run("-n", "2", "--jvms", "3", FIX + "Hello");
+        assertEquals(2, r2.exit(20), r2.output());
+        Run r3 = new Run("-n", "2", FIX + "NoSuchClass");
+        assertEquals(1, r3.exit(30), r3.output());
+        assertTrue(r3.output().contains("NoSuchClass"), r3.output());
+    }
+
+    @Test
+    @Timeout(60)
+    void eachRankHasItsOwnStaticsAsAProcessWould() throws Exception {
+        Run r = new Run("-n", "3", FIX + "Statics");
+        assertEquals(0, r.exit(40), r.output());
+        for (int k = 0; k < 3; k++) {
+            assertTrue(r.lines.contains("rank " + k + " static=1"), r.output());
+        }
+        Run shared = new Run("-n", "3", "--param", "jrma.rankLoaders=shared", FIX + "Statics");
+        assertEquals(0, shared.exit(40), shared.output());
+        assertTrue(shared.lines.contains("rank 2 static=3"), "one copy of the class when asked: " + shared.output());
+    }
+
+    @Test
+    @Timeout(90)
+    void globalArrayExamplesRunUnderJrmarun() throws Exception {
+        Run jacobi = new Run("-n", "4", "--jvms", "2", "io.jrma.ga.examples.Jacobi2D", "64", "64", "20");
+        assertEquals(0, jacobi.exit(60), jacobi.output());
+        assertTrue(jacobi.output().contains("Jacobi 64x64, 4 ranks, 20 iterations"), jacobi.output());
+        Run histo = new Run("-n", "3", "io.jrma.ga.examples.Histogram", "30000", "16", "20");
+        assertEquals(0, histo.exit(60), histo.output());
+        assertTrue(histo.output().contains("histogram of 30000 values in 16 bins on 3 ranks") && histo.output().contains("total 30000"),
+                histo.output());
+    }
+
+    @Test
+    @Timeout(60)
+    void systemExitAfterFinalizeEndsTheJobWithThatCode() throws Exception {
+        Run ok = new Run("-n", "3", FIX + "FinalizeThenExit", "0");
+        assertEquals(0, ok.exit(40), ok.output());
+        Run five = new Run("-n", "3", FIX + "FinalizeThenExit", "5");
+        assertEquals(5, five.exit(40), five.output());
+        assertTrue(five.output().contains("exited with code 5"), five.output());
+    }
+}

@@ -1,0 +1,690 @@
+package io.jrma.launcher;
+
+import io.jrma.ErrorClass;
+import io.jrma.Jrma;
+import io.jrma.JvmFlags;
+import io.jrma.RmaException;
+import io.jrma.core.auth.Handshake;
+import io.jrma.spi.Components;
+import io.jrma.spi.TransportProvider;
+import java.io.BufferedReader;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Starts a job whose ranks are spread over several JVMs of this host and watches it to the end: spawns the
+ * JVMs ({@link JvmHost}) with the library's JVM flags, hands each the per-job secret on its stdin, acts as the
+ * rendezvous (job layout and IO agent addresses), and collects how every rank ended. On the first failure —
+ * a rank that throws or exits non-zero, a JVM that dies or is killed, a timeout — it tells every JVM to abort
+ * (ranks blocked in the library fail fast), gives them a grace period, kills what is left and reports the
+ * failure that caused it, naming the rank.
+ *
+ * <p>Used by {@code Jrma.job(n).jvms(j)} and by {@code jrmarun}. One instance per job; not reusable.
+ */
+public final class JobLauncher {
+    /** What to run and how. */
+    public static final class Options {
+        public int nranks;
+        public int njvms;
+        /** JVM index of each world rank; null: consecutive blocks. */
+        public int[] jvmOfRank;
+        public Map<String, String> params = new HashMap<>();
+        public String mainClass;
+        public String[] args = new String[0];
+        public byte[] body;
+        public String classpath = System.getProperty("java.class.path");
+        public String javaCommand = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        public List<String> jvmArgs = new ArrayList<>();
+        public Map<String, String> env = new LinkedHashMap<>();
+        public boolean tagOutput;
+        /** True: the JVMs write to this process's stdout/stderr directly; false: lines are copied to System.out/err. */
+        public boolean inheritOutput;
+        public long timeoutMs;
+        public long graceMs = 3_000;
+        /** Where the launcher writes its own diagnostics (failures, teardown); null: nowhere. */
+        public PrintStream diagnostics = System.err;
+        /**
+         * On JDK 17: start the JVMs with {@link JvmFlags#JDK17_LINKER} (system calls through the JDK's incubating
+         * linker). The JVMs get it anyway when this one runs with it ({@link JvmFlags#current}).
+         */
+        public boolean jdkLinker;
+        /** Keep the JVMs after a clean job and reuse them for the next job with the same command line. */
+        public boolean reuseJvms;
+    }
+
+    /** How the job ended. */
+    public static final class Result {
+        public int exitCode;
+        public int failedRank = -1;
+        public String message;
+        public Throwable cause;
+        public String remoteTrace;
+
+        public boolean ok() {
+            return exitCode == 0 && message == null;
+        }
+    }
+
+    /** A failure in another JVM whose exception could not travel here: its text and stack trace. */
+    public static final class RemoteRankException extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        public RemoteRankException(String message, String trace) {
+            super(message + (trace == null ? "" : "\n--- remote stack trace ---\n" + trace));
+        }
+    }
+
+    /** A JVM of a job: its process and its authenticated link to the launcher. */
+    static final class Worker {
+        final int index;
+        final Process process;
+        final String key;
+        Socket socket;
+        DataInputStream in;
+        DataOutputStream out;
+        volatile JobLauncher current;
+
+        Worker(int index, Process process, String key) {
+            this.index = index;
+            this.process = process;
+            this.key = key;
+        }
+
+        void kill() {
+            process.destroyForcibly();
+            try {
+                process.waitFor(2, java.util.concurrent.TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            reclaim(Map.of(), process.pid()); // a killed JVM runs no shutdown hook
+        }
+    }
+
+    /** Sets of JVMs kept after a clean job for the next job with the same command line (Jrma.run only). */
+    private static final Map<String, java.util.ArrayDeque<Worker[]>> POOL = new HashMap<>();
+    private static final int POOL_SETS = 2;
+
+    static {
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            synchronized (POOL) {
+                POOL.values().forEach(d -> d.forEach(ws -> Arrays.stream(ws).forEach(Worker::kill)));
+            }
+        }, "jrma-pool-cleanup"));
+    }
+
+    private static final int P_ABORT = 1;
+    private static final int P_TIMEOUT = 2;
+    private static final int P_JVM = 3;
+    private static final int P_RANK = 4;
+
+    private final Options o;
+    private final Worker[] workers;
+    private final Process[] procs;
+    private final DataOutputStream[] links;
+    private final boolean[] idle;
+    private final boolean[] rankDone;
+    private final boolean[] linkClosed;
+    /** JVMs this launcher killed itself (their signal exit is not a cause of the failure). */
+    private final boolean[] killedHere;
+    /** JVMs that said they exit on their own (EXITING: System.exit or a signal that runs the shutdown hooks). */
+    private final boolean[] exitingOnOwn;
+    private int ranksDone;
+    private int failurePriority;
+    private final Result result = new Result();
+    private boolean tearingDown;
+    private boolean allExited;
+
+    private JobLauncher(Options o) {
+        this.o = o;
+        this.workers = new Worker[o.njvms];
+        this.procs = new Process[o.njvms];
+        this.idle = new boolean[o.njvms];
+        this.links = new DataOutputStream[o.njvms];
+        this.rankDone = new boolean[o.nranks];
+        this.linkClosed = new boolean[o.njvms];
+        this.killedHere = new boolean[o.njvms];
+        this.exitingOnOwn = new boolean[o.njvms];
+    }
+
+    /** Runs the job to its end. */
+    public static Result run(Options o) {
+        if (o.nranks < 1 || o.njvms < 1 || o.njvms > o.nranks) {
+            throw new RmaException(ErrorClass.ERR_ARG, "cannot run " + o.nranks + " ranks on " + o.njvms + " JVMs");
+        }
+        if (o.jvmOfRank == null) {
+            o.jvmOfRank = blockMap(o.nranks, o.njvms);
+        }
+        if (o.njvms > 1) { // the shared-memory files of JVMs that died in earlier jobs (SIGKILL during a window's creation)
+            for (TransportProvider p : Components.transportProviders()) {
+                p.reclaimDead(o.params);
+            }
+        }
+        return new JobLauncher(o).go();
+    }
+
+    /** Rank r lives in JVM r*J/n: consecutive blocks whose sizes differ by at most one. */
+    public static int[] blockMap(int nranks, int njvms) {
+        int[] m = new int[nranks];
+        for (int r = 0; r < nranks; r++) {
+            m[r] = (int) ((long) r * njvms / nranks);
+        }
+        return m;
+    }
+
+    /** {@code Jrma.job(n).jvms(j).run(main)}: ships the serialized body, throws if the job failed. */
+    public static void runSerializable(int nranks, int jvms, Map<String, String> params, Duration timeout, Jrma.RankMain main) {
+        Options o = new Options();
+        o.nranks = nranks;
+        o.njvms = jvms;
+        o.params.putAll(params);
+        o.params.remove(io.jrma.core.runtime.Params.JVMS.name());
+        try {
+            o.body = Rendezvous.serialize(main);
+        } catch (IOException e) {
+            throw new RmaException(ErrorClass.ERR_ARG, "a job over several JVMs ships the rank body to each of them, but it"
+                    + " captures something not serializable: " + e.getMessage(), e);
+        }
+        o.timeoutMs = timeout != null ? timeout.toMillis() : io.jrma.core.runtime.Params.JOB_TIMEOUT_MS.getLong(params);
+        o.diagnostics = null;
+        o.reuseJvms = io.jrma.core.runtime.Params.JVMS_REUSE.get(params).equals("true");
+        Result r = run(o);
+        if (!r.ok()) {
+            throw new Jrma.JobFailedException(r.failedRank, r.message, r.cause);
+        }
+    }
+
+    private String poolKey() {
+        return o.njvms + "|" + o.javaCommand + "|" + o.classpath + "|" + o.jvmArgs + "|" + o.jdkLinker + "|" + o.env + "|" + o.tagOutput
+                + "|" + o.inheritOutput;
+    }
+
+    private Result go() {
+        Thread hook = new Thread(this::killAll, "jrma-launcher-cleanup");
+        Runtime.getRuntime().addShutdownHook(hook);
+        try {
+            Worker[] ws = null;
+            if (o.reuseJvms) {
+                synchronized (POOL) {
+                    java.util.ArrayDeque<Worker[]> d = POOL.get(poolKey());
+                    while (d != null && !d.isEmpty() && ws == null) {
+                        Worker[] c = d.poll();
+                        if (Arrays.stream(c).allMatch(w -> w.process.isAlive())) {
+                            ws = c;
+                        } else {
+                            Arrays.stream(c).forEach(Worker::kill);
+                        }
+                    }
+                }
+            }
+            if (ws != null) {
+                for (Worker w : ws) {
+                    adopt(w);
+                }
+            } else if (!spawnAll()) {
+                return finish();
+            }
+            String jobId = Handshake.newJobId();
+            Rendezvous.Spec spec = new Rendezvous.Spec(jobId, Handshake.newSecret(), o.nranks, o.jvmOfRank,
+                    new HashMap<>(o.params), o.mainClass, o.args, o.body, o.tagOutput, o.reuseJvms);
+            byte[] specBytes = Rendezvous.serialize(spec);
+            for (int j = 0; j < o.njvms; j++) {
+                Rendezvous.write(links[j], Rendezvous.SPEC, specBytes);
+            }
+            String[][] eps = new String[o.njvms][];
+            for (int j = 0; j < o.njvms; j++) {
+                eps[j] = (String[]) startupMessage(workers[j].in, j, Rendezvous.ENDPOINT).object();
+            }
+            for (int j = 0; j < o.njvms; j++) {
+                Rendezvous.writeObject(links[j], Rendezvous.ENDPOINTS, eps);
+            }
+            for (int j = 0; j < o.njvms; j++) {
+                startupMessage(workers[j].in, j, Rendezvous.READY);
+            }
+            for (int j = 0; j < o.njvms; j++) {
+                Rendezvous.write(links[j], Rendezvous.GO, new byte[0]);
+                final int jj = j;
+                Thread t = new Thread(() -> listen(jj, workers[jj].in), "jrma-launcher-jvm-" + j);
+                t.setDaemon(true);
+                t.start();
+            }
+            waitForEnd();
+            return finish();
+        } catch (IOException e) {
+            fail(P_JVM, 1, -1, "job start-up failed: " + e.getMessage(), e, null);
+            return finish();
+        } finally {
+            try {
+                Runtime.getRuntime().removeShutdownHook(hook);
+            } catch (IllegalStateException ignored) {
+                // shutting down: the hook runs
+            }
+        }
+    }
+
+    private void adopt(Worker w) {
+        workers[w.index] = w;
+        procs[w.index] = w.process;
+        links[w.index] = w.out;
+        w.current = this;
+    }
+
+    /** Starts the JVMs and waits until each has joined over its link; false if start-up failed. */
+    private boolean spawnAll() throws IOException {
+        String linkId = Handshake.newJobId();
+        String secret = Handshake.newSecret();
+        String key = poolKey();
+        try (ServerSocket rv = new ServerSocket(0, 64, InetAddress.getLoopbackAddress())) {
+            for (int j = 0; j < o.njvms; j++) {
+                Worker w = new Worker(j, spawn(j, linkId, secret, rv.getLocalPort()), key);
+                adopt(w);
+                w.process.onExit().thenAccept(p -> {
+                    // segment and ring files live unnamed once set up; a JVM that died during a set-up leaves some
+                    reclaim(o.params, p.pid());
+                    JobLauncher l = w.current;
+                    if (l != null) {
+                        l.jvmExited(w.index, p.exitValue());
+                    }
+                });
+            }
+            long deadline = System.currentTimeMillis() + 60_000;
+            int joined = 0;
+            while (joined < o.njvms) {
+                if (failed()) {
+                    return false;
+                }
+                long left = deadline - System.currentTimeMillis();
+                if (left <= 0) {
+                    fail(P_JVM, 1, -1, "only " + joined + " of " + o.njvms + " JVMs joined the job within 60 s", null, null);
+                    return false;
+                }
+                rv.setSoTimeout((int) Math.min(left, 500));
+                Socket s;
+                try {
+                    s = rv.accept();
+                } catch (java.net.SocketTimeoutException e) {
+                    continue;
+                }
+                int j;
+                try {
+                    j = Handshake.server(s, linkId, secret, 10_000);
+                } catch (IOException e) {
+                    s.close();
+                    continue;
+                }
+                if (j < 0 || j >= o.njvms || workers[j].socket != null) {
+                    s.close();
+                    continue;
+                }
+                s.setTcpNoDelay(true);
+                Worker w = workers[j];
+                w.socket = s;
+                w.in = new DataInputStream(new java.io.BufferedInputStream(s.getInputStream()));
+                w.out = new DataOutputStream(new java.io.BufferedOutputStream(s.getOutputStream()));
+                links[j] = w.out;
+                joined++;
+            }
+            return true;
+        }
+    }
+
+    private Rendezvous.Msg startupMessage(DataInputStream in, int j, int type) throws IOException {
+        Rendezvous.Msg m;
+        try {
+            m = Rendezvous.read(in);
+        } catch (IOException e) {
+            throw new IOException("JVM " + j + " left during start-up (" + e.getMessage() + ")", e);
+        }
+        if (m.type() == Rendezvous.ABORT) {
+            throw new IOException("JVM " + j + " failed during start-up: " + new String(m.body(), StandardCharsets.UTF_8));
+        }
+        if (m.type() != type) {
+            throw new IOException("JVM " + j + " sent message " + m.type() + " during start-up, expected " + type);
+        }
+        return m;
+    }
+
+    private Process spawn(int j, String jobId, String secret, int port) throws IOException {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(o.javaCommand);
+        String flags = o.jdkLinker ? JvmFlags.withJdkLinker(Runtime.version().feature()) : JvmFlags.current();
+        cmd.addAll(Arrays.asList(flags.split(" ")));
+        cmd.add("-Dslf4j.internal.verbosity=ERROR"); // Chronicle's "no SLF4J provider" notice, once per JVM
+        for (String k : System.getProperties().stringPropertyNames()) {
+            if (k.startsWith("jrma.")) { // run-time parameters given to the launching JVM apply to the whole job
+                cmd.add("-D" + k + "=" + System.getProperty(k));
+            }
+        }
+        cmd.addAll(o.jvmArgs);
+        cmd.add("-cp");
+        cmd.add(o.classpath);
+        cmd.add(JvmHost.class.getName());
+        ProcessBuilder pb = new ProcessBuilder(cmd);
+        pb.environment().putAll(o.env);
+        pb.environment().put("JRMA_RENDEZVOUS", InetAddress.getLoopbackAddress().getHostAddress() + ":" + port);
+        pb.environment().put("JRMA_JVM", String.valueOf(j));
+        pb.environment().put("JRMA_JOB_ID", jobId);
+        if (o.inheritOutput) {
+            pb.redirectOutput(ProcessBuilder.Redirect.INHERIT).redirectError(ProcessBuilder.Redirect.INHERIT);
+        }
+        Process p = pb.start();
+        try (OutputStream in = p.getOutputStream()) {
+            in.write((secret + "\n").getBytes(StandardCharsets.US_ASCII));
+        }
+        if (!o.inheritOutput) {
+            pump(p.getInputStream(), System.out, "jrma-out-" + j);
+            pump(p.getErrorStream(), System.err, "jrma-err-" + j);
+        }
+        return p;
+    }
+
+    private static void pump(InputStream from, PrintStream to, String name) {
+        Thread t = new Thread(() -> {
+            try (BufferedReader r = new BufferedReader(new InputStreamReader(from, StandardCharsets.UTF_8))) {
+                String line;
+                while ((line = r.readLine()) != null) {
+                    to.println(line);
+                }
+            } catch (IOException ignored) {
+                // the JVM is gone
+            }
+        }, name);
+        t.setDaemon(true);
+        t.start();
+    }
+
+    private void listen(int j, DataInputStream in) {
+        try {
+            while (true) {
+                Rendezvous.Msg m = Rendezvous.read(in);
+                if (m.type() == Rendezvous.RANK_DONE) {
+                    rankEnded((Rendezvous.RankDone) m.object());
+                } else if (m.type() == Rendezvous.ABORT) {
+                    fail(P_ABORT, 1, -1, new String(m.body(), StandardCharsets.UTF_8), null, null);
+                } else if (m.type() == Rendezvous.EXITING) {
+                    synchronized (this) {
+                        exitingOnOwn[j] = true;
+                    }
+                } else if (m.type() == Rendezvous.IDLE) {
+                    synchronized (this) {
+                        idle[j] = true;
+                        notifyAll();
+                    }
+                    return; // a pooled JVM is ready for the next job: the next launcher reads its link
+                }
+            }
+        } catch (IOException e) {
+            // the JVM closed its link: its exit is reported by jvmExited
+        }
+        synchronized (this) {
+            linkClosed[j] = true;
+            notifyAll();
+        }
+    }
+
+    private synchronized void rankEnded(Rendezvous.RankDone d) {
+        if (d.rank() >= 0 && d.rank() < rankDone.length && !rankDone[d.rank()]) {
+            rankDone[d.rank()] = true;
+            ranksDone++;
+        }
+        if (d.code() != 0) {
+            Throwable cause = null;
+            if (d.throwable() != null) {
+                try {
+                    cause = (Throwable) Rendezvous.deserialize(d.throwable());
+                } catch (IOException | RuntimeException e) {
+                    // the class is not on this side's class path
+                }
+            }
+            if (cause == null) {
+                cause = new RemoteRankException(d.message(), d.trace());
+            }
+            fail(d.secondary() ? P_ABORT : P_RANK, d.code(), d.rank(), "rank " + d.rank() + " failed: " + d.message(),
+                    cause, d.trace());
+        }
+        notifyAll();
+    }
+
+    private synchronized void jvmExited(int j, int code) {
+        if (idle[j]) {
+            return;
+        }
+        long until = System.currentTimeMillis() + 1_000;
+        while (links[j] != null && !linkClosed[j] && System.currentTimeMillis() < until) {
+            try {
+                wait(50); // let the link's last messages (ranks that ended) be read first
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+        }
+        List<Integer> unfinished = new ArrayList<>();
+        for (int r = 0; r < o.nranks; r++) {
+            if (o.jvmOfRank[r] == j && !rankDone[r]) {
+                unfinished.add(r);
+            }
+        }
+        String how = code > 128 ? "was killed by signal " + (code - 128) : "exited with code " + code;
+        // A JVM killed by a signal this launcher did not send is the root cause even when the teardown has begun:
+        // the other JVMs notice the lost connection and report it first, often before this exit is seen.
+        boolean killedOutside = code > 128 && !killedHere[j];
+        // Likewise a JVM that exited on its own with a non-zero code (a rank's System.exit(3)) while the teardown
+        // had begun only because its peers lost their connections to it.
+        boolean ownExit = exitingOnOwn[j] && code != 0 && !killedHere[j] && failurePriority < P_JVM;
+        if (!unfinished.isEmpty() && (!tearingDown || killedOutside || ownExit)) {
+            fail(P_JVM, code == 0 ? 1 : code, unfinished.get(0), "JVM " + j + " (pid " + procs[j].pid() + ", ranks "
+                    + unfinished + ") " + how + " while its ranks were running", null, null);
+        } else if (code != 0 && (!tearingDown || ownExit)) { // e.g. System.exit(3) after every rank of the JVM had finalized
+            int first = -1;
+            for (int r = 0; r < o.nranks && first < 0; r++) {
+                first = o.jvmOfRank[r] == j ? r : -1;
+            }
+            fail(P_JVM, code, first, "JVM " + j + " (pid " + procs[j].pid() + ") " + how, null, null);
+        }
+        boolean all = true;
+        for (Process p : procs) {
+            all &= p != null && !p.isAlive();
+        }
+        allExited = all;
+        notifyAll();
+    }
+
+    /** Records a failure (the most telling one wins: a rank's own failure over a dead JVM over an abort). */
+    private synchronized void fail(int priority, int code, int rank, String message, Throwable cause, String trace) {
+        if (priority > failurePriority) {
+            failurePriority = priority;
+            result.exitCode = code == 0 ? 1 : code;
+            result.failedRank = rank;
+            result.message = message;
+            result.cause = cause;
+            result.remoteTrace = trace;
+        }
+        if (!tearingDown) {
+            tearingDown = true;
+            for (int j = 0; j < links.length; j++) {
+                DataOutputStream l = links[j];
+                // an idle pooled JVM finished its part and waits for its next job: an abort would be read as that
+                if (l != null && !idle[j]) {
+                    try {
+                        Rendezvous.write(l, Rendezvous.ABORT, ("job aborted: " + message).getBytes(StandardCharsets.UTF_8));
+                    } catch (IOException ignored) {
+                        // that JVM is gone
+                    }
+                }
+            }
+        }
+        notifyAll();
+    }
+
+    private synchronized boolean failed() {
+        return tearingDown;
+    }
+
+    private synchronized void waitForEnd() {
+        long deadline = o.timeoutMs > 0 ? System.currentTimeMillis() + o.timeoutMs : Long.MAX_VALUE;
+        try {
+            while (ranksDone < o.nranks && !tearingDown && !allExited) {
+                long left = deadline - System.currentTimeMillis();
+                if (left <= 0) {
+                    fail(P_TIMEOUT, 124, -1, "job timed out after " + o.timeoutMs + " ms", null, null);
+                    break;
+                }
+                wait(Math.min(left, 1_000));
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            fail(P_TIMEOUT, 130, -1, "the launcher was interrupted", null, null);
+        }
+        if (!tearingDown) {
+            for (DataOutputStream l : links) {
+                try {
+                    Rendezvous.write(l, Rendezvous.END, new byte[0]);
+                } catch (IOException ignored) {
+                    // exited already
+                }
+            }
+        }
+    }
+
+    private Result finish() {
+        long grace;
+        synchronized (this) {
+            grace = tearingDown ? o.graceMs : 10_000;
+            if (o.reuseJvms && !tearingDown) {
+                long until = System.currentTimeMillis() + 10_000;
+                while (!allIdle() && System.currentTimeMillis() < until) {
+                    try {
+                        wait(100);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        break;
+                    }
+                }
+                if (allIdle() && !tearingDown) {
+                    for (Worker w : workers) {
+                        w.current = null;
+                    }
+                    synchronized (POOL) {
+                        java.util.ArrayDeque<Worker[]> d = POOL.computeIfAbsent(poolKey(), k -> new java.util.ArrayDeque<>());
+                        if (d.size() < POOL_SETS) {
+                            d.push(workers.clone());
+                            return result;
+                        }
+                    }
+                    for (Worker w : workers) {
+                        Rendezvous.closeQuietly(w.socket); // EOF on its link: the JVM exits
+                    }
+                }
+            }
+        }
+        long until = System.currentTimeMillis() + grace;
+        for (Process p : procs) {
+            if (p == null) {
+                continue;
+            }
+            try {
+                long left = until - System.currentTimeMillis();
+                if (left <= 0 || !p.waitFor(left, java.util.concurrent.TimeUnit.MILLISECONDS)) {
+                    markKilledHere(p);
+                    p.destroyForcibly();
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        for (int j = 0; j < procs.length; j++) { // exit codes the onExit callbacks may not have delivered yet
+            Process p = procs[j];
+            if (p != null && !p.isAlive() && p.exitValue() != 0 && !idle[j]) {
+                jvmExited(j, p.exitValue());
+            }
+        }
+        killAll();
+        reclaimShm();
+        synchronized (this) {
+            if (result.message != null && o.diagnostics != null) {
+                o.diagnostics.println("jrmarun: " + result.message);
+                if (result.remoteTrace != null) {
+                    o.diagnostics.print(result.remoteTrace);
+                }
+                o.diagnostics.println("jrmarun: job torn down, exit code " + result.exitCode);
+            }
+            return result;
+        }
+    }
+
+    private synchronized void markKilledHere(Process p) {
+        for (int j = 0; j < procs.length; j++) {
+            if (procs[j] == p) {
+                killedHere[j] = true;
+            }
+        }
+    }
+
+    /** Removes the /dev/shm files of this job's JVMs that are gone (killed JVMs run no shutdown hook). */
+    private void reclaimShm() {
+        for (Process p : procs) {
+            if (p != null && !p.isAlive()) {
+                reclaim(o.params, p.pid());
+            }
+        }
+    }
+
+    /**
+     * Has every component remove what JVM {@code pid} left behind (segment and ring files live unnamed once set up;
+     * a JVM that died during a set-up leaves some).
+     */
+    private static void reclaim(Map<String, String> params, long pid) {
+        for (TransportProvider p : Components.transportProviders()) {
+            p.reclaim(params, pid);
+        }
+    }
+
+    private boolean allIdle() {
+        for (boolean b : idle) {
+            if (!b) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private void killAll() {
+        synchronized (POOL) {
+            for (java.util.ArrayDeque<Worker[]> d : POOL.values()) {
+                for (Worker[] ws : d) {
+                    if (ws.length > 0 && workers.length > 0 && ws[0] == workers[0]) {
+                        return;
+                    }
+                }
+            }
+        }
+        for (Process p : procs) {
+            if (p != null && p.isAlive()) {
+                markKilledHere(p);
+                p.destroyForcibly();
+                try {
+                    p.waitFor(5, java.util.concurrent.TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,33 @@
+package io.jrma.core.os;
+
+import com.sun.jna.Library;
+import com.sun.jna.Native;
+
+/**
+ * Loads a JNA view of the C library for the Linux calls jrma makes through an interface ({@code sched_setaffinity},
+ * and {@code futex} where the JDK's linker is not usable), each class with its own small interface, and one rule for
+ * all: only on Linux, and null (the caller falls back) when JNA cannot load it or the JVM's native-access policy
+ * refuses it. Calls on a hot path go through the JDK's linker ({@link Downcall}) where it is usable, else JNA's
+ * direct mapping ({@link CrossMemory}, {@code BulkCopy}'s {@code memmove}): the interface's proxy cost three
+ * times a {@code process_vm_readv} here.
+ */
+public final class Libc {
+    private Libc() {
+    }
+
+    /**
+     * The C library as {@code api}, or null: not Linux, the system property {@code optOut} (if not null) is
+     * {@code "false"}, or loading failed.
+     */
+    public static <T extends Library> T load(Class<T> api, String optOut) {
+        if (!System.getProperty("os.name", "").toLowerCase(java.util.Locale.ROOT).contains("linux")
+                || optOut != null && "false".equals(System.getProperty(optOut))) {
+            return null;
+        }
+        try {
+            return Native.load("c", api);
+        } catch (Throwable e) { // UnsatisfiedLinkError, or JNA refused by the JVM's native-access policy
+            return null;
+        }
+    }
+}

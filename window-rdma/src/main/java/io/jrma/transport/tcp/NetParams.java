@@ -1,0 +1,76 @@
+package io.jrma.transport.tcp;
+
+import io.jrma.ErrorClass;
+import io.jrma.RmaException;
+import io.jrma.core.runtime.Param;
+import java.net.Inet4Address;
+import java.net.Inet6Address;
+import java.net.InetAddress;
+import java.net.NetworkInterface;
+import java.net.SocketException;
+import java.net.UnknownHostException;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+
+/** Run-time parameters of the TCP IO agent, each with its default and one sentence of description. */
+public final class NetParams {
+    public static final Param INTERFACE = new Param("jrma.tcp.interface", "loopback", "job",
+            "where the IO agent listens: loopback, any, an interface name (eth0) or an IPv4/IPv6 address");
+    public static final Param FAMILY = new Param("jrma.tcp.family", "ipv4", "job",
+            "address family used to resolve loopback or an interface name: ipv4 or ipv6");
+    public static final Param CREDITS = new Param("jrma.tcp.credits", String.valueOf(64 << 20), "job",
+            "bytes of packets a JVM may have in flight to another before the receiver has consumed them (flow control)");
+    public static final Param FRAME_BYTES = new Param("jrma.tcp.frameBytes", String.valueOf(256 << 10), "job",
+            "batches are cut into frames of at most this many bytes (a larger single packet travels alone),"
+            + " so the target starts applying while the rest is in flight");
+    public static final Param SEND_QUEUE_BYTES = new Param("jrma.tcp.sendQueueBytes", String.valueOf(64 << 20), "job",
+            "bytes of requests queued to one JVM beyond which a rank issuing more waits (replies are never held)");
+    public static final Param CREDIT_DELAY_NS = new Param("jrma.tcp.creditDelayNs", "1000000", "job",
+            "how long (ns) credit returned by a receiver may wait to ride on a frame going back (a reply) before it"
+            + " travels in a frame of its own; a quarter of jrma.tcp.credits owed always goes at once");
+    public static final Param CONNECT_TIMEOUT_MS = new Param("jrma.tcp.connectTimeoutMs", "30000", "job",
+            "how long a JVM waits for the other JVMs of its job to connect at start-up");
+    public static final Param HANDSHAKE_TIMEOUT_MS = new Param("jrma.tcp.handshakeTimeoutMs", "5000", "job",
+            "how long an acceptor waits for a connecting client to prove the job secret");
+
+    public static final Param SOCKET_BUFFER = new Param("jrma.tcp.socketBuffer", "0", "job",
+            "SO_SNDBUF and SO_RCVBUF of every connection in bytes (0: the kernel's autotuning)");
+
+    public static final List<Param> ALL = List.of(INTERFACE, FAMILY, CREDITS, FRAME_BYTES, SEND_QUEUE_BYTES, SOCKET_BUFFER,
+            CREDIT_DELAY_NS, CONNECT_TIMEOUT_MS, HANDSHAKE_TIMEOUT_MS);
+
+    private NetParams() {
+    }
+
+    /** The local address to listen on, from {@link #INTERFACE} and {@link #FAMILY}. */
+    public static InetAddress bindAddress(Map<String, String> params) {
+        String iface = INTERFACE.get(params);
+        boolean v6 = FAMILY.getChoice(params, "ipv4", "ipv6").equals("ipv6");
+        try {
+            if (iface.equalsIgnoreCase("loopback")) {
+                return InetAddress.getByName(v6 ? "::1" : "127.0.0.1");
+            }
+            if (iface.equalsIgnoreCase("any")) {
+                return InetAddress.getByName(v6 ? "::" : "0.0.0.0");
+            }
+            NetworkInterface ni = NetworkInterface.getByName(iface);
+            if (ni != null) {
+                for (InetAddress a : Collections.list(ni.getInetAddresses())) {
+                    if (v6 ? a instanceof Inet6Address : a instanceof Inet4Address) {
+                        return a;
+                    }
+                }
+                throw new RmaException(ErrorClass.ERR_ARG, "interface " + iface + " has no " + (v6 ? "IPv6" : "IPv4")
+                        + " address (set " + FAMILY.name() + ")");
+            }
+            if (Character.digit(iface.charAt(0), 16) >= 0 || iface.contains(":")) {
+                return InetAddress.getByName(iface); // a literal address: no name lookup
+            }
+        } catch (UnknownHostException | SocketException e) {
+            throw new RmaException(ErrorClass.ERR_ARG, INTERFACE.name() + "=" + iface + ": " + e.getMessage(), e);
+        }
+        throw new RmaException(ErrorClass.ERR_ARG, INTERFACE.name() + "=" + iface
+                + " is neither loopback, any, an interface name nor an address");
+    }
+}

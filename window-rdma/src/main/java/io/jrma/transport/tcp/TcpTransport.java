@@ -1,0 +1,561 @@
+package io.jrma.transport.tcp;
+
+import static io.jrma.transport.tcp.FrameDescriptor.HEADER_LENGTH;
+
+import io.jrma.ErrorClass;
+import io.jrma.RmaException;
+import io.jrma.core.auth.Handshake;
+import io.jrma.core.runtime.Job;
+import io.jrma.core.wire.Batch;
+import io.jrma.core.wire.PacketHeader;
+import io.jrma.spi.Transport;
+import io.jrma.core.wire.PacketType;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.StandardSocketOptions;
+import java.nio.ByteBuffer;
+
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The TCP IO agent of one JVM: one connection to every other JVM of the job, shared by all ranks of both
+ * (as the IO process of Lockless MPI), carrying wire-ready packet batches, control-plane messages, credit
+ * and abort notices ({@link FrameDescriptor}). Every connection opens with the per-job secret handshake
+ * ({@link Handshake}); refused handshakes are dropped and counted ({@link #handshakesRefused()}), late or
+ * stray connections are refused by an acceptor thread for the job's lifetime.
+ *
+ * <p>Progress is the progress agent's: {@link #progress()} (non-blocking reads, writes, credit return) runs in
+ * its duty cycle, whoever holds it; the dedicated progress thread idles in {@link #awaitInput} (the
+ * selector: epoll), so passive-target epochs complete while every rank computes.
+ *
+ * <p>Threads: {@link #send} and {@link #sendControl} from any thread; {@link #progress} and
+ * {@link #awaitInput} from the thread running the progress agent.
+ */
+public final class TcpTransport implements Transport, AutoCloseable {
+    private final Job job;
+    private final String jobId;
+    private final String secret;
+    private final ServerSocketChannel server;
+    private final Selector selector;
+    private final TcpConnection[] byJvm;
+    private volatile TcpConnection[] all = new TcpConnection[0];
+    private final long credits;
+    private final int frameBytes;
+    private final long sendQueueBytes;
+    final long creditDelayNs;
+    private final int handshakeTimeoutMs;
+    private volatile boolean closing;
+    private Thread acceptor;
+
+    final AtomicLong framesSent = new AtomicLong();
+    final AtomicLong framesReceived = new AtomicLong();
+    final AtomicLong bytesSent = new AtomicLong();
+    final AtomicLong bytesReceived = new AtomicLong();
+    final AtomicLong framesRejected = new AtomicLong();
+    final AtomicLong wakesReceived = new AtomicLong();
+    final AtomicLong creditFrames = new AtomicLong();
+    private final AtomicLong refused = new AtomicLong();
+
+    private TcpTransport(Job job, String jobId, String secret, ServerSocketChannel server) throws IOException {
+        this.job = job;
+        this.jobId = jobId;
+        this.secret = secret;
+        this.server = server;
+        this.selector = Selector.open();
+        this.byJvm = new TcpConnection[job.jvmCount()];
+        this.credits = NetParams.CREDITS.getLong(job.params());
+        this.frameBytes = (int) Math.min(1 << 30, Math.max(4096, NetParams.FRAME_BYTES.getLong(job.params())));
+        this.sendQueueBytes = NetParams.SEND_QUEUE_BYTES.getLong(job.params());
+        this.creditDelayNs = Math.max(0, NetParams.CREDIT_DELAY_NS.getLong(job.params()));
+        this.handshakeTimeoutMs = (int) NetParams.HANDSHAKE_TIMEOUT_MS.getLong(job.params());
+    }
+
+    /** Opens the listening socket of this JVM's IO agent (address from {@link NetParams#INTERFACE}). */
+    public static TcpTransport listen(Job job, String jobId, String secret) {
+        InetAddress addr = NetParams.bindAddress(job.params());
+        try {
+            ServerSocketChannel s = ServerSocketChannel.open();
+            s.bind(new InetSocketAddress(addr, 0), 64);
+            return new TcpTransport(job, jobId, secret, s);
+        } catch (IOException e) {
+            throw new RmaException(ErrorClass.ERR_OTHER, "cannot listen on " + addr + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** The address other JVMs connect to. */
+    public InetSocketAddress endpoint() {
+        try {
+            InetSocketAddress a = (InetSocketAddress) server.getLocalAddress();
+            if (a.getAddress().isAnyLocalAddress()) {
+                return new InetSocketAddress(InetAddress.getLoopbackAddress(), a.getPort());
+            }
+            return a;
+        } catch (IOException e) {
+            throw new RmaException(ErrorClass.ERR_OTHER, "listening socket closed", e);
+        }
+    }
+
+    /**
+     * Connects this JVM to every other JVM of the job: it dials the JVMs with a lower index and accepts the
+     * others, each after the handshake. Blocks until all are connected or {@link NetParams#CONNECT_TIMEOUT_MS}.
+     */
+    public void connectMesh(InetSocketAddress[] endpoints) {
+        int me = job.jvmIndex();
+        long deadline = System.currentTimeMillis() + NetParams.CONNECT_TIMEOUT_MS.getLong(job.params());
+        try {
+            for (int j = 0; j < me; j++) {
+                SocketChannel ch = SocketChannel.open();
+                try {
+                    ch.socket().connect(endpoints[j], (int) Math.max(1, deadline - System.currentTimeMillis()));
+                    Handshake.client(ch.socket(), jobId, secret, me, handshakeTimeoutMs);
+                } catch (IOException e) {
+                    ch.close();
+                    throw new RmaException(ErrorClass.ERR_OTHER, "JVM " + me + " cannot connect to JVM " + j + " at "
+                            + endpoints[j] + ": " + e.getMessage(), e);
+                }
+                adopt(j, ch);
+            }
+            int expected = job.jvmCount() - 1 - me;
+            server.configureBlocking(true);
+            while (expected > 0) {
+                long left = deadline - System.currentTimeMillis();
+                if (left <= 0) {
+                    throw new RmaException(ErrorClass.ERR_OTHER, "JVM " + me + ": " + expected
+                            + " JVMs of the job did not connect within the start-up timeout");
+                }
+                server.socket().setSoTimeout((int) left);
+                SocketChannel ch;
+                try {
+                    ch = server.socket().accept().getChannel();
+                } catch (java.net.SocketTimeoutException e) {
+                    continue;
+                }
+                int j = admit(ch);
+                if (j > me && j < byJvm.length && byJvm[j] == null) {
+                    adopt(j, ch);
+                    expected--;
+                } else if (j >= 0) {
+                    refused.incrementAndGet();
+                    ch.close();
+                }
+            }
+        } catch (IOException e) {
+            throw new RmaException(ErrorClass.ERR_OTHER, "JVM " + me + ": connecting the job failed: " + e.getMessage(), e);
+        }
+        startAcceptor();
+    }
+
+    /** Runs the server side of the handshake; returns the client's JVM index, or -1 if refused (counted). */
+    private int admit(SocketChannel ch) {
+        try {
+            return Handshake.server(ch.socket(), jobId, secret, handshakeTimeoutMs);
+        } catch (IOException e) {
+            refused.incrementAndGet();
+            try {
+                ch.close();
+            } catch (IOException ignored) {
+                // dropping it
+            }
+            return -1;
+        }
+    }
+
+    private void adopt(int j, SocketChannel ch) throws IOException {
+        ch.configureBlocking(false);
+        ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
+        int sockBuf = (int) NetParams.SOCKET_BUFFER.getLong(job.params());
+        if (sockBuf > 0) {
+            ch.setOption(StandardSocketOptions.SO_SNDBUF, sockBuf);
+            ch.setOption(StandardSocketOptions.SO_RCVBUF, sockBuf);
+        }
+        TcpConnection c = new TcpConnection(this, j, ch, credits);
+        byJvm[j] = c;
+        c.key = ch.register(selector, SelectionKey.OP_READ, c);
+        List<TcpConnection> l = new ArrayList<>(List.of(all));
+        l.add(c);
+        all = l.toArray(new TcpConnection[0]);
+    }
+
+    /** After start-up every new connection is a stranger (or a duplicate): refuse it and count it. */
+    private void startAcceptor() {
+        acceptor = new Thread(() -> {
+            while (!closing) {
+                try {
+                    server.socket().setSoTimeout(0);
+                    SocketChannel ch = server.socket().accept().getChannel();
+                    if (admit(ch) >= 0) {
+                        refused.incrementAndGet(); // knows the secret, but the mesh is complete: a duplicate
+                        ch.close();
+                    }
+                } catch (IOException e) {
+                    if (!closing) {
+                        refused.incrementAndGet();
+                    }
+                }
+            }
+        }, "jrma-tcp-acceptor");
+        acceptor.setDaemon(true);
+        acceptor.start();
+    }
+
+    @Override
+    public String name() {
+        return "tcp";
+    }
+
+    @Override
+    public boolean reaches(int worldRank) {
+        return !job.isLocal(worldRank);
+    }
+
+    @Override
+    public boolean carriesExternal() {
+        return true;
+    }
+
+    @Override
+    public boolean send(Batch batch) {
+        int n = batch.count();
+        if (n == 0) {
+            batch.markConsumed();
+            return true;
+        }
+        TcpConnection c = connectionTo(batch.dstRank());
+        boolean reply = PacketType.isReply(PacketHeader.type(batch.buffer(), batch.offsetAt(0)));
+        if (!reply && c.queuedBytes.get() > sendQueueBytes) {
+            c.tryWrite();
+            return false; // back-pressure: the caller drives progress and retries
+        }
+        ByteBuffer base = batch.buffer().byteBuffer();
+        long adj = batch.buffer().wrapAdjustment();
+        if (base == null) {
+            base = copyOut(batch);
+            adj = 0;
+        }
+        List<ByteBuffer> parts = new ArrayList<>(4);
+        int frameLen = 0;
+        int runStart = -1;
+        int runEnd = -1;
+        for (int i = 0; i < n; i++) {
+            int at = batch.offsetAt(i);
+            int len = PacketHeader.length(batch.buffer(), at);
+            ByteBuffer ext = batch.externalAt(i);
+            int inline = ext == null ? len : len - ext.remaining();
+            if (frameLen > 0 && (long) frameLen + len > frameBytes) {
+                if (runStart >= 0) {
+                    parts.add(slice(base, adj, runStart, runEnd));
+                }
+                c.enqueue(frame(c, parts, frameLen, null));
+                parts = new ArrayList<>(4);
+                frameLen = 0;
+                runStart = -1;
+            }
+            if (runStart >= 0 && at == runEnd) {
+                runEnd += inline;
+            } else {
+                if (runStart >= 0) {
+                    parts.add(slice(base, adj, runStart, runEnd));
+                }
+                runStart = at;
+                runEnd = at + inline;
+            }
+            if (ext != null) { // the payload is gathered from where it is (window memory): no copy in user space
+                parts.add(slice(base, adj, runStart, runEnd));
+                parts.add(ext.duplicate());
+                runStart = -1;
+            }
+            frameLen += len;
+        }
+        if (runStart >= 0) {
+            parts.add(slice(base, adj, runStart, runEnd));
+        }
+        c.enqueue(frame(c, parts, frameLen, batch));
+        c.tryWrite();
+        return true;
+    }
+
+    private static ByteBuffer slice(ByteBuffer base, long adj, int from, int to) {
+        return base.duplicate().limit((int) (adj + to)).position((int) (adj + from));
+    }
+
+    private static TcpConnection.OutFrame frame(TcpConnection c, List<ByteBuffer> parts, int len, Batch last) {
+        ByteBuffer[] bufs = new ByteBuffer[parts.size() + 1];
+        bufs[0] = FrameDescriptor.header(c.header(), FrameDescriptor.BATCH, len);
+        for (int i = 0; i < parts.size(); i++) {
+            bufs[i + 1] = parts.get(i);
+        }
+        return new TcpConnection.OutFrame(bufs, HEADER_LENGTH + (long) len, len, last);
+    }
+
+    /** A batch whose buffer is not a ByteBuffer (never the engine's own): one copy into a direct buffer. */
+    private static ByteBuffer copyOut(Batch b) {
+        int end = 0;
+        for (int i = 0; i < b.count(); i++) {
+            int at = b.offsetAt(i);
+            ByteBuffer ext = b.externalAt(i);
+            end = Math.max(end, at + PacketHeader.length(b.buffer(), at) - (ext == null ? 0 : ext.remaining()));
+        }
+        ByteBuffer d = ByteBuffer.allocateDirect(end);
+        b.buffer().getBytes(0, d, end);
+        d.clear();
+        return d;
+    }
+
+    private TcpConnection connectionTo(int worldRank) {
+        int j = job.jvmOf(worldRank);
+        TcpConnection c = j >= 0 && j < byJvm.length ? byJvm[j] : null;
+        if (c == null || c.closed) {
+            job.checkAborted();
+            throw new RmaException(ErrorClass.ERR_PROC_ABORTED, "no connection to JVM " + j + " (world rank " + worldRank + ")");
+        }
+        return c;
+    }
+
+    /** Takes every control message (TCP is the last resort); fails when the connection to that JVM is gone. */
+    @Override
+    public boolean sendControl(int jvm, byte[] message) {
+        TcpConnection c = byJvm[jvm];
+        if (c == null || c.closed) {
+            job.checkAborted();
+            throw new RmaException(ErrorClass.ERR_PROC_ABORTED, "no connection to JVM " + jvm);
+        }
+        ByteBuffer f = FrameDescriptor.small(FrameDescriptor.CTRL, message);
+        c.enqueue(new TcpConnection.OutFrame(new ByteBuffer[] {f}, f.remaining(), 0, null));
+        c.tryWrite();
+        return true;
+    }
+
+    @Override
+    public int progress() {
+        int v = job.routesVersion();
+        if (v != routesSeen) { // the rings took the packets of the host's JVMs (or routes changed otherwise)
+            routesSeen = v;
+            carriesPackets = job.routesTo(this);
+        }
+        // Without packets to carry, the connections hold only doorbells, aborts, and control messages too large for
+        // a ring record (the rest of the control plane takes the rings): a read syscall (about 1 us here) in every
+        // duty cycle would slow the rings' and the direct path's polling for nothing. One read in 16 cycles still
+        // cost a packet round trip through the rings 0.6 us (1.7 -> 1.1 us): a ring record that arrives during the
+        // syscall waits for it.
+        boolean read = carriesPackets || (++quietCalls & (QUIET_READ_EVERY - 1)) == 0;
+        int work = 0;
+        for (TcpConnection c : all) {
+            if (read) {
+                work += c.read();
+            }
+            work += c.reclaim();
+            work += c.tryWrite();
+        }
+        return work;
+    }
+
+    /** Without packets to carry, the connections are read every this many duty cycles. */
+    static final int QUIET_READ_EVERY = 256;
+    private int routesSeen = -1;
+    private boolean carriesPackets = true;
+    private int quietCalls;
+
+    @Override
+    public boolean canAwaitInput() {
+        return true;
+    }
+
+    /** Blocks up to {@code timeoutNs} until a connection is readable (or writable when output waits). */
+    @Override
+    public void awaitInput(long timeoutNs) {
+        try {
+            for (TcpConnection c : all) {
+                c.armForSleep();
+            }
+            selector.select(Math.max(1, timeoutNs / 1_000_000));
+            selector.selectedKeys().clear();
+        } catch (IOException | java.nio.channels.ClosedSelectorException e) {
+            // closing: the progress loop ends
+        }
+    }
+
+    /** A connection's output waits for room: a progress thread asleep in the selector must wait for that too. */
+    void outputWaits() {
+        if (job.agent().sleepingIn(this)) {
+            selector.wakeup(); // it re-arms the keys with OP_WRITE before it sleeps again
+        }
+    }
+
+    /** Wakes a thread blocked in {@link #awaitInput}. Any thread. */
+    @Override
+    public void wakeup() {
+        selector.wakeup();
+    }
+
+    void deliver(Batch b) {
+        job.agent().deliver(b);
+    }
+
+    /** Hands a batch to the window engine now (duty cycle only; see {@link io.jrma.core.progress.ProgressAgent#dispatchNow}). */
+    void dispatchNow(Batch b) {
+        job.agent().dispatchNow(b);
+    }
+
+    /** Where the window engine lets a packet's payload be read to before delivery, or null (duty cycle only). */
+    ByteBuffer placement(org.agrona.DirectBuffer header, int at) {
+        return job.agent().placement(header, at);
+    }
+
+    boolean fromPeer(TcpConnection c, int worldRank) {
+        return worldRank >= 0 && worldRank < job.size() && job.jvmOf(worldRank) == c.peerJvm;
+    }
+
+    boolean isLocalRank(int worldRank) {
+        return worldRank >= 0 && worldRank < job.size() && job.isLocal(worldRank);
+    }
+
+    boolean isClosing() {
+        return closing;
+    }
+
+    void control(TcpConnection c, ByteBuffer body) {
+        try {
+            job.controlPlane().onMessage(body);
+        } catch (RuntimeException e) {
+            framesRejected.incrementAndGet();
+            job.abort(ErrorClass.ERR_INTERN, "bad control message from JVM " + c.peerJvm + ": " + e.getMessage(), e);
+        }
+    }
+
+    void peerAborted(TcpConnection c, String reason) {
+        job.abort(ErrorClass.ERR_PROC_ABORTED, reason, null);
+    }
+
+    void lost(TcpConnection c, String why) {
+        boolean wasOpen = !c.closed;
+        c.close();
+        if (wasOpen && !closing && !c.byeReceived) { // after its goodbye a peer may close (and reset) at any time
+            job.abort(ErrorClass.ERR_PROC_ABORTED, "lost the connection to JVM " + c.peerJvm + " (world ranks "
+                    + ranksOf(c.peerJvm) + "): " + why + "; it exited, was killed or failed", null);
+        }
+    }
+
+    private String ranksOf(int jvm) {
+        StringBuilder sb = new StringBuilder();
+        for (int r = 0; r < job.size(); r++) {
+            if (job.jvmOf(r) == jvm) {
+                sb.append(sb.length() == 0 ? "" : ",").append(r);
+            }
+        }
+        return sb.toString();
+    }
+
+    /** Tells every connected JVM that this job is aborted, ahead of anything queued. */
+    @Override
+    public void abortPeers(String reason) {
+        byte[] m = reason.getBytes(StandardCharsets.UTF_8);
+        for (TcpConnection c : all) {
+            if (!c.closed) {
+                ByteBuffer f = FrameDescriptor.small(FrameDescriptor.ABORT, m);
+                c.enqueueUrgent(new TcpConnection.OutFrame(new ByteBuffer[] {f}, f.remaining(), 0, null));
+                c.tryWrite();
+            }
+        }
+    }
+
+    /**
+     * Wakes the progress thread of JVM {@code jvm} if it sleeps in its selector: a WAKE frame, ahead of anything
+     * queued (the doorbell of the shared-memory rings). Any thread; a closed connection is ignored (its loss
+     * is reported by the reader).
+     */
+    @Override
+    public boolean wakeJvm(int jvm) {
+        TcpConnection c = jvm >= 0 && jvm < byJvm.length ? byJvm[jvm] : null;
+        if (c != null && !c.closed) {
+            ByteBuffer f = FrameDescriptor.small(FrameDescriptor.WAKE, new byte[0]);
+            c.enqueueUrgent(new TcpConnection.OutFrame(new ByteBuffer[] {f}, f.remaining(), 0, null));
+            c.tryWrite();
+        }
+        return c != null;
+    }
+
+    /** WAKE frames received so far. */
+    public long wakesReceived() {
+        return wakesReceived.get();
+    }
+
+    /** CREDIT frames received so far (credit that found no other frame to ride on). */
+    public long creditFramesReceived() {
+        return creditFrames.get();
+    }
+
+    /** Frames received so far, of every type. */
+    public long framesReceived() {
+        return framesReceived.get();
+    }
+
+    /** Handshakes refused so far (wrong secret, wrong job, timeout, duplicates). */
+    public long handshakesRefused() {
+        return refused.get();
+    }
+
+    /** Frames rejected so far (corrupt headers, batches from or to the wrong ranks, bad control messages). */
+    public long framesRejected() {
+        return framesRejected.get();
+    }
+
+    public long bytesSent() {
+        return bytesSent.get();
+    }
+
+    public long bytesReceived() {
+        return bytesReceived.get();
+    }
+
+    /**
+     * Says goodbye to every JVM (after everything queued) and closes. Waits up to {@code timeoutMs} for the
+     * output to drain. Connections closed by peers from now on are not errors.
+     */
+    @Override
+    public void close() {
+        close(2_000);
+    }
+
+    @Override
+    public void close(long timeoutMs) {
+        for (TcpConnection c : all) {
+            if (!c.closed) {
+                ByteBuffer f = FrameDescriptor.small(FrameDescriptor.BYE, new byte[0]);
+                c.enqueue(new TcpConnection.OutFrame(new ByteBuffer[] {f}, f.remaining(), 0, null));
+                c.tryWrite();
+            }
+        }
+        long deadline = System.currentTimeMillis() + timeoutMs;
+        for (TcpConnection c : all) {
+            while (!c.closed && c.queuedBytes.get() > 0 && System.currentTimeMillis() < deadline) {
+                c.tryWrite();
+                Thread.onSpinWait();
+            }
+        }
+        closing = true;
+        for (TcpConnection c : all) {
+            c.close();
+        }
+        try {
+            server.close();
+            selector.close();
+        } catch (IOException ignored) {
+            // closing anyway
+        }
+    }
+
+    /** Whether the connection to JVM {@code jvm} is open (tests). */
+    public boolean connectedTo(int jvm) {
+        TcpConnection c = byJvm[jvm];
+        return c != null && !c.closed;
+    }
+
+}

@@ -1,0 +1,334 @@
+package io.jrma.transport.tcp;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import io.jrma.core.auth.Handshake;
+import io.jrma.core.runtime.CollectiveState;
+import io.jrma.core.runtime.Job;
+import io.jrma.core.runtime.LocalComm;
+import io.jrma.core.wire.Batch;
+import io.jrma.core.wire.BatchReceiver;
+import io.jrma.core.wire.PacketHeader;
+import io.jrma.core.wire.PacketType;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.agrona.ExpandableDirectByteBuffer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Two IO agents of one job, as JVM 0 and JVM 1, in this test JVM over real loopback sockets: the handshake
+ * refuses strangers, batches arrive intact and in order, flow control holds an origin back while the target
+ * does not consume, and the control plane gathers across the connection.
+ */
+class TcpTransportTest {
+    private static final int WINDOW = 4242;
+    private final List<AutoCloseable> closers = new ArrayList<>();
+
+    private Job[] jobs;
+    private TcpTransport[] tcp;
+    private String jobId;
+    private String secret;
+
+    private void mesh(Map<String, String> params) throws Exception {
+        jobId = Handshake.newJobId();
+        secret = Handshake.newSecret();
+        jobs = new Job[] {new Job(2, params, 0, new int[] {0, 1}), new Job(2, params, 1, new int[] {0, 1})};
+        tcp = new TcpTransport[] {TcpTransport.listen(jobs[0], jobId, secret), TcpTransport.listen(jobs[1], jobId, secret)};
+        InetSocketAddress[] eps = {tcp[0].endpoint(), tcp[1].endpoint()};
+        CompletableFuture<Void> a = CompletableFuture.runAsync(() -> tcp[0].connectMesh(eps));
+        tcp[1].connectMesh(eps);
+        a.get(20, TimeUnit.SECONDS);
+        jobs[0].addRemote(tcp[0], 1);
+        jobs[1].addRemote(tcp[1], 0);
+        for (int i = 0; i < 2; i++) {
+            TcpTransport t = tcp[i];
+            closers.add(() -> t.close(200));
+        }
+    }
+
+    @AfterEach
+    void close() throws Exception {
+        for (AutoCloseable c : closers) {
+            c.close();
+        }
+    }
+
+    @Test
+    @Timeout(30)
+    void strangersAreRefusedAndCounted() throws Exception {
+        mesh(Map.of());
+        long before = tcp[0].handshakesRefused();
+        try (Socket s = new Socket()) { // knows the job id, not the secret
+            s.connect(tcp[0].endpoint());
+            assertThrows(Handshake.Refused.class, () -> Handshake.client(s, jobId, Handshake.newSecret(), 1, 3_000));
+        }
+        try (Socket s = new Socket()) { // not even the protocol
+            s.connect(tcp[0].endpoint());
+            OutputStream out = s.getOutputStream();
+            out.write("GET / HTTP/1.1\r\n\r\n".getBytes());
+            out.flush();
+            assertEquals(-1, readOrReset(s), "the stranger's connection is closed without an answer");
+        }
+        try (Socket s = new Socket()) { // knows the secret, but the mesh is complete: a duplicate of JVM 1
+            s.connect(tcp[0].endpoint());
+            Handshake.client(s, jobId, secret, 1, 3_000);
+            assertEquals(-1, readOrReset(s), "a duplicate connection is closed");
+        }
+        long deadline = System.currentTimeMillis() + 5_000;
+        while (tcp[0].handshakesRefused() < before + 3 && System.currentTimeMillis() < deadline) {
+            Thread.sleep(10);
+        }
+        assertEquals(before + 3, tcp[0].handshakesRefused());
+        assertTrue(tcp[0].connectedTo(1), "the job's own connection survives");
+    }
+
+    /** The next byte, or -1 when the peer closed (a reset counts as closed). */
+    private static int readOrReset(Socket s) throws java.io.IOException {
+        s.setSoTimeout(5_000);
+        try {
+            return s.getInputStream().read();
+        } catch (java.net.SocketException e) {
+            return -1;
+        }
+    }
+
+    /** Receives batches for one window id at job 1 and keeps copies of their packets' payloads. */
+    static final class Recorder implements BatchReceiver {
+        final List<byte[]> got = new ArrayList<>();
+        volatile boolean consume = true;
+        final List<Batch> held = new ArrayList<>();
+
+        @Override
+        public void onBatch(Batch b) {
+            for (int i = 0; i < b.count(); i++) {
+                int at = b.offsetAt(i);
+                int len = PacketHeader.length(b.buffer(), at) - PacketHeader.HEADER_LENGTH;
+                byte[] p = new byte[len];
+                b.buffer().getBytes(at + PacketHeader.HEADER_LENGTH, p);
+                synchronized (got) {
+                    got.add(p);
+                }
+            }
+            if (consume) {
+                b.markConsumed();
+            } else {
+                held.add(b);
+            }
+        }
+
+        @Override
+        public int poll() {
+            if (consume && !held.isEmpty()) {
+                held.forEach(Batch::markConsumed);
+                held.clear();
+                return 1;
+            }
+            return 0;
+        }
+
+        int count() {
+            synchronized (got) {
+                return got.size();
+            }
+        }
+    }
+
+    private static Batch batch(int packets, int payload, int seed) {
+        ExpandableDirectByteBuffer buf = new ExpandableDirectByteBuffer(packets * (PacketHeader.HEADER_LENGTH + payload));
+        Batch b = new Batch(buf);
+        int at = 0;
+        for (int i = 0; i < packets; i++) {
+            int len = PacketHeader.HEADER_LENGTH + payload;
+            PacketHeader.write(buf, at, len, PacketType.PUT, 0, WINDOW, 0, 1, seed * 1000 + i, 0, 0, 0, 0, payload, 0);
+            for (int k = 0; k < payload; k++) {
+                buf.putByte(at + PacketHeader.HEADER_LENGTH + k, (byte) (seed * 31 + i * 7 + k));
+            }
+            b.add(at);
+            at += len;
+        }
+        b.address(0, 1);
+        return b;
+    }
+
+    @Test
+    @Timeout(60)
+    void batchesArriveIntactInOrderAndAStoppedTargetHoldsTheOriginBack() throws Exception {
+        mesh(Map.of("jrma.tcp.credits", String.valueOf(1 << 20), "jrma.tcp.sendQueueBytes", String.valueOf(1 << 20),
+                "jrma.tcp.frameBytes", String.valueOf(64 << 10)));
+        Recorder rec = new Recorder();
+        rec.consume = false; // the target's engine does not consume: its credit is not returned
+        jobs[1].agent().register(WINDOW, rec);
+        List<Batch> sent = new ArrayList<>();
+        boolean pushedBack = false;
+        for (int i = 0; i < 64 && !pushedBack; i++) {
+            Batch b = batch(4, 64 << 10, i); // 256 KiB each, cut into frames of 64 KiB
+            long until = System.currentTimeMillis() + 2_000;
+            boolean taken;
+            while (!(taken = tcp[0].send(b)) && System.currentTimeMillis() < until) {
+                jobs[0].agent().tryProgress();
+                jobs[1].agent().tryProgress();
+            }
+            if (taken) {
+                sent.add(b);
+            } else {
+                pushedBack = true;
+            }
+        }
+        assertTrue(pushedBack, "64 batches of 256 KiB went out although the target consumed none (credit 1 MiB)");
+        assertTrue(sent.size() < 16, "the origin queued " + sent.size() + " batches before it was held back");
+        rec.consume = true;
+        long until = System.currentTimeMillis() + 20_000;
+        while ((rec.count() < sent.size() * 4 || !sent.stream().allMatch(Batch::isConsumed)) && System.currentTimeMillis() < until) {
+            jobs[0].agent().tryProgress();
+            jobs[1].agent().tryProgress();
+        }
+        assertEquals(sent.size() * 4, rec.count(), "packets delivered");
+        for (int i = 0; i < sent.size(); i++) {
+            for (int p = 0; p < 4; p++) {
+                byte[] want = new byte[64 << 10];
+                for (int k = 0; k < want.length; k++) {
+                    want[k] = (byte) (i * 31 + p * 7 + k);
+                }
+                assertArrayEquals(want, rec.got.get(i * 4 + p), "payload of batch " + i + " packet " + p);
+            }
+        }
+        assertTrue(sent.stream().allMatch(Batch::isConsumed), "every sent batch is locally complete");
+        assertEquals(0, tcp[1].framesRejected());
+    }
+
+    /** Drives both agents until {@code done} or 20 s. */
+    private void progressUntil(java.util.function.BooleanSupplier done) {
+        long until = System.currentTimeMillis() + 20_000;
+        while (!done.getAsBoolean() && System.currentTimeMillis() < until) {
+            jobs[0].agent().tryProgress();
+            jobs[1].agent().tryProgress();
+        }
+    }
+
+    /**
+     * A ping-pong of batches ten times the credit window: the credit each side returns rides in the header of
+     * the batch going back, so no CREDIT frame travels (with a long delay, one would only go after 60 s).
+     */
+    @Test
+    @Timeout(60)
+    void creditRidesOnTheFramesGoingBack() throws Exception {
+        mesh(Map.of("jrma.tcp.credits", String.valueOf(1 << 20), "jrma.tcp.creditDelayNs", "60000000000"));
+        Recorder atTarget = new Recorder();
+        Recorder atOrigin = new Recorder();
+        jobs[1].agent().register(WINDOW, atTarget);
+        jobs[0].agent().register(WINDOW, atOrigin);
+        int rounds = 160; // 160 x 64 KiB each way: 10 MiB through a 1 MiB window
+        for (int i = 0; i < rounds; i++) {
+            Batch out = batch(1, 64 << 10, i);
+            assertTrue(tcp[0].send(out), "request " + i + " refused");
+            int want = i + 1;
+            progressUntil(() -> atTarget.count() >= want);
+            assertEquals(want, atTarget.count(), "request " + i + " arrived (credit came back)");
+            Batch back = batch(1, 64 << 10, i);
+            PacketHeader.write(back.buffer(), 0, PacketHeader.HEADER_LENGTH + (64 << 10), PacketType.PUT, 0, WINDOW, 1, 0,
+                    i, 0, 0, 0, 0, 64 << 10, 0);
+            back.address(1, 0);
+            assertTrue(tcp[1].send(back), "reply " + i + " refused");
+            progressUntil(() -> atOrigin.count() >= want);
+            assertEquals(want, atOrigin.count(), "reply " + i + " arrived");
+        }
+        assertEquals(0, tcp[0].creditFramesReceived(), "CREDIT frames received by JVM 0");
+        assertEquals(0, tcp[1].creditFramesReceived(), "CREDIT frames received by JVM 1");
+    }
+
+    /**
+     * Credit owed with nothing going back still returns, after {@code jrma.tcp.creditDelayNs}: small batches
+     * one way, then a packet larger than the whole window, which may only go when every byte of credit is back.
+     */
+    @Test
+    @Timeout(60)
+    void creditOwedWithNothingGoingBackReturnsAfterTheDelay() throws Exception {
+        mesh(Map.of("jrma.tcp.credits", String.valueOf(1 << 20), "jrma.tcp.creditDelayNs", "1000000"));
+        Recorder rec = new Recorder();
+        jobs[1].agent().register(WINDOW, rec);
+        for (int i = 0; i < 3; i++) {
+            assertTrue(tcp[0].send(batch(1, 64 << 10, i))); // 192 KiB: under a quarter of the window
+        }
+        Batch big = batch(1, 3 << 19, 7); // 1.5 MiB in one packet
+        assertTrue(tcp[0].send(big));
+        progressUntil(() -> rec.count() == 4 && big.isConsumed());
+        assertEquals(4, rec.count(), "the packet larger than the window went once the credit was back");
+        assertTrue(tcp[0].creditFramesReceived() >= 1, "credit came back in a CREDIT frame");
+    }
+
+    @Test
+    @Timeout(30)
+    void batchesClaimingAnotherJvmsRanksAreRejected() throws Exception {
+        mesh(Map.of());
+        Recorder rec = new Recorder();
+        jobs[1].agent().register(WINDOW, rec);
+        Batch spoofed = batch(1, 8, 1);
+        PacketHeader.write(spoofed.buffer(), 0, PacketHeader.HEADER_LENGTH + 8, PacketType.PUT, 0, WINDOW, 1, 1, 0, 0, 0,
+                0, 0, 8, 0); // source rank 1 is JVM 1's own rank: JVM 0 may not speak for it
+        tcp[0].send(spoofed);
+        tcp[0].send(batch(1, 8, 2));
+        long until = System.currentTimeMillis() + 10_000;
+        while (rec.count() < 1 && System.currentTimeMillis() < until) {
+            jobs[0].agent().tryProgress();
+            jobs[1].agent().tryProgress();
+        }
+        assertEquals(1, rec.count(), "only the honest batch is delivered");
+        assertEquals(1, tcp[1].framesRejected());
+    }
+
+    @Test
+    @Timeout(30)
+    void controlPlaneGathersAcrossTheConnection() throws Exception {
+        mesh(Map.of());
+        for (Job j : jobs) {
+            j.start();
+            closers.add(j::stop);
+        }
+        CompletableFuture<Object[]> r1 = CompletableFuture.supplyAsync(() -> {
+            LocalComm c = LocalComm.world(jobs[1], 1, new CollectiveState(2));
+            c.barrier();
+            return c.allgather("from 1");
+        });
+        LocalComm c0 = LocalComm.world(jobs[0], 0, new CollectiveState(2));
+        c0.barrier();
+        Object[] all0 = c0.allgather("from 0");
+        Object[] all1 = r1.get(10, TimeUnit.SECONDS);
+        assertArrayEquals(new Object[] {"from 0", "from 1"}, all0);
+        assertArrayEquals(new Object[] {"from 0", "from 1"}, all1);
+        assertFalse(jobs[0].isAborted() || jobs[1].isAborted());
+    }
+
+    @Test
+    @Timeout(30)
+    void ipv6LoopbackCarriesTheJob() throws Exception {
+        boolean v6 = false;
+        try (java.net.ServerSocket probe = new java.net.ServerSocket(0, 1, java.net.InetAddress.getByName("::1"))) {
+            v6 = true;
+        } catch (java.io.IOException e) {
+            System.out.println("SKIPPED ipv6LoopbackCarriesTheJob: no IPv6 loopback on this machine (" + e.getMessage() + ")");
+        }
+        org.junit.jupiter.api.Assumptions.assumeTrue(v6, "no IPv6 loopback");
+        mesh(Map.of("jrma.tcp.family", "ipv6"));
+        assertTrue(tcp[0].endpoint().getAddress() instanceof java.net.Inet6Address, "listens on " + tcp[0].endpoint());
+        Recorder rec = new Recorder();
+        jobs[1].agent().register(WINDOW, rec);
+        tcp[0].send(batch(2, 100, 3));
+        long until = System.currentTimeMillis() + 10_000;
+        while (rec.count() < 2 && System.currentTimeMillis() < until) {
+            jobs[0].agent().tryProgress();
+            jobs[1].agent().tryProgress();
+        }
+        assertEquals(2, rec.count());
+    }
+}

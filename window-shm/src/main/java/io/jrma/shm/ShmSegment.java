@@ -1,0 +1,204 @@
+package io.jrma.shm;
+
+import io.jrma.ErrorClass;
+import io.jrma.RmaException;
+import static io.jrma.core.mem.UnsafeAccess.UNSAFE;
+
+import java.io.IOException;
+import java.io.RandomAccessFile;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.MappedByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.concurrent.atomic.AtomicLong;
+import net.openhft.chronicle.bytes.MappedBytes;
+
+/**
+ * A file in a shared-memory directory ({@code /dev/shm}) mapped as one contiguous range into this process:
+ * up to 2 GiB as a {@link MappedByteBuffer} (so Java code also gets a ByteBuffer view of window memory), beyond
+ * that through a Chronicle Bytes single mapping. The creator sizes the file and writes every page (so the memory
+ * is really there: a tmpfs that runs out of room fails the write with an error instead of a SIGBUS at the
+ * first later store, and the creating process touches the pages first); other processes on the host map the
+ * file by name.
+ *
+ * <p>Names are {@code jrma-<pid of the creating JVM>-<what>}; {@link ShmFiles#reclaimDead} removes the files
+ * of JVMs that no longer run. The library unlinks a file as soon as every process that needs it has mapped
+ * it (the mapping stays valid), so a crash leaves a file behind only while a window is being created.
+ *
+ * <p>Thread-safe after construction: the address may be used from any thread; {@link #close} once.
+ */
+public final class ShmSegment implements AutoCloseable {
+    private static final AtomicLong SEQ = new AtomicLong();
+    private static final int ZEROS = 1 << 20;
+
+    private final Path path;
+    private final long size;
+    private final MappedBytes mapping;
+    private final MappedByteBuffer buffer;
+    private final long address;
+    private final boolean creator;
+    private volatile boolean closed;
+
+    private ShmSegment(Path path, long size, boolean creator) throws IOException {
+        this.path = path;
+        this.size = size;
+        this.creator = creator;
+        if (size <= Integer.MAX_VALUE) {
+            try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+                this.buffer = ch.map(FileChannel.MapMode.READ_WRITE, 0, size);
+            }
+            this.buffer.order(ByteOrder.LITTLE_ENDIAN);
+            this.mapping = null;
+            this.address = org.agrona.BufferUtil.address(buffer);
+        } else {
+            this.buffer = null;
+            this.mapping = MappedBytes.singleMappedBytes(path.toFile(), size);
+            this.address = mapping.bytesStore().addressForRead(0);
+        }
+    }
+
+    /** The directory segments live in ({@code jrma.shm.dir}, default /dev/shm). */
+    public static Path directory(String dir) {
+        return Path.of(dir == null || dir.isEmpty() ? "/dev/shm" : dir);
+    }
+
+    /** A fresh name for a segment of this JVM: {@code jrma-<pid>-<what>-<seq>}. */
+    public static String newName(String what) {
+        return ShmFiles.PREFIX + ProcessHandle.current().pid() + "-" + what + "-" + SEQ.incrementAndGet();
+    }
+
+    /**
+     * Creates, fills with zeros and maps a segment of {@code size} bytes (at least one page).
+     *
+     * @throws RmaException ERR_NO_MEM when the directory has not enough room (nothing is left behind), or
+     *     ERR_OTHER when the file cannot be created or mapped
+     */
+    public static ShmSegment create(Path dir, String name, long size) {
+        long bytes = pages(size);
+        Path p = dir.resolve(name);
+        long usable;
+        try {
+            usable = Files.getFileStore(dir).getUsableSpace();
+        } catch (IOException e) {
+            throw new RmaException(ErrorClass.ERR_OTHER, "cannot use the shared-memory directory " + dir + ": " + e);
+        }
+        if (bytes > usable) {
+            throw new RmaException(ErrorClass.ERR_NO_MEM, "shared memory: a segment of " + bytes + " bytes does not fit in "
+                    + dir + " (" + usable + " bytes free); enlarge it (mount -o remount,size=... " + dir
+                    + "), use a smaller window, or exclude the shm path (jrma.shm=false)");
+        }
+        boolean done = false;
+        try {
+            try (RandomAccessFile f = new RandomAccessFile(p.toFile(), "rw"); FileChannel ch = f.getChannel()) {
+                ByteBuffer zeros = ByteBuffer.allocateDirect((int) Math.min(ZEROS, bytes));
+                long at = 0;
+                while (at < bytes) { // allocates every page now: a full tmpfs fails here, not with SIGBUS later
+                    zeros.clear().limit((int) Math.min(zeros.capacity(), bytes - at));
+                    at += ch.write(zeros, at);
+                }
+            }
+            ShmSegment s = new ShmSegment(p, bytes, true);
+            done = true;
+            return s;
+        } catch (IOException e) {
+            throw new RmaException(ErrorClass.ERR_NO_MEM, "shared memory: cannot create a segment of " + bytes + " bytes in "
+                    + dir + ": " + e.getMessage() + " (" + usableOr(dir) + " bytes free)");
+        } finally {
+            if (!done) {
+                deleteQuietly(p);
+            }
+        }
+    }
+
+    /**
+     * Maps a segment another process created.
+     *
+     * @throws RmaException ERR_OTHER when the file is missing or smaller than {@code size}
+     */
+    public static ShmSegment open(Path dir, String name, long size) {
+        long bytes = pages(size);
+        Path p = dir.resolve(name);
+        try {
+            long have = Files.size(p);
+            if (have < bytes) {
+                throw new RmaException(ErrorClass.ERR_OTHER, "shared memory: segment " + p + " has " + have + " bytes, expected "
+                        + bytes);
+            }
+            return new ShmSegment(p, bytes, false);
+        } catch (IOException e) {
+            throw new RmaException(ErrorClass.ERR_OTHER, "shared memory: cannot map segment " + p + ": " + e);
+        }
+    }
+
+    private static long pages(long size) {
+        return Math.max(4096, (size + 4095) & ~4095L);
+    }
+
+    private static long usableOr(Path dir) {
+        try {
+            return Files.getFileStore(dir).getUsableSpace();
+        } catch (IOException e) {
+            return -1;
+        }
+    }
+
+    private static void deleteQuietly(Path p) {
+        try {
+            Files.deleteIfExists(p);
+        } catch (IOException ignored) {
+            // reclaimed later by ShmFiles.reclaimDead
+        }
+    }
+
+    /** Address of the first byte in this process. */
+    public long address() {
+        return address;
+    }
+
+    /** Mapped bytes (a multiple of the page size). */
+    public long size() {
+        return size;
+    }
+
+    /**
+     * A little-endian ByteBuffer over {@code len} bytes at {@code offset}, or null when the segment is larger
+     * than a ByteBuffer can be.
+     */
+    public ByteBuffer buffer(long offset, long len) {
+        if (buffer == null || offset + len > size) {
+            return null;
+        }
+        return buffer.duplicate().clear().position((int) offset).limit((int) (offset + len)).slice().order(ByteOrder.LITTLE_ENDIAN);
+    }
+
+    public String name() {
+        return path.getFileName().toString();
+    }
+
+    /** Removes the file; the mappings stay valid until closed. Idempotent. */
+    public void unlink() {
+        deleteQuietly(path);
+    }
+
+    /**
+     * Unmaps (after which the address must not be used) and, in the process that created it, removes the file
+     * if still there.
+     */
+    @Override
+    public synchronized void close() {
+        if (!closed) {
+            closed = true;
+            if (creator) {
+                unlink();
+            }
+            if (mapping != null) {
+                mapping.releaseLast();
+            } else {
+                UNSAFE.invokeCleaner(buffer);
+            }
+        }
+    }
+}

@@ -1,0 +1,49 @@
+package io.jrma.transport.shm;
+
+import io.jrma.ErrorClass;
+import io.jrma.RmaException;
+import io.jrma.core.runtime.Param;
+import io.jrma.core.runtime.Params;
+import io.jrma.spi.Transports;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/** Run-time parameters of the transports between JVMs and of the shared-memory rings, each with one sentence. */
+public final class ShmParams {
+    /** The parameter that selects transports ({@link io.jrma.spi.Transports}). */
+    public static final Param TRANSPORTS = Params.TRANSPORTS;
+    public static final Param RING_BYTES = new Param("jrma.shm.ringBytes", String.valueOf(4 << 20), "job",
+            "capacity in bytes of each shared-memory ring (one per ordered pair of JVMs on a host; a power of two"
+            + " from 64 KiB to 1 GiB); a packet larger than an eighth of it travels in pieces");
+    /** The directory of the ring files: the one of the window segments ({@code jrma.shm.dir}). */
+    public static final Param DIR = Params.SHM_DIR;
+    public static final Param HELD_BYTES = new Param("jrma.shm.heldBytes", String.valueOf(64 << 20), "job",
+            "bytes of packets a JVM copies out of one ring while they wait (for a lock) before it stops reading that"
+            + " ring until they are applied, so a stopped target cannot exhaust its memory");
+
+    public static final Param RING_ACKS = new Param("jrma.shm.ringAcks", "true", "job",
+            "true: a flush (or unlock) to a rank reached through a ring waits for the target's published applied"
+            + " position instead of an ACK packet, when the target applied the operations as it read them; false:"
+            + " an ACK packet every time");
+
+    public static final List<Param> ALL = List.of(RING_BYTES, HELD_BYTES, RING_ACKS);
+
+    private ShmParams() {
+    }
+
+    /** Whether the shared-memory rings may be used. */
+    public static boolean shmEnabled(Map<String, String> params) {
+        return Transports.parse(TRANSPORTS.get(params), Set.of(ShmProvider.NAME)).contains(ShmProvider.NAME);
+    }
+
+    /** The ring capacity, checked. */
+    public static int ringBytes(Map<String, String> params) {
+        long v = RING_BYTES.getLong(params);
+        if (v < (64 << 10) || v > (1 << 30) || Long.bitCount(v) != 1) {
+            throw new RmaException(ErrorClass.ERR_ARG, "run-time parameter " + RING_BYTES.name() + "=" + v
+                    + " is not a power of two from 65536 to 1073741824");
+        }
+        return (int) v;
+    }
+}
