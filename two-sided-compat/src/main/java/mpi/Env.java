@@ -10,7 +10,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * What {@link MPI#Init} sets up for this rank: its world communicator, whether it runs as a singleton (a plain
  * {@code java} process, not under jrmarun), the thread that initialized MPI, the thread level, and the
- * counter of attribute keys. One per rank: the {@code mpi} package is loaded once per rank (see the README),
+ * counter of attribute keys. One per rank: the {@code mpi} package is loaded once per rank (see docs/mpi-package.md),
  * so its statics are per rank, as they would be per process.
  *
  * <p>Immutable apart from the key counter; any thread of the rank.

@@ -7,7 +7,7 @@ import java.util.List;
 
 /**
  * Hints (MPI_Info): an ordered map of string keys to string values, at most {@link MPI#MAX_INFO_KEY} and
- * {@link MPI#MAX_INFO_VAL} characters. Windows take the info keys jrma's README lists (for example
+ * {@link MPI#MAX_INFO_VAL} characters. Windows take the info keys docs/info-keys.md lists (for example
  * {@code no_locks}, {@code accumulate_ordering}); others are kept and ignored.
  */
 public final class Info implements Freeable, Cloneable {

@@ -177,11 +177,11 @@ class MpiProgramsTest {
     @Test
     @Timeout(60)
     void theReadmeExampleIsRingJavaAndRuns() throws Exception {
-        String readme = java.nio.file.Files.readString(Path.of("..", "README.md"));
+        String readme = java.nio.file.Files.readString(Path.of("..", "docs", "mpi-package.md"));
         String src = java.nio.file.Files.readString(Path.of("src", "test", "java", "mpitests", "Ring.java"));
         String body = src.substring(src.indexOf("import java.nio.IntBuffer;"))
-                .replaceAll("(?m)^/\\*\\* The example of the README.*\\n", "").strip();
-        assertTrue(readme.contains(body), "README's mpi example differs from mpitests/Ring.java");
+                .replaceAll("(?m)^/\\*\\* The example of docs/mpi-package.md.*\\n", "").strip();
+        assertTrue(readme.contains(body), "docs/mpi-package.md's example differs from mpitests/Ring.java");
         Run r = Run.jrmarun("-n", "3", "--jvms", "2", "--timeout", "40", "mpitests.Ring");
         assertEquals(0, r.exit(50), r.output());
         for (int k = 0; k < 3; k++) {

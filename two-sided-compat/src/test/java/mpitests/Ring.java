@@ -3,7 +3,7 @@ package mpitests;
 import java.nio.IntBuffer;
 import mpi.*;
 
-/** The example of the README's "The mpi package" section (MpiProgramsTest checks that the README shows this code). */
+/** The example of docs/mpi-package.md (MpiProgramsTest checks that the page shows this code). */
 public class Ring {
     public static void main(String[] args) throws MPIException {
         MPI.Init(args);

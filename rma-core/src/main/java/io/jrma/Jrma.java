@@ -70,7 +70,7 @@ public final class Jrma {
 
     /**
      * The value in force of a run-time parameter of {@code comm}'s job ({@code jrma.path}, {@code jrma.progress},
-     * ...: see the README's table): the job's setting, or the parameter's default.
+     * ...: see the table in docs/parameters.md): the job's setting, or the parameter's default.
      *
      * @throws RmaException ERR_ARG if jrma has no parameter of that name
      */

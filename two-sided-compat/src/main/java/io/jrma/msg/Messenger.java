@@ -255,7 +255,7 @@ public final class Messenger implements AutoCloseable {
      * Info keys (all optional): {@code jrma_msg_slots}, {@code jrma_msg_slot_bytes},
      * {@code jrma_msg_area_bytes}, {@code jrma_msg_eager_limit}, {@code jrma_msg_rendezvous_slots},
      * {@code jrma_msg_zero_copy}, {@code jrma_msg_wait_spins}, {@code jrma_msg_wait_yields},
-     * {@code jrma_msg_wait_max_park_ns} (see the README).
+     * {@code jrma_msg_wait_max_park_ns} (see docs/two-sided.md).
      *
      * @throws RmaException ERR_INFO_VALUE for a malformed setting, ERR_NO_MEM if the inbox would exceed 2 GiB
      */

@@ -8,7 +8,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
-/** The example of the README's "Two-sided messaging" section, with its results checked. */
+/** The example of docs/two-sided.md ("Two-sided messaging"), with its results checked. */
 class ReadmeExampleTest {
 
     @ParameterizedTest(name = "{0}")
