@@ -36,7 +36,8 @@ class JrmaRunTest {
 
         /** jrmarun with extra options for its own JVM ({@code -D} test hooks). */
         Run(List<String> launcherJvmOptions, String... args) throws IOException {
-            List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
+            List<String> cmd = new ArrayList<>();
+            cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
             cmd.addAll(launcherJvmOptions);
             cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), JrmaRun.class.getName()));
             cmd.addAll(List.of(args));
@@ -239,7 +240,8 @@ class JrmaRunTest {
                 ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly); // SIGKILL
                 int code = r.exit(30);
                 assertEquals(137, code, r.output());
-                assertTrue(r.output().contains("JVM 1 (pid " + pid + ", ranks [1]) was killed by signal 9"), r.output());
+                String cause = "JVM 1 (pid " + pid + ", ranks [1]) was killed by signal 9";
+                assertTrue(r.output().contains(cause), r.output());
                 r.assertNoJvmLeft();
             } finally {
                 r.cleanup();
