@@ -31,8 +31,15 @@ class JrmaRunTest {
         final List<ProcessHandle> seen = new ArrayList<>();
 
         Run(String... args) throws IOException {
-            List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                    "-cp", System.getProperty("java.class.path"), JrmaRun.class.getName()));
+            this(List.of(), args);
+        }
+
+        /** jrmarun with extra options for its own JVM ({@code -D} test hooks). */
+        Run(List<String> launcherJvmOptions, String... args) throws IOException {
+            List<String> cmd = new ArrayList<>();
+            cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+            cmd.addAll(launcherJvmOptions);
+            cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), JrmaRun.class.getName()));
             cmd.addAll(List.of(args));
             p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
             Thread t = new Thread(() -> {
@@ -209,6 +216,36 @@ class JrmaRunTest {
             r.assertNoJvmLeft();
         } finally {
             r.cleanup();
+        }
+    }
+
+    /**
+     * Four JVMs, the killed one second: its peers report the lost connection at once, and the launcher's callback
+     * that learns of a JVM's end comes late (delayed here by a test hook; on two cores it runs on the common pool's
+     * single thread), after the grace, which JVM 0 used up. The launcher must still learn what ended JVM 1 (its
+     * signal) before it kills the rest, and exit with 137 naming it, as mpirun does, not with the peers' "lost the
+     * connection" and 1 (it took the dead JVM for one it had killed itself).
+     */
+    @Test
+    @Timeout(120)
+    void aKilledJvmsSignalIsTheJobsExitCodeEvenWhenItsPeersReportTheLostConnectionFirst() throws Exception {
+        for (int round = 0; round < 2; round++) {
+            Run r = new Run(List.of("-Djrma.launcher.test.exitReportDelayMs=4000"), "-n", "4", "--jvms", "4",
+                    "--grace", "0.001", FIX + "LockHolder");
+            try {
+                String locked = r.awaitLine(l -> l.startsWith("LOCKED "), 40_000);
+                long pid = Long.parseLong(locked.substring("LOCKED ".length()).trim());
+                Thread.sleep(500); // ranks 2 and 3 now wait for the lock, rank 0 in the barrier
+                r.p.descendants().forEach(r.seen::add);
+                ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly); // SIGKILL
+                int code = r.exit(30);
+                assertEquals(137, code, r.output());
+                String cause = "JVM 1 (pid " + pid + ", ranks [1]) was killed by signal 9";
+                assertTrue(r.output().contains(cause), r.output());
+                r.assertNoJvmLeft();
+            } finally {
+                r.cleanup();
+            }
         }
     }
 

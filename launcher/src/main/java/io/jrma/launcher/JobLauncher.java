@@ -130,6 +130,26 @@ public final class JobLauncher {
         }, "jrma-pool-cleanup"));
     }
 
+    /**
+     * Tests only ({@code -Djrma.launcher.test.exitReportDelayMs}): how long the onExit callback waits before it
+     * reports a JVM's end, as when the common pool that runs it is busy, so that the launcher's own look at the
+     * ended JVMs comes first.
+     */
+    static final long EXIT_REPORT_DELAY_MS = Long.getLong("jrma.launcher.test.exitReportDelayMs", 0);
+
+    /** How long a peer's report of a lost connection waits for the lost JVM's exit status (bounded). */
+    static final long LOST_CONNECTION_WAIT_MS = 2_000;
+
+    private static void sleepQuietly(long ms) {
+        if (ms > 0) {
+            try {
+                Thread.sleep(ms);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
     private static final int P_ABORT = 1;
     private static final int P_TIMEOUT = 2;
     private static final int P_JVM = 3;
@@ -296,6 +316,7 @@ public final class JobLauncher {
                 Worker w = new Worker(j, spawn(j, linkId, secret, rv.getLocalPort()), key);
                 adopt(w);
                 w.process.onExit().thenAccept(p -> {
+                    sleepQuietly(EXIT_REPORT_DELAY_MS);
                     // segment and ring files live unnamed once set up; a JVM that died during a set-up leaves some
                     reclaim(o.params, p.pid());
                     JobLauncher l = w.current;
@@ -595,26 +616,29 @@ public final class JobLauncher {
             }
         }
         long until = System.currentTimeMillis() + grace;
-        for (Process p : procs) {
-            if (p == null) {
-                continue;
-            }
-            try {
-                long left = until - System.currentTimeMillis();
-                if (left <= 0 || !p.waitFor(left, java.util.concurrent.TimeUnit.MILLISECONDS)) {
-                    markKilledHere(p);
-                    p.destroyForcibly();
+        for (Process p : procs) { // every JVM gets the whole grace, however long those before it took
+            long left = until - System.currentTimeMillis();
+            if (p != null && left > 0) {
+                try {
+                    p.waitFor(left, java.util.concurrent.TimeUnit.MILLISECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
                 }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
             }
         }
-        for (int j = 0; j < procs.length; j++) { // exit codes the onExit callbacks may not have delivered yet
-            Process p = procs[j];
-            if (p != null && !p.isAlive() && p.exitValue() != 0 && !idle[j]) {
-                jvmExited(j, p.exitValue());
+        // How each ended JVM ended (a signal from outside, its own exit code) is learned before anything is killed
+        // here: the onExit callbacks may not have delivered it yet (they share the common pool, one thread on two
+        // cores), and a dead JVM taken for one this launcher killed lost its signal to the peers' "lost the
+        // connection" (exit 1 instead of 137).
+        reportEnded();
+        awaitCauseOfLostConnection();
+        for (Process p : procs) {
+            if (p != null && p.isAlive()) {
+                markKilledHere(p);
+                p.destroyForcibly();
             }
         }
+        reportEnded(); // those killed just now are not causes (killedHere)
         killAll();
         reclaimShm();
         synchronized (this) {
@@ -626,6 +650,34 @@ public final class JobLauncher {
                 o.diagnostics.println("jrmarun: job torn down, exit code " + result.exitCode);
             }
             return result;
+        }
+    }
+
+    /**
+     * When the only failure known is a JVM's report that it lost the connection to another, that other JVM is
+     * ending (killed, crashed, exited) but may not be reaped yet: waits up to {@link #LOST_CONNECTION_WAIT_MS} for
+     * its status, as mpirun does, so that the job ends with its signal or exit code rather than 1.
+     */
+    private void awaitCauseOfLostConnection() {
+        long until = System.currentTimeMillis() + LOST_CONNECTION_WAIT_MS;
+        while (priority() == P_ABORT && Arrays.stream(procs).anyMatch(p -> p != null && p.isAlive())
+                && System.currentTimeMillis() < until) {
+            sleepQuietly(10);
+            reportEnded();
+        }
+    }
+
+    private synchronized int priority() {
+        return failurePriority;
+    }
+
+    /** Delivers the exit codes of ended JVMs the onExit callbacks may not have delivered yet. */
+    private void reportEnded() {
+        for (int j = 0; j < procs.length; j++) {
+            Process p = procs[j];
+            if (p != null && !p.isAlive() && p.exitValue() != 0 && !idle[j]) {
+                jvmExited(j, p.exitValue());
+            }
         }
     }
 

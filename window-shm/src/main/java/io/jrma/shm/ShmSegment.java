@@ -5,14 +5,12 @@ import io.jrma.RmaException;
 import static io.jrma.core.mem.UnsafeAccess.UNSAFE;
 
 import java.io.IOException;
-import java.io.RandomAccessFile;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.concurrent.atomic.AtomicLong;
 import net.openhft.chronicle.bytes.MappedBytes;
 
@@ -46,17 +44,18 @@ public final class ShmSegment implements AutoCloseable {
         this.path = path;
         this.size = size;
         this.creator = creator;
-        if (size <= Integer.MAX_VALUE) {
-            try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+        // opened without following a symlink, and only if it is this user's private file (ShmFiles)
+        try (FileChannel ch = ShmFiles.openPrivate(path)) {
+            if (size <= Integer.MAX_VALUE) {
                 this.buffer = ch.map(FileChannel.MapMode.READ_WRITE, 0, size);
+                this.buffer.order(ByteOrder.LITTLE_ENDIAN);
+                this.mapping = null;
+                this.address = org.agrona.BufferUtil.address(buffer);
+            } else { // Chronicle opens the name again: still the file checked above, as nobody else can replace it
+                this.buffer = null;
+                this.mapping = MappedBytes.singleMappedBytes(path.toFile(), size);
+                this.address = mapping.bytesStore().addressForRead(0);
             }
-            this.buffer.order(ByteOrder.LITTLE_ENDIAN);
-            this.mapping = null;
-            this.address = org.agrona.BufferUtil.address(buffer);
-        } else {
-            this.buffer = null;
-            this.mapping = MappedBytes.singleMappedBytes(path.toFile(), size);
-            this.address = mapping.bytesStore().addressForRead(0);
         }
     }
 
@@ -73,7 +72,8 @@ public final class ShmSegment implements AutoCloseable {
     /**
      * Creates, fills with zeros and maps a segment of {@code size} bytes (at least one page).
      *
-     * @throws RmaException ERR_NO_MEM when the directory has not enough room (nothing is left behind), or
+     * @throws RmaException ERR_NO_MEM when the directory has not enough room (nothing is left behind),
+     *     ERR_FILE_EXISTS when something is at the name already (left as it is: {@link ShmFiles#createPrivate}), or
      *     ERR_OTHER when the file cannot be created or mapped
      */
     public static ShmSegment create(Path dir, String name, long size) {
@@ -91,8 +91,10 @@ public final class ShmSegment implements AutoCloseable {
                     + "), use a smaller window, or exclude the shm path (jrma.shm=false)");
         }
         boolean done = false;
+        boolean created = false;
         try {
-            try (RandomAccessFile f = new RandomAccessFile(p.toFile(), "rw"); FileChannel ch = f.getChannel()) {
+            try (FileChannel ch = ShmFiles.createPrivate(p)) { // mode 0600, and never a file that was there before
+                created = true;
                 ByteBuffer zeros = ByteBuffer.allocateDirect((int) Math.min(ZEROS, bytes));
                 long at = 0;
                 while (at < bytes) { // allocates every page now: a full tmpfs fails here, not with SIGBUS later
@@ -107,7 +109,7 @@ public final class ShmSegment implements AutoCloseable {
             throw new RmaException(ErrorClass.ERR_NO_MEM, "shared memory: cannot create a segment of " + bytes + " bytes in "
                     + dir + ": " + e.getMessage() + " (" + usableOr(dir) + " bytes free)");
         } finally {
-            if (!done) {
+            if (!done && created) {
                 deleteQuietly(p);
             }
         }
@@ -116,7 +118,8 @@ public final class ShmSegment implements AutoCloseable {
     /**
      * Maps a segment another process created.
      *
-     * @throws RmaException ERR_OTHER when the file is missing or smaller than {@code size}
+     * @throws RmaException ERR_OTHER when the file is missing or smaller than {@code size}, ERR_ACCESS when it is
+     *     not a private file of this user (a symlink, another user's file: {@link ShmFiles#openPrivate})
      */
     public static ShmSegment open(Path dir, String name, long size) {
         long bytes = pages(size);

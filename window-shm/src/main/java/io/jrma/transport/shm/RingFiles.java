@@ -14,14 +14,13 @@ import static io.jrma.transport.shm.RingFileDescriptor.VERSION_OFFSET;
 import io.jrma.ErrorClass;
 import io.jrma.RmaException;
 import io.jrma.core.mem.UnsafeAccess;
+import io.jrma.shm.ShmFiles;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.PosixFilePermissions;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.ringbuffer.RingBufferDescriptor;
 
@@ -110,9 +109,13 @@ final class RingFiles {
      */
     static Mapped create(Path file, int capacity, long creatorPid, int sender, int receiver) {
         long length = RingFileDescriptor.fileLength(capacity);
-        try (FileChannel ch = FileChannel.open(file, java.util.Set.of(StandardOpenOption.CREATE_NEW,
-                StandardOpenOption.READ, StandardOpenOption.WRITE),
-                PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")))) {
+        FileChannel created;
+        try {
+            created = ShmFiles.createPrivate(file); // a file already at the name is refused and left alone
+        } catch (IOException e) {
+            throw new RmaException(ErrorClass.ERR_OTHER, "shared-memory rings: cannot create " + file + ": " + e, e);
+        }
+        try (FileChannel ch = created) {
             try {
                 ByteBuffer zeros = ByteBuffer.allocateDirect((int) Math.min(ZEROS, length));
                 long at = 0;
@@ -136,16 +139,19 @@ final class RingFiles {
             m.header.putIntVolatile(ASLEEP_OFFSET, 0);
             m.header.putLongVolatile(MAGIC_OFFSET, MAGIC); // release: the header is complete once the magic is there
             return m;
-        } catch (IOException | UnsupportedOperationException e) { // the latter: a directory without POSIX permissions
+        } catch (IOException e) {
             deleteQuietly(file);
             throw new RmaException(ErrorClass.ERR_OTHER, "shared-memory rings: cannot create " + file + ": " + e, e);
         }
     }
 
-    /** Maps a ring file another JVM created and checks its header against what this JVM expects. */
+    /**
+     * Maps a ring file another JVM created (only a private file of this user: {@link ShmFiles#openPrivate}) and checks
+     * its header against what this JVM expects.
+     */
     static Mapped open(Path file, int capacity, int sender, int receiver) {
         long length = RingFileDescriptor.fileLength(capacity);
-        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+        try (FileChannel ch = ShmFiles.openPrivate(file)) { // not a symlink, nor a file of another user
             if (ch.size() != length) {
                 throw new RmaException(ErrorClass.ERR_OTHER, "shared-memory rings: " + file + " has " + ch.size()
                         + " bytes, expected " + length);
