@@ -324,11 +324,12 @@ final class Operations {
      * Whether a small get, which the kernel could copy, takes target {@code t}'s request slot instead: slots on,
      * jrma.shm.opSlots.gets, and the target polls the library now ({@link OpSlots#polled}), so that the slot's
      * round trip (two cache lines) replaces a system call; a target that does not poll would make the slot wait
-     * for its CPU.
+     * for its CPU. The fast lane asks before any rank check, so {@code t} may be PROC_NULL or outside the group:
+     * then false, and the general path makes the call a no-op or reports ERR_RANK.
      */
     boolean slotFirst(int t) {
         OpSlots s = w.slots;
-        return w.config.slotGets && s != null && s.polled(t);
+        return w.config.slotGets && s != null && t >= 0 && t < w.groupSize && s.polled(t);
     }
 
     /**
