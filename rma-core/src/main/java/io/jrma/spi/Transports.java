@@ -27,9 +27,10 @@ public final class Transports {
      * One component's standing for a layout.
      *
      * @param selected whether {@code jrma.transports} lets it be used
+     * @param selection the value of {@code jrma.transports} that decided it
      * @param query its answer to the layout (asked whether selected or not)
      */
-    public record Choice(TransportProvider provider, boolean selected, TransportQuery query) {
+    public record Choice(TransportProvider provider, boolean selected, String selection, TransportQuery query) {
         /** Whether the job uses it. */
         public boolean used() {
             return selected && query.available();
@@ -38,8 +39,8 @@ public final class Transports {
         /** One line: priority and reason, or why it is not used. */
         public String describe() {
             if (!selected) {
-                return "not selected: " + Params.TRANSPORTS.name() + "=" + Params.TRANSPORTS.get(null)
-                        + " leaves it out (" + query.reason() + ")";
+                return "not selected: " + Params.TRANSPORTS.name() + "=" + selection + " leaves it out ("
+                        + query.reason() + ")";
             }
             return query.available() ? "priority " + query.priority() + ": " + query.reason()
                     : "declined: " + query.reason();
@@ -58,10 +59,11 @@ public final class Transports {
         List<TransportProvider> all = Components.transportProviders();
         Set<String> names = new LinkedHashSet<>();
         all.forEach(p -> names.add(p.name()));
-        Set<String> selected = parse(Params.TRANSPORTS.get(layout.params()), names);
+        String value = Params.TRANSPORTS.get(layout.params());
+        Set<String> selected = parse(value, names);
         List<Choice> out = new ArrayList<>();
         for (TransportProvider p : all) {
-            out.add(new Choice(p, selected.contains(p.name()), p.query(layout)));
+            out.add(new Choice(p, selected.contains(p.name()), value, p.query(layout)));
         }
         out.sort(Comparator.comparingInt((Choice c) -> c.query().priority()).reversed());
         return out;
