@@ -17,9 +17,10 @@ import java.util.List;
  * <p>Child-first for everything not shared; one instance per rank.
  */
 final class RankClassLoader extends URLClassLoader {
-    private static final String[] SHARED = {"java.", "javax.", "jdk.", "sun.", "com.sun.", "io.jrma.core.", "io.jrma.sync.",
-        "io.jrma.msg.", "io.jrma.ga.", "org.agrona.", "net.openhft.", "org.slf4j.", "org.junit.", "org.opentest4j.",
-        "org.apiguardian.", "org.openjdk.jmh."};
+    private static final String[] SHARED = {"java.", "javax.", "jdk.", "sun.", "com.sun.", "io.jrma.core.",
+        "io.jrma.spi.", "io.jrma.sync.", "io.jrma.shm.", "io.jrma.transport.", "io.jrma.msg.", "io.jrma.ga.",
+        "org.agrona.", "net.openhft.", "org.slf4j.", "org.junit.", "org.opentest4j.", "org.apiguardian.",
+        "org.openjdk.jmh."};
 
     static {
         registerAsParallelCapable();
