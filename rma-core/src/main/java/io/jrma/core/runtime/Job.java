@@ -163,14 +163,6 @@ public final class Job {
     }
 
     /**
-     * The transports to other JVMs, in the order they were registered: the broad ones first (TCP reaches every
-     * JVM), then those that take over some peers (shared-memory rings to the JVMs of this host).
-     */
-    public Transport[] transports() {
-        return opened.clone();
-    }
-
-    /**
      * The transport whose selector the idle progress thread sleeps in (TCP), or null: a transport without input of
      * its own to wait for (shared-memory rings) sleeps in it and has its peers ring a doorbell ({@link #wakeJvm}).
      */
@@ -209,6 +201,7 @@ public final class Job {
         throw new RmaException(ErrorClass.ERR_INTERN, "no transport to JVM " + jvm + " for a control message");
     }
 
+    /** The transports to other JVMs in registration order: the broad ones first (TCP), then the narrower ones. */
     private volatile Transport[] opened = new Transport[0];
     private volatile Transport blockingTransport;
     /** Bumped by {@link #addRemote}: the routes changed. */
