@@ -19,6 +19,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Runs the mpi test programs of this package (they use nothing but {@code mpi.*}) as a user would: through
@@ -122,6 +123,21 @@ class MpiProgramsTest {
         Run r = Run.jrmarun("-n", "4", "--jvms", jvms, "--timeout", "90", "mpitests." + program);
         assertEquals(0, r.exit(100), r.output());
         assertTrue(r.printed(program + " OK on 4 ranks"), r.output());
+        r.assertNoJvmLeft();
+    }
+
+    /**
+     * RMA on MPI.PROC_NULL and windows on one-rank communicators, as programs written for Open MPI use them, with
+     * the ranks as threads and spread over 2 and 4 JVMs (a get from PROC_NULL on a dynamic window failed with an
+     * ArrayIndexOutOfBoundsException over JVMs).
+     */
+    @ParameterizedTest(name = "SelfAndProcNull on 4 ranks in {0} JVM(s)")
+    @ValueSource(strings = {"1", "2", "4"})
+    @Timeout(120)
+    void procNullAndOneRankWindowsOnEveryLayout(String jvms) throws Exception {
+        Run r = Run.jrmarun("-n", "4", "--jvms", jvms, "--timeout", "90", "mpitests.SelfAndProcNull");
+        assertEquals(0, r.exit(100), r.output());
+        assertTrue(r.printed("SelfAndProcNull OK on 4 ranks"), r.output());
         r.assertNoJvmLeft();
     }
 
