@@ -34,7 +34,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * were started; a blocking collective first waits for the nonblocking ones started before it.
  */
 public class Comm implements Freeable, Cloneable, Site {
-    /** Split type of {@link Intracomm#splitType}: ranks that can share memory (the ranks of one JVM). */
+    /** Split type of {@link Intracomm#splitType}: ranks that can share memory (the ranks of one host). */
     public static final int TYPE_SHARED = 0;
 
     /** The jrma communicator; null for COMM_NULL (freed, or not a member). */

@@ -2,7 +2,6 @@ package mpi;
 
 import io.jrma.ErrorClass;
 import io.jrma.RmaException;
-import io.jrma.core.runtime.CommCore;
 import io.jrma.core.runtime.LocalComm;
 import java.nio.Buffer;
 import java.util.Arrays;
@@ -59,21 +58,18 @@ public class Intracomm extends Comm {
 
     /**
      * Partitions the ranks by type (MPI_COMM_SPLIT_TYPE): {@link Comm#TYPE_SHARED} ({@link MPI#COMM_TYPE_SHARED})
-     * groups the ranks that can share memory, which in jrma are the ranks of one JVM; {@link MPI#UNDEFINED} gives a
-     * null communicator.
+     * groups the ranks that can share memory: the ranks of one host (of one JVM when {@code jrma.shm.windows=false});
+     * {@link MPI#UNDEFINED} gives a null communicator.
      */
     public final Intracomm splitType(int splitType, int key, Info info) throws MPIException {
         return run(() -> {
             io.jrma.Comm c = core();
-            int colour;
             if (splitType == MPI.UNDEFINED) {
-                colour = io.jrma.Group.UNDEFINED;
+                return new Intracomm(c.split(io.jrma.Group.UNDEFINED, key), this);
             } else if (splitType == MPI.COMM_TYPE_SHARED) {
-                colour = c instanceof CommCore ? ((CommCore) c).job().jvmIndex() : 0;
-            } else {
-                throw new RmaException(ErrorClass.ERR_ARG, "split type " + splitType + " is not COMM_TYPE_SHARED or UNDEFINED");
+                return new Intracomm(c.splitShared(key), this);
             }
-            return new Intracomm(c.split(colour, key), this);
+            throw new RmaException(ErrorClass.ERR_ARG, "split type " + splitType + " is not COMM_TYPE_SHARED or UNDEFINED");
         });
     }
 

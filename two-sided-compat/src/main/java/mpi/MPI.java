@@ -87,7 +87,7 @@ public final class MPI {
     public static final int WIN_UNIFIED = 0;
     public static final int WIN_SEPARATE = 1;
 
-    /** Split type of {@link Intracomm#splitType}: ranks that share memory (jrma: the ranks of one JVM). */
+    /** Split type of {@link Intracomm#splitType}: ranks that share memory (the ranks of one host). */
     public static final int COMM_TYPE_SHARED = 0;
 
     public static final int VERSION = 3;

@@ -201,7 +201,9 @@ public final class GroupsComms {
         eq(100 + (me + n - 1) % n, pending.get(0), "message after createGroup");
         eq(99, st.getTag(), "tag of the message after createGroup");
         Intracomm shared = world.splitType(Comm.TYPE_SHARED, me, MPI.INFO_NULL);
-        check(shared.getSize() >= 1 && shared.getSize() <= n, "splitType shared");
+        // every rank of these runs is on this host: one part, as Open MPI gives (a JVM each was a bug)
+        boolean byJvm = "false".equals(System.getProperty("jrma.shm.windows"));
+        check(byJvm ? shared.getSize() >= 1 && shared.getSize() <= n : shared.getSize() == n, "splitType shared");
         int[] jvmRanks = new int[1];
         shared.allReduce(new int[] {1}, jvmRanks, 1, MPI.INT, MPI.SUM);
         eq(shared.getSize(), jvmRanks[0], "collective on the shared communicator");

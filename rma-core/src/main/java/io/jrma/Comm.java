@@ -28,6 +28,15 @@ public interface Comm {
      */
     Comm split(int color, int key);
 
+    /**
+     * Partitions the communicator into the ranks that can share memory (MPI_Comm_split_type with
+     * MPI_COMM_TYPE_SHARED), ordered by {@code key} then by rank. Collective. Ranks share memory when they run on
+     * one host: threads of one JVM, and JVMs of one host (through /dev/shm) unless {@code jrma.shm.windows=false},
+     * in which case each JVM is a part of its own. A window made by {@link Win#allocateShared} over a part can
+     * always be created, and {@link Win#sharedQuery} reaches every rank of it.
+     */
+    Comm splitShared(int key);
+
     /** A communicator of the members of {@code group} (a subgroup of this one); non-members get null. Collective. */
     Comm create(Group group);
 

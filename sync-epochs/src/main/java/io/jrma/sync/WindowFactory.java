@@ -70,7 +70,7 @@ public final class WindowFactory implements Win.WindowProvider {
             if (other >= 0) {
                 throw new RmaException(ErrorClass.ERR_RMA_SHARED, "allocateShared: rank " + other + " of the communicator"
                         + " runs on another host (" + plan.hosts[other] + "), and only ranks of one host can share memory;"
-                        + " split the communicator with Comm.splitShared first");
+                        + " split the communicator with Comm.splitShared (MPI: splitType(COMM_TYPE_SHARED)) first");
             }
             if (!plan.shmAllowed) {
                 throw new RmaException(ErrorClass.ERR_RMA_SHARED, "allocateShared: the communicator spans JVMs and shared"

@@ -4,6 +4,7 @@ import io.jrma.Comm;
 import io.jrma.ErrorClass;
 import io.jrma.Group;
 import io.jrma.RmaException;
+import io.jrma.core.os.HostId;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -130,6 +131,21 @@ public final class LocalComm implements CommCore {
             }
         }
         return derived(members.get(0)[3], w, myRank, name + ".split(" + color + ")");
+    }
+
+    @Override
+    public Comm splitShared(int key) {
+        // the ranks of one host, or of one JVM when windows may not share memory between JVMs (or the host is
+        // unknown); the colour is the first comm rank of the same place, so every member computes the same one
+        boolean acrossJvms = "true".equals(job.param(Params.SHM_WINDOWS));
+        String host = HostId.current();
+        String place = acrossJvms && !host.isEmpty() ? host : host + "#" + job.jvmIndex();
+        Object[] all = allgather(place);
+        int colour = 0;
+        while (!place.equals(all[colour])) {
+            colour++;
+        }
+        return split(colour, key);
     }
 
     @Override
