@@ -94,13 +94,44 @@ public final class JrmaInfo {
             out.println("  " + p.name() + "   (scope " + p.scope() + ", env " + p.envName() + ")");
             out.println("      default:   " + p.defaultValue());
             out.println("      in force:  " + p.get(layout.params()) + "   [" + source(p, layout.params()) + "]");
-            out.println("      " + p.description());
+            out.println("      " + plain(p.description()));
         }
         out.println();
         out.println("Window counters (Win.counters(), mpi.Win's jrma extension; summed per JVM in the job's counters):");
         for (WinCounters.Counter c : WinCounters.Counter.values()) {
-            out.println("  " + c.name() + ": " + c.description());
+            out.println("  " + c.name() + ": " + plain(c.description()));
         }
+    }
+
+    /** A description as terminal text: the descriptions are written in Markdown, whose code marks go. */
+    static String plain(String markdown) {
+        return markdown.replace("`", "");
+    }
+
+    /**
+     * The table of every run-time parameter as docs/parameters.md shows it (name, default, scope, description), made
+     * from the same definitions jrma-info prints; {@code jrma-info --markdown parameters} writes it.
+     */
+    public static String parametersTable() {
+        StringBuilder b = new StringBuilder("| name | default | scope | meaning |\n|---|---|---|---|\n");
+        for (Param p : allParams()) {
+            b.append("| `").append(p.name()).append("` | `").append(p.defaultValue()).append("` | ").append(p.scope())
+                    .append(" | ").append(cell(p.description())).append(" |\n");
+        }
+        return b.toString();
+    }
+
+    /** The table of every window counter as docs/counters.md shows it; {@code jrma-info --markdown counters}. */
+    public static String countersTable() {
+        StringBuilder b = new StringBuilder("| counter | description (`Counter.description()`) |\n|---|---|\n");
+        for (WinCounters.Counter c : WinCounters.Counter.values()) {
+            b.append("| `").append(c.name()).append("` | ").append(cell(c.description())).append(" |\n");
+        }
+        return b.toString();
+    }
+
+    private static String cell(String text) {
+        return text.replace("|", "\\|");
     }
 
     /** Every run-time parameter: the core's, then each component's. */
@@ -158,6 +189,16 @@ public final class JrmaInfo {
                         }
                         params.put(kv.substring(0, eq), kv.substring(eq + 1));
                     }
+                    case "--markdown" -> {
+                        String what = value(args, ++i);
+                        switch (what) {
+                            case "parameters" -> out.print(parametersTable());
+                            case "counters" -> out.print(countersTable());
+                            default -> throw new IllegalArgumentException("--markdown takes parameters or counters, got "
+                                    + what);
+                        }
+                        return 0;
+                    }
                     case "-h", "--help" -> {
                         out.println(USAGE);
                         return 0;
@@ -178,7 +219,8 @@ public final class JrmaInfo {
         return 0;
     }
 
-    private static final String USAGE = "usage: jrma-info [-n RANKS] [--jvms J] [--param NAME=VALUE]...";
+    private static final String USAGE = "usage: jrma-info [-n RANKS] [--jvms J] [--param NAME=VALUE]...\n"
+            + "       jrma-info --markdown parameters|counters   (the tables of docs/parameters.md and docs/counters.md)";
 
     private static String value(String[] args, int i) {
         if (i >= args.length) {

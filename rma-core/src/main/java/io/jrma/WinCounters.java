@@ -32,19 +32,26 @@ public final class WinCounters {
         PACKETS_COALESCED("lock or unlock requests carried inside an operation packet instead of their own"),
         ACKS_ELIDED("acknowledgements not requested because they would carry no information"),
         ACKS_PIGGYBACKED("acknowledgements carried by a data reply (GET moved to the tail)"),
-        ACKS_BY_RING("as a target: acknowledgements given through a shared-memory ring's applied position instead of an ACK packet"),
+        ACKS_BY_RING("as a target: acknowledgements given through a shared-memory ring's applied position "
+                + "instead of an ACK packet"),
         BYTES_PUT("bytes written to target memory"),
         BYTES_GOT("bytes read from target memory"),
         PENDING_OPS("operations issued but not yet complete"),
-        SYNC_WAIT_NS("nanoseconds spent waiting in synchronization calls (with only direct peers, waits shorter than about a microsecond are not timed)"),
+        SYNC_WAIT_NS("nanoseconds spent waiting in synchronization calls (with only direct peers, waits "
+                + "shorter than about a microsecond are not timed)"),
         PACKETS_APPLIED("request packets applied here as a target"),
         PACKETS_REJECTED("request packets rejected here as a target (bad input)"),
         LOCK_WAITS("lock requests that had to queue at this target"),
         PAYLOADS_IN_PLACE("large puts sent from the origin buffer itself, with no copy into the packet (TCP)"),
-        PAYLOADS_PLACED("large payloads read from the socket straight where they belong: puts into this target's window memory, get replies into this origin's buffer (TCP)"),
-        CROSS_MEMORY_OPS("puts and gets this origin copied by the kernel straight to or from private window memory of another JVM of the host (cross memory attach)"),
-        SLOT_OPS("single small operations (atomics of up to 16 bytes, puts and gets the kernel does not copy) this origin had applied on private window memory of another JVM of the host through the target's request slot instead of a packet"),
-        SLOT_OPS_APPLIED("as a target: single small operations applied from request slots in this rank's shared state (see SLOT_OPS)");
+        PAYLOADS_PLACED("large payloads read from the socket straight where they belong: puts into this "
+                + "target's window memory, get replies into this origin's buffer (TCP)"),
+        CROSS_MEMORY_OPS("puts and gets this origin copied by the kernel straight to or from private window "
+                + "memory of another JVM of the host (cross memory attach)"),
+        SLOT_OPS("single small operations (atomics of up to 16 bytes, puts and gets the kernel does not copy) "
+                + "this origin had applied on private window memory of another JVM of the host through the "
+                + "target's request slot instead of a packet"),
+        SLOT_OPS_APPLIED("as a target: single small operations applied from request slots in this rank's "
+                + "shared state (see SLOT_OPS)");
 
         private final String description;
 

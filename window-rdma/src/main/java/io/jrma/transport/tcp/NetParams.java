@@ -16,9 +16,9 @@ import java.util.Map;
 /** Run-time parameters of the TCP IO agent, each with its default and one sentence of description. */
 public final class NetParams {
     public static final Param INTERFACE = new Param("jrma.tcp.interface", "loopback", "job",
-            "where the IO agent listens: loopback, any, an interface name (eth0) or an IPv4/IPv6 address");
+            "where the IO agent listens: `loopback`, `any`, an interface name (`eth0`) or an address");
     public static final Param FAMILY = new Param("jrma.tcp.family", "ipv4", "job",
-            "address family used to resolve loopback or an interface name: ipv4 or ipv6");
+            "address family for `loopback` and interface names: `ipv4` or `ipv6`");
     public static final Param CREDITS = new Param("jrma.tcp.credits", String.valueOf(64 << 20), "job",
             "bytes of packets a JVM may have in flight to another before the receiver has consumed them (flow control)");
     public static final Param FRAME_BYTES = new Param("jrma.tcp.frameBytes", String.valueOf(256 << 10), "job",
@@ -27,15 +27,16 @@ public final class NetParams {
     public static final Param SEND_QUEUE_BYTES = new Param("jrma.tcp.sendQueueBytes", String.valueOf(64 << 20), "job",
             "bytes of requests queued to one JVM beyond which a rank issuing more waits (replies are never held)");
     public static final Param CREDIT_DELAY_NS = new Param("jrma.tcp.creditDelayNs", "1000000", "job",
-            "how long (ns) credit returned by a receiver may wait to ride on a frame going back (a reply) before it"
-            + " travels in a frame of its own; a quarter of jrma.tcp.credits owed always goes at once");
+            "returned credit rides in the header of the next frame going back (a reply); after this many ns "
+            + "with nothing going back it travels in a CREDIT frame of its own (a quarter of "
+            + "`jrma.tcp.credits` owed goes at once)");
     public static final Param CONNECT_TIMEOUT_MS = new Param("jrma.tcp.connectTimeoutMs", "30000", "job",
-            "how long a JVM waits for the other JVMs of its job to connect at start-up");
+            "how long a JVM waits for the others to connect at start-up");
     public static final Param HANDSHAKE_TIMEOUT_MS = new Param("jrma.tcp.handshakeTimeoutMs", "5000", "job",
-            "how long an acceptor waits for a connecting client to prove the job secret");
+            "how long an acceptor waits for a client to prove the job secret");
 
     public static final Param SOCKET_BUFFER = new Param("jrma.tcp.socketBuffer", "0", "job",
-            "SO_SNDBUF and SO_RCVBUF of every connection in bytes (0: the kernel's autotuning)");
+            "SO_SNDBUF/SO_RCVBUF of each connection (0: kernel autotuning)");
 
     public static final List<Param> ALL = List.of(INTERFACE, FAMILY, CREDITS, FRAME_BYTES, SEND_QUEUE_BYTES, SOCKET_BUFFER,
             CREDIT_DELAY_NS, CONNECT_TIMEOUT_MS, HANDSHAKE_TIMEOUT_MS);

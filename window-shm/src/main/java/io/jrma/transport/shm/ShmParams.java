@@ -23,9 +23,10 @@ public final class ShmParams {
             + " ring until they are applied, so a stopped target cannot exhaust its memory");
 
     public static final Param RING_ACKS = new Param("jrma.shm.ringAcks", "true", "job",
-            "true: a flush (or unlock) to a rank reached through a ring waits for the target's published applied"
-            + " position instead of an ACK packet, when the target applied the operations as it read them; false:"
-            + " an ACK packet every time");
+            "`true`: a flush or unlock to a rank of another JVM of the host completes when the target's "
+            + "published applied position in the ring passes its operations (no ACK packet; the target "
+            + "sends one anyway when the operations had to wait for a lock or owe a reply); `false`: an ACK "
+            + "packet every time");
 
     public static final List<Param> ALL = List.of(RING_BYTES, HELD_BYTES, RING_ACKS);
 
