@@ -2,7 +2,7 @@ package mpi;
 
 import io.jrma.ErrorClass;
 import io.jrma.RmaException;
-import io.jrma.core.mem.UnsafeAccess;
+import io.jrma.core.mem.Memory;
 import java.nio.Buffer;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -12,13 +12,12 @@ import java.nio.FloatBuffer;
 import java.nio.IntBuffer;
 import java.nio.LongBuffer;
 import java.nio.ShortBuffer;
-import sun.misc.Unsafe;
 
 /**
  * The buffers of the Java bindings as jrma takes them. The bindings pass primitive arrays and NIO buffers of
  * every element type; jrma's engine takes primitive arrays and ByteBuffers, addressed from their first byte.
  * A direct IntBuffer (or LongBuffer, ...) is turned into a ByteBuffer over the same memory: the JDK gives no
- * public way to do that, so the buffer's address and the ByteBuffer it is a view of are read with Unsafe (as
+ * public way to do that, so the buffer's address and the ByteBuffer it is a view of are read as raw memory (as
  * Agrona does for addresses). As in Open MPI's bindings, the position and limit of a buffer are ignored: data
  * starts at the buffer's first element (use {@link MPI#slice} to start further in); a heap buffer starts at its
  * array offset.
@@ -26,14 +25,13 @@ import sun.misc.Unsafe;
  * <p>Stateless; any thread.
  */
 final class Bufs {
-    private static final Unsafe U = UnsafeAccess.UNSAFE;
     private static final long ADDRESS;
     private static final ClassValue<Long> ATTACHMENT = new ClassValue<>() {
         @Override
         protected Long computeValue(Class<?> c) {
             for (Class<?> k = c; k != null; k = k.getSuperclass()) {
                 try {
-                    return U.objectFieldOffset(k.getDeclaredField("att"));
+                    return Memory.fieldOffset(k.getDeclaredField("att"));
                 } catch (NoSuchFieldException e) {
                     // look in the superclass
                 }
@@ -44,7 +42,7 @@ final class Bufs {
 
     static {
         try {
-            ADDRESS = U.objectFieldOffset(Buffer.class.getDeclaredField("address"));
+            ADDRESS = Memory.fieldOffset(Buffer.class.getDeclaredField("address"));
         } catch (NoSuchFieldException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -75,7 +73,7 @@ final class Bufs {
         if (!b.isDirect()) {
             throw new IllegalArgumentException("The buffer must be direct.");
         }
-        return U.getLong(b, ADDRESS);
+        return Memory.getLongPlain(b, ADDRESS);
     }
 
     /**
@@ -91,7 +89,7 @@ final class Bufs {
         long len = (long) b.capacity() * elemSize(b);
         ByteBuffer r = root(b);
         if (r != null) {
-            long at = addr - U.getLong(r, ADDRESS);
+            long at = addr - Memory.getLongPlain(r, ADDRESS);
             if (at >= 0 && at + len <= r.capacity()) {
                 return r.duplicate().clear().position((int) at).limit((int) (at + len)).slice().order(ByteOrder.LITTLE_ENDIAN);
             }
@@ -132,7 +130,7 @@ final class Bufs {
         Origin o;
         if (b.isDirect()) {
             ByteBuffer root = root(b);
-            o = root == null ? null : new Origin(root, address(b) - U.getLong(root, ADDRESS));
+            o = root == null ? null : new Origin(root, address(b) - Memory.getLongPlain(root, ADDRESS));
         } else {
             o = b.hasArray() ? new Origin(b.array(), (long) b.arrayOffset() * elemSize(b)) : null;
         }
@@ -144,7 +142,7 @@ final class Bufs {
         Object root = b;
         for (int hop = 0; hop < 4 && root != null; hop++) {
             long off = ATTACHMENT.get(root.getClass());
-            Object next = off < 0 ? null : U.getObject(root, off);
+            Object next = off < 0 ? null : Memory.getReferencePlain(root, off);
             if (!(next instanceof Buffer)) {
                 break;
             }
@@ -186,7 +184,7 @@ final class Bufs {
     /** Copies {@code len} bytes between primitive arrays at byte offsets. */
     static void copy(Object src, long srcOff, Object dst, long dstOff, long len) {
         if (len > 0) {
-            U.copyMemory(src, U.arrayBaseOffset(src.getClass()) + srcOff, dst, U.arrayBaseOffset(dst.getClass()) + dstOff,
+            Memory.copy(src, Memory.arrayBase(src.getClass()) + srcOff, dst, Memory.arrayBase(dst.getClass()) + dstOff,
                     len);
         }
     }

@@ -17,7 +17,7 @@ public final class JvmFlags {
             + " --add-opens=java.base/sun.nio.ch=ALL-UNNAMED"
             + " --add-exports=java.base/jdk.internal.ref=ALL-UNNAMED"
             + " --add-exports=java.base/jdk.internal.misc=ALL-UNNAMED";
-    /** Extra flags from JDK 24 on (sun.misc.Unsafe memory access and native access are restricted). */
+    /** Extra flags from JDK 24 on (the JDK restricts Unsafe memory access and native access). */
     public static final String JDK24_PLUS = "--sun-misc-unsafe-memory-access=allow --enable-native-access=ALL-UNNAMED";
     /**
      * The extra flag on JDK 22 and 23: native access for jrma's module, so system calls go through the JDK's

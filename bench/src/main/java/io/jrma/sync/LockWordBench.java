@@ -1,7 +1,7 @@
 package io.jrma.sync;
 
-import static io.jrma.core.mem.UnsafeAccess.UNSAFE;
 
+import io.jrma.core.mem.Memory;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -30,9 +30,9 @@ public class LockWordBench {
 
     @Setup
     public void setup() {
-        mem = UNSAFE.allocateMemory(128);
+        mem = Memory.allocate(128);
         long a = (mem + 63) & ~63L;
-        UNSAFE.setMemory(a, LockWord.BYTES, (byte) 0);
+        Memory.fill(a, LockWord.BYTES, (byte) 0);
         bare = new LockWord(a);
         state = new TargetState(2);
         withSignal = state.lockWord;
@@ -43,7 +43,7 @@ public class LockWordBench {
         if (!bare.isFree() || !withSignal.isFree()) {
             throw new IllegalStateException("a lock word was left taken");
         }
-        UNSAFE.freeMemory(mem);
+        Memory.free(mem);
         state.release();
     }
 

@@ -1,9 +1,9 @@
 package io.jrma.sync;
 
-import static io.jrma.core.mem.UnsafeAccess.UNSAFE;
 
 import io.jrma.ErrorClass;
 import io.jrma.RmaException;
+import io.jrma.core.mem.Memory;
 import java.nio.ByteBuffer;
 import net.openhft.chronicle.bytes.BytesStore;
 import org.agrona.BufferUtil;
@@ -96,14 +96,14 @@ final class Buffers {
 
     /** Array base offsets. */
     static final class Unsafe {
-        static final long BYTE_BASE = UNSAFE.arrayBaseOffset(byte[].class);
-        static final long LONG_BASE = UNSAFE.arrayBaseOffset(long[].class);
-        static final long INT_BASE = UNSAFE.arrayBaseOffset(int[].class);
-        static final long DOUBLE_BASE = UNSAFE.arrayBaseOffset(double[].class);
-        static final long FLOAT_BASE = UNSAFE.arrayBaseOffset(float[].class);
-        static final long SHORT_BASE = UNSAFE.arrayBaseOffset(short[].class);
-        static final long CHAR_BASE = UNSAFE.arrayBaseOffset(char[].class);
-        static final long BOOLEAN_BASE = UNSAFE.arrayBaseOffset(boolean[].class);
+        static final long BYTE_BASE = Memory.arrayBase(byte[].class);
+        static final long LONG_BASE = Memory.arrayBase(long[].class);
+        static final long INT_BASE = Memory.arrayBase(int[].class);
+        static final long DOUBLE_BASE = Memory.arrayBase(double[].class);
+        static final long FLOAT_BASE = Memory.arrayBase(float[].class);
+        static final long SHORT_BASE = Memory.arrayBase(short[].class);
+        static final long CHAR_BASE = Memory.arrayBase(char[].class);
+        static final long BOOLEAN_BASE = Memory.arrayBase(boolean[].class);
 
         private Unsafe() {
         }

@@ -1,9 +1,9 @@
 package io.jrma.sync;
 
-import static io.jrma.core.mem.UnsafeAccess.UNSAFE;
 
 import io.jrma.Datatype;
 import io.jrma.core.dt.TypeLayout;
+import io.jrma.core.mem.Memory;
 import io.jrma.core.op.AccumulateKernel;
 import io.jrma.core.op.ElementLocks;
 import io.jrma.core.op.OpCode;
@@ -73,7 +73,7 @@ final class DirectOps {
                     srcBase = a.origin.base;
                     src = a.origin.offset + a.originLayout.trueLb();
                 } else {
-                    tmp = UNSAFE.allocateMemory(a.bytes * 2);
+                    tmp = Memory.allocate(a.bytes * 2);
                     src = tmp;
                     TypeLayout.copy(a.origin.base, a.origin.offset, a.originCount, a.originLayout, null, src, a.bytes, bytes());
                 }
@@ -85,7 +85,7 @@ final class DirectOps {
                 res = a.result.offset + a.resultLayout.trueLb();
             } else {
                 if (tmp == 0) {
-                    tmp = UNSAFE.allocateMemory(a.bytes * 2);
+                    tmp = Memory.allocate(a.bytes * 2);
                 }
                 resBase = null;
                 res = tmp + a.bytes;
@@ -106,7 +106,7 @@ final class DirectOps {
             }
         } finally {
             if (tmp != 0) {
-                UNSAFE.freeMemory(tmp);
+                Memory.free(tmp);
             }
         }
     }

@@ -1,6 +1,5 @@
 package io.jrma.sync;
 
-import static io.jrma.core.mem.UnsafeAccess.UNSAFE;
 
 import io.jrma.Datatype;
 import io.jrma.Flavor;
@@ -8,6 +7,7 @@ import io.jrma.Op;
 import io.jrma.WinCounters.Counter;
 import io.jrma.core.dt.BasicType;
 import io.jrma.core.mem.BulkCopy;
+import io.jrma.core.mem.Memory;
 import io.jrma.core.op.AccumulateKernel;
 import io.jrma.core.os.CrossMemory;
 import java.nio.ByteBuffer;
@@ -33,10 +33,10 @@ final class FastPath {
     /** Base object of a buffer usable by the fast lane, or a sentinel meaning "not usable". */
     private static final Object NO = new Object();
 
-    private static final long LONG_BASE = UNSAFE.arrayBaseOffset(long[].class);
-    private static final long DOUBLE_BASE = UNSAFE.arrayBaseOffset(double[].class);
-    private static final long INT_BASE = UNSAFE.arrayBaseOffset(int[].class);
-    private static final long BYTE_BASE = UNSAFE.arrayBaseOffset(byte[].class);
+    private static final long LONG_BASE = Memory.arrayBase(long[].class);
+    private static final long DOUBLE_BASE = Memory.arrayBase(double[].class);
+    private static final long INT_BASE = Memory.arrayBase(int[].class);
+    private static final long BYTE_BASE = Memory.arrayBase(byte[].class);
 
     /** Base object of a buffer usable by the fast lane (null: off-heap), or NO. */
     private static Object base(Object buf) {
@@ -162,16 +162,16 @@ final class FastPath {
         }
         long old;
         if (op == Op.SUM) {
-            old = UNSAFE.getAndAddLong(null, addr, UNSAFE.getLong(ob, oo));
+            old = Memory.getAndAddLong(null, addr, Memory.getLongPlain(ob, oo));
         } else if (op == Op.REPLACE) {
-            old = UNSAFE.getAndSetLong(null, addr, UNSAFE.getLong(ob, oo));
+            old = Memory.getAndSetLong(null, addr, Memory.getLongPlain(ob, oo));
         } else if (op == Op.NO_OP) {
-            old = UNSAFE.getLongVolatile(null, addr);
+            old = Memory.getLongVolatile(null, addr);
         } else {
             return false;
         }
         if (ro != 0) {
-            UNSAFE.putLong(rb, ro, old);
+            Memory.putLongPlain(rb, ro, old);
         }
         return true;
     }
@@ -186,9 +186,9 @@ final class FastPath {
             return false;
         }
         for (long i = 0; i < count; i++) {
-            int old = UNSAFE.getAndAddInt(null, addr + 4 * i, UNSAFE.getInt(ob, oo + 4 * i));
+            int old = Memory.getAndAddInt(null, addr + 4 * i, Memory.getIntPlain(ob, oo + 4 * i));
             if (rb != NO) {
-                UNSAFE.putInt(rb, ro + 4 * i, old);
+                Memory.putIntPlain(rb, ro + 4 * i, old);
             }
         }
         return true;
@@ -310,7 +310,7 @@ final class FastPath {
         w.epochs.ensureDirectLock(t);
         long src = offset(origin);
         if (bytes == 8) {
-            UNSAFE.putLong(addr, UNSAFE.getLong(base, src));
+            Memory.putLongPlain(addr, Memory.getLongPlain(base, src));
         } else {
             BulkCopy.copy(base, src, null, addr, bytes);
         }
@@ -343,7 +343,7 @@ final class FastPath {
         w.epochs.ensureDirectLock(t);
         long dst = offset(origin);
         if (bytes == 8) {
-            UNSAFE.putLong(base, dst, UNSAFE.getLong(addr));
+            Memory.putLongPlain(base, dst, Memory.getLongPlain(addr));
         } else {
             BulkCopy.copy(null, addr, base, dst, bytes);
         }

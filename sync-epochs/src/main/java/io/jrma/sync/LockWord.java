@@ -1,6 +1,7 @@
 package io.jrma.sync;
 
-import static io.jrma.core.mem.UnsafeAccess.UNSAFE;
+import io.jrma.core.mem.Memory;
+
 
 /**
  * A fair (FIFO) reader-writer lock in three 8-byte words of off-heap memory, so that an origin sharing the
@@ -51,7 +52,7 @@ final class LockWord {
 
     /** Takes a ticket (the place in the FIFO). */
     long takeTicket() {
-        return UNSAFE.getAndAddLong(null, address + NEXT, 1);
+        return Memory.getAndAddLong(null, address + NEXT, 1);
     }
 
     /**
@@ -59,14 +60,14 @@ final class LockWord {
      * for this ticket).
      */
     boolean tryEnter(long ticket, boolean exclusive) {
-        if (UNSAFE.getLongVolatile(null, address + SERVING) != ticket) {
+        if (Memory.getLongVolatile(null, address + SERVING) != ticket) {
             return false;
         }
         if (exclusive) {
-            return UNSAFE.getLongVolatile(null, address + READERS) == 0;
+            return Memory.getLongVolatile(null, address + READERS) == 0;
         }
-        UNSAFE.getAndAddLong(null, address + READERS, 1); // enter before passing service on
-        UNSAFE.getAndAddLong(null, address + SERVING, 1); // release: the next ticket may be served
+        Memory.getAndAddLong(null, address + READERS, 1); // enter before passing service on
+        Memory.getAndAddLong(null, address + SERVING, 1); // release: the next ticket may be served
         changed.run();
         return true;
     }
@@ -81,34 +82,34 @@ final class LockWord {
 
     /** {@link #tryEnterShared()}, running {@code between} (tests: a writer arriving) after the first look. */
     boolean tryEnterShared(Runnable between) {
-        if (UNSAFE.getLongVolatile(null, address + NEXT) != UNSAFE.getLongVolatile(null, address + SERVING)) {
+        if (Memory.getLongVolatile(null, address + NEXT) != Memory.getLongVolatile(null, address + SERVING)) {
             return false; // a writer holds or waits: queue behind it
         }
         if (between != null) {
             between.run();
         }
-        UNSAFE.getAndAddLong(null, address + READERS, 1); // counted in (fenced) before looking at the tickets again
-        if (UNSAFE.getLongVolatile(null, address + NEXT) == UNSAFE.getLongVolatile(null, address + SERVING)) {
+        Memory.getAndAddLong(null, address + READERS, 1); // counted in (fenced) before looking at the tickets again
+        if (Memory.getLongVolatile(null, address + NEXT) == Memory.getLongVolatile(null, address + SERVING)) {
             return true;
         }
-        UNSAFE.getAndAddLong(null, address + READERS, -1); // a writer took a ticket meanwhile: back out
+        Memory.getAndAddLong(null, address + READERS, -1); // a writer took a ticket meanwhile: back out
         changed.run(); // it may be waiting for the readers to leave
         return false;
     }
 
     void releaseExclusive() {
-        UNSAFE.getAndAddLong(null, address + SERVING, 1); // release: publishes the epoch's writes
+        Memory.getAndAddLong(null, address + SERVING, 1); // release: publishes the epoch's writes
         changed.run();
     }
 
     void releaseShared() {
-        UNSAFE.getAndAddLong(null, address + READERS, -1); // release: publishes the epoch's writes
+        Memory.getAndAddLong(null, address + READERS, -1); // release: publishes the epoch's writes
         changed.run();
     }
 
     /** Whether nobody holds or waits for the lock (diagnostics, tests). */
     boolean isFree() {
-        return UNSAFE.getLongVolatile(null, address + NEXT) == UNSAFE.getLongVolatile(null, address + SERVING)
-                && UNSAFE.getLongVolatile(null, address + READERS) == 0;
+        return Memory.getLongVolatile(null, address + NEXT) == Memory.getLongVolatile(null, address + SERVING)
+                && Memory.getLongVolatile(null, address + READERS) == 0;
     }
 }

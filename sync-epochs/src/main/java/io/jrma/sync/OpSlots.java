@@ -1,9 +1,9 @@
 package io.jrma.sync;
 
-import static io.jrma.core.mem.UnsafeAccess.UNSAFE;
 
 import io.jrma.ErrorClass;
 import io.jrma.core.dt.BasicType;
+import io.jrma.core.mem.Memory;
 import io.jrma.core.op.AccumulateKernel;
 import io.jrma.core.op.OpCode;
 import io.jrma.spi.Transport;
@@ -176,7 +176,7 @@ final class OpSlots {
      */
     boolean polled(int t) {
         long p = peer[t];
-        return p != 0 && System.nanoTime() - UNSAFE.getLongVolatile(null, p + SERVED) < POLLED_NS;
+        return p != 0 && System.nanoTime() - Memory.getLongVolatile(null, p + SERVED) < POLLED_NS;
     }
 
     /**
@@ -212,19 +212,19 @@ final class OpSlots {
         try {
             long slot = peer[t] + SLOTS + STRIDE * w.rank;
             long bytes = (long) count * elem.size();
-            UNSAFE.putInt(slot + HEAD, (kind & 0xff) | (op == null ? 0 : op.id() & 0xff) << 8
+            Memory.putIntPlain(slot + HEAD, (kind & 0xff) | (op == null ? 0 : op.id() & 0xff) << 8
                     | (elem.id() & 0xff) << 16 | count << 24);
-            UNSAFE.putLong(slot + ADDRESS, address);
+            Memory.putLongPlain(slot + ADDRESS, address);
             if (op != OpCode.NO_OP && kind != OpArgs.GET) {
-                UNSAFE.copyMemory(ob, oo, null, slot + ORIGIN, bytes);
+                Memory.copy(ob, oo, null, slot + ORIGIN, bytes);
             }
             if (kind == OpArgs.CAS) {
-                UNSAFE.copyMemory(cb, co, null, slot + COMPARE, bytes);
+                Memory.copy(cb, co, null, slot + COMPARE, bytes);
             }
             long s = ++seq[t] << 2;
-            UNSAFE.putLongVolatile(null, slot + STATE, s | POSTED);
+            Memory.putLongVolatile(null, slot + STATE, s | POSTED);
             if (bell) {
-                UNSAFE.getAndAddLong(null, peer[t], 1);
+                Memory.getAndAddLong(null, peer[t], 1);
             }
             long st = spin(slot, s, WAKE_AFTER_NS);
             if (st != (s | DONE)) {
@@ -235,20 +235,20 @@ final class OpSlots {
                 w.job.transportFor(dst).wakeIfAsleep(dst);
                 st = spin(slot, s, w.config.opSlotsWaitNs);
             }
-            if (st == (s | POSTED) && UNSAFE.compareAndSwapLong(null, slot + STATE, s | POSTED, 0)) {
+            if (st == (s | POSTED) && Memory.casLong(null, slot + STATE, s | POSTED, 0)) {
                 cold[t] = coldNext[t]; // not taken in time: the target's progress sleeps or is stalled
                 coldNext[t] = Math.min(COLD_MAX, 2 * coldNext[t]);
                 return false;
             }
             coldNext[t] = COLD_CALLS;
             if (st != (s | DONE)) { // taken: the target is applying it now
-                w.awaitReplies(() -> UNSAFE.getLongVolatile(null, slot + STATE) == (s | DONE));
+                w.awaitReplies(() -> Memory.getLongVolatile(null, slot + STATE) == (s | DONE));
             }
-            if (UNSAFE.getInt(slot + STATUS) != 0) {
+            if (Memory.getIntPlain(slot + STATUS) != 0) {
                 return false;
             }
             if (kind != OpArgs.ACC && kind != OpArgs.PUT) {
-                UNSAFE.copyMemory(null, slot + RESULT, rb, ro, bytes);
+                Memory.copy(null, slot + RESULT, rb, ro, bytes);
             }
             return true;
         } finally {
@@ -264,7 +264,7 @@ final class OpSlots {
         long st = 0;
         long deadline = 0;
         for (int i = 0;; i++) {
-            st = UNSAFE.getLongVolatile(null, slot + STATE);
+            st = Memory.getLongVolatile(null, slot + STATE);
             if (st == (s | DONE)) {
                 return st;
             }
@@ -286,7 +286,7 @@ final class OpSlots {
             return false;
         }
         for (int o = 0; o < peer.length; o++) {
-            if ((UNSAFE.getLongVolatile(null, own + SLOTS + STRIDE * o + STATE) & 3) == POSTED) {
+            if ((Memory.getLongVolatile(null, own + SLOTS + STRIDE * o + STATE) & 3) == POSTED) {
                 return true;
             }
         }
@@ -299,10 +299,10 @@ final class OpSlots {
             return 0;
         }
         if ((++cycles & (BEAT_CYCLES - 1)) == 0) {
-            UNSAFE.putOrderedLong(null, own + SERVED, System.nanoTime());
+            Memory.putLongRelease(null, own + SERVED, System.nanoTime());
         }
         if (bell) {
-            long b = UNSAFE.getLongVolatile(null, own);
+            long b = Memory.getLongVolatile(null, own);
             if (b == seen) {
                 return 0;
             }
@@ -311,14 +311,14 @@ final class OpSlots {
         int work = 0;
         for (int o = 0; o < peer.length; o++) {
             long slot = own + SLOTS + STRIDE * o;
-            long st = UNSAFE.getLongVolatile(null, slot + STATE);
-            if ((st & 3) == POSTED && UNSAFE.compareAndSwapLong(null, slot + STATE, st, (st & ~3L) | TAKEN)) {
+            long st = Memory.getLongVolatile(null, slot + STATE);
+            if ((st & 3) == POSTED && Memory.casLong(null, slot + STATE, st, (st & ~3L) | TAKEN)) {
                 int status = ErrorClass.ERR_INTERN.code();
                 try {
                     status = apply(slot, o);
                 } finally { // whatever happened, the origin is answered (a refusal: it sends the packet, which reports)
-                    UNSAFE.putInt(slot + STATUS, status);
-                    UNSAFE.putLongVolatile(null, slot + STATE, (st & ~3L) | DONE);
+                    Memory.putIntPlain(slot + STATUS, status);
+                    Memory.putLongVolatile(null, slot + STATE, (st & ~3L) | DONE);
                 }
                 work++;
             }
@@ -339,12 +339,12 @@ final class OpSlots {
      * why it was not applied (nothing was touched; the origin's packet then reports it).
      */
     private int apply(long slot, int origin) {
-        int head = UNSAFE.getInt(slot + HEAD);
+        int head = Memory.getIntPlain(slot + HEAD);
         int kind = head & 0xff;
         OpCode op = OpCode.ofId(head >>> 8 & 0xff);
         BasicType elem = BasicType.ofId(head >>> 16 & 0xff);
         int count = head >>> 24;
-        long address = UNSAFE.getLong(slot + ADDRESS);
+        long address = Memory.getLongPlain(slot + ADDRESS);
         if (elem == null || count <= 0 || (long) count * elem.size() > max(kind)) {
             return ErrorClass.ERR_TYPE.code();
         }
@@ -355,10 +355,10 @@ final class OpSlots {
         try {
             switch (kind) {
                 case OpArgs.PUT:
-                    UNSAFE.copyMemory(slot + ORIGIN, address, bytes);
+                    Memory.copy(slot + ORIGIN, address, bytes);
                     break;
                 case OpArgs.GET:
-                    UNSAFE.copyMemory(address, slot + RESULT, bytes);
+                    Memory.copy(address, slot + RESULT, bytes);
                     break;
                 case OpArgs.ACC:
                     if (op == null || !AccumulateKernel.isValid(op, elem)) {

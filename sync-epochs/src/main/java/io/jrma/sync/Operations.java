@@ -1,6 +1,5 @@
 package io.jrma.sync;
 
-import static io.jrma.core.mem.UnsafeAccess.UNSAFE;
 
 import io.jrma.Datatype;
 import io.jrma.ErrorClass;
@@ -9,6 +8,7 @@ import io.jrma.Op;
 import io.jrma.RmaException;
 import io.jrma.WinCounters.Counter;
 import io.jrma.core.dt.TypeLayout;
+import io.jrma.core.mem.Memory;
 import io.jrma.core.op.AccumulateKernel;
 import io.jrma.core.op.OpCode;
 import io.jrma.core.os.CrossMemory;
@@ -289,7 +289,7 @@ final class Operations {
                 long n = Math.min(STAGE, a.bytes - at);
                 if (put) {
                     if (contiguous) {
-                        UNSAFE.copyMemory(a.origin.base, origin + at, null, stage, n);
+                        Memory.copy(a.origin.base, origin + at, null, stage, n);
                     } else {
                         TypeLayout.copy(a.origin.base, a.origin.offset, a.originCount, a.originLayout, null, stage, n,
                                 Datatype.BYTE.layout());
@@ -298,7 +298,7 @@ final class Operations {
                 } else {
                     errno = CrossMemory.transfer(false, pid, stage, lo + at, n);
                     if (errno == 0 && contiguous) {
-                        UNSAFE.copyMemory(null, stage, a.origin.base, origin + at, n);
+                        Memory.copy(null, stage, a.origin.base, origin + at, n);
                     } else if (errno == 0) {
                         TypeLayout.copy(null, stage, n, Datatype.BYTE.layout(), a.origin.base, a.origin.offset,
                                 a.originCount, a.originLayout);

@@ -1,6 +1,5 @@
 package io.jrma.sync;
 
-import static io.jrma.core.mem.UnsafeAccess.UNSAFE;
 import static io.jrma.core.wire.PacketType.F_ACK_BY_RING;
 import static io.jrma.core.wire.PacketType.F_ACK_REQUIRED;
 import static io.jrma.core.wire.PacketType.F_CONTIG;
@@ -16,6 +15,7 @@ import io.jrma.Flavor;
 import io.jrma.RmaException;
 import io.jrma.WinCounters.Counter;
 import io.jrma.core.dt.TypeLayout;
+import io.jrma.core.mem.Memory;
 import io.jrma.core.wire.Batch;
 import io.jrma.core.wire.PacketHeader;
 import io.jrma.core.wire.PacketType;
@@ -336,8 +336,8 @@ final class PacketOrigin {
         long p = buf.addressOffset() + at + PacketHeader.HEADER_LENGTH + layoutLen;
         if (a.kind == OpArgs.CAS) {
             int es = a.elem.size();
-            UNSAFE.copyMemory(a.compare.base, a.compare.offset, null, p, es);
-            UNSAFE.copyMemory(a.origin.base, a.origin.offset, null, p + es, es);
+            Memory.copy(a.compare.base, a.compare.offset, null, p, es);
+            Memory.copy(a.origin.base, a.origin.offset, null, p + es, es);
         } else if (ext != null) {
             b.addExternal(at, ext);
             q.external = b;
@@ -763,7 +763,7 @@ final class PacketOrigin {
             } else if (p != null) {
                 if (payloadLen > 0 && placed == null) { // (a placed payload is where it belongs already)
                     if (p.kind == OpArgs.CAS || p.kind == OpArgs.FOP) {
-                        UNSAFE.copyMemory(null, payloadAddr, p.base, p.offset, payloadLen);
+                        Memory.copy(null, payloadAddr, p.base, p.offset, payloadLen);
                     } else {
                         TypeLayout.copy(null, payloadAddr, payloadLen, Datatype.BYTE.layout(), p.base, p.offset, p.count, p.layout);
                     }

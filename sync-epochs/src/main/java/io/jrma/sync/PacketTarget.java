@@ -1,6 +1,5 @@
 package io.jrma.sync;
 
-import static io.jrma.core.mem.UnsafeAccess.UNSAFE;
 import static io.jrma.core.wire.PacketType.F_ACK_BY_RING;
 import static io.jrma.core.wire.PacketType.F_ACK_REQUIRED;
 import static io.jrma.core.wire.PacketType.F_CONTIG;
@@ -18,6 +17,7 @@ import io.jrma.WinCounters.Counter;
 import io.jrma.core.dt.BasicType;
 import io.jrma.core.dt.TypeLayout;
 import io.jrma.core.mem.BulkCopy;
+import io.jrma.core.mem.Memory;
 import io.jrma.core.op.AccumulateKernel;
 import io.jrma.core.op.OpCode;
 import io.jrma.core.wire.Batch;
@@ -569,7 +569,7 @@ final class PacketTarget {
         MutableDirectBuffer rb = reply.buffer();
         int rat = reply.offsetAt(reply.count() - 1);
         rb.putLong(rat + PacketHeader.TARGET_OFFSET_OFFSET, ec.code());
-        UNSAFE.copyMemory(msg, UNSAFE.arrayBaseOffset(byte[].class), null, dst, len);
+        Memory.copy(msg, Memory.arrayBase(byte[].class), null, dst, len);
         if ((flags & F_ACK_REQUIRED) != 0) {
             PacketHeader.addFlags(rb, rat, F_PIGGYBACK_ACK);
         }

@@ -1,7 +1,7 @@
 package io.jrma.sync;
 
-import static io.jrma.core.mem.UnsafeAccess.UNSAFE;
 
+import io.jrma.core.mem.Memory;
 import io.jrma.core.os.CrossMemory;
 import io.jrma.shm.ShmArena;
 import java.nio.charset.StandardCharsets;
@@ -70,22 +70,22 @@ final class RegionDirectory {
 
     /** {@link #identify()} with the given values (tests). */
     void identify(long pid, long nonceAddress, long nonce) {
-        UNSAFE.putLong(base + PID, pid);
-        UNSAFE.putLong(base + NONCE_ADDRESS, nonceAddress);
-        UNSAFE.putLongVolatile(null, base + NONCE, nonce); // release: pid and address are whole before the nonce
+        Memory.putLongPlain(base + PID, pid);
+        Memory.putLongPlain(base + NONCE_ADDRESS, nonceAddress);
+        Memory.putLongVolatile(null, base + NONCE, nonce); // release: pid and address are whole before the nonce
     }
 
     /** The owner's identity as {@link #identify()} wrote it: {pid, address of its nonce there, nonce}. */
     long[] owner() {
-        long nonce = UNSAFE.getLongVolatile(null, base + NONCE); // acquire
-        return new long[] {UNSAFE.getLong(base + PID), UNSAFE.getLong(base + NONCE_ADDRESS), nonce};
+        long nonce = Memory.getLongVolatile(null, base + NONCE); // acquire
+        return new long[] {Memory.getLongPlain(base + PID), Memory.getLongPlain(base + NONCE_ADDRESS), nonce};
     }
 
     /** Rewrites the table from the owner's sorted regions (the owner's monitor is held). */
     void publish(long[] starts, long[] ends) {
-        long v = UNSAFE.getLong(base + VERSION);
-        UNSAFE.putLongVolatile(null, base + VERSION, v + 1); // odd: readers retry
-        UNSAFE.storeFence(); // the table's stores stay behind the odd version
+        long v = Memory.getLongPlain(base + VERSION);
+        Memory.putLongVolatile(null, base + VERSION, v + 1); // odd: readers retry
+        Memory.storeFence(); // the table's stores stay behind the odd version
         int n = Math.min(starts.length, CAPACITY);
         for (int i = 0; i < n; i++) {
             long e = base + ENTRIES + (long) i * ENTRY;
@@ -94,23 +94,23 @@ final class RegionDirectory {
             if (name.length > NAME_MAX) {
                 name = new byte[0]; // cannot be named here: origins use packets for it
             }
-            UNSAFE.putLong(e, starts[i]);
-            UNSAFE.putLong(e + 8, ends[i]);
-            UNSAFE.putLong(e + 16, slot == null ? 0 : slot.offset());
-            UNSAFE.putLong(e + 24, slot == null ? 0 : slot.segmentSize());
-            UNSAFE.putInt(e + 32, name.length);
+            Memory.putLongPlain(e, starts[i]);
+            Memory.putLongPlain(e + 8, ends[i]);
+            Memory.putLongPlain(e + 16, slot == null ? 0 : slot.offset());
+            Memory.putLongPlain(e + 24, slot == null ? 0 : slot.segmentSize());
+            Memory.putIntPlain(e + 32, name.length);
             for (int k = 0; k < name.length; k++) {
-                UNSAFE.putByte(e + 36 + k, name[k]);
+                Memory.putBytePlain(e + 36 + k, name[k]);
             }
         }
-        UNSAFE.putInt(base + COUNT, n);
-        UNSAFE.putInt(base + OVERFLOW, starts.length > CAPACITY ? 1 : 0);
-        UNSAFE.putLongVolatile(null, base + VERSION, v + 2); // release: the table is whole again
+        Memory.putIntPlain(base + COUNT, n);
+        Memory.putIntPlain(base + OVERFLOW, starts.length > CAPACITY ? 1 : 0);
+        Memory.putLongVolatile(null, base + VERSION, v + 2); // release: the table is whole again
     }
 
     /** The version now (even when the table is whole); a cheap test of whether a cached copy is current. */
     long version() {
-        return UNSAFE.getLongVolatile(null, base + VERSION);
+        return Memory.getLongVolatile(null, base + VERSION);
     }
 
     /**
@@ -132,24 +132,24 @@ final class RegionDirectory {
                 }
                 continue;
             }
-            int n = UNSAFE.getInt(base + COUNT);
+            int n = Memory.getIntPlain(base + COUNT);
             if (n < 0 || n > CAPACITY) {
                 n = 0;
             }
             Region[] out = new Region[n];
-            boolean over = UNSAFE.getInt(base + OVERFLOW) != 0;
+            boolean over = Memory.getIntPlain(base + OVERFLOW) != 0;
             for (int i = 0; i < n; i++) {
                 long e = base + ENTRIES + (long) i * ENTRY;
-                int len = Math.max(0, Math.min(NAME_MAX, UNSAFE.getInt(e + 32)));
+                int len = Math.max(0, Math.min(NAME_MAX, Memory.getIntPlain(e + 32)));
                 byte[] name = new byte[len];
                 for (int k = 0; k < len; k++) {
-                    name[k] = UNSAFE.getByte(e + 36 + k);
+                    name[k] = Memory.getBytePlain(e + 36 + k);
                 }
-                out[i] = new Region(UNSAFE.getLong(e), UNSAFE.getLong(e + 8),
-                        len == 0 ? null : new String(name, StandardCharsets.UTF_8), UNSAFE.getLong(e + 24),
-                        UNSAFE.getLong(e + 16));
+                out[i] = new Region(Memory.getLongPlain(e), Memory.getLongPlain(e + 8),
+                        len == 0 ? null : new String(name, StandardCharsets.UTF_8), Memory.getLongPlain(e + 24),
+                        Memory.getLongPlain(e + 16));
             }
-            UNSAFE.loadFence();
+            Memory.loadFence();
             if (version() == v) {
                 versionOut[0] = v;
                 overflow[0] = over;

@@ -1,8 +1,8 @@
 package io.jrma.sync;
 
-import static io.jrma.core.mem.UnsafeAccess.UNSAFE;
 
 import io.jrma.RmaException;
+import io.jrma.core.mem.Memory;
 import io.jrma.core.op.ElementLocks;
 import io.jrma.core.os.CrossMemory;
 import io.jrma.shm.ShmSegment;
@@ -77,14 +77,14 @@ final class RemoteRegions {
         int result = -1;
         if (CrossMemory.available() && owner[0] > 0 && owner[0] <= Integer.MAX_VALUE
                 && owner[0] != ProcessHandle.current().pid()) { // the owner is always another JVM
-            long scratch = UNSAFE.allocateMemory(8);
+            long scratch = Memory.allocate(8);
             try {
-                UNSAFE.putLong(scratch, 0);
-                if (CrossMemory.read((int) owner[0], owner[1], scratch, 8) && UNSAFE.getLong(scratch) == owner[2]) {
+                Memory.putLongPlain(scratch, 0);
+                if (CrossMemory.read((int) owner[0], owner[1], scratch, 8) && Memory.getLongPlain(scratch) == owner[2]) {
                     result = (int) owner[0];
                 }
             } finally {
-                UNSAFE.freeMemory(scratch);
+                Memory.free(scratch);
             }
         }
         crossPid = result;

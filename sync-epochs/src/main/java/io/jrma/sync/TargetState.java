@@ -1,7 +1,7 @@
 package io.jrma.sync;
 
-import static io.jrma.core.mem.UnsafeAccess.UNSAFE;
 
+import io.jrma.core.mem.Memory;
 import io.jrma.core.op.ElementLocks;
 import io.jrma.core.runtime.Sleeper;
 import io.jrma.core.os.Futex;
@@ -48,9 +48,9 @@ final class TargetState implements Sleeper {
     /** State in memory of its own (a window private to this JVM); element locks are the JVM's. */
     TargetState(int groupSize) {
         this.n = groupSize;
-        this.owned = UNSAFE.allocateMemory(bytes(groupSize) + 8);
+        this.owned = Memory.allocate(bytes(groupSize) + 8);
         this.base = (owned + 7) & ~7L;
-        UNSAFE.setMemory(base, bytes(groupSize), (byte) 0);
+        Memory.fill(base, bytes(groupSize), (byte) 0);
         this.lockWord = new LockWord(base, this::signal);
         this.elementLocks = ElementLocks.JVM;
     }
@@ -78,29 +78,29 @@ final class TargetState implements Sleeper {
     }
 
     void fenceArrived(int parity) {
-        UNSAFE.getAndAddLong(null, base + FENCE + 8L * (parity & 1), 1);
+        Memory.getAndAddLong(null, base + FENCE + 8L * (parity & 1), 1);
         signal();
     }
 
     long fenceCount(int parity) {
-        return UNSAFE.getLongVolatile(null, base + FENCE + 8L * (parity & 1));
+        return Memory.getLongVolatile(null, base + FENCE + 8L * (parity & 1));
     }
 
     void fenceConsume(int parity, long k) {
-        UNSAFE.getAndAddLong(null, base + FENCE + 8L * (parity & 1), -k);
+        Memory.getAndAddLong(null, base + FENCE + 8L * (parity & 1), -k);
     }
 
     void postArrived(int from) {
-        UNSAFE.getAndAddLong(null, slot(POST, from), 1);
+        Memory.getAndAddLong(null, slot(POST, from), 1);
         signal();
     }
 
     long posts(int from) {
-        return UNSAFE.getLongVolatile(null, slot(POST, from));
+        return Memory.getLongVolatile(null, slot(POST, from));
     }
 
     void completeArrived(int from) {
-        UNSAFE.getAndAddLong(null, slot(POST + 8L * n, from), 1);
+        Memory.getAndAddLong(null, slot(POST + 8L * n, from), 1);
         signal();
     }
 
@@ -110,8 +110,8 @@ final class TargetState implements Sleeper {
      * that load only (a shared lock epoch did four extra atomics before: a sequence bump per grant and release).
      */
     void signal() {
-        if (UNSAFE.getIntVolatile(null, base + SLEEPERS) > 0) {
-            UNSAFE.getAndAddInt(null, base + SEQ, 1);
+        if (Memory.getIntVolatile(null, base + SLEEPERS) > 0) {
+            Memory.getAndAddInt(null, base + SEQ, 1);
             if (Futex.available()) {
                 Futex.wakeAll(base + SEQ);
             }
@@ -120,8 +120,8 @@ final class TargetState implements Sleeper {
 
     @Override
     public int prepareSleep() {
-        UNSAFE.getAndAddInt(null, base + SLEEPERS, 1); // full fence: the caller's next look at the state follows it
-        return UNSAFE.getIntVolatile(null, base + SEQ);
+        Memory.getAndAddInt(null, base + SLEEPERS, 1); // full fence: the caller's next look at the state follows it
+        return Memory.getIntVolatile(null, base + SEQ);
     }
 
     @Override
@@ -133,17 +133,17 @@ final class TargetState implements Sleeper {
                 java.util.concurrent.locks.LockSupport.parkNanos(timeoutNs);
             }
         } finally {
-            UNSAFE.getAndAddInt(null, base + SLEEPERS, -1);
+            Memory.getAndAddInt(null, base + SLEEPERS, -1);
         }
     }
 
     @Override
     public void cancelSleep() {
-        UNSAFE.getAndAddInt(null, base + SLEEPERS, -1);
+        Memory.getAndAddInt(null, base + SLEEPERS, -1);
     }
 
     long completes(int from) {
-        return UNSAFE.getLongVolatile(null, slot(POST + 8L * n, from));
+        return Memory.getLongVolatile(null, slot(POST + 8L * n, from));
     }
 
     private long slot(long region, int peer) {
@@ -155,7 +155,7 @@ final class TargetState implements Sleeper {
 
     void release() {
         if (owned != 0) {
-            UNSAFE.freeMemory(owned);
+            Memory.free(owned);
         }
     }
 }

@@ -2,6 +2,7 @@ package io.jrma.sync;
 
 import io.jrma.ErrorClass;
 import io.jrma.RmaException;
+import io.jrma.core.mem.Memory;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import io.jrma.shm.ShmSegment;
@@ -64,7 +65,7 @@ final class WindowMemory {
             BytesStore<?, Void> bs = BytesStore.nativeStoreWithFixedCapacity(length + 4096);
             long addr = bs.addressForWrite(bs.start());
             long aligned = (addr + 4095) & ~4095L;
-            io.jrma.core.mem.UnsafeAccess.UNSAFE.setMemory(aligned, length, (byte) 0);
+            Memory.fill(aligned, length, (byte) 0);
             return new WindowMemory(aligned, length, bs, null, true, null);
         } catch (OutOfMemoryError e) {
             throw new RmaException(ErrorClass.ERR_NO_MEM, "cannot allocate " + length + " bytes of window memory: " + e.getMessage());

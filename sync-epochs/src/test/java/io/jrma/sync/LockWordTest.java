@@ -1,10 +1,10 @@
 package io.jrma.sync;
 
-import static io.jrma.core.mem.UnsafeAccess.UNSAFE;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.jrma.core.mem.Memory;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -19,9 +19,9 @@ import org.junit.jupiter.api.Timeout;
 class LockWordTest {
 
     private static long words() {
-        long a = UNSAFE.allocateMemory(LockWord.BYTES + 8);
+        long a = Memory.allocate(LockWord.BYTES + 8);
         long aligned = (a + 7) & ~7L;
-        UNSAFE.setMemory(aligned, LockWord.BYTES, (byte) 0);
+        Memory.fill(aligned, LockWord.BYTES, (byte) 0);
         return a;
     }
 
@@ -52,7 +52,7 @@ class LockWordTest {
             lw.releaseShared();
             assertTrue(lw.isFree());
         } finally {
-            UNSAFE.freeMemory(raw);
+            Memory.free(raw);
         }
     }
 
@@ -80,7 +80,7 @@ class LockWordTest {
             lw.releaseExclusive();
             assertTrue(lw.isFree());
         } finally {
-            UNSAFE.freeMemory(raw);
+            Memory.free(raw);
         }
     }
 
@@ -141,7 +141,7 @@ class LockWordTest {
             assertEquals(threads, done.get());
             assertTrue(lw.isFree(), "every holder left");
         } finally {
-            UNSAFE.freeMemory(raw);
+            Memory.free(raw);
         }
     }
 

@@ -1,9 +1,9 @@
 package io.jrma.sync;
 
-import static io.jrma.core.mem.UnsafeAccess.UNSAFE;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.jrma.core.mem.Memory;
 import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -21,14 +21,14 @@ class OpSlotsTest {
     @BeforeEach
     void map() {
         long bytes = OpSlots.bytes(2);
-        mem = UNSAFE.allocateMemory(bytes);
-        UNSAFE.setMemory(mem, bytes, (byte) 0);
+        mem = Memory.allocate(bytes);
+        Memory.fill(mem, bytes, (byte) 0);
         slots = new OpSlots(null, mem, new long[] {mem, mem});
     }
 
     @AfterEach
     void unmap() {
-        UNSAFE.freeMemory(mem);
+        Memory.free(mem);
     }
 
     private void serve(int cycles) {

@@ -1,12 +1,12 @@
 package io.jrma.sync;
 
-import static io.jrma.core.mem.UnsafeAccess.UNSAFE;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.jrma.core.mem.Memory;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -17,15 +17,15 @@ import org.junit.jupiter.api.Timeout;
  * rewritten (its owner killed) gives up when the job aborts instead of spinning forever.
  */
 class RegionDirectoryTest {
-    private final long mem = UNSAFE.allocateMemory(RegionDirectory.BYTES);
+    private final long mem = Memory.allocate(RegionDirectory.BYTES);
 
     @AfterEach
     void free() {
-        UNSAFE.freeMemory(mem);
+        Memory.free(mem);
     }
 
     private RegionDirectory fresh() {
-        UNSAFE.setMemory(mem, RegionDirectory.BYTES, (byte) 0);
+        Memory.fill(mem, RegionDirectory.BYTES, (byte) 0);
         return new RegionDirectory(mem);
     }
 
@@ -71,7 +71,7 @@ class RegionDirectoryTest {
     void aTableLeftHalfRewrittenEndsTheWaitWhenTheJobAborts() {
         RegionDirectory d = fresh();
         d.publish(new long[] {0x1000}, new long[] {0x2000});
-        UNSAFE.putLongVolatile(null, mem, d.version() + 1); // odd: the owner died in the middle of a rewrite
+        Memory.putLongVolatile(null, mem, d.version() + 1); // odd: the owner died in the middle of a rewrite
         int[] looks = new int[1];
         RuntimeException e = assertThrows(RuntimeException.class, () -> d.read(new long[1], new boolean[1], () -> {
             if (++looks[0] == 3) {
@@ -95,7 +95,7 @@ class RegionDirectoryTest {
                 "process_vm_readv is not available here (not Linux, or JNA)");
         Process owner = new ProcessBuilder("sleep", "30").start();
         Process other = new ProcessBuilder("sleep", "30").start();
-        long scratch = UNSAFE.allocateMemory(8);
+        long scratch = Memory.allocate(8);
         try {
             int pid = (int) owner.pid();
             long at = 0;
@@ -111,7 +111,7 @@ class RegionDirectoryTest {
                     if (!io.jrma.core.os.CrossMemory.read(pid, a, scratch, 8)) {
                         break;
                     }
-                    value = UNSAFE.getLong(scratch);
+                    value = Memory.getLongPlain(scratch);
                     at = a;
                 }
                 if (value != 0) {
@@ -139,7 +139,7 @@ class RegionDirectoryTest {
             proven.refused(io.jrma.core.os.CrossMemory.ESRCH); // gone: never again
             assertEquals(-1, proven.crossMemoryPid());
         } finally {
-            UNSAFE.freeMemory(scratch);
+            Memory.free(scratch);
             owner.destroyForcibly();
             other.destroyForcibly();
         }

@@ -1,9 +1,9 @@
 package io.jrma.sync;
 
-import static io.jrma.core.mem.UnsafeAccess.UNSAFE;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.jrma.core.mem.Memory;
 import io.jrma.core.runtime.Job;
 import io.jrma.core.runtime.WaitPolicy;
 import java.util.Map;
@@ -25,17 +25,17 @@ class TargetStateTest {
     void aSignalWithoutSleepersLeavesTheWakeSequenceAlone() {
         TargetState ts = new TargetState(2);
         try {
-            int before = UNSAFE.getIntVolatile(null, ts.address() + SEQ);
+            int before = Memory.getIntVolatile(null, ts.address() + SEQ);
             ts.fenceArrived(0);
             ts.postArrived(1);
             ts.lockWord.releaseShared(); // readers -1: a release with nobody asleep
-            assertEquals(before, UNSAFE.getIntVolatile(null, ts.address() + SEQ));
+            assertEquals(before, Memory.getIntVolatile(null, ts.address() + SEQ));
             int seen = ts.prepareSleep();
-            assertEquals(1, UNSAFE.getIntVolatile(null, ts.address() + SLEEPERS));
+            assertEquals(1, Memory.getIntVolatile(null, ts.address() + SLEEPERS));
             ts.completeArrived(0); // now a sleeper is counted: the sequence moves, so a late futex wait returns
-            assertTrue(UNSAFE.getIntVolatile(null, ts.address() + SEQ) != seen);
+            assertTrue(Memory.getIntVolatile(null, ts.address() + SEQ) != seen);
             ts.cancelSleep();
-            assertEquals(0, UNSAFE.getIntVolatile(null, ts.address() + SLEEPERS));
+            assertEquals(0, Memory.getIntVolatile(null, ts.address() + SLEEPERS));
         } finally {
             ts.release();
         }
@@ -68,7 +68,7 @@ class TargetStateTest {
                 });
                 sleeper.start();
                 long deadline = System.nanoTime() + 10_000_000_000L;
-                while (UNSAFE.getIntVolatile(null, ts.address() + SLEEPERS) == 0) {
+                while (Memory.getIntVolatile(null, ts.address() + SLEEPERS) == 0) {
                     assertTrue(System.nanoTime() < deadline, "the sleeper never counted itself");
                     Thread.onSpinWait();
                 }

@@ -2,8 +2,8 @@ package io.jrma.shm;
 
 import io.jrma.ErrorClass;
 import io.jrma.RmaException;
-import static io.jrma.core.mem.UnsafeAccess.UNSAFE;
 
+import io.jrma.core.mem.Memory;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -200,7 +200,7 @@ public final class ShmSegment implements AutoCloseable {
             if (mapping != null) {
                 mapping.releaseLast();
             } else {
-                UNSAFE.invokeCleaner(buffer);
+                Memory.release(buffer);
             }
         }
     }

@@ -1,8 +1,8 @@
 package io.jrma.bench.micro;
 
-import static io.jrma.core.mem.UnsafeAccess.UNSAFE;
 
 import io.jrma.core.dt.BasicType;
+import io.jrma.core.mem.Memory;
 import io.jrma.core.op.AccumulateKernel;
 import io.jrma.core.op.ElementLocks;
 import io.jrma.core.op.OpCode;
@@ -28,8 +28,8 @@ import org.openjdk.jmh.annotations.TearDown;
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
 public class AccumulateBench {
-    private static final long LONG_BASE = UNSAFE.arrayBaseOffset(long[].class);
-    private static final long DOUBLE_BASE = UNSAFE.arrayBaseOffset(double[].class);
+    private static final long LONG_BASE = Memory.arrayBase(long[].class);
+    private static final long DOUBLE_BASE = Memory.arrayBase(double[].class);
 
     /** Bytes accumulated per call: 8 (one element) or 4096 (512 elements). */
     @Param({"8", "4096"})
@@ -44,9 +44,9 @@ public class AccumulateBench {
 
     @Setup
     public void setup() {
-        target = UNSAFE.allocateMemory(8192 + 64);
+        target = Memory.allocate(8192 + 64);
         target = (target + 63) & ~63L;
-        UNSAFE.setMemory(target, 8192, (byte) 0);
+        Memory.fill(target, 8192, (byte) 0);
         longs = new long[bytes / 8];
         doubles = new double[bytes / 8];
         heapTarget = new long[bytes / 8];
@@ -83,7 +83,7 @@ public class AccumulateBench {
     /** MAXLOC of DOUBLE_INT pairs (16-byte extent) into off-heap memory, each under its element lock. */
     @Benchmark
     public void maxlocDoubleInt() {
-        AccumulateKernel.accumulate(OpCode.MAXLOC, BasicType.DOUBLE_INT, pairs, UNSAFE.arrayBaseOffset(byte[].class),
+        AccumulateKernel.accumulate(OpCode.MAXLOC, BasicType.DOUBLE_INT, pairs, Memory.arrayBase(byte[].class),
                 null, target, pairs.length / 16, locks);
     }
 

@@ -1,7 +1,7 @@
 package io.jrma.core.op;
 
-import static io.jrma.core.mem.UnsafeAccess.UNSAFE;
 
+import io.jrma.core.mem.Memory;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -29,9 +29,9 @@ public class ElementLocksBench {
 
     @Setup
     public void setup() {
-        mem = UNSAFE.allocateMemory(ElementLocks.BYTES + 8192 + 128);
+        mem = Memory.allocate(ElementLocks.BYTES + 8192 + 128);
         table = (mem + 63) & ~63L;
-        UNSAFE.setMemory(table, ElementLocks.BYTES, (byte) 0);
+        Memory.fill(table, ElementLocks.BYTES, (byte) 0);
         long memory = table + ElementLocks.BYTES;
         segment = new ElementLocks(table, memory);
         element = memory + 1024;
@@ -39,7 +39,7 @@ public class ElementLocksBench {
 
     @TearDown
     public void teardown() {
-        UNSAFE.freeMemory(mem);
+        Memory.free(mem);
     }
 
     @Benchmark

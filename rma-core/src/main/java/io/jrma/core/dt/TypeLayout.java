@@ -3,7 +3,7 @@ package io.jrma.core.dt;
 import io.jrma.ErrorClass;
 import io.jrma.RmaException;
 import io.jrma.core.mem.BulkCopy;
-import io.jrma.core.mem.UnsafeAccess;
+import io.jrma.core.mem.Memory;
 import java.util.Arrays;
 import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
@@ -344,7 +344,7 @@ public final class TypeLayout {
     /**
      * Copies the data of {@code srcCount} instances of {@code src} at (srcBase, srcOffset) into
      * {@code dstCount} instances of {@code dst} at (dstBase, dstOffset), in type-map order, stopping when
-     * either side's data is exhausted. Addresses are Unsafe (base, offset) pairs (see {@link UnsafeAccess}).
+     * either side's data is exhausted. Addresses are (base, offset) pairs (see {@link Memory}).
      * The caller has checked signatures and bounds; nothing is checked here.
      */
     public static void copy(Object srcBase, long srcOffset, long srcCount, TypeLayout src,

@@ -1,6 +1,5 @@
 package io.jrma.core.mem;
 
-import static io.jrma.core.mem.UnsafeAccess.UNSAFE;
 
 import io.jrma.ErrorClass;
 import io.jrma.RmaException;
@@ -20,14 +19,14 @@ import org.agrona.BufferUtil;
  * <p>Immutable; any thread.
  */
 public final class BufferRef {
-    private static final long BYTE_BASE = UNSAFE.arrayBaseOffset(byte[].class);
-    private static final long SHORT_BASE = UNSAFE.arrayBaseOffset(short[].class);
-    private static final long CHAR_BASE = UNSAFE.arrayBaseOffset(char[].class);
-    private static final long INT_BASE = UNSAFE.arrayBaseOffset(int[].class);
-    private static final long LONG_BASE = UNSAFE.arrayBaseOffset(long[].class);
-    private static final long FLOAT_BASE = UNSAFE.arrayBaseOffset(float[].class);
-    private static final long DOUBLE_BASE = UNSAFE.arrayBaseOffset(double[].class);
-    private static final long BOOLEAN_BASE = UNSAFE.arrayBaseOffset(boolean[].class);
+    private static final long BYTE_BASE = Memory.arrayBase(byte[].class);
+    private static final long SHORT_BASE = Memory.arrayBase(short[].class);
+    private static final long CHAR_BASE = Memory.arrayBase(char[].class);
+    private static final long INT_BASE = Memory.arrayBase(int[].class);
+    private static final long LONG_BASE = Memory.arrayBase(long[].class);
+    private static final long FLOAT_BASE = Memory.arrayBase(float[].class);
+    private static final long DOUBLE_BASE = Memory.arrayBase(double[].class);
+    private static final long BOOLEAN_BASE = Memory.arrayBase(boolean[].class);
 
     private final Object base;
     private final long offset;

@@ -1,12 +1,11 @@
 package io.jrma.core.mem;
 
-import static io.jrma.core.mem.UnsafeAccess.UNSAFE;
 
 import com.sun.jna.Native;
 import com.sun.jna.NativeLibrary;
 
 /**
- * Copies between (base object, offset) addresses as {@link sun.misc.Unsafe#copyMemory} does, but hands large
+ * Copies between (base object, offset) addresses as {@link Memory#copy(Object, long, Object, long, long)} does, but hands large
  * copies between off-heap addresses to the C library's {@code memmove} (through a JNA direct mapping).
  *
  * <p>Why: HotSpot's copy stub moves 32 bytes per instruction pair and reads every destination line before it
@@ -43,14 +42,14 @@ public final class BulkCopy {
         }
         try {
             Native.register(C.class, NativeLibrary.getInstance("c"));
-            long probe = UNSAFE.allocateMemory(16);
+            long probe = Memory.allocate(16);
             try { // a wrong binding must be found here, not in a window
-                UNSAFE.putLong(probe, 0x0123456789abcdefL);
-                UNSAFE.putLong(probe + 8, 0);
+                Memory.putLongPlain(probe, 0x0123456789abcdefL);
+                Memory.putLongPlain(probe + 8, 0);
                 C.memmove(probe + 8, probe, 8);
-                return UNSAFE.getLong(probe + 8) == 0x0123456789abcdefL;
+                return Memory.getLongPlain(probe + 8) == 0x0123456789abcdefL;
             } finally {
-                UNSAFE.freeMemory(probe);
+                Memory.free(probe);
             }
         } catch (Throwable e) { // UnsatisfiedLinkError, or JNA refused by the JVM's native-access policy
             return false;
@@ -70,7 +69,7 @@ public final class BulkCopy {
         if (bytes >= NATIVE_MIN_BYTES && NATIVE && srcBase == null && dstBase == null) {
             C.memmove(dstOffset, srcOffset, bytes);
         } else {
-            UNSAFE.copyMemory(srcBase, srcOffset, dstBase, dstOffset, bytes);
+            Memory.copy(srcBase, srcOffset, dstBase, dstOffset, bytes);
         }
     }
 

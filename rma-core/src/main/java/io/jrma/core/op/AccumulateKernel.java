@@ -1,15 +1,15 @@
 package io.jrma.core.op;
 
-import static io.jrma.core.mem.UnsafeAccess.UNSAFE;
 
 import io.jrma.ErrorClass;
 import io.jrma.RmaException;
 import io.jrma.core.dt.BasicType;
+import io.jrma.core.mem.Memory;
 
 /**
  * The kernels of the accumulate family (MPI_Accumulate, MPI_Get_accumulate, MPI_Fetch_and_op,
  * MPI_Compare_and_swap) and of local reductions, on memory addressed as (base, offset) through
- * {@link io.jrma.core.mem.UnsafeAccess}: a {@code null} base means an absolute off-heap address, a Java
+ * {@link io.jrma.core.mem.Memory}: a {@code null} base means an absolute off-heap address, a Java
  * array base means an offset from the array object.
  *
  * <h2>Layout</h2>
@@ -274,10 +274,10 @@ public final class AccumulateKernel {
             long m = ElementMath.mask(size);
             long wm = m << shift;
             while (true) {
-                long w = UNSAFE.getLongVolatile(null, word);
+                long w = Memory.getLongVolatile(null, word);
                 old = (w >>> shift) & m;
                 if (old != c || c == s
-                    || UNSAFE.compareAndSwapLong(null, word, w, (w & ~wm) | (s << shift))) {
+                    || Memory.casLong(null, word, w, (w & ~wm) | (s << shift))) {
                     break;
                 }
             }
@@ -345,14 +345,14 @@ public final class AccumulateKernel {
         boolean aligned = (inWord & (size - 1)) == 0;
         if (aligned && size >= 4) {
             if (op == OpCode.SUM && (t == BasicType.LONG || t == BasicType.UINT64)) {
-                return UNSAFE.getAndAddLong(null, address, s);
+                return Memory.getAndAddLong(null, address, s);
             }
             if (op == OpCode.SUM && (t == BasicType.INT || t == BasicType.UINT32)) {
-                return UNSAFE.getAndAddInt(null, address, (int) s) & 0xFFFF_FFFFL;
+                return Memory.getAndAddInt(null, address, (int) s) & 0xFFFF_FFFFL;
             }
             if (op == OpCode.REPLACE) {
-                return size == 8 ? UNSAFE.getAndSetLong(null, address, s)
-                    : UNSAFE.getAndSetInt(null, address, (int) s) & 0xFFFF_FFFFL;
+                return size == 8 ? Memory.getAndSetLong(null, address, s)
+                    : Memory.getAndSetInt(null, address, (int) s) & 0xFFFF_FFFFL;
             }
         }
         long word = address & ~7L;
@@ -360,14 +360,14 @@ public final class AccumulateKernel {
         long m = ElementMath.mask(size);
         long wm = m << shift;
         while (true) {
-            long w = UNSAFE.getLongVolatile(null, word);
+            long w = Memory.getLongVolatile(null, word);
             long d = (w >>> shift) & m;
             if (op == OpCode.NO_OP) {
                 return d;
             }
             long n = ElementMath.combine(op, t, d, s);
             // An unchanged element needs no write: the volatile read is the linearization point.
-            if (n == d || UNSAFE.compareAndSwapLong(null, word, w, (w & ~wm) | (n << shift))) {
+            if (n == d || Memory.casLong(null, word, w, (w & ~wm) | (n << shift))) {
                 return d;
             }
         }

@@ -1,6 +1,7 @@
 package io.jrma.core.op;
 
-import static io.jrma.core.mem.UnsafeAccess.UNSAFE;
+import io.jrma.core.mem.Memory;
+
 
 /**
  * A table of spin-lock words guarding the accumulate elements that no single CPU atomic can cover: elements
@@ -28,9 +29,9 @@ public final class ElementLocks {
     public static final ElementLocks JVM;
 
     static {
-        long m = UNSAFE.allocateMemory(BYTES + 8);
+        long m = Memory.allocate(BYTES + 8);
         long aligned = (m + 7) & ~7L;
-        UNSAFE.setMemory(aligned, BYTES, (byte) 0);
+        Memory.fill(aligned, BYTES, (byte) 0);
         JVM = new ElementLocks(aligned, 0); // never freed: lives as long as the JVM
     }
 
@@ -66,7 +67,7 @@ public final class ElementLocks {
     long lock(long address) {
         long w = word(address);
         int spins = 0;
-        while (!UNSAFE.compareAndSwapLong(null, w, 0, 1)) {
+        while (!Memory.casLong(null, w, 0, 1)) {
             if (++spins < 100) {
                 Thread.onSpinWait();
             } else {
@@ -85,6 +86,6 @@ public final class ElementLocks {
     }
 
     static void unlock(long word) {
-        UNSAFE.putLongVolatile(null, word, 0);
+        Memory.putLongVolatile(null, word, 0);
     }
 }

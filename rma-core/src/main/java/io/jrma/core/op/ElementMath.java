@@ -1,8 +1,8 @@
 package io.jrma.core.op;
 
-import static io.jrma.core.mem.UnsafeAccess.UNSAFE;
 
 import io.jrma.core.dt.BasicType;
+import io.jrma.core.mem.Memory;
 
 /**
  * The arithmetic of the reduction ops on single elements, without any concern for atomicity.
@@ -26,20 +26,20 @@ final class ElementMath {
     /** Reads the bits of an element of {@code size} (1, 2, 4 or 8) bytes, zero-extended. Plain read. */
     static long read(Object base, long offset, int size) {
         switch (size) {
-            case 1: return UNSAFE.getByte(base, offset) & 0xFFL;
-            case 2: return UNSAFE.getShort(base, offset) & 0xFFFFL;
-            case 4: return UNSAFE.getInt(base, offset) & 0xFFFF_FFFFL;
-            default: return UNSAFE.getLong(base, offset);
+            case 1: return Memory.getBytePlain(base, offset) & 0xFFL;
+            case 2: return Memory.getShortPlain(base, offset) & 0xFFFFL;
+            case 4: return Memory.getIntPlain(base, offset) & 0xFFFF_FFFFL;
+            default: return Memory.getLongPlain(base, offset);
         }
     }
 
     /** Writes the low {@code size} (1, 2, 4 or 8) bytes of {@code bits}, and no other byte. Plain write. */
     static void write(Object base, long offset, int size, long bits) {
         switch (size) {
-            case 1: UNSAFE.putByte(base, offset, (byte) bits); break;
-            case 2: UNSAFE.putShort(base, offset, (short) bits); break;
-            case 4: UNSAFE.putInt(base, offset, (int) bits); break;
-            default: UNSAFE.putLong(base, offset, bits); break;
+            case 1: Memory.putBytePlain(base, offset, (byte) bits); break;
+            case 2: Memory.putShortPlain(base, offset, (short) bits); break;
+            case 4: Memory.putIntPlain(base, offset, (int) bits); break;
+            default: Memory.putLongPlain(base, offset, bits); break;
         }
     }
 
@@ -197,11 +197,11 @@ final class ElementMath {
         long s1 = 0;
         boolean pair = t.kind() == BasicType.Kind.PAIR;
         if (op != OpCode.NO_OP) {
-            s0 = UNSAFE.getLong(srcBase, srcOff);
-            s1 = pair ? UNSAFE.getInt(srcBase, srcOff + 8) : UNSAFE.getLong(srcBase, srcOff + 8);
+            s0 = Memory.getLongPlain(srcBase, srcOff);
+            s1 = pair ? Memory.getIntPlain(srcBase, srcOff + 8) : Memory.getLongPlain(srcBase, srcOff + 8);
         }
-        long d0 = UNSAFE.getLong(dstBase, dstOff);
-        long d1 = pair ? UNSAFE.getInt(dstBase, dstOff + 8) : UNSAFE.getLong(dstBase, dstOff + 8);
+        long d0 = Memory.getLongPlain(dstBase, dstOff);
+        long d1 = pair ? Memory.getIntPlain(dstBase, dstOff + 8) : Memory.getLongPlain(dstBase, dstOff + 8);
         if (hasResult) {
             putWide(pair, resBase, resOff, d0, d1);
         }
@@ -236,8 +236,8 @@ final class ElementMath {
                     re = ar * br - ai * bi;
                     im = ar * bi + ai * br;
                 }
-                UNSAFE.putDouble(dstBase, dstOff, re);
-                UNSAFE.putDouble(dstBase, dstOff + 8, im);
+                Memory.putDoublePlain(dstBase, dstOff, re);
+                Memory.putDoublePlain(dstBase, dstOff + 8, im);
                 return;
             }
             default:
@@ -246,11 +246,11 @@ final class ElementMath {
     }
 
     private static void putWide(boolean pair, Object base, long off, long w0, long w1) {
-        UNSAFE.putLong(base, off, w0);
+        Memory.putLongPlain(base, off, w0);
         if (pair) {
-            UNSAFE.putInt(base, off + 8, (int) w1);
+            Memory.putIntPlain(base, off + 8, (int) w1);
         } else {
-            UNSAFE.putLong(base, off + 8, w1);
+            Memory.putLongPlain(base, off + 8, w1);
         }
     }
 }

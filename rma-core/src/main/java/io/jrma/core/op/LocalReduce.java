@@ -1,8 +1,8 @@
 package io.jrma.core.op;
 
-import static io.jrma.core.mem.UnsafeAccess.UNSAFE;
 
 import io.jrma.core.dt.BasicType;
+import io.jrma.core.mem.Memory;
 
 /**
  * Non-atomic element-wise reduction {@code dst[i] = dst[i] op src[i]} over a run of contiguous elements,
@@ -21,7 +21,7 @@ final class LocalReduce {
             return;
         }
         if (op == OpCode.REPLACE) {
-            UNSAFE.copyMemory(sb, so, db, doff, count * t.size());
+            Memory.copy(sb, so, db, doff, count * t.size());
             return;
         }
         boolean done;
@@ -58,12 +58,12 @@ final class LocalReduce {
         switch (op) {
             case SUM:
                 for (; d < end; d += 8, so += 8) {
-                    UNSAFE.putLong(db, d, UNSAFE.getLong(db, d) + UNSAFE.getLong(sb, so));
+                    Memory.putLongPlain(db, d, Memory.getLongPlain(db, d) + Memory.getLongPlain(sb, so));
                 }
                 return true;
             case PROD:
                 for (; d < end; d += 8, so += 8) {
-                    UNSAFE.putLong(db, d, UNSAFE.getLong(db, d) * UNSAFE.getLong(sb, so));
+                    Memory.putLongPlain(db, d, Memory.getLongPlain(db, d) * Memory.getLongPlain(sb, so));
                 }
                 return true;
             case MIN:
@@ -71,27 +71,27 @@ final class LocalReduce {
                 long flip = signed ? 0 : Long.MIN_VALUE; // unsigned compare as signed after flipping the sign bit
                 boolean min = op == OpCode.MIN;
                 for (; d < end; d += 8, so += 8) {
-                    long a = UNSAFE.getLong(db, d);
-                    long b = UNSAFE.getLong(sb, so);
+                    long a = Memory.getLongPlain(db, d);
+                    long b = Memory.getLongPlain(sb, so);
                     if (min ? (b ^ flip) < (a ^ flip) : (b ^ flip) > (a ^ flip)) {
-                        UNSAFE.putLong(db, d, b);
+                        Memory.putLongPlain(db, d, b);
                     }
                 }
                 return true;
             }
             case BAND:
                 for (; d < end; d += 8, so += 8) {
-                    UNSAFE.putLong(db, d, UNSAFE.getLong(db, d) & UNSAFE.getLong(sb, so));
+                    Memory.putLongPlain(db, d, Memory.getLongPlain(db, d) & Memory.getLongPlain(sb, so));
                 }
                 return true;
             case BOR:
                 for (; d < end; d += 8, so += 8) {
-                    UNSAFE.putLong(db, d, UNSAFE.getLong(db, d) | UNSAFE.getLong(sb, so));
+                    Memory.putLongPlain(db, d, Memory.getLongPlain(db, d) | Memory.getLongPlain(sb, so));
                 }
                 return true;
             case BXOR:
                 for (; d < end; d += 8, so += 8) {
-                    UNSAFE.putLong(db, d, UNSAFE.getLong(db, d) ^ UNSAFE.getLong(sb, so));
+                    Memory.putLongPlain(db, d, Memory.getLongPlain(db, d) ^ Memory.getLongPlain(sb, so));
                 }
                 return true;
             default:
@@ -104,12 +104,12 @@ final class LocalReduce {
         switch (op) {
             case SUM:
                 for (; d < end; d += 4, so += 4) {
-                    UNSAFE.putInt(db, d, UNSAFE.getInt(db, d) + UNSAFE.getInt(sb, so));
+                    Memory.putIntPlain(db, d, Memory.getIntPlain(db, d) + Memory.getIntPlain(sb, so));
                 }
                 return true;
             case PROD:
                 for (; d < end; d += 4, so += 4) {
-                    UNSAFE.putInt(db, d, UNSAFE.getInt(db, d) * UNSAFE.getInt(sb, so));
+                    Memory.putIntPlain(db, d, Memory.getIntPlain(db, d) * Memory.getIntPlain(sb, so));
                 }
                 return true;
             case MIN:
@@ -117,10 +117,10 @@ final class LocalReduce {
                 int flip = signed ? 0 : Integer.MIN_VALUE;
                 boolean min = op == OpCode.MIN;
                 for (; d < end; d += 4, so += 4) {
-                    int a = UNSAFE.getInt(db, d);
-                    int b = UNSAFE.getInt(sb, so);
+                    int a = Memory.getIntPlain(db, d);
+                    int b = Memory.getIntPlain(sb, so);
                     if (min ? (b ^ flip) < (a ^ flip) : (b ^ flip) > (a ^ flip)) {
-                        UNSAFE.putInt(db, d, b);
+                        Memory.putIntPlain(db, d, b);
                     }
                 }
                 return true;
@@ -135,22 +135,22 @@ final class LocalReduce {
         switch (op) {
             case SUM:
                 for (; d < end; d += 8, so += 8) {
-                    UNSAFE.putDouble(db, d, UNSAFE.getDouble(db, d) + UNSAFE.getDouble(sb, so));
+                    Memory.putDoublePlain(db, d, Memory.getDoublePlain(db, d) + Memory.getDoublePlain(sb, so));
                 }
                 return true;
             case PROD:
                 for (; d < end; d += 8, so += 8) {
-                    UNSAFE.putDouble(db, d, UNSAFE.getDouble(db, d) * UNSAFE.getDouble(sb, so));
+                    Memory.putDoublePlain(db, d, Memory.getDoublePlain(db, d) * Memory.getDoublePlain(sb, so));
                 }
                 return true;
             case MIN:
                 for (; d < end; d += 8, so += 8) {
-                    UNSAFE.putDouble(db, d, Math.min(UNSAFE.getDouble(db, d), UNSAFE.getDouble(sb, so)));
+                    Memory.putDoublePlain(db, d, Math.min(Memory.getDoublePlain(db, d), Memory.getDoublePlain(sb, so)));
                 }
                 return true;
             case MAX:
                 for (; d < end; d += 8, so += 8) {
-                    UNSAFE.putDouble(db, d, Math.max(UNSAFE.getDouble(db, d), UNSAFE.getDouble(sb, so)));
+                    Memory.putDoublePlain(db, d, Math.max(Memory.getDoublePlain(db, d), Memory.getDoublePlain(sb, so)));
                 }
                 return true;
             default:
@@ -163,22 +163,22 @@ final class LocalReduce {
         switch (op) {
             case SUM:
                 for (; d < end; d += 4, so += 4) {
-                    UNSAFE.putFloat(db, d, UNSAFE.getFloat(db, d) + UNSAFE.getFloat(sb, so));
+                    Memory.putFloatPlain(db, d, Memory.getFloatPlain(db, d) + Memory.getFloatPlain(sb, so));
                 }
                 return true;
             case PROD:
                 for (; d < end; d += 4, so += 4) {
-                    UNSAFE.putFloat(db, d, UNSAFE.getFloat(db, d) * UNSAFE.getFloat(sb, so));
+                    Memory.putFloatPlain(db, d, Memory.getFloatPlain(db, d) * Memory.getFloatPlain(sb, so));
                 }
                 return true;
             case MIN:
                 for (; d < end; d += 4, so += 4) {
-                    UNSAFE.putFloat(db, d, Math.min(UNSAFE.getFloat(db, d), UNSAFE.getFloat(sb, so)));
+                    Memory.putFloatPlain(db, d, Math.min(Memory.getFloatPlain(db, d), Memory.getFloatPlain(sb, so)));
                 }
                 return true;
             case MAX:
                 for (; d < end; d += 4, so += 4) {
-                    UNSAFE.putFloat(db, d, Math.max(UNSAFE.getFloat(db, d), UNSAFE.getFloat(sb, so)));
+                    Memory.putFloatPlain(db, d, Math.max(Memory.getFloatPlain(db, d), Memory.getFloatPlain(sb, so)));
                 }
                 return true;
             default:

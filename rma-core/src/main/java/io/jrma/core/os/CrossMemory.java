@@ -185,8 +185,8 @@ public final class CrossMemory {
             nonce = new java.security.SecureRandom().nextLong();
         } while (nonce == 0);
         NONCE = nonce;
-        NONCE_ADDRESS = io.jrma.core.mem.UnsafeAccess.UNSAFE.allocateMemory(8); // for the JVM's lifetime
-        io.jrma.core.mem.UnsafeAccess.UNSAFE.putLongVolatile(null, NONCE_ADDRESS, nonce);
+        NONCE_ADDRESS = io.jrma.core.mem.Memory.allocate(8); // for the JVM's lifetime
+        io.jrma.core.mem.Memory.putLongVolatile(null, NONCE_ADDRESS, nonce);
     }
 
     /**

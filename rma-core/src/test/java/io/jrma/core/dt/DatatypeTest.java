@@ -11,6 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.jrma.Datatype;
 import io.jrma.ErrorClass;
 import io.jrma.RmaException;
+import io.jrma.core.mem.Memory;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -292,7 +293,7 @@ class DatatypeTest {
             src[i] = (byte) i;
         }
         byte[] dst = new byte[64];
-        long base = io.jrma.core.mem.UnsafeAccess.UNSAFE.arrayBaseOffset(byte[].class);
+        long base = Memory.arrayBase(byte[].class);
         TypeLayout v = Datatype.vector(2, 1, 2, Datatype.INT).layout();   // ints at 0 and 8, extent 12
         TypeLayout c = Datatype.INT.layout();
         TypeLayout.copy(src, base, 2, v, dst, base, 4, c);

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.jrma.Datatype;
 import io.jrma.core.dt.TypeModel.Spec;
-import io.jrma.core.mem.UnsafeAccess;
+import io.jrma.core.mem.Memory;
 import java.util.List;
 import java.util.Random;
 import net.jqwik.api.Arbitraries;
@@ -22,7 +22,7 @@ import org.agrona.concurrent.UnsafeBuffer;
  * element-by-element expansion of the type map.
  */
 class TypeLayoutProperties {
-    private static final long BYTE_BASE = UnsafeAccess.UNSAFE.arrayBaseOffset(byte[].class);
+    private static final long BYTE_BASE = Memory.arrayBase(byte[].class);
 
     // ------------------------------------------------------------------------------------- generators
 

@@ -1,6 +1,5 @@
 package io.jrma.core.mem;
 
-import static io.jrma.core.mem.UnsafeAccess.UNSAFE;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import org.junit.jupiter.api.Assumptions;
@@ -16,7 +15,7 @@ class BulkCopyTest {
 
     private static void fill(long addr, long bytes, long seed) {
         for (long i = 0; i < bytes; i++) {
-            UNSAFE.putByte(addr + i, (byte) ((i * 31 + seed) ^ (i >>> 9)));
+            Memory.putBytePlain(addr + i, (byte) ((i * 31 + seed) ^ (i >>> 9)));
         }
     }
 
@@ -36,24 +35,24 @@ class BulkCopyTest {
     @Timeout(60)
     void offHeapCopiesOfEverySizeClassArriveWhole() {
         long cap = 2 * BIG + 64;
-        long src = UNSAFE.allocateMemory(cap);
-        long dst = UNSAFE.allocateMemory(cap);
+        long src = Memory.allocate(cap);
+        long dst = Memory.allocate(cap);
         try {
             fill(src, cap, 7);
             for (long n : new long[] {0, 1, 8, 63, 4096, BulkCopy.NATIVE_MIN_BYTES - 1, BulkCopy.NATIVE_MIN_BYTES, BIG}) {
-                UNSAFE.setMemory(dst, cap, (byte) 0x5A);
+                Memory.fill(dst, cap, (byte) 0x5A);
                 BulkCopy.copy(src + 3, dst + 5, n);
-                assertEquals((byte) 0x5A, UNSAFE.getByte(dst + 4), n + " bytes: the byte before the destination");
+                assertEquals((byte) 0x5A, Memory.getBytePlain(dst + 4), n + " bytes: the byte before the destination");
                 for (long i = 0; i < n; i++) {
-                    if (UNSAFE.getByte(dst + 5 + i) != expected(3 + i, 7)) {
-                        assertEquals(expected(3 + i, 7), UNSAFE.getByte(dst + 5 + i), n + " bytes: byte " + i);
+                    if (Memory.getBytePlain(dst + 5 + i) != expected(3 + i, 7)) {
+                        assertEquals(expected(3 + i, 7), Memory.getBytePlain(dst + 5 + i), n + " bytes: byte " + i);
                     }
                 }
-                assertEquals((byte) 0x5A, UNSAFE.getByte(dst + 5 + n), n + " bytes: the byte after the destination");
+                assertEquals((byte) 0x5A, Memory.getBytePlain(dst + 5 + n), n + " bytes: the byte after the destination");
             }
         } finally {
-            UNSAFE.freeMemory(src);
-            UNSAFE.freeMemory(dst);
+            Memory.free(src);
+            Memory.free(dst);
         }
     }
 
@@ -61,21 +60,21 @@ class BulkCopyTest {
     @Timeout(60)
     void overlappingRegionsAreMovedInBothDirections() {
         long cap = BIG + 8192;
-        long mem = UNSAFE.allocateMemory(cap);
+        long mem = Memory.allocate(cap);
         try {
             for (long shift : new long[] {1, 4096, -1, -4096}) {
                 fill(mem, cap, 11);
                 long from = shift > 0 ? 0 : -shift;
                 BulkCopy.copy(mem + from, mem + from + shift, BIG);
                 for (long i = 0; i < BIG; i++) {
-                    if (UNSAFE.getByte(mem + from + shift + i) != expected(from + i, 11)) {
-                        assertEquals(expected(from + i, 11), UNSAFE.getByte(mem + from + shift + i),
+                    if (Memory.getBytePlain(mem + from + shift + i) != expected(from + i, 11)) {
+                        assertEquals(expected(from + i, 11), Memory.getBytePlain(mem + from + shift + i),
                                 "shift " + shift + ": byte " + i);
                     }
                 }
             }
         } finally {
-            UNSAFE.freeMemory(mem);
+            Memory.free(mem);
         }
     }
 
@@ -86,15 +85,15 @@ class BulkCopyTest {
         for (int i = 0; i < heap.length; i++) {
             heap[i] = expected(i, 3);
         }
-        long off = UNSAFE.allocateMemory(BIG);
+        long off = Memory.allocate(BIG);
         try {
-            BulkCopy.copy(heap, UNSAFE.arrayBaseOffset(byte[].class), null, off, BIG);
+            BulkCopy.copy(heap, Memory.arrayBase(byte[].class), null, off, BIG);
             byte[] back = new byte[(int) BIG];
-            BulkCopy.copy(null, off, back, UNSAFE.arrayBaseOffset(byte[].class), BIG);
+            BulkCopy.copy(null, off, back, Memory.arrayBase(byte[].class), BIG);
             assertEquals(java.util.Arrays.hashCode(heap), java.util.Arrays.hashCode(back));
             assertEquals(heap[heap.length - 1], back[back.length - 1]);
         } finally {
-            UNSAFE.freeMemory(off);
+            Memory.free(off);
         }
     }
 }

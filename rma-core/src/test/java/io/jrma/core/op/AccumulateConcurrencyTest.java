@@ -1,10 +1,10 @@
 package io.jrma.core.op;
 
-import static io.jrma.core.mem.UnsafeAccess.UNSAFE;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jrma.core.dt.BasicType;
+import io.jrma.core.mem.Memory;
 import java.util.Arrays;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.atomic.AtomicReference;
@@ -27,15 +27,15 @@ class AccumulateConcurrencyTest {
 
     @BeforeEach
     void allocate() {
-        mem = UNSAFE.allocateMemory(1024);
-        UNSAFE.setMemory(mem, 1024, (byte) 0);
+        mem = Memory.allocate(1024);
+        Memory.fill(mem, 1024, (byte) 0);
         base = (mem + 63) & ~63L;
         srcArea = base + 128;
     }
 
     @AfterEach
     void free() {
-        UNSAFE.freeMemory(mem);
+        Memory.free(mem);
     }
 
     /** A thread body; {@code t} is the thread number. */
@@ -79,72 +79,72 @@ class AccumulateConcurrencyTest {
     @Test
     @Timeout(60)
     void longSumAlignedUsesLockedAdd() throws Exception {
-        UNSAFE.putLong(srcArea, 1);
+        Memory.putLongPlain(srcArea, 1);
         sumOnes(BasicType.LONG, base + 8, srcArea);
-        assertEquals((long) THREADS * N, UNSAFE.getLong(base + 8));
+        assertEquals((long) THREADS * N, Memory.getLongPlain(base + 8));
     }
 
     @Test
     @Timeout(60)
     void intSumUnalignedUsesWordCas() throws Exception {
-        UNSAFE.putLong(base, 0x1111_0000_0000_2222L); // neighbours around bytes 2..5
-        UNSAFE.putInt(srcArea, 1);
+        Memory.putLongPlain(base, 0x1111_0000_0000_2222L); // neighbours around bytes 2..5
+        Memory.putIntPlain(srcArea, 1);
         sumOnes(BasicType.INT, base + 2, srcArea);
-        assertEquals(THREADS * N, UNSAFE.getInt(base + 2));
-        assertEquals((short) 0x2222, UNSAFE.getShort(base));
-        assertEquals((short) 0x1111, UNSAFE.getShort(base + 6));
+        assertEquals(THREADS * N, Memory.getIntPlain(base + 2));
+        assertEquals((short) 0x2222, Memory.getShortPlain(base));
+        assertEquals((short) 0x1111, Memory.getShortPlain(base + 6));
     }
 
     @Test
     @Timeout(60)
     void shortSumStraddlingUsesStripedLock() throws Exception {
-        UNSAFE.putByte(base + 6, (byte) 0x66);
-        UNSAFE.putByte(base + 9, (byte) 0x99);
-        UNSAFE.putShort(srcArea, (short) 1);
+        Memory.putBytePlain(base + 6, (byte) 0x66);
+        Memory.putBytePlain(base + 9, (byte) 0x99);
+        Memory.putShortPlain(srcArea, (short) 1);
         sumOnes(BasicType.SHORT, base + 7, srcArea);
-        assertEquals((short) (THREADS * N), UNSAFE.getShort(base + 7));
-        assertEquals((byte) 0x66, UNSAFE.getByte(base + 6));
-        assertEquals((byte) 0x99, UNSAFE.getByte(base + 9));
+        assertEquals((short) (THREADS * N), Memory.getShortPlain(base + 7));
+        assertEquals((byte) 0x66, Memory.getBytePlain(base + 6));
+        assertEquals((byte) 0x99, Memory.getBytePlain(base + 9));
     }
 
     @Test
     @Timeout(60)
     void doubleSumUsesWordCas() throws Exception {
-        UNSAFE.putDouble(srcArea, 1.0);
+        Memory.putDoublePlain(srcArea, 1.0);
         sumOnes(BasicType.DOUBLE, base + 16, srcArea);
-        assertEquals((double) THREADS * N, UNSAFE.getDouble(base + 16));
+        assertEquals((double) THREADS * N, Memory.getDoublePlain(base + 16));
     }
 
     @Test
     @Timeout(60)
     void doubleComplexSumUsesStripedLock() throws Exception {
-        UNSAFE.putDouble(srcArea, 1.0);
-        UNSAFE.putDouble(srcArea + 8, 2.0);
+        Memory.putDoublePlain(srcArea, 1.0);
+        Memory.putDoublePlain(srcArea + 8, 2.0);
         sumOnes(BasicType.DOUBLE_COMPLEX, base + 16, srcArea);
-        assertEquals((double) THREADS * N, UNSAFE.getDouble(base + 16));
-        assertEquals(2.0 * THREADS * N, UNSAFE.getDouble(base + 24));
+        assertEquals((double) THREADS * N, Memory.getDoublePlain(base + 16));
+        assertEquals(2.0 * THREADS * N, Memory.getDoublePlain(base + 24));
     }
 
     @Test
     @Timeout(60)
     void doubleIntMinlocUsesStripedLock() throws Exception {
         long dst = base + 20; // 4-aligned, straddles words, 12 bytes
-        UNSAFE.putDouble(dst, 0.0);
-        UNSAFE.putInt(dst + 8, Integer.MAX_VALUE);
-        UNSAFE.putInt(dst + 12, 0x7777_7777); // byte after the element
+        Memory.putDoublePlain(dst, 0.0);
+        Memory.putIntPlain(dst + 8, Integer.MAX_VALUE);
+        Memory.putIntPlain(dst + 12, 0x7777_7777); // byte after the element
         inThreads(t -> {
             long src = srcArea + 16L * t;
             for (int i = 0; i < N; i++) {
                 // strictly decreasing per thread; every thread also offers ties with a larger index
-                UNSAFE.putDouble(src, -(4.0 * i + t));
-                UNSAFE.putInt(src + 8, (i & 1) == 0 ? i * 4 + t : Integer.MAX_VALUE - t);
+                Memory.putDoublePlain(src, -(4.0 * i + t));
+                Memory.putIntPlain(src + 8, (i & 1) == 0 ? i * 4 + t : Integer.MAX_VALUE - t);
                 AccumulateKernel.accumulate(OpCode.MINLOC, BasicType.DOUBLE_INT, null, src, null, dst, 1);
             }
         });
         // the global minimum -(4(N-1)+3) is offered once, by thread 3 at i = N-1 (odd: index MAX-3)
-        assertEquals(-(4.0 * (N - 1) + 3), UNSAFE.getDouble(dst));
-        assertEquals(Integer.MAX_VALUE - 3, UNSAFE.getInt(dst + 8));
-        assertEquals(0x7777_7777, UNSAFE.getInt(dst + 12));
+        assertEquals(-(4.0 * (N - 1) + 3), Memory.getDoublePlain(dst));
+        assertEquals(Integer.MAX_VALUE - 3, Memory.getIntPlain(dst + 8));
+        assertEquals(0x7777_7777, Memory.getIntPlain(dst + 12));
     }
 
     private void tickets(BasicType t, long dst) throws Exception {
@@ -152,10 +152,10 @@ class AccumulateConcurrencyTest {
         inThreads(k -> {
             long one = srcArea + 16L * k;
             long res = srcArea + 16L * k + 8;
-            UNSAFE.putLong(one, 1);
+            Memory.putLongPlain(one, 1);
             for (int i = 0; i < N; i++) {
                 AccumulateKernel.getAccumulate(OpCode.SUM, t, null, one, null, dst, null, res, 1);
-                got[k][i] = t.size() == 8 ? UNSAFE.getLong(res) : UNSAFE.getInt(res);
+                got[k][i] = t.size() == 8 ? Memory.getLongPlain(res) : Memory.getIntPlain(res);
             }
         });
         long[] all = Arrays.stream(got).flatMapToLong(Arrays::stream).sorted().toArray();
@@ -173,14 +173,14 @@ class AccumulateConcurrencyTest {
     @Timeout(60)
     void fetchAndAddTicketsAreDistinctLong() throws Exception {
         tickets(BasicType.LONG, base + 8);
-        assertEquals((long) THREADS * N, UNSAFE.getLong(base + 8));
+        assertEquals((long) THREADS * N, Memory.getLongPlain(base + 8));
     }
 
     @Test
     @Timeout(60)
     void fetchAndAddTicketsAreDistinctUnalignedInt() throws Exception {
         tickets(BasicType.INT, base + 1);
-        assertEquals(THREADS * N, UNSAFE.getInt(base + 1));
+        assertEquals(THREADS * N, Memory.getIntPlain(base + 1));
     }
 
     @Test
@@ -192,8 +192,8 @@ class AccumulateConcurrencyTest {
             long zero = srcArea + 16L * t;
             long one = zero + 1;
             long res = zero + 2;
-            UNSAFE.putByte(zero, (byte) 0);
-            UNSAFE.putByte(one, (byte) 1);
+            Memory.putBytePlain(zero, (byte) 0);
+            Memory.putBytePlain(one, (byte) 1);
             for (int i = 0; i < N; i++) {
                 int spins = 0;
                 while (!AccumulateKernel.compareAndSwap(BasicType.BYTE, null, zero, null, one, null, lock, null, res)) {
@@ -203,12 +203,12 @@ class AccumulateConcurrencyTest {
                         Thread.onSpinWait();
                     }
                 }
-                UNSAFE.putLong(counter, UNSAFE.getLong(counter) + 1);
+                Memory.putLongPlain(counter, Memory.getLongPlain(counter) + 1);
                 AccumulateKernel.accumulate(OpCode.REPLACE, BasicType.BYTE, null, zero, null, lock, 1);
             }
         });
-        assertEquals((long) THREADS * N, UNSAFE.getLong(counter));
-        assertEquals(0, UNSAFE.getByte(lock));
+        assertEquals((long) THREADS * N, Memory.getLongPlain(counter));
+        assertEquals(0, Memory.getBytePlain(lock));
     }
 
     @Test
@@ -217,9 +217,9 @@ class AccumulateConcurrencyTest {
         // word 0: SHORT SUM at bytes 2..3 (word CAS); INT SUM at bytes 6..9 (straddles: striped lock);
         // word 8: BYTE SUM at byte 11 (word CAS). Thread 3 stores plainly to bytes 0,1,4,5,10,12..15.
         long[] plain = {0, 1, 4, 5, 10, 12, 13, 14, 15};
-        UNSAFE.putShort(srcArea, (short) 1);
-        UNSAFE.putInt(srcArea + 8, 1);
-        UNSAFE.putByte(srcArea + 16, (byte) 1);
+        Memory.putShortPlain(srcArea, (short) 1);
+        Memory.putIntPlain(srcArea + 8, 1);
+        Memory.putBytePlain(srcArea + 16, (byte) 1);
         inThreads(t -> {
             for (int i = 0; i < N; i++) {
                 switch (t) {
@@ -237,18 +237,18 @@ class AccumulateConcurrencyTest {
                         break;
                     default:
                         for (long p : plain) {
-                            UNSAFE.putByte(base + p, (byte) (i + p));
+                            Memory.putBytePlain(base + p, (byte) (i + p));
                         }
                         break;
                 }
             }
         });
-        assertEquals((short) N, UNSAFE.getShort(base + 2));
-        assertEquals(N, UNSAFE.getInt(base + 6));
+        assertEquals((short) N, Memory.getShortPlain(base + 2));
+        assertEquals(N, Memory.getIntPlain(base + 6));
         // (x & 1) ^ 1 applied N (even) times starting from 0: 0 -> 1 -> ... ends at 0 after an even count
-        assertEquals((byte) (N % 2), UNSAFE.getByte(base + 11));
+        assertEquals((byte) (N % 2), Memory.getBytePlain(base + 11));
         for (long p : plain) {
-            assertEquals((byte) (N - 1 + p), UNSAFE.getByte(base + p), "plain store to byte " + p + " lost");
+            assertEquals((byte) (N - 1 + p), Memory.getBytePlain(base + p), "plain store to byte " + p + " lost");
         }
     }
 }

@@ -1,6 +1,5 @@
 package io.jrma.core.op;
 
-import static io.jrma.core.mem.UnsafeAccess.UNSAFE;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertSame;
@@ -11,6 +10,7 @@ import io.jrma.ErrorClass;
 import io.jrma.Op;
 import io.jrma.RmaException;
 import io.jrma.core.dt.BasicType;
+import io.jrma.core.mem.Memory;
 import io.jrma.core.op.KernelHarness.Mode;
 import io.jrma.core.op.KernelHarness.OpType;
 import org.junit.jupiter.api.Test;
@@ -96,24 +96,24 @@ class AccumulateKernelTest {
 
     @Test
     void compareAndSwapComparesBitPatterns() {
-        long mem = UNSAFE.allocateMemory(64);
+        long mem = Memory.allocate(64);
         try {
             long cmp = mem;
             long src = mem + 8;
             long dst = mem + 16;
             long res = mem + 24;
-            UNSAFE.putDouble(cmp, 0.0);
-            UNSAFE.putDouble(src, 7.0);
-            UNSAFE.putDouble(dst, -0.0);
+            Memory.putDoublePlain(cmp, 0.0);
+            Memory.putDoublePlain(src, 7.0);
+            Memory.putDoublePlain(dst, -0.0);
             assertFalse(AccumulateKernel.compareAndSwap(BasicType.DOUBLE, null, cmp, null, src, null, dst, null, res));
-            assertEquals(Double.doubleToRawLongBits(-0.0), UNSAFE.getLong(res));
-            assertEquals(Double.doubleToRawLongBits(-0.0), UNSAFE.getLong(dst));
-            UNSAFE.putDouble(cmp, Double.NaN);
-            UNSAFE.putDouble(dst, Double.NaN);
+            assertEquals(Double.doubleToRawLongBits(-0.0), Memory.getLongPlain(res));
+            assertEquals(Double.doubleToRawLongBits(-0.0), Memory.getLongPlain(dst));
+            Memory.putDoublePlain(cmp, Double.NaN);
+            Memory.putDoublePlain(dst, Double.NaN);
             assertTrue(AccumulateKernel.compareAndSwap(BasicType.DOUBLE, null, cmp, null, src, null, dst, null, res));
-            assertEquals(7.0, UNSAFE.getDouble(dst));
+            assertEquals(7.0, Memory.getDoublePlain(dst));
         } finally {
-            UNSAFE.freeMemory(mem);
+            Memory.free(mem);
         }
     }
 
@@ -131,37 +131,37 @@ class AccumulateKernelTest {
 
     @Test
     void handPickedSemantics() {
-        long mem = UNSAFE.allocateMemory(64);
+        long mem = Memory.allocate(64);
         try {
             // UINT8 MAX is unsigned; INT8 MAX is signed
-            UNSAFE.putByte(mem, (byte) 0x80);
-            UNSAFE.putByte(mem + 1, (byte) 0x7F);
+            Memory.putBytePlain(mem, (byte) 0x80);
+            Memory.putBytePlain(mem + 1, (byte) 0x7F);
             AccumulateKernel.accumulate(OpCode.MAX, BasicType.UINT8, null, mem + 1, null, mem, 1);
-            assertEquals((byte) 0x80, UNSAFE.getByte(mem));
+            assertEquals((byte) 0x80, Memory.getBytePlain(mem));
             AccumulateKernel.accumulate(OpCode.MAX, BasicType.INT8, null, mem + 1, null, mem, 1);
-            assertEquals((byte) 0x7F, UNSAFE.getByte(mem));
+            assertEquals((byte) 0x7F, Memory.getBytePlain(mem));
             // logical ops store 1 in the element's width
-            UNSAFE.putLong(mem + 8, 0x0000_0000_0000_0500L);
-            UNSAFE.putLong(mem + 16, 0x0000_0000_0000_0030L);
+            Memory.putLongPlain(mem + 8, 0x0000_0000_0000_0500L);
+            Memory.putLongPlain(mem + 16, 0x0000_0000_0000_0030L);
             AccumulateKernel.accumulate(OpCode.LAND, BasicType.INT, null, mem + 16, null, mem + 8, 1);
-            assertEquals(1L, UNSAFE.getLong(mem + 8));
+            assertEquals(1L, Memory.getLongPlain(mem + 8));
             // complex product (1+2i)(3+4i) = -5+10i
-            UNSAFE.putFloat(mem + 24, 1f);
-            UNSAFE.putFloat(mem + 28, 2f);
-            UNSAFE.putFloat(mem + 32, 3f);
-            UNSAFE.putFloat(mem + 36, 4f);
+            Memory.putFloatPlain(mem + 24, 1f);
+            Memory.putFloatPlain(mem + 28, 2f);
+            Memory.putFloatPlain(mem + 32, 3f);
+            Memory.putFloatPlain(mem + 36, 4f);
             AccumulateKernel.accumulate(OpCode.PROD, BasicType.FLOAT_COMPLEX, null, mem + 32, null, mem + 24, 1);
-            assertEquals(-5f, UNSAFE.getFloat(mem + 24));
-            assertEquals(10f, UNSAFE.getFloat(mem + 28));
+            assertEquals(-5f, Memory.getFloatPlain(mem + 24));
+            assertEquals(10f, Memory.getFloatPlain(mem + 28));
             // MINLOC tie: smaller index wins
-            UNSAFE.putInt(mem + 40, 3);
-            UNSAFE.putInt(mem + 44, 9);
-            UNSAFE.putInt(mem + 48, 3);
-            UNSAFE.putInt(mem + 52, 2);
+            Memory.putIntPlain(mem + 40, 3);
+            Memory.putIntPlain(mem + 44, 9);
+            Memory.putIntPlain(mem + 48, 3);
+            Memory.putIntPlain(mem + 52, 2);
             AccumulateKernel.accumulate(OpCode.MINLOC, BasicType.INT_INT, null, mem + 48, null, mem + 40, 1);
-            assertEquals(2, UNSAFE.getInt(mem + 44));
+            assertEquals(2, Memory.getIntPlain(mem + 44));
         } finally {
-            UNSAFE.freeMemory(mem);
+            Memory.free(mem);
         }
     }
 }

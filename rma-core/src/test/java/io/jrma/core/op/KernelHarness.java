@@ -1,6 +1,5 @@
 package io.jrma.core.op;
 
-import static io.jrma.core.mem.UnsafeAccess.UNSAFE;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -11,6 +10,7 @@ import io.jrma.ErrorClass;
 import io.jrma.Op;
 import io.jrma.RmaException;
 import io.jrma.core.dt.BasicType;
+import io.jrma.core.mem.Memory;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HexFormat;
@@ -22,7 +22,7 @@ import java.util.Random;
  * with {@link ReferenceModel}.
  */
 final class KernelHarness {
-    static final long BYTES = UNSAFE.arrayBaseOffset(byte[].class);
+    static final long BYTES = Memory.arrayBase(byte[].class);
     private static final int GUARD = 16;
 
     enum Mode { ACCUMULATE, GET_ACCUMULATE, REDUCE_LOCAL }
@@ -98,17 +98,17 @@ final class KernelHarness {
         int pos = GUARD - 8 + dstMis; // element run starts 8..15 bytes into the region
         System.arraycopy(dst, 0, region, pos, len);
 
-        long srcMem = UNSAFE.allocateMemory(len + 16);
-        long dstMem = UNSAFE.allocateMemory(regionLen + 8);
-        long resMem = UNSAFE.allocateMemory(len + 16);
+        long srcMem = Memory.allocate(len + 16);
+        long dstMem = Memory.allocate(regionLen + 8);
+        long resMem = Memory.allocate(len + 16);
         try {
             long s = align8(srcMem) + srcMis;
-            UNSAFE.copyMemory(src, BYTES, null, s, len);
+            Memory.copy(src, BYTES, null, s, len);
             long regionAddr = align8(dstMem);
             Object dstBase = heapDst ? region : null;
             long dstOff = heapDst ? BYTES + pos : regionAddr + pos;
             if (!heapDst) {
-                UNSAFE.copyMemory(region, BYTES, null, regionAddr, regionLen);
+                Memory.copy(region, BYTES, null, regionAddr, regionLen);
             }
             long res = align8(resMem) + ((srcMis + 3) & 7);
             String what = mode + " " + op + " on " + t + " count " + count + " dstMis " + dstMis + " srcMis "
@@ -127,14 +127,14 @@ final class KernelHarness {
                         AccumulateKernel.getAccumulate(op, t, null, s, dstBase, dstOff, null, res, count);
                     }
                     byte[] result = new byte[len];
-                    UNSAFE.copyMemory(null, res, result, BYTES, len);
+                    Memory.copy(null, res, result, BYTES, len);
                     assertArrayEquals(dst, result, what + ": result must hold the old target values");
                     break;
             }
             byte[] after = region;
             if (!heapDst) {
                 after = new byte[regionLen];
-                UNSAFE.copyMemory(null, regionAddr, after, BYTES, regionLen);
+                Memory.copy(null, regionAddr, after, BYTES, regionLen);
             }
             for (int i = 0; i < regionLen; i++) {
                 if ((i < pos || i >= pos + len) && after[i] != guardByte(i)) {
@@ -142,7 +142,7 @@ final class KernelHarness {
                 }
             }
             byte[] srcAfter = new byte[len];
-            UNSAFE.copyMemory(null, s, srcAfter, BYTES, len);
+            Memory.copy(null, s, srcAfter, BYTES, len);
             assertArrayEquals(src, srcAfter, what + ": source must not change");
             for (int i = 0; i < count; i++) {
                 byte[] e = Arrays.copyOfRange(expected, i * size, (i + 1) * size);
@@ -155,18 +155,18 @@ final class KernelHarness {
                 }
             }
         } finally {
-            UNSAFE.freeMemory(srcMem);
-            UNSAFE.freeMemory(dstMem);
-            UNSAFE.freeMemory(resMem);
+            Memory.free(srcMem);
+            Memory.free(dstMem);
+            Memory.free(resMem);
         }
     }
 
     /** Every kernel rejects an invalid pair with ERR_OP, naming op and type, and writes nothing. */
     static void checkInvalid(OpCode op, BasicType t) {
         assertTrue(!Op.of(op).isValidFor(t));
-        long mem = UNSAFE.allocateMemory(64);
+        long mem = Memory.allocate(64);
         try {
-            UNSAFE.setMemory(mem, 64, (byte) 0x11);
+            Memory.fill(mem, 64, (byte) 0x11);
             List<Runnable> calls = List.of(
                 () -> AccumulateKernel.check(op, t),
                 () -> AccumulateKernel.accumulate(op, t, null, mem, null, mem + 32, 1),
@@ -178,10 +178,10 @@ final class KernelHarness {
                 assertTrue(e.getMessage().contains(op.name()) && e.getMessage().contains(t.name()), e.getMessage());
             }
             for (int i = 0; i < 64; i++) {
-                assertEquals((byte) 0x11, UNSAFE.getByte(mem + i), "memory written by a rejected call");
+                assertEquals((byte) 0x11, Memory.getBytePlain(mem + i), "memory written by a rejected call");
             }
         } finally {
-            UNSAFE.freeMemory(mem);
+            Memory.free(mem);
         }
     }
 
@@ -202,13 +202,13 @@ final class KernelHarness {
         }
         int pos = 8 + mis;
         System.arraycopy(old, 0, region, pos, size);
-        long mem = UNSAFE.allocateMemory(32 + 8 + 64);
+        long mem = Memory.allocate(32 + 8 + 64);
         try {
             long base = align8(mem);
             long regionAddr = base + 64;
-            UNSAFE.copyMemory(cmp, BYTES, null, base + 1, size);
-            UNSAFE.copyMemory(val, BYTES, null, base + 17, size);
-            UNSAFE.copyMemory(region, BYTES, null, regionAddr, 32);
+            Memory.copy(cmp, BYTES, null, base + 1, size);
+            Memory.copy(val, BYTES, null, base + 17, size);
+            Memory.copy(region, BYTES, null, regionAddr, 32);
             Object dstBase = heapDst ? region : null;
             long dstOff = heapDst ? BYTES + pos : regionAddr + pos;
             byte[] result = new byte[size + 3];
@@ -220,7 +220,7 @@ final class KernelHarness {
             byte[] after = region;
             if (!heapDst) {
                 after = new byte[32];
-                UNSAFE.copyMemory(null, regionAddr, after, BYTES, 32);
+                Memory.copy(null, regionAddr, after, BYTES, 32);
             }
             byte[] expected = region.clone();
             for (int i = 0; i < 32; i++) {
@@ -229,7 +229,7 @@ final class KernelHarness {
             System.arraycopy(equal ? val : old, 0, expected, pos, size);
             assertArrayEquals(expected, after, what + ": target and its neighbours");
         } finally {
-            UNSAFE.freeMemory(mem);
+            Memory.free(mem);
         }
     }
 }

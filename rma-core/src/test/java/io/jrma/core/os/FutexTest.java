@@ -1,8 +1,8 @@
 package io.jrma.core.os;
 
-import static io.jrma.core.mem.UnsafeAccess.UNSAFE;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.jrma.core.mem.Memory;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -20,9 +20,9 @@ class FutexTest {
         if (DowncallTest.expectLinker() && !"false".equals(System.getProperty("jrma.futex"))) {
             assertTrue(Futex.viaJdkLinker(), "the JDK's linker is usable here, yet futex goes through JNA");
         }
-        long mem = UNSAFE.allocateMemory(8);
+        long mem = Memory.allocate(8);
         try {
-            UNSAFE.putIntVolatile(null, mem, 7);
+            Memory.putIntVolatile(null, mem, 7);
             long t0 = System.nanoTime();
             Futex.await(mem, 8, 20_000_000_000L); // the word is 7, not 8: returns at once
             assertTrue(System.nanoTime() - t0 < 5_000_000_000L, "a sleep on a changed word returns at once");
@@ -39,20 +39,20 @@ class FutexTest {
             long[] slept = new long[1];
             Thread sleeper = new Thread(() -> {
                 long s = System.nanoTime();
-                while (UNSAFE.getIntVolatile(null, mem) == 7) {
+                while (Memory.getIntVolatile(null, mem) == 7) {
                     Futex.await(mem, 7, 20_000_000_000L);
                 }
                 slept[0] = System.nanoTime() - s;
             });
             sleeper.start();
             Thread.sleep(200);
-            UNSAFE.putIntVolatile(null, mem, 9);
+            Memory.putIntVolatile(null, mem, 9);
             Futex.wakeAll(mem);
             sleeper.join(10_000);
             assertTrue(!sleeper.isAlive() && slept[0] < 10_000_000_000L, "the wake ended a 20 s sleep (slept "
                     + slept[0] / 1_000_000 + " ms)");
         } finally {
-            UNSAFE.freeMemory(mem);
+            Memory.free(mem);
         }
     }
 }

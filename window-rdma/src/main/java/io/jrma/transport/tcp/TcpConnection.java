@@ -2,7 +2,7 @@ package io.jrma.transport.tcp;
 
 import static io.jrma.transport.tcp.FrameDescriptor.HEADER_LENGTH;
 
-import io.jrma.core.mem.UnsafeAccess;
+import io.jrma.core.mem.Memory;
 import io.jrma.core.wire.Batch;
 import io.jrma.core.wire.PacketHeader;
 import java.io.IOException;
@@ -668,7 +668,7 @@ final class TcpConnection {
                 excessSeenNs = System.nanoTime(); // a second from now at the earliest
             }
         } else {
-            UnsafeAccess.UNSAFE.invokeCleaner(b); // large buffers go back to the OS now, not at some GC
+            Memory.release(b); // large buffers go back to the OS now, not at some GC
         }
     }
 
@@ -691,7 +691,7 @@ final class TcpConnection {
 
     private int free(ByteBuffer b) {
         pooledBytes -= b.capacity();
-        UnsafeAccess.UNSAFE.invokeCleaner(b);
+        Memory.release(b);
         return b.capacity();
     }
 

@@ -6,7 +6,7 @@ import static io.jrma.transport.shm.RingFileDescriptor.MSG_CONTROL;
 import static io.jrma.transport.shm.RingFileDescriptor.MSG_PACKETS;
 import static io.jrma.transport.shm.RingFileDescriptor.MSG_PART;
 
-import io.jrma.core.mem.UnsafeAccess;
+import io.jrma.core.mem.Memory;
 import io.jrma.core.wire.Batch;
 import io.jrma.core.wire.PacketHeader;
 import java.nio.ByteBuffer;
@@ -361,7 +361,7 @@ final class InboundRing implements ControlledMessageHandler {
 
     private static void free(ByteBuffer b) {
         if (b.capacity() >= (1 << 20)) {
-            UnsafeAccess.UNSAFE.invokeCleaner(b); // large buffers go back to the OS now, not at some GC
+            Memory.release(b); // large buffers go back to the OS now, not at some GC
         }
     }
 

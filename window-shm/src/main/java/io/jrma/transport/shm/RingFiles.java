@@ -13,7 +13,7 @@ import static io.jrma.transport.shm.RingFileDescriptor.VERSION_OFFSET;
 
 import io.jrma.ErrorClass;
 import io.jrma.RmaException;
-import io.jrma.core.mem.UnsafeAccess;
+import io.jrma.core.mem.Memory;
 import io.jrma.shm.ShmFiles;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -53,7 +53,7 @@ final class RingFiles {
             if (map != null) {
                 header.wrap(new byte[8]);
                 ring.wrap(new byte[8]);
-                UnsafeAccess.UNSAFE.invokeCleaner(map);
+                Memory.release(map);
                 map = null;
             }
         }
