@@ -323,10 +323,12 @@ public final class MPI {
         try {
             world = single ? Jrma.singleton() : Jrma.world();
         } catch (LinkageError | RuntimeException ex) {
-            throw new MPIException(ERR_OTHER, ERR_OTHER, "MPI.Init could not start a job of one rank (" + ex + "): run"
-                    + " the program with bin/jrmarun, or give java the flags jrma needs: java $(java -cp <rma-core jar>"
-                    + " io.jrma.JvmFlags) ...", ex);
+            throw new MPIException(ERR_OTHER, ERR_OTHER, "MPI.Init could not start jrma in this process (" + ex + "):"
+                    + " give java the flags jrma needs, java $(bin/jrma-flags) ... (or java $(java -cp <rma-core jar>"
+                    + " io.jrma.JvmFlags) ...), or run the program with bin/jrmarun", ex);
         }
+        // a process another launcher started (mpiexec) joined that launcher's job: a rank of many, not a singleton
+        single = single && !Jrma.joinedExternalJob();
         Env e = new Env(world, single, Thread.currentThread(), level);
         env = e;
         try {
@@ -377,6 +379,8 @@ public final class MPI {
             job.markFinalized(w.worldRank(w.rank()));
             // and so does it end the other ranks of this JVM only once they have finalized too
             job.awaitLocalRanksFinalized();
+            // a process of a job another launcher started closes its connections so that it can end
+            io.jrma.Jrma.leave(w);
         }
     }
 

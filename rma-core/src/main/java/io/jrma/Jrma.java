@@ -45,14 +45,46 @@ public final class Jrma {
     }
 
     /**
-     * The world of the calling thread's rank; if the thread is not part of a job, first makes it rank 0 of a new
-     * job of one rank (MPI's singleton init: a program started with plain {@code java} instead of jrmarun runs
-     * alone). Threads the caller starts afterwards belong to that rank too. The one-rank job lives as long as the
+     * The world of the calling thread's rank; if the thread is not part of a job, either joins the job another
+     * launcher started this process in ({@code mpiexec}: see {@link io.jrma.spi.WorldBootstrap}), or makes it rank 0
+     * of a new job of one rank (MPI's singleton init: a program started with plain {@code java} instead of jrmarun
+     * runs alone). Threads the caller starts afterwards belong to that rank too. The one-rank job lives as long as the
      * JVM (its progress thread is a daemon). Run-time parameters come from system properties and the environment.
      */
     public static synchronized Comm singleton() {
         Comm c = RankThreads.world();
-        return c != null ? c : RankThreads.singleton(new HashMap<>());
+        if (c != null) {
+            return c;
+        }
+        for (io.jrma.spi.WorldBootstrap b : io.jrma.spi.Components.worldBootstraps()) {
+            if (b.detected()) {
+                Comm w = b.join(new HashMap<>());
+                joinedBy = b;
+                return w;
+            }
+        }
+        return RankThreads.singleton(new HashMap<>());
+    }
+
+    private static volatile io.jrma.spi.WorldBootstrap joinedBy;
+
+    /**
+     * Whether this process joined a job another launcher started ({@code mpiexec}, {@code srun}): then
+     * {@link #singleton()} returned one rank of a larger job, and {@link #leave} ends this process's part of it.
+     */
+    public static boolean joinedExternalJob() {
+        return joinedBy != null;
+    }
+
+    /**
+     * Ends this process's part of a job another launcher started, once its rank has finalized: the transports say
+     * goodbye and close so the process can exit. Does nothing otherwise.
+     */
+    public static void leave(Comm world) {
+        io.jrma.spi.WorldBootstrap b = joinedBy;
+        if (b != null) {
+            b.finish(world);
+        }
     }
 
     /** Whether the calling thread belongs to a rank of a running job (see {@link #world()}). */

@@ -11,12 +11,14 @@ import java.util.ServiceLoader;
 
 /**
  * The components found on the class path with {@code ServiceLoader}, looked up once per JVM (class loader of this
- * class): transports, the multi-JVM job starter and the buffer allocator. Thread-safe.
+ * class): transports, the multi-JVM job starter, the bootstraps for jobs other launchers start, and the buffer
+ * allocator. Thread-safe.
  */
 public final class Components {
     private static volatile List<TransportProvider> transports;
     private static volatile JobStarter starter;
     private static volatile BufferAllocator allocator;
+    private static volatile List<WorldBootstrap> bootstraps;
 
     private Components() {
     }
@@ -47,6 +49,18 @@ public final class Components {
             starter = s;
         }
         return s;
+    }
+
+    /** Every bootstrap for jobs started by another launcher (mpiexec, srun, mpirun), by name. */
+    public static List<WorldBootstrap> worldBootstraps() {
+        List<WorldBootstrap> b = bootstraps;
+        if (b == null) {
+            List<WorldBootstrap> found = new ArrayList<>();
+            ServiceLoader.load(WorldBootstrap.class, Components.class.getClassLoader()).forEach(found::add);
+            found.sort(Comparator.comparing(WorldBootstrap::name));
+            bootstraps = b = List.copyOf(found);
+        }
+        return b;
     }
 
     /** Where {@code Jrma.allocateMemory} takes memory from: window-shm's arena, else plain direct memory. */

@@ -48,6 +48,18 @@ public final class RankThreads {
      * returns that rank's world. The job is never stopped: its progress thread is a daemon, so it lives as long
      * as the JVM. Used for MPI's singleton init ({@code io.jrma.Jrma#singleton}).
      */
+    /**
+     * Makes the calling thread world rank {@code rank} of {@code job}, whose other ranks live in other processes
+     * (a job another launcher started: one rank per process), starts the job and returns that rank's world.
+     */
+    public static Comm adopt(Job job, int rank) {
+        Comm mine = LocalComm.world(job, rank, new CollectiveState(job.size()));
+        job.bindRank(rank, Thread.currentThread());
+        job.start();
+        WORLD.set(mine);
+        return mine;
+    }
+
     public static Comm singleton(java.util.Map<String, String> params) {
         Job job = new Job(1, params);
         Comm mine = LocalComm.world(job, 0, new CollectiveState(1));

@@ -1,0 +1,279 @@
+package io.jrma.launcher;
+
+import io.jrma.Comm;
+import io.jrma.ErrorClass;
+import io.jrma.Jrma;
+import io.jrma.RmaException;
+import io.jrma.core.auth.Handshake;
+import io.jrma.core.op.ElementLocks;
+import io.jrma.core.runtime.CommCore;
+import io.jrma.core.runtime.Job;
+import io.jrma.core.runtime.RankThreads;
+import io.jrma.spi.Components;
+import io.jrma.spi.JobLayout;
+import io.jrma.spi.Transport;
+import io.jrma.spi.TransportProvider;
+import io.jrma.spi.Transports;
+import io.jrma.spi.WorldBootstrap;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.IntStream;
+
+/**
+ * Joins a job started by MPICH's {@code mpiexec} (hydra) or any launcher that serves PMI-1: each process is one
+ * rank (PMI_RANK of PMI_SIZE) in a JVM of its own, running the program's {@code main} on its main thread. Rank 0
+ * makes the job's id and secret; every process opens the transports the job selects and publishes their cards in
+ * the launcher's key-value space; after PMI's barrier each connects to the others, with the same secret-checked
+ * handshakes as under jrmarun.
+ *
+ * <p>Failures end the job as under the launcher's own MPI: an abort (MPI_Abort, a failed rank, a lost peer) tells
+ * the peers and ends this process with the abort's code at once, and the launcher ends the others.
+ */
+public final class PmiBootstrap implements WorldBootstrap {
+    /** How long closing waits for the goodbyes to leave. */
+    private static final long CLOSE_TIMEOUT_MS = 1_000;
+    /** How long a process aborted by a peer waits for the launcher to end it before it ends itself. */
+    private static final long ABORT_GRACE_MS = 3_000;
+
+    private Pmi1 pmi;
+    private Job job;
+    private List<Transport> transports = List.of();
+    /** Each rank's process id (the names of its shared-memory files carry it). */
+    private long[] pids = new long[0];
+    private final java.util.concurrent.atomic.AtomicBoolean ending = new java.util.concurrent.atomic.AtomicBoolean();
+
+    @Override
+    public String name() {
+        return "pmi-1";
+    }
+
+    @Override
+    public boolean detected() {
+        return Pmi1.inEnvironment();
+    }
+
+    @Override
+    public Comm join(Map<String, String> params) {
+        try {
+            return joinOrFail(params);
+        } catch (IOException e) {
+            throw new RmaException(ErrorClass.ERR_OTHER, "joining the job of the launcher that started this process"
+                    + " (PMI-1, e.g. MPICH's mpiexec) failed: " + e.getMessage(), e);
+        }
+    }
+
+    private Comm joinOrFail(Map<String, String> params) throws IOException {
+        if (System.getProperty("slf4j.internal.verbosity") == null) {
+            // Chronicle's "no SLF4J provider" notice, once per process, as jrmarun's JVMs are spared it
+            System.setProperty("slf4j.internal.verbosity", "ERROR");
+        }
+        pmi = Pmi1.connect();
+        int rank = pmi.rank();
+        int size = pmi.size();
+        if (rank == 0) {
+            pmi.put("jrma-job", Handshake.newJobId() + "." + Handshake.newSecret());
+        }
+        pmi.barrier();
+        String[] idAndSecret = pmi.get("jrma-job").split("\\.", 2);
+        if (idAndSecret.length != 2) {
+            throw new IOException("rank 0's job id is malformed");
+        }
+        int[] jvmOfRank = IntStream.range(0, size).toArray(); // a JVM per process, a rank per JVM
+        job = new Job(size, params, rank, jvmOfRank);
+        if (size > 1) {
+            Components.bufferAllocator().jobSpansJvms(job.params());
+        }
+        ElementLocks.onLongWait(job::checkAborted); // a holder in a killed JVM never releases
+        if (rank == 0) {
+            // what JVMs of earlier jobs left when the launcher killed them (as jrmarun --cleanup does)
+            for (TransportProvider p : Components.transportProviders()) {
+                p.reclaimDead(job.params());
+            }
+        }
+        transports = openTransports(idAndSecret[0], idAndSecret[1]);
+        job.onAbort(e -> {
+            Jrma.AbortException own = ownAbort(e);
+            if (own != null) {
+                // MPI_Abort here (or an error under ERRORS_ARE_FATAL): the launcher ends the job with its code, as
+                // it does for its own MPI's PMI_Abort, and prints its banner
+                int code = own.exitCode() & 0xff;
+                endJob(code == 0 ? 1 : code, e.getMessage());
+            } else {
+                // aborted by a peer, or a peer was lost: the launcher kills every process of the job (SIGKILL, which
+                // leaves files behind), so this one removes its own and those of peers already gone; if the launcher
+                // has not ended it within the grace, it ends itself (the peer's failure is the job's exit code)
+                for (Transport t : transports) {
+                    t.abortPeers(e.getMessage());
+                }
+                System.err.println("jrma: rank " + rank + ": " + e.getMessage());
+                reclaim(true);
+                halt(1, ABORT_GRACE_MS);
+            }
+        });
+        Thread main = Thread.currentThread();
+        Thread.UncaughtExceptionHandler before = main.getUncaughtExceptionHandler();
+        main.setUncaughtExceptionHandler((t, x) -> {
+            if (ending.get() || job.isAborted() && endedByAbort(x)) {
+                return; // this process is ending the job already, or another's failure ended this rank
+            }
+            before.uncaughtException(t, x); // the program's own failure: its stack trace, as java prints it
+            endJob(1, "rank " + rank + " failed: " + x);
+        });
+        return RankThreads.adopt(job, rank);
+    }
+
+    /** Opens the selected transports, trades cards through PMI and connects them (as JvmHost does via jrmarun). */
+    private List<Transport> openTransports(String jobId, String secret) throws IOException {
+        int size = job.size();
+        List<TransportProvider> chosen = Transports.select(new JobLayout(size, size, job.params()));
+        List<TransportProvider.Opening> openings = new ArrayList<>();
+        try {
+            StringBuilder mine = new StringBuilder();
+            for (TransportProvider p : chosen) {
+                TransportProvider.Opening o = p.open(job, jobId, secret);
+                openings.add(o);
+                mine.append(mine.length() == 0 ? "" : ",").append(encode(o.card()));
+            }
+            pmi.put("jrma-cards-" + pmi.rank(), ProcessHandle.current().pid() + ";" + (mine.length() == 0 ? "-" : mine));
+            pmi.barrier();
+            String[][] all = new String[size][];
+            pids = new long[size];
+            for (int r = 0; r < size; r++) {
+                String v = pmi.get("jrma-cards-" + r);
+                int semi = v.indexOf(';');
+                pids[r] = Long.parseLong(v.substring(0, semi));
+                v = v.substring(semi + 1);
+                String[] parts = v.equals("-") ? new String[0] : v.split(",", -1);
+                if (parts.length != openings.size()) {
+                    throw new IOException("rank " + r + " published " + parts.length + " transport cards, this one "
+                            + openings.size() + ": the processes disagree on jrma.transports");
+                }
+                all[r] = new String[parts.length];
+                for (int i = 0; i < parts.length; i++) {
+                    all[r][i] = decode(parts[i]);
+                }
+            }
+            List<Transport> opened = new ArrayList<>();
+            for (int i = 0; i < openings.size(); i++) {
+                String[] column = new String[size];
+                for (int r = 0; r < size; r++) {
+                    column[r] = all[r][i];
+                }
+                Transport t = openings.get(i).connect(column);
+                if (t != null) {
+                    opened.add(t);
+                }
+            }
+            return opened;
+        } catch (IOException | RuntimeException e) {
+            openings.forEach(TransportProvider.Opening::abandon);
+            throw e;
+        }
+    }
+
+    @Override
+    public void finish(Comm world) {
+        Job j = ((CommCore) world).job();
+        j.stop();
+        for (int i = transports.size() - 1; i >= 0; i--) {
+            transports.get(i).close(CLOSE_TIMEOUT_MS); // the narrower ones first; TCP says goodbye last
+        }
+        try {
+            pmi.finish();
+        } catch (IOException ignored) {
+            // the launcher is gone; the process ends anyway
+        }
+        pmi.close();
+    }
+
+    /**
+     * Ends the job from this process: tells the peers, removes the files of every process of the job (the launcher
+     * kills them all with SIGKILL, which runs no clean-up), asks the launcher to end the job with {@code code} and
+     * ends this process.
+     */
+    private void endJob(int code, String message) {
+        if (!ending.compareAndSet(false, true)) {
+            return; // another thread is ending the job already
+        }
+        for (Transport t : transports) {
+            t.abortPeers(message);
+        }
+        System.out.flush();
+        System.err.flush();
+        reclaim(false);
+        try {
+            pmi.abort(code);
+        } catch (IOException ignored) {
+            // the launcher is gone
+        }
+        System.out.flush();
+        System.err.flush();
+        Runtime.getRuntime().halt(code);
+    }
+
+    /** Removes what this JVM and its peers (all, or only those no longer running) left in shared memory. */
+    private void reclaim(boolean onlyGonePeers) {
+        long self = ProcessHandle.current().pid();
+        for (TransportProvider p : Components.transportProviders()) {
+            try {
+                p.reclaim(job.params(), self);
+                for (long pid : pids) {
+                    if (pid > 0 && pid != self && !(onlyGonePeers && ProcessHandle.of(pid).isPresent())) {
+                        p.reclaim(job.params(), pid);
+                    }
+                }
+            } catch (RuntimeException ignored) {
+                // best effort on the way out; jrmarun --cleanup removes what is left
+            }
+        }
+    }
+
+    /** Whether {@code x} (or what it wraps: the mpi package's MPIException) is the job's abort reaching this rank. */
+    private static boolean endedByAbort(Throwable x) {
+        for (Throwable t = x; t != null; t = t.getCause()) {
+            if (t instanceof RmaException r && r.errorClass() == ErrorClass.ERR_PROC_ABORTED) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The abort this process's own rank raised (MPI_Abort), or null when the abort came from elsewhere. */
+    private static Jrma.AbortException ownAbort(RmaException e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof Jrma.AbortException a) {
+                return a;
+            }
+        }
+        return null;
+    }
+
+    /** Ends the process with {@code code} after {@code delayMs}, whatever its other threads do. */
+    private static void halt(int code, long delayMs) {
+        Thread t = new Thread(() -> {
+            try {
+                Thread.sleep(delayMs);
+            } catch (InterruptedException ignored) {
+                // end now
+            }
+            System.out.flush();
+            System.err.flush();
+            Runtime.getRuntime().halt(code);
+        }, "jrma-abort-exit");
+        t.setDaemon(false); // keeps the JVM up through the grace even when main has returned
+        t.start();
+    }
+
+    /** A card as a PMI value: no spaces, no '=' (base64url without padding). */
+    private static String encode(String card) {
+        return Base64.getUrlEncoder().withoutPadding().encodeToString(card.getBytes(StandardCharsets.UTF_8));
+    }
+
+    private static String decode(String value) {
+        return new String(Base64.getUrlDecoder().decode(value), StandardCharsets.UTF_8);
+    }
+}
