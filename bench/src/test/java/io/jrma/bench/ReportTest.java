@@ -106,4 +106,20 @@ class ReportTest {
                 () -> Report.main(new String[] {raw.toString(), meta.toString(), dir.resolve("o").toString()}));
         assertTrue(e.getMessage().contains("bad line"), e.getMessage());
     }
+
+    @Test
+    @Timeout(60)
+    void aRunOfLatencyTestsOnlyHasNoBandwidthSection(@TempDir Path dir) throws Exception {
+        // bench/compare --only collectives: latency rows of N ranks, barrier's single row at size 0
+        Path out = report(dir, "command=bench/compare --only collectives\n",
+                "jrma-shm,barrier_latency,-,4 ranks,0,1,3.0",
+                "openmpi-sm,barrier_latency,-,4 ranks,0,1,1.5",
+                "jrma-shm,bcast_latency,-,2 ranks,4,1,2.0",
+                "openmpi-sm,bcast_latency,-,2 ranks,4,1,0.5");
+        String md = Files.readString(out.resolve("RESULTS.md"), StandardCharsets.UTF_8);
+        assertTrue(md.contains("| barrier_latency | - | 4 ranks | 0 B | 3.00 ~ | 1.50 ~ | 2.00 |"), md);
+        assertTrue(md.contains("| bcast_latency | - | 2 ranks | 4 B | 2.00 ~ | 0.500 ~ | 4.00 |"), md);
+        assertTrue(md.contains("## Latency"), md);
+        assertFalse(md.contains("## Bandwidth"), md);
+    }
 }

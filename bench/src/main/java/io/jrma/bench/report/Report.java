@@ -242,8 +242,10 @@ public final class Report {
     }
 
     String console() {
-        return "latency (us; ratio < 1: jrma faster)\n" + table(true, false)
-                + "\nbandwidth (GB/s; ratio > 1: jrma faster)\n" + table(false, false)
+        String lat = table(true, false);
+        String bw = table(false, false);
+        return (lat.isEmpty() ? "" : "latency (us; ratio < 1: jrma faster)\n" + lat + "\n")
+                + (bw.isEmpty() ? "" : "bandwidth (GB/s; ratio > 1: jrma faster)\n" + bw)
                 + "(~ marks a figure whose repetitions spread more than " + (int) (NOISY * 100) + "% of their median)";
     }
 
@@ -317,8 +319,15 @@ public final class Report {
         for (String i : impls) {
             sb.append("- `").append(i).append("`: ").append(meta.getOrDefault("impl." + i, "")).append('\n');
         }
-        sb.append("\n## Latency (µs)\n\n").append(table(true, true));
-        sb.append("\n## Bandwidth (GB/s)\n\n").append(table(false, true));
+        // a run of latency tests only (bench/compare --only collectives) has no bandwidth section, and vice versa
+        String lat = table(true, true);
+        String bw = table(false, true);
+        if (!lat.isEmpty()) {
+            sb.append("\n## Latency (µs)\n\n").append(lat);
+        }
+        if (!bw.isEmpty()) {
+            sb.append("\n## Bandwidth (GB/s)\n\n").append(bw);
+        }
         if (!pngs.isEmpty()) {
             sb.append("\n## Plots\n\n");
             for (String p : pngs) {
