@@ -11,46 +11,56 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * The mpi test programs started by MPICH's {@code mpiexec} (hydra), unchanged, as an MPICH user starts a Java
- * program: {@code mpiexec -n N java <jrma's flags> -cp ... Main}. Each process is one rank; MPI.Init joins the job
- * through hydra's PMI-1 (the PMI_FD hydra leaves open), with no jrma launcher. Exit codes are hydra's: 0, the code
- * of an MPI_Abort, an error class under ERRORS_ARE_FATAL. Skips, saying why, where MPICH is not installed
- * (.ci/run installs it).
+ * The mpi test programs started unchanged by the launchers of the C MPI libraries, as their users start a Java
+ * program: MPICH's {@code mpiexec -n N java <jrma's flags> -cp ... Main} (hydra; MPI.Init joins through the PMI-1
+ * connection hydra leaves open) and Open MPI's {@code mpirun} (PMIx, through libpmix). Each process is one rank;
+ * no jrma launcher is involved. Exit codes are the launcher's: 0, the code of an MPI_Abort, an error class under
+ * ERRORS_ARE_FATAL. A launcher that is not installed is skipped with the reason (.ci/run installs both).
  */
 class MpiexecTest {
     private static final String JAVA = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    private static String mpiexec;
 
-    @BeforeAll
-    static void findMpiexec() {
-        for (String name : new String[] {"mpiexec.hydra", "mpiexec.mpich"}) {
+    private static String find(String... names) {
+        for (String name : names) {
             for (String dir : System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)) {
                 if (Files.isExecutable(Path.of(dir, name))) {
-                    mpiexec = Path.of(dir, name).toString();
-                    return;
+                    return Path.of(dir, name).toString();
                 }
             }
         }
+        return null;
     }
 
-    private static boolean skip() {
-        if (mpiexec == null) {
-            System.out.println("MpiexecTest skipped: MPICH's mpiexec (mpiexec.hydra) is not installed"
-                    + " (apt-get install mpich; .ci/run does it)");
+    /** The launcher's command up to the program ({@code hydra}: MPICH's mpiexec; {@code ompi}: Open MPI's mpirun). */
+    private static List<String> launcher(String which, int n) {
+        if (which.equals("hydra")) {
+            String m = find("mpiexec.hydra", "mpiexec.mpich");
+            return m == null ? null : List.of(m, "-n", String.valueOf(n));
+        }
+        String m = find("mpirun.openmpi");
+        return m == null ? null : List.of(m, "--allow-run-as-root", "--oversubscribe", "-np", String.valueOf(n));
+    }
+
+    private static boolean skip(String which) {
+        if (launcher(which, 1) == null) {
+            System.out.println("MpiexecTest skipped for " + which + ": " + (which.equals("hydra")
+                    ? "MPICH's mpiexec (mpiexec.hydra) is not installed (apt-get install mpich"
+                    : "Open MPI's mpirun (mpirun.openmpi) is not installed (apt-get install openmpi-bin")
+                    + "; .ci/run does it)");
             return true;
         }
         return false;
     }
 
-    private static MpiProgramsTest.Run mpiexec(int n, String program, String... args) throws IOException {
-        List<String> cmd = new ArrayList<>(List.of(mpiexec, "-n", String.valueOf(n), JAVA));
+    private static MpiProgramsTest.Run mpiexec(String which, int n, String program, String... args) throws IOException {
+        List<String> cmd = new ArrayList<>(launcher(which, n));
+        cmd.add(JAVA);
         for (String f : System.getProperty("jrma.test.argLine", "").trim().split("\\s+")) {
             if (!f.isEmpty()) {
                 cmd.add(f);
@@ -67,15 +77,16 @@ class MpiexecTest {
         }
     }
 
-    @ParameterizedTest(name = "{0} on {1} processes")
-    @CsvSource({"PointToPoint, 4", "Collective, 3", "Windows, 4", "GroupsComms, 2", "SelfAndProcNull, 4",
-        "ExitAfterFinalize, 4"})
+    @ParameterizedTest(name = "{0}: {1} on {2} processes")
+    @CsvSource({"hydra, PointToPoint, 4", "hydra, Collective, 3", "hydra, Windows, 4", "hydra, GroupsComms, 2",
+        "hydra, SelfAndProcNull, 4", "hydra, ExitAfterFinalize, 4", "ompi, PointToPoint, 3", "ompi, Windows, 4",
+        "ompi, Collective, 2"})
     @Timeout(120)
-    void aProgramRunsUnchangedUnderMpiexec(String program, int n) throws Exception {
-        if (skip()) {
+    void aProgramRunsUnchangedUnderTheLauncher(String which, String program, int n) throws Exception {
+        if (skip(which)) {
             return;
         }
-        MpiProgramsTest.Run r = mpiexec(n, program);
+        MpiProgramsTest.Run r = mpiexec(which, n, program);
         assertEquals(0, r.exit(100), r.output());
         assertTrue(r.printed(program + " OK on " + n + " ranks"), r.output());
         assertJvmsGone(r);
@@ -109,26 +120,28 @@ class MpiexecTest {
         assertEquals(List.of(), left, "files left in /dev/shm");
     }
 
-    @Test
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"hydra", "ompi"})
     @Timeout(120)
-    void mpiAbortEndsTheJobWithItsCode() throws Exception {
-        if (skip()) {
+    void mpiAbortEndsTheJobWithItsCode(String which) throws Exception {
+        if (skip(which)) {
             return;
         }
-        MpiProgramsTest.Run r = mpiexec(4, "Abort", "2", "42");
+        MpiProgramsTest.Run r = mpiexec(which, 4, "Abort", "2", "42");
         assertEquals(42, r.exit(100), r.output());
         assertTrue(r.printed("jrma mpi: rank 2 called abort(42)"), r.output());
         assertJvmsGone(r);
         assertNoFilesLeft(r);
     }
 
-    @Test
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"hydra", "ompi"})
     @Timeout(120)
-    void anErrorUnderErrorsAreFatalEndsTheJobWithItsErrorClass() throws Exception {
-        if (skip()) {
+    void anErrorUnderErrorsAreFatalEndsTheJobWithItsErrorClass(String which) throws Exception {
+        if (skip(which)) {
             return;
         }
-        MpiProgramsTest.Run r = mpiexec(4, "FatalError");
+        MpiProgramsTest.Run r = mpiexec(which, 4, "FatalError");
         assertEquals(6, r.exit(100), "exit code MPI.ERR_RANK:\n" + r.output());
         assertTrue(!r.output().contains("\tat "), "a peer's secondary failure printed a stack trace:\n" + r.output());
         assertJvmsGone(r);

@@ -22,7 +22,7 @@ import java.util.Map;
  *
  * <p>Not thread-safe: one thread (the rank's) uses it.
  */
-final class Pmi1 implements AutoCloseable {
+final class Pmi1 implements Pmi {
     /** The C library's read and write, for the inherited PMI_FD (Java has no stream over a bare descriptor). */
     interface Fd extends Library {
         long read(int fd, byte[] buf, long count);
@@ -89,24 +89,27 @@ final class Pmi1 implements AutoCloseable {
         return p;
     }
 
-    int rank() {
+    @Override
+    public int rank() {
         return rank;
     }
 
-    int size() {
+    @Override
+    public int size() {
         return size;
     }
 
-    /** Publishes {@code key=value} in the job's key-value space (visible to the others after a {@link #barrier}). */
-    void put(String key, String value) throws IOException {
+    @Override
+    public void put(String key, String value) throws IOException {
         Map<String, String> r = call("cmd=put kvsname=" + kvs + " key=" + key + " value=" + value, "put_result");
         if (!"0".equals(r.get("rc"))) {
             throw new IOException("PMI put of " + key + " refused: " + r);
         }
     }
 
-    /** The value another process put under {@code key} before the last barrier. */
-    String get(String key) throws IOException {
+    /** PMI-1's key-value space is one for the job: keys are unique per process by their name. */
+    @Override
+    public String get(int fromRank, String key) throws IOException {
         Map<String, String> r = call("cmd=get kvsname=" + kvs + " key=" + key, "get_result");
         if (!"0".equals(r.get("rc")) || r.get("value") == null) {
             throw new IOException("PMI: no value for " + key + ": " + r);
@@ -114,21 +117,19 @@ final class Pmi1 implements AutoCloseable {
         return r.get("value");
     }
 
-    /** Waits until every process of the job has entered the barrier. */
-    void barrier() throws IOException {
+    @Override
+    public void exchange() throws IOException {
         call("cmd=barrier_in", "barrier_out");
     }
 
-    /**
-     * Asks the launcher to end the whole job with {@code code} (PMI_Abort); the launcher prints its own banner and
-     * kills every process. Does not wait for an answer (there is none).
-     */
-    void abort(int code) throws IOException {
+    /** PMI_Abort: the launcher prints its own banner and kills every process; there is no answer to wait for. */
+    @Override
+    public void abort(int code, String message) throws IOException {
         send("cmd=abort exitcode=" + code);
     }
 
-    /** Tells the server this process is done with PMI. */
-    void finish() throws IOException {
+    @Override
+    public void finish() throws IOException {
         call("cmd=finalize", "finalize_ack");
     }
 

@@ -24,7 +24,8 @@ import java.util.Map;
 import java.util.stream.IntStream;
 
 /**
- * Joins a job started by MPICH's {@code mpiexec} (hydra) or any launcher that serves PMI-1: each process is one
+ * Joins a job started by Open MPI's {@code mpirun} or Slurm (PMIx, through libpmix), or by MPICH's {@code mpiexec}
+ * (hydra) or any launcher that serves PMI-1 (in pure Java): each process is one
  * rank (PMI_RANK of PMI_SIZE) in a JVM of its own, running the program's {@code main} on its main thread. Rank 0
  * makes the job's id and secret; every process opens the transports the job selects and publishes their cards in
  * the launcher's key-value space; after PMI's barrier each connects to the others, with the same secret-checked
@@ -39,7 +40,7 @@ public final class PmiBootstrap implements WorldBootstrap {
     /** How long a process aborted by a peer waits for the launcher to end it before it ends itself. */
     private static final long ABORT_GRACE_MS = 3_000;
 
-    private Pmi1 pmi;
+    private Pmi pmi;
     private Job job;
     private List<Transport> transports = List.of();
     /** Each rank's process id (the names of its shared-memory files carry it). */
@@ -48,12 +49,12 @@ public final class PmiBootstrap implements WorldBootstrap {
 
     @Override
     public String name() {
-        return "pmi-1";
+        return "pmi";
     }
 
     @Override
     public boolean detected() {
-        return Pmi1.inEnvironment();
+        return Pmix.inEnvironment() || Pmi1.inEnvironment();
     }
 
     @Override
@@ -62,7 +63,7 @@ public final class PmiBootstrap implements WorldBootstrap {
             return joinOrFail(params);
         } catch (IOException e) {
             throw new RmaException(ErrorClass.ERR_OTHER, "joining the job of the launcher that started this process"
-                    + " (PMI-1, e.g. MPICH's mpiexec) failed: " + e.getMessage(), e);
+                    + " (PMIx: Open MPI's mpirun, srun --mpi=pmix; PMI-1: MPICH's mpiexec) failed: " + e.getMessage(), e);
         }
     }
 
@@ -71,14 +72,14 @@ public final class PmiBootstrap implements WorldBootstrap {
             // Chronicle's "no SLF4J provider" notice, once per process, as jrmarun's JVMs are spared it
             System.setProperty("slf4j.internal.verbosity", "ERROR");
         }
-        pmi = Pmi1.connect();
+        pmi = Pmix.inEnvironment() ? Pmix.connect() : Pmi1.connect();
         int rank = pmi.rank();
         int size = pmi.size();
         if (rank == 0) {
             pmi.put("jrma-job", Handshake.newJobId() + "." + Handshake.newSecret());
         }
-        pmi.barrier();
-        String[] idAndSecret = pmi.get("jrma-job").split("\\.", 2);
+        pmi.exchange();
+        String[] idAndSecret = pmi.get(0, "jrma-job").split("\\.", 2);
         if (idAndSecret.length != 2) {
             throw new IOException("rank 0's job id is malformed");
         }
@@ -109,7 +110,7 @@ public final class PmiBootstrap implements WorldBootstrap {
                 for (Transport t : transports) {
                     t.abortPeers(e.getMessage());
                 }
-                System.err.println("jrma: rank " + rank + ": " + e.getMessage());
+                System.err.println("jrma: rank " + rank + " ends with the job: " + reason(e.getMessage()));
                 reclaim(true);
                 halt(1, ABORT_GRACE_MS);
             }
@@ -139,11 +140,11 @@ public final class PmiBootstrap implements WorldBootstrap {
                 mine.append(mine.length() == 0 ? "" : ",").append(encode(o.card()));
             }
             pmi.put("jrma-cards-" + pmi.rank(), ProcessHandle.current().pid() + ";" + (mine.length() == 0 ? "-" : mine));
-            pmi.barrier();
+            pmi.exchange();
             String[][] all = new String[size][];
             pids = new long[size];
             for (int r = 0; r < size; r++) {
-                String v = pmi.get("jrma-cards-" + r);
+                String v = pmi.get(r, "jrma-cards-" + r);
                 int semi = v.indexOf(';');
                 pids[r] = Long.parseLong(v.substring(0, semi));
                 v = v.substring(semi + 1);
@@ -206,7 +207,7 @@ public final class PmiBootstrap implements WorldBootstrap {
         System.err.flush();
         reclaim(false);
         try {
-            pmi.abort(code);
+            pmi.abort(code, message);
         } catch (IOException ignored) {
             // the launcher is gone
         }
@@ -230,6 +231,21 @@ public final class PmiBootstrap implements WorldBootstrap {
                 // best effort on the way out; jrmarun --cleanup removes what is left
             }
         }
+    }
+
+    /** The cause of an abort without the error-class prefixes each relay added ("ERR_PROC_ABORTED: job aborted: ..."). */
+    static String reason(String message) {
+        String m = message;
+        String before;
+        do {
+            before = m;
+            for (String prefix : new String[] {ErrorClass.ERR_PROC_ABORTED.name() + ": ", "job aborted: "}) {
+                if (m.startsWith(prefix)) {
+                    m = m.substring(prefix.length());
+                }
+            }
+        } while (!m.equals(before));
+        return m;
     }
 
     /** Whether {@code x} (or what it wraps: the mpi package's MPIException) is the job's abort reaching this rank. */
