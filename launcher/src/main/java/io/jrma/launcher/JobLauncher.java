@@ -50,6 +50,10 @@ public final class JobLauncher {
         public String[] args = new String[0];
         public byte[] body;
         public String classpath = System.getProperty("java.class.path");
+        /** The program's part of {@link #classpath} (jrmarun's -cp), for messages; null if not given apart. */
+        public String userClasspath;
+        /** Whether this process's stdin goes to JVM 0 (rank 0), as mpirun forwards it; else the JVMs read EOF. */
+        public boolean forwardStdin;
         public String javaCommand = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         public List<String> jvmArgs = new ArrayList<>();
         public Map<String, String> env = new LinkedHashMap<>();
@@ -406,8 +410,22 @@ public final class JobLauncher {
             pb.redirectOutput(ProcessBuilder.Redirect.INHERIT).redirectError(ProcessBuilder.Redirect.INHERIT);
         }
         Process p = pb.start();
-        try (OutputStream in = p.getOutputStream()) {
-            in.write((secret + "\n").getBytes(StandardCharsets.US_ASCII));
+        OutputStream in = p.getOutputStream();
+        in.write((secret + "\n").getBytes(StandardCharsets.US_ASCII));
+        in.flush();
+        if (j == 0 && o.forwardStdin) {
+            // after the secret's line, JVM 0's stdin is jrmarun's: rank 0 reads what the user types or pipes in
+            Thread t = new Thread(() -> {
+                try (in) {
+                    System.in.transferTo(in);
+                } catch (IOException ignored) {
+                    // the JVM is gone, or stopped reading
+                }
+            }, "jrma-stdin");
+            t.setDaemon(true);
+            t.start();
+        } else {
+            in.close();
         }
         if (!o.inheritOutput) {
             pump(p.getInputStream(), System.out, "jrma-out-" + j);

@@ -28,10 +28,11 @@ import java.util.Map;
 public final class JrmaRun {
     static final String USAGE = String.join("\n",
             "usage: jrmarun -n N [--jvms J | --ranks-per-jvm K] [-cp CLASSPATH] [options] MAINCLASS [ARGS...]",
+            "       jrmarun -n N [options] java [JAVA OPTIONS] (MAINCLASS | -jar JAR) [ARGS...]   (as with mpirun)",
             "  -n, -np N              number of ranks (required; also --np, -c)",
             "  --jvms J               spread the ranks over J JVMs (default 1: all ranks are threads of one JVM)",
             "  --ranks-per-jvm K      K consecutive ranks per JVM (the last JVM may hold fewer)",
-            "  -cp, --classpath CP    the program's class path (added to jrma's own)",
+            "  -cp, --classpath CP    the program's class path (added to jrma's own; default $CLASSPATH, else .)",
             "  --tag-output           prefix every output line with [1,RANK]<stdout>: or <stderr>:",
             "  --timeout SECONDS      abort the job after this long (exit code 124)",
             "  -x NAME[=VALUE]        export NAME (with VALUE, or jrmarun's own value) to every JVM",
@@ -82,6 +83,11 @@ public final class JrmaRun {
         }
         o.diagnostics = err;
         notes.forEach(err::println);
+        String missing = missingMainClass(o);
+        if (missing != null) {
+            err.println("jrmarun: " + missing);
+            return 2;
+        }
         JobLauncher.Result r = JobLauncher.run(o);
         return r.exitCode;
     }
@@ -187,12 +193,103 @@ public final class JrmaRun {
         }
         o.nranks = n;
         o.njvms = jvms;
-        o.mainClass = a[i];
-        o.args = Arrays.copyOfRange(a, i + 1, a.length);
-        if (userCp != null) {
-            o.classpath = o.classpath + File.pathSeparator + userCp;
+        if (a[i].equals("java") || a[i].endsWith(File.separator + "java")) {
+            // the program as a java command line, as mpirun users write it: its options apply to every JVM
+            i++;
+            while (i < a.length && a[i].startsWith("-")) {
+                String opt = a[i];
+                if (opt.equals("-cp") || opt.equals("-classpath") || opt.equals("--class-path")) {
+                    userCp = value(a, i++);
+                } else if (opt.startsWith("--class-path=")) {
+                    userCp = opt.substring("--class-path=".length());
+                } else if (opt.equals("-jar")) {
+                    String jar = value(a, i++);
+                    userCp = userCp == null ? jar : userCp + File.pathSeparator + jar;
+                    o.mainClass = mainClassOf(jar);
+                    i++;
+                    break;
+                } else if (JAVA_OPTIONS_WITH_VALUE.contains(opt)) {
+                    o.jvmArgs.add(opt);
+                    o.jvmArgs.add(value(a, i++));
+                } else {
+                    o.jvmArgs.add(opt);
+                }
+                i++;
+            }
+            if (o.mainClass == null) {
+                if (i >= a.length) {
+                    throw new IllegalArgumentException("the java command line names no MAINCLASS (or -jar JAR)");
+                }
+                o.mainClass = a[i++];
+            }
+            o.args = Arrays.copyOfRange(a, i, a.length);
+        } else {
+            o.mainClass = a[i];
+            o.args = Arrays.copyOfRange(a, i + 1, a.length);
         }
+        if (userCp == null) { // as java: the CLASSPATH variable, else the current directory
+            String env = System.getenv("CLASSPATH");
+            userCp = env != null && !env.isEmpty() ? env : ".";
+        }
+        o.userClasspath = userCp;
+        o.classpath = o.classpath + File.pathSeparator + userCp;
+        o.forwardStdin = true;
         return o;
+    }
+
+    /** java's options that take the next word as their value. */
+    private static final java.util.Set<String> JAVA_OPTIONS_WITH_VALUE = java.util.Set.of("--add-opens", "--add-exports",
+            "--add-reads", "--add-modules", "--module-path", "-p", "--upgrade-module-path", "--limit-modules",
+            "--patch-module", "--enable-native-access");
+
+    /** The Main-Class of a jar's manifest. */
+    private static String mainClassOf(String jar) {
+        try (java.util.jar.JarFile f = new java.util.jar.JarFile(jar)) {
+            java.util.jar.Manifest m = f.getManifest();
+            String main = m == null ? null : m.getMainAttributes().getValue(java.util.jar.Attributes.Name.MAIN_CLASS);
+            if (main == null) {
+                throw new IllegalArgumentException("no Main-Class in the manifest of " + jar);
+            }
+            return main.trim();
+        } catch (java.io.IOException e) {
+            throw new IllegalArgumentException("cannot read " + jar + ": " + e.getMessage());
+        }
+    }
+
+    /**
+     * Why the main class cannot be loaded from the program's class path and jrma's, or null when it can: checked here,
+     * before any JVM starts, so a mistyped name or class path is one line, not a failed job.
+     */
+    static String missingMainClass(JobLauncher.Options o) {
+        if (o.userClasspath == null || o.mainClass == null) {
+            return null;
+        }
+        List<java.net.URL> urls = new ArrayList<>();
+        for (String e : o.userClasspath.split(File.pathSeparator)) {
+            try {
+                if (e.endsWith("*")) { // java's dir/* : every jar of the directory
+                    File dir = new File(e.substring(0, e.length() - 1));
+                    File[] jars = dir.listFiles((d, name) -> name.endsWith(".jar") || name.endsWith(".JAR"));
+                    for (File j : jars == null ? new File[0] : jars) {
+                        urls.add(j.toURI().toURL());
+                    }
+                } else if (!e.isEmpty()) {
+                    urls.add(new File(e).toURI().toURL());
+                }
+            } catch (java.net.MalformedURLException ignored) {
+                // java ignores what it cannot use too
+            }
+        }
+        try (java.net.URLClassLoader l = new java.net.URLClassLoader(urls.toArray(new java.net.URL[0]),
+                JrmaRun.class.getClassLoader())) {
+            Class.forName(o.mainClass, false, l);
+            return null;
+        } catch (ClassNotFoundException e) {
+            return "cannot find the main class " + o.mainClass + " on the program's class path (" + o.userClasspath
+                    + ", in " + System.getProperty("user.dir") + "); give it with -cp DIR|JAR";
+        } catch (LinkageError | java.io.IOException e) {
+            return null; // found; what it lacks, the JVMs will say
+        }
     }
 
     private static String value(String[] a, int i) {

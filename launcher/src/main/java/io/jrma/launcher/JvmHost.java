@@ -16,12 +16,10 @@ import io.jrma.spi.TransportProvider;
 import io.jrma.spi.Transports;
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
-import java.io.BufferedReader;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.lang.reflect.InvocationTargetException;
@@ -57,8 +55,13 @@ public final class JvmHost {
         try {
             code = host();
         } catch (Throwable t) {
-            System.err.println("jrma: JVM " + System.getenv("JRMA_JVM") + " failed to run its ranks: " + t);
-            t.printStackTrace();
+            if (t instanceof RmaException e && e.errorClass() == ErrorClass.ERR_ARG) {
+                // the program's mistake (a main class that is not there, main not static): the message is the story
+                System.err.println("jrma: JVM " + System.getenv("JRMA_JVM") + " cannot run its ranks: " + e.getMessage());
+            } else {
+                System.err.println("jrma: JVM " + System.getenv("JRMA_JVM") + " failed to run its ranks: " + t);
+                t.printStackTrace();
+            }
             code = 1;
         }
         System.out.flush();
@@ -67,7 +70,7 @@ public final class JvmHost {
     }
 
     private static int host() throws Exception {
-        String secret = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.US_ASCII)).readLine();
+        String secret = firstLine(System.in); // byte by byte: the rest of stdin is rank 0's (jrmarun forwards it)
         String rv = System.getenv("JRMA_RENDEZVOUS");
         String jvmEnv = System.getenv("JRMA_JVM");
         String linkId = System.getenv("JRMA_JOB_ID");
@@ -104,6 +107,16 @@ public final class JvmHost {
             }
             Rendezvous.write(out, Rendezvous.IDLE, new byte[0]);
         }
+    }
+
+    /** The first line of {@code in}, read without taking a byte more; null at end of input. */
+    private static String firstLine(java.io.InputStream in) throws IOException {
+        java.io.ByteArrayOutputStream b = new java.io.ByteArrayOutputStream();
+        int c;
+        while ((c = in.read()) >= 0 && c != '\n') {
+            b.write(c);
+        }
+        return c < 0 && b.size() == 0 ? null : b.toString(StandardCharsets.US_ASCII);
     }
 
     /** Runs one job's ranks of this JVM; returns 0 if they all returned normally and nothing aborted. */
@@ -275,8 +288,7 @@ public final class JvmHost {
         try {
             Class.forName(spec.mainClass(), false, app);
         } catch (ClassNotFoundException e) {
-            throw new RmaException(ErrorClass.ERR_ARG, "main class " + spec.mainClass() + " is not on the class path ("
-                    + System.getProperty("java.class.path") + ")");
+            throw new RmaException(ErrorClass.ERR_ARG, "main class " + spec.mainClass() + " is not on the class path");
         }
         boolean isolated = Params.RANK_LOADERS.getChoice(spec.params(), "isolated", "shared")
                 .equals("isolated");
