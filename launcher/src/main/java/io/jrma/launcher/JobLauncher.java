@@ -495,8 +495,10 @@ public final class JobLauncher {
             if (cause == null) {
                 cause = new RemoteRankException(d.message(), d.trace());
             }
-            fail(d.secondary() ? P_ABORT : P_RANK, d.code(), d.rank(), "rank " + d.rank() + " failed: " + d.message(),
-                    cause, d.trace());
+            // a report without a trace is a deliberate abort, whose message names the rank and the code
+            String what = d.trace() == null && d.throwable() == null ? d.message()
+                    : "rank " + d.rank() + " failed: " + d.message();
+            fail(d.secondary() ? P_ABORT : P_RANK, d.code(), d.rank(), what, cause, d.trace());
         }
         notifyAll();
     }

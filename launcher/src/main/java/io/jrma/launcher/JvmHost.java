@@ -330,6 +330,13 @@ public final class JvmHost {
         if (t == null) {
             return new Rendezvous.RankDone(rank, 0, false, null, null, null);
         }
+        if (t instanceof Jrma.AbortException a) {
+            // a deliberate MPI_Abort: its message is the whole story, as mpirun's banner (no stack trace)
+            String m = a.getMessage();
+            String prefix = ErrorClass.ERR_PROC_ABORTED.name() + ": ";
+            return new Rendezvous.RankDone(rank, code, secondary, m.startsWith(prefix) ? m.substring(prefix.length()) : m,
+                    null, null);
+        }
         StringWriter sw = new StringWriter();
         t.printStackTrace(new PrintWriter(sw));
         byte[] ser = null;
