@@ -74,6 +74,18 @@ class PacketFuzzTest {
                     w.free();
                 }, TimeUnit.MINUTES.toMillis(28));
             }
+            try {
+                campaign(rig, rings, via, win, created);
+            } finally {
+                fuzzed.countDown(); // the ranks go on (and fail fast if the campaign failed and aborted the jobs)
+            }
+            rig.await(60_000);
+        }
+    }
+
+    private static void campaign(FuzzRig rig, boolean rings, String via, AtomicReference<WindowImpl>[] win,
+                                 CountDownLatch created) throws Exception {
+        {
             assertTrue(created.await(60, TimeUnit.SECONDS), "windows not created");
             WindowImpl w1 = win[1].get();
             long[] sum = {checksum(win[0].get()), checksum(w1)};
@@ -116,8 +128,6 @@ class PacketFuzzTest {
             assertEquals(appliedBefore, w1.counters.get(Counter.PACKETS_APPLIED), "packets applied from the fuzzer");
             assertEquals(sum[1], checksum(w1), "JVM 1's window changed");
             assertEquals(sum[0], checksum(win[0].get()), "JVM 0's window changed");
-            fuzzed.countDown();
-            rig.await(60_000);
         }
     }
 
