@@ -391,9 +391,8 @@ final class TcpConnection {
             long aux = staging.getLong(at + FrameDescriptor.CREDIT_OFFSET);
             if (len < 0 || len > FrameDescriptor.MAX_BODY || version != FrameDescriptor.VERSION
                     || type < FrameDescriptor.BATCH || type > FrameDescriptor.WAKE || aux < 0 || aux > window) {
-                owner.framesRejected.incrementAndGet();
-                owner.lost(this, "corrupt frame header (length " + len + ", type " + type + ", version " + version
-                        + ", credit " + aux + "): the stream cannot be resynchronized");
+                owner.corrupt(this, "a corrupt frame header (length " + len + ", " + FrameDescriptor.typeName(type)
+                        + ", version " + version + ", credit " + aux + ")");
                 staging.position(staging.limit());
                 return frames;
             }

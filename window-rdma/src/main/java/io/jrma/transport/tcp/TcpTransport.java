@@ -443,6 +443,21 @@ public final class TcpTransport implements Transport, AutoCloseable {
         }
     }
 
+    /**
+     * JVM {@code c.peerJvm} sent bytes that cannot be framed ({@code what}): counted as a rejected frame; the stream
+     * cannot be resynchronized, so the connection is closed and the job aborted with {@link ErrorClass#ERR_INTERN}
+     * (the peer is alive and broken, not lost).
+     */
+    void corrupt(TcpConnection c, String what) {
+        framesRejected.incrementAndGet();
+        boolean wasOpen = !c.closed;
+        c.close();
+        if (wasOpen && !closing) {
+            job.abort(ErrorClass.ERR_INTERN, "JVM " + c.peerJvm + " (world ranks " + ranksOf(c.peerJvm) + ") sent " + what
+                    + " on its TCP connection: the stream cannot be resynchronized, the connection is closed", null);
+        }
+    }
+
     private String ranksOf(int jvm) {
         StringBuilder sb = new StringBuilder();
         for (int r = 0; r < job.size(); r++) {
