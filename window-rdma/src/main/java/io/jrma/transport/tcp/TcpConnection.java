@@ -390,7 +390,8 @@ final class TcpConnection {
             int version = staging.get(at + FrameDescriptor.VERSION_OFFSET);
             long aux = staging.getLong(at + FrameDescriptor.CREDIT_OFFSET);
             if (len < 0 || len > FrameDescriptor.MAX_BODY || version != FrameDescriptor.VERSION
-                    || type < FrameDescriptor.BATCH || type > FrameDescriptor.WAKE || aux < 0 || aux > window) {
+                    || type < FrameDescriptor.BATCH || type > FrameDescriptor.WAKE || aux < 0 || aux > window
+                    || (len != 0 && FrameDescriptor.isEmptyType(type))) {
                 owner.corrupt(this, "a corrupt frame header (length " + len + ", " + FrameDescriptor.typeName(type)
                         + ", version " + version + ", credit " + aux + ")");
                 staging.position(staging.limit());
