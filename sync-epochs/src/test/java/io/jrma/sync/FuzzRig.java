@@ -190,6 +190,33 @@ final class FuzzRig implements AutoCloseable {
         }
     }
 
+    /**
+     * Writes a record of {@code len} bytes of {@code src} into the ring from JVM 0 to JVM 1 as a broken sender would:
+     * claimed and filled as usual, but with {@code lengthField} (given the honest record length, header included)
+     * as the length in its record header, written where the commit would write the honest one.
+     */
+    void injectRawRecord(org.agrona.DirectBuffer src, int len, java.util.function.IntUnaryOperator lengthField)
+            throws Exception {
+        openRingInjection();
+        while (true) {
+            ringLock.lock();
+            try {
+                int index = ring.tryClaim(io.jrma.transport.shm.RingFileDescriptor.MSG_PACKETS, len);
+                if (index >= 0) {
+                    ring.buffer().putBytes(index, src, 0, len);
+                    int header = index - org.agrona.concurrent.ringbuffer.RecordDescriptor.HEADER_LENGTH;
+                    ring.buffer().putIntOrdered(header, lengthField.applyAsInt(
+                            len + org.agrona.concurrent.ringbuffer.RecordDescriptor.HEADER_LENGTH));
+                    return;
+                }
+            } finally {
+                ringLock.unlock();
+            }
+            tcp[0].wakeJvm(1);
+            LockSupport.parkNanos(20_000);
+        }
+    }
+
     /** Wakes JVM 1's progress thread (the doorbell a sender rings after writing into a sleeper's ring). */
     void doorbell() {
         tcp[0].wakeJvm(1);

@@ -257,6 +257,13 @@ public final class ShmRingTransport implements Transport, InboundRing.Sink, Auto
     }
 
     @Override
+    public void corrupt(InboundRing from, String why) {
+        counters.rejected.incrementAndGet();
+        job.abort(ErrorClass.ERR_INTERN, "the shared-memory ring from JVM " + from.peerJvm + " is corrupt: " + why
+                + "; it is read no more", null);
+    }
+
+    @Override
     public void control(InboundRing from, java.nio.ByteBuffer message) {
         ShmCounters.add(counters.controlReceived, 1);
         try {
