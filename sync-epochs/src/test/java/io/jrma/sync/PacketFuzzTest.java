@@ -126,6 +126,14 @@ class PacketFuzzTest {
             assertEquals(windowRejected, errorReplies.getAsLong(), "ERROR replies received by the origin");
             assertEquals(replies, w1.counters.get(Counter.REPLIES_RECEIVED) - repliesBefore, "unasked replies taken");
             assertEquals(appliedBefore, w1.counters.get(Counter.PACKETS_APPLIED), "packets applied from the fuzzer");
+            // rejections below the window carry their MPI error class too (there is nobody to answer: they are kept)
+            io.jrma.RmaException transport = rings ? rig.shm[1].lastRejection() : rig.tcp[1].lastRejection();
+            assertTrue(transport != null && (transport.errorClass() == io.jrma.ErrorClass.ERR_RANK
+                    || transport.errorClass() == io.jrma.ErrorClass.ERR_INTERN), "the transport's last rejection: " + transport);
+            io.jrma.RmaException agent = rig.jobs[1].agent().lastRejection();
+            assertTrue(agent != null && agent.errorClass() == io.jrma.ErrorClass.ERR_WIN, "the agent's last rejection: " + agent);
+            System.out.println("PacketFuzzTest via " + via + ": last rejections: transport " + transport.getMessage()
+                    + "; agent " + agent.getMessage());
             assertEquals(sum[1], checksum(w1), "JVM 1's window changed");
             assertEquals(sum[0], checksum(win[0].get()), "JVM 0's window changed");
         }

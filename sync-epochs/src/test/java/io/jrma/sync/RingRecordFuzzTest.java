@@ -173,6 +173,11 @@ class RingRecordFuzzTest {
         assertEquals(0, receiver.corrupt, "honest packets delivered corrupt");
         assertEquals(wantRejected, rig.shm[1].rejected(), "lies rejected");
         assertFalse(rig.jobs[1].isAborted(), () -> "aborted before the last record: " + rig.jobs[1].abortReason());
+        if (lies > 0) {
+            RmaException last = rig.shm[1].lastRejection();
+            assertNotNull(last, "no rejection kept");
+            assertEquals(ErrorClass.ERR_INTERN, last.errorClass(), last.getMessage());
+        }
         End end = End.values()[rnd.nextInt(End.values().length)];
         ends.merge(end, 1L, Long::sum);
         switch (end) {

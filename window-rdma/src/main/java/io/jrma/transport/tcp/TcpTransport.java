@@ -425,9 +425,22 @@ public final class TcpTransport implements Transport, AutoCloseable {
         try {
             job.controlPlane().onMessage(body);
         } catch (RuntimeException e) {
-            framesRejected.incrementAndGet();
+            rejected(ErrorClass.ERR_INTERN, "bad control message from JVM " + c.peerJvm + ": " + e.getMessage());
             job.abort(ErrorClass.ERR_INTERN, "bad control message from JVM " + c.peerJvm + ": " + e.getMessage(), e);
         }
+    }
+
+    /** Counts a rejected frame and keeps why ({@link #lastRejection}). */
+    void rejected(ErrorClass ec, String why) {
+        framesRejected.incrementAndGet();
+        lastRejection = new RmaException(ec, why);
+    }
+
+    private volatile RmaException lastRejection;
+
+    /** Why the last frame was rejected (its MPI error class and reason), or null. */
+    public RmaException lastRejection() {
+        return lastRejection;
     }
 
     void peerAborted(TcpConnection c, String reason) {
@@ -449,7 +462,7 @@ public final class TcpTransport implements Transport, AutoCloseable {
      * (the peer is alive and broken, not lost).
      */
     void corrupt(TcpConnection c, String what) {
-        framesRejected.incrementAndGet();
+        rejected(ErrorClass.ERR_INTERN, "JVM " + c.peerJvm + " sent " + what);
         boolean wasOpen = !c.closed;
         c.close();
         if (wasOpen && !closing) {

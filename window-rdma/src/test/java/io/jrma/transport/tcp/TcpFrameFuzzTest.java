@@ -211,6 +211,11 @@ class TcpFrameFuzzTest {
             assertEquals(creditFrames, tcp.creditFramesReceived(), "credit frames");
             assertEquals(wakeFrames, tcp.wakesReceived(), "wake frames");
             assertTrue(!job.isAborted(), () -> "aborted before the last frame: " + job.abortReason());
+            if (rejected > 0) {
+                RmaException last = tcp.lastRejection();
+                assertTrue(last != null && (last.errorClass() == ErrorClass.ERR_RANK
+                        || last.errorClass() == ErrorClass.ERR_INTERN), "the last rejection: " + last);
+            }
             finish(out);
             frames++;
             progressUntil(job::isAborted);
@@ -221,6 +226,7 @@ class TcpFrameFuzzTest {
             assertEquals(want, why.errorClass(), end + ": " + why.getMessage());
             if (end == End.BAD_HEADER || end == End.FLIPPED_HEADER || end == End.BAD_CONTROL) {
                 assertEquals(wantRejected + 1, tcp.framesRejected(), end + ": the bad frame is counted: " + why.getMessage());
+                assertEquals(ErrorClass.ERR_INTERN, tcp.lastRejection().errorClass(), tcp.lastRejection().getMessage());
             }
             assertNull(job.agent().lastError(), "an exception escaped into the progress agent");
         }
