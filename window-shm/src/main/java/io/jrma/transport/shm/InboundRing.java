@@ -96,6 +96,8 @@ final class InboundRing implements ControlledMessageHandler {
     private ByteBuffer placedHeader;
     /** A record header was found corrupt ({@link #outOfBounds}): the ring is read no more. */
     private boolean broken;
+    /** The sender's producer position as last read by {@link #outOfBounds}. */
+    private long producedSeen;
 
     InboundRing(int peerJvm, RingFiles.Mapped file, Sink sink, long heldLimit) {
         this.peerJvm = peerJvm;
@@ -224,9 +226,11 @@ final class InboundRing implements ControlledMessageHandler {
             return "a record of " + length + " bytes at " + index + " overruns the ring of " + ring.capacity() + " bytes";
         }
         long end = endPosition(index, length);
-        long produced = ring.producerPosition();
-        if (end > produced) {
-            return "a record ends at position " + end + ", past the " + produced + " the sender has written";
+        if (end > producedSeen) { // (the producer position is read again only when a record ends past the last one seen)
+            producedSeen = ring.producerPosition();
+            if (end > producedSeen) {
+                return "a record ends at position " + end + ", past the " + producedSeen + " the sender has written";
+            }
         }
         return null;
     }
