@@ -200,10 +200,14 @@ class HandshakeFuzzTest {
         return b;
     }
 
+    /** Flips 1..4 distinct bits (the same bit twice would give the honest message back). */
     static void flip(byte[] b, Random rnd) {
         int flips = 1 + rnd.nextInt(4);
-        for (int i = 0; i < flips; i++) {
-            int bit = rnd.nextInt(b.length * 8);
+        java.util.Set<Integer> bits = new java.util.HashSet<>();
+        while (bits.size() < flips) {
+            bits.add(rnd.nextInt(b.length * 8));
+        }
+        for (int bit : bits) {
             b[bit / 8] ^= (byte) (1 << (bit & 7));
         }
     }
