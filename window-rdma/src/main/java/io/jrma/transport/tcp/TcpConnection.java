@@ -2,7 +2,6 @@ package io.jrma.transport.tcp;
 
 import static io.jrma.transport.tcp.FrameDescriptor.HEADER_LENGTH;
 
-import io.jrma.ErrorClass;
 import io.jrma.core.mem.UnsafeAccess;
 import io.jrma.core.wire.Batch;
 import io.jrma.core.wire.PacketHeader;
@@ -564,7 +563,7 @@ final class TcpConnection {
         int src = b.count() == 0 ? -1 : PacketHeader.src(ub, 0);
         int dst = b.count() == 0 ? -1 : PacketHeader.dst(ub, 0);
         if (b.count() == 0 || !owner.fromPeer(this, src) || !owner.isLocalRank(dst)) {
-            owner.rejected(b.count() == 0 ? ErrorClass.ERR_INTERN : ErrorClass.ERR_RANK, b.count() == 0
+            owner.rejected(b.count() == 0 ? io.jrma.ErrorClass.ERR_INTERN : io.jrma.ErrorClass.ERR_RANK, b.count() == 0
                     ? "a batch frame of " + len + " bytes from JVM " + peerJvm + " holds no whole packet header"
                     : "a batch from JVM " + peerJvm + " claims source rank " + src + " and destination rank " + dst
                     + ": JVM " + peerJvm + " may only speak for its own ranks, to ranks of this JVM");
