@@ -74,7 +74,7 @@ final class Stranger {
         return new Result(p.exitValue(), new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8));
     }
 
-    /** Writes {@code text} to a new file in /tmp the stranger may read; returns its path. */
+    /** Writes {@code text} to a new file in /tmp the stranger may read; returns its path (the caller removes it). */
     static Path script(String suffix, String text) throws IOException {
         Path f = Files.createTempFile("jrma-stranger-", suffix);
         Files.writeString(f, text);

@@ -140,7 +140,12 @@ class StrangersTest {
                 """);
         List<String> cmd = new ArrayList<>(List.of("sh", script.toString()));
         cmd.addAll(targets);
-        Stranger.Result r = Stranger.as(cmd);
+        Stranger.Result r;
+        try {
+            r = Stranger.as(cmd);
+        } finally {
+            Files.deleteIfExists(script);
+        }
         System.out.println("StrangersTest: the stranger tried " + targets.size() + " paths of JVM " + pid + ": "
                 + r.out().strip().replace('\n', ' '));
         assertEquals("done", r.out().strip(), "the stranger opened the job's files or memory");
@@ -183,8 +188,13 @@ class StrangersTest {
                     pass
                 print('ADMITTED' if verdict == b'\\x01' else 'REFUSED after a challenge of %d bytes' % len(got))
                 """);
-        Stranger.Result r = Stranger.as(List.of("python3", script.toString(), tcp.endpoint().getAddress().getHostAddress(),
-                String.valueOf(tcp.endpoint().getPort()), jobId));
+        Stranger.Result r;
+        try {
+            r = Stranger.as(List.of("python3", script.toString(), tcp.endpoint().getAddress().getHostAddress(),
+                    String.valueOf(tcp.endpoint().getPort()), jobId));
+        } finally {
+            Files.deleteIfExists(script);
+        }
         System.out.println("StrangersTest: the stranger's handshake with " + tcp.endpoint() + ": " + r.out().strip());
         assertTrue(r.out().startsWith("REFUSED after a challenge of 52 bytes"), r.out());
         long deadline = System.currentTimeMillis() + 10_000;
