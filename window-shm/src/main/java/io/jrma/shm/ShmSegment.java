@@ -64,10 +64,18 @@ public final class ShmSegment implements AutoCloseable {
         return Path.of(dir == null || dir.isEmpty() ? "/dev/shm" : dir);
     }
 
-    /** A fresh name for a segment of this JVM: {@code jrma-<pid>-<what>-<seq>}. */
+    /**
+     * A fresh name for a segment of this JVM: {@code jrma-<pid>-<what>-<seq>-<random>}. The random part (64 bits)
+     * keeps another local user from predicting it: with {@code <seq>} alone, a stranger who saw one name in
+     * /dev/shm created the next ones first, and every later window or buffer of the job failed with ERR_FILE_EXISTS
+     * ({@link ShmFiles#createPrivate} refuses, rightly, to use a file it did not create).
+     */
     public static String newName(String what) {
-        return ShmFiles.PREFIX + ProcessHandle.current().pid() + "-" + what + "-" + SEQ.incrementAndGet();
+        return ShmFiles.PREFIX + ProcessHandle.current().pid() + "-" + what + "-" + SEQ.incrementAndGet() + "-"
+                + Long.toHexString(NAME_RANDOM.nextLong());
     }
+
+    private static final java.security.SecureRandom NAME_RANDOM = new java.security.SecureRandom();
 
     /**
      * Creates, fills with zeros and maps a segment of {@code size} bytes (at least one page).

@@ -1,5 +1,6 @@
 package io.jrma.core.auth;
 
+import io.jrma.ErrorClass;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
@@ -51,12 +52,20 @@ public final class Handshake {
         return HexFormat.of().formatHex(s);
     }
 
-    /** The handshake failed: wrong secret, wrong job, wrong protocol or timeout. */
+    /**
+     * The handshake failed: wrong secret, wrong job, wrong protocol, a peer that hung up halfway, or timeout. Its
+     * MPI error class is {@link ErrorClass#ERR_ACCESS}: the other side was not admitted.
+     */
     public static final class Refused extends IOException {
         private static final long serialVersionUID = 1L;
 
         Refused(String m) {
             super(m);
+        }
+
+        /** {@link ErrorClass#ERR_ACCESS}, always. */
+        public ErrorClass errorClass() {
+            return ErrorClass.ERR_ACCESS;
         }
     }
 
@@ -67,27 +76,35 @@ public final class Handshake {
         DataOutputStream out = new DataOutputStream(s.getOutputStream());
         DataInputStream in = new DataInputStream(s.getInputStream());
         byte[] c = nonce();
-        out.writeInt(MAGIC);
-        out.writeInt(VERSION);
-        out.write(job);
-        out.writeInt(clientId);
-        out.write(c);
-        out.flush();
-        if (in.readInt() != MAGIC) {
-            throw new Refused("the server does not speak the jrma protocol");
-        }
-        byte[] sn = new byte[16];
-        in.readFully(sn);
-        byte[] proof = new byte[32];
-        in.readFully(proof);
-        if (!MessageDigest.isEqual(proof, mac(secretHex, "server", job, c, sn, null))) {
-            throw new Refused("the server could not prove the job secret");
-        }
-        out.write(mac(secretHex, "client", job, sn, c, clientId));
-        out.flush();
-        int ok = in.read();
-        if (ok != 1) {
-            throw new Refused("the server refused the handshake");
+        try {
+            out.writeInt(MAGIC);
+            out.writeInt(VERSION);
+            out.write(job);
+            out.writeInt(clientId);
+            out.write(c);
+            out.flush();
+            if (in.readInt() != MAGIC) {
+                throw new Refused("the server does not speak the jrma protocol");
+            }
+            byte[] sn = new byte[16];
+            in.readFully(sn);
+            byte[] proof = new byte[32];
+            in.readFully(proof);
+            if (!MessageDigest.isEqual(proof, mac(secretHex, "server", job, c, sn, null))) {
+                throw new Refused("the server could not prove the job secret");
+            }
+            out.write(mac(secretHex, "client", job, sn, c, clientId));
+            out.flush();
+            int ok = in.read();
+            if (ok != 1) {
+                throw new Refused("the server refused the handshake");
+            }
+        } catch (java.net.SocketTimeoutException e) {
+            throw new Refused("the server did not answer the handshake within " + timeoutMs + " ms");
+        } catch (java.io.EOFException e) {
+            throw new Refused("the server closed the connection during the handshake");
+        } catch (java.net.SocketException e) {
+            throw new Refused("the connection failed during the handshake: " + e.getMessage());
         }
         s.setSoTimeout(0);
     }
@@ -128,6 +145,8 @@ public final class Handshake {
             throw new Refused("handshake timed out after " + timeoutMs + " ms");
         } catch (java.io.EOFException e) {
             throw new Refused("client closed the connection during the handshake");
+        } catch (java.net.SocketException e) {
+            throw new Refused("the connection failed during the handshake: " + e.getMessage());
         }
     }
 
@@ -137,7 +156,8 @@ public final class Handshake {
         return n;
     }
 
-    private static byte[] mac(String secretHex, String label, byte[] job, byte[] a, byte[] b, Integer id) {
+    /** HMAC-SHA256 over the label and the fields (package-private for the fuzz test, which forges proofs). */
+    static byte[] mac(String secretHex, String label, byte[] job, byte[] a, byte[] b, Integer id) {
         try {
             Mac m = Mac.getInstance("HmacSHA256");
             m.init(new SecretKeySpec(HexFormat.of().parseHex(secretHex), "HmacSHA256"));

@@ -29,6 +29,8 @@ public final class ProgressAgent implements Agent {
     private final AtomicLong dutyCycles = new AtomicLong();
     private final AtomicLong batchesDropped = new AtomicLong();
     private volatile RuntimeException lastError;
+    /** Why the last batch was dropped for bad input (no such window, no packet): its error class and reason. */
+    private volatile io.jrma.RmaException lastRejection;
 
     /** Registers the receiver of batches addressed to window {@code windowId}. */
     public synchronized void register(int windowId, BatchReceiver receiver) {
@@ -258,6 +260,8 @@ public final class ProgressAgent implements Agent {
         int first = b.count() == 0 ? -1 : b.offsetAt(0);
         if (first < 0 || (long) first + io.jrma.core.wire.PacketHeader.HEADER_LENGTH > b.buffer().capacity()) {
             batchesDropped.incrementAndGet();
+            lastRejection = new io.jrma.RmaException(io.jrma.ErrorClass.ERR_INTERN, "a batch without a whole packet "
+                    + "header: dropped");
             b.markConsumed();
             return;
         }
@@ -267,6 +271,9 @@ public final class ProgressAgent implements Agent {
         }
         if (r == null) {
             batchesDropped.incrementAndGet();
+            lastRejection = new io.jrma.RmaException(io.jrma.ErrorClass.ERR_WIN, "a batch from rank " + b.srcRank()
+                    + " names window " + io.jrma.core.wire.PacketHeader.windowId(b.buffer(), first)
+                    + ", which no rank of this JVM has: dropped");
             b.markConsumed();
             return;
         }
@@ -303,6 +310,11 @@ public final class ProgressAgent implements Agent {
     }
 
     /** The last exception that escaped a receiver (a bug to report), or null. */
+    public io.jrma.RmaException lastRejection() {
+        return lastRejection;
+    }
+
+    /** The last exception a receiver let escape (a bug), or null. */
     public RuntimeException lastError() {
         return lastError;
     }

@@ -28,22 +28,47 @@ import java.util.concurrent.atomic.AtomicInteger;
  * {@link #onMessage} from whichever thread runs its progress.
  */
 public final class ControlPlane {
-    private static final ObjectInputFilter FILTER = info -> {
-        Class<?> c = info.serialClass();
-        if (c == null) {
-            return info.depth() > 20 || info.references() > 100_000 ? ObjectInputFilter.Status.REJECTED
-                    : ObjectInputFilter.Status.UNDECIDED;
-        }
-        while (c.isArray()) {
-            c = c.getComponentType();
-        }
-        String n = c.getName();
-        return c.isPrimitive() || n.startsWith("java.lang.") || n.startsWith("java.util.") || n.startsWith("io.jrma.")
-                ? ObjectInputFilter.Status.ALLOWED : ObjectInputFilter.Status.REJECTED;
-    };
+    /** Bytes of the header of a message: context id, call number, communicator size, member's rank. */
+    static final int HEADER_LENGTH = 20;
+
+    /**
+     * Classes a value may be made of, and bounds no honest message exceeds: no array longer than the message holds
+     * bytes (each element takes at least one), no deeper nesting than 20, no more than 100,000 references. A
+     * corrupt length field otherwise made the decoder allocate an array of up to 2^31 elements.
+     */
+    private static ObjectInputFilter filter(int messageBytes) {
+        return info -> {
+            if (info.arrayLength() > messageBytes || info.depth() > 20 || info.references() > 100_000
+                    || info.streamBytes() > messageBytes) {
+                return ObjectInputFilter.Status.REJECTED;
+            }
+            Class<?> c = info.serialClass();
+            if (c == null) {
+                return ObjectInputFilter.Status.UNDECIDED;
+            }
+            while (c.isArray()) {
+                c = c.getComponentType();
+            }
+            String n = c.getName();
+            return c.isPrimitive() || n.startsWith("java.lang.") || n.startsWith("java.util.") || n.startsWith("io.jrma.")
+                    ? ObjectInputFilter.Status.ALLOWED : ObjectInputFilter.Status.REJECTED;
+        };
+    }
+
+    /**
+     * Most calls held for which no member of this JVM has contributed yet. An honest JVM is at most one call ahead
+     * per communicator (it waits for this JVM's value before its next call), so only a broken or hostile sender
+     * reaches this; beyond it, its messages are refused.
+     */
+    public static final int MAX_EARLY_CALLS = 4096;
 
     private final Job job;
     private final Map<Key, Slot> slots = new ConcurrentHashMap<>();
+
+    /** Calls held now, waiting for values or for this JVM's members (diagnostics, tests). */
+    public int pendingCalls() {
+        return slots.size();
+    }
 
     ControlPlane(Job job) {
         this.job = job;
@@ -56,9 +81,44 @@ public final class ControlPlane {
         final Object[] values;
         final AtomicInteger filled = new AtomicInteger();
         final AtomicInteger taken = new AtomicInteger();
+        /** Which members' values are in (guarded by the slot): a second value from one member is refused. */
+        private final boolean[] given;
+        /** No member of this JVM has contributed yet (guarded by the slot): it counts in {@link #early}. */
+        boolean early = true;
 
         Slot(int size) {
             values = new Object[size];
+            given = new boolean[size];
+        }
+
+        /** Puts member {@code rank}'s value; false if it has one already. */
+        synchronized boolean put(int rank, Object value) {
+            if (given[rank]) {
+                return false;
+            }
+            given[rank] = true;
+            values[rank] = value;
+            filled.incrementAndGet(); // release: publishes values[rank] to the waiters
+            return true;
+        }
+    }
+
+    /** Calls held that no member of this JVM has contributed to (see {@link #MAX_EARLY_CALLS}). */
+    private final AtomicInteger early = new AtomicInteger();
+
+    private Slot slot(Key key, int size) {
+        return slots.computeIfAbsent(key, k -> {
+            early.incrementAndGet();
+            return new Slot(size);
+        });
+    }
+
+    private void joined(Slot slot) {
+        synchronized (slot) {
+            if (slot.early) {
+                slot.early = false;
+                early.decrementAndGet();
+            }
         }
     }
 
@@ -68,9 +128,15 @@ public final class ControlPlane {
      */
     public Object[] allgather(int ctx, long seq, int[] worldRanks, int rank, Object value) {
         Key key = new Key(ctx, seq);
-        Slot slot = slots.computeIfAbsent(key, k -> new Slot(worldRanks.length));
-        slot.values[rank] = value;
-        slot.filled.incrementAndGet(); // release: publishes values[rank] to the waiters
+        Slot slot = slot(key, worldRanks.length);
+        joined(slot);
+        if (slot.values.length != worldRanks.length || !slot.put(rank, value)) {
+            slots.remove(key, slot);
+            throw new RmaException(ErrorClass.ERR_INTERN, "control call " + seq + " of communicator " + ctx + ": a message "
+                    + "from another JVM claimed " + (slot.values.length != worldRanks.length ? "a communicator of "
+                    + slot.values.length + " members, it has " + worldRanks.length : "the value of member " + rank
+                    + ", which lives in this JVM"));
+        }
         boolean[] sentTo = new boolean[job.jvmCount()];
         byte[] msg = null;
         int localMembers = 0;
@@ -94,9 +160,18 @@ public final class ControlPlane {
         return out;
     }
 
-    /** A control message from another JVM (transport progress thread). */
+    /**
+     * A control message from another JVM (transport progress thread). A message that cannot be decoded, names an
+     * impossible member, contradicts the call it names (another size, a value given already) or comes for more than
+     * {@link #MAX_EARLY_CALLS} calls nobody here has made is refused with {@link ErrorClass#ERR_INTERN} and changes
+     * nothing; the transport counts it and aborts the job (a collective may now wait for a value that never comes).
+     */
     public void onMessage(ByteBuffer m) {
         m.order(ByteOrder.LITTLE_ENDIAN);
+        if (m.remaining() < HEADER_LENGTH) {
+            throw new RmaException(ErrorClass.ERR_INTERN, "malformed control message: " + m.remaining()
+                    + " bytes, fewer than its " + HEADER_LENGTH + "-byte header");
+        }
         int ctx = m.getInt();
         long seq = m.getLong();
         int size = m.getInt();
@@ -108,14 +183,31 @@ public final class ControlPlane {
         m.get(body);
         Object value;
         try (ObjectInputStream in = new ObjectInputStream(new ByteArrayInputStream(body))) {
-            in.setObjectInputFilter(FILTER);
+            in.setObjectInputFilter(filter(body.length));
             value = in.readObject();
-        } catch (IOException | ClassNotFoundException e) {
-            throw new RmaException(ErrorClass.ERR_INTERN, "undecodable control message: " + e, e);
+        } catch (IOException | ClassNotFoundException | RuntimeException e) {
+            // (corrupt serialization data also fails inside the JDK's decoder with NegativeArraySize-, NullPointer-
+            // and other runtime exceptions)
+            throw new RmaException(ErrorClass.ERR_INTERN, "undecodable control message for call " + seq
+                    + " of communicator " + ctx + ": " + e, e);
         }
-        Slot slot = slots.computeIfAbsent(new Key(ctx, seq), k -> new Slot(size));
-        slot.values[rank] = value;
-        slot.filled.incrementAndGet(); // release: publishes values[rank]
+        Key key = new Key(ctx, seq);
+        Slot slot = slots.get(key);
+        if (slot == null) {
+            if (early.get() >= MAX_EARLY_CALLS) {
+                throw new RmaException(ErrorClass.ERR_INTERN, "control message for call " + seq + " of communicator "
+                        + ctx + ": already " + MAX_EARLY_CALLS + " calls held that no member of this JVM has made");
+            }
+            slot = slot(key, size);
+        }
+        if (slot.values.length != size) {
+            throw new RmaException(ErrorClass.ERR_INTERN, "control message for call " + seq + " of communicator " + ctx
+                    + " claims " + size + " members; the call has " + slot.values.length);
+        }
+        if (!slot.put(rank, value)) {
+            throw new RmaException(ErrorClass.ERR_INTERN, "control message for call " + seq + " of communicator " + ctx
+                    + " repeats the value of member " + rank);
+        }
     }
 
     private static byte[] encode(int ctx, long seq, int size, int rank, Object value) {

@@ -76,6 +76,14 @@ public final class FrameDescriptor {
         return f;
     }
 
+    /**
+     * Whether frames of {@code type} never carry a body (CREDIT, BYE, WAKE): one that claims a length is corrupt,
+     * and its receiver must not wait for (or make room for) the bytes it claims.
+     */
+    public static boolean isEmptyType(int type) {
+        return type == CREDIT || type == BYE || type == WAKE;
+    }
+
     public static String typeName(int type) {
         switch (type) {
             case BATCH: return "BATCH";

@@ -390,10 +390,10 @@ final class TcpConnection {
             int version = staging.get(at + FrameDescriptor.VERSION_OFFSET);
             long aux = staging.getLong(at + FrameDescriptor.CREDIT_OFFSET);
             if (len < 0 || len > FrameDescriptor.MAX_BODY || version != FrameDescriptor.VERSION
-                    || type < FrameDescriptor.BATCH || type > FrameDescriptor.WAKE || aux < 0 || aux > window) {
-                owner.framesRejected.incrementAndGet();
-                owner.lost(this, "corrupt frame header (length " + len + ", type " + type + ", version " + version
-                        + ", credit " + aux + "): the stream cannot be resynchronized");
+                    || type < FrameDescriptor.BATCH || type > FrameDescriptor.WAKE || aux < 0 || aux > window
+                    || (len != 0 && FrameDescriptor.isEmptyType(type))) {
+                owner.corrupt(this, "a corrupt frame header (length " + len + ", " + FrameDescriptor.typeName(type)
+                        + ", version " + version + ", credit " + aux + ")");
                 staging.position(staging.limit());
                 return frames;
             }
@@ -563,7 +563,10 @@ final class TcpConnection {
         int src = b.count() == 0 ? -1 : PacketHeader.src(ub, 0);
         int dst = b.count() == 0 ? -1 : PacketHeader.dst(ub, 0);
         if (b.count() == 0 || !owner.fromPeer(this, src) || !owner.isLocalRank(dst)) {
-            owner.framesRejected.incrementAndGet();
+            owner.rejected(b.count() == 0 ? io.jrma.ErrorClass.ERR_INTERN : io.jrma.ErrorClass.ERR_RANK, b.count() == 0
+                    ? "a batch frame of " + len + " bytes from JVM " + peerJvm + " holds no whole packet header"
+                    : "a batch from JVM " + peerJvm + " claims source rank " + src + " and destination rank " + dst
+                    + ": JVM " + peerJvm + " may only speak for its own ranks, to ranks of this JVM");
             release(body);
             toReturn += len;
             return;

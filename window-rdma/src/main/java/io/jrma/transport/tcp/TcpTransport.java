@@ -425,9 +425,22 @@ public final class TcpTransport implements Transport, AutoCloseable {
         try {
             job.controlPlane().onMessage(body);
         } catch (RuntimeException e) {
-            framesRejected.incrementAndGet();
+            rejected(ErrorClass.ERR_INTERN, "bad control message from JVM " + c.peerJvm + ": " + e.getMessage());
             job.abort(ErrorClass.ERR_INTERN, "bad control message from JVM " + c.peerJvm + ": " + e.getMessage(), e);
         }
+    }
+
+    /** Counts a rejected frame and keeps why ({@link #lastRejection}). */
+    void rejected(ErrorClass ec, String why) {
+        framesRejected.incrementAndGet();
+        lastRejection = new RmaException(ec, why);
+    }
+
+    private volatile RmaException lastRejection;
+
+    /** Why the last frame was rejected (its MPI error class and reason), or null. */
+    public RmaException lastRejection() {
+        return lastRejection;
     }
 
     void peerAborted(TcpConnection c, String reason) {
@@ -440,6 +453,21 @@ public final class TcpTransport implements Transport, AutoCloseable {
         if (wasOpen && !closing && !c.byeReceived) { // after its goodbye a peer may close (and reset) at any time
             job.abort(ErrorClass.ERR_PROC_ABORTED, "lost the connection to JVM " + c.peerJvm + " (world ranks "
                     + ranksOf(c.peerJvm) + "): " + why + "; it exited, was killed or failed", null);
+        }
+    }
+
+    /**
+     * JVM {@code c.peerJvm} sent bytes that cannot be framed ({@code what}): counted as a rejected frame; the stream
+     * cannot be resynchronized, so the connection is closed and the job aborted with {@link ErrorClass#ERR_INTERN}
+     * (the peer is alive and broken, not lost).
+     */
+    void corrupt(TcpConnection c, String what) {
+        rejected(ErrorClass.ERR_INTERN, "JVM " + c.peerJvm + " sent " + what);
+        boolean wasOpen = !c.closed;
+        c.close();
+        if (wasOpen && !closing) {
+            job.abort(ErrorClass.ERR_INTERN, "JVM " + c.peerJvm + " (world ranks " + ranksOf(c.peerJvm) + ") sent " + what
+                    + " on its TCP connection: the stream cannot be resynchronized, the connection is closed", null);
         }
     }
 

@@ -53,6 +53,12 @@ final class InboundRing implements ControlledMessageHandler {
         /** A record that cannot be parsed (counted, dropped). */
         void reject(InboundRing from, String why);
 
+        /**
+         * The ring itself is corrupt (a record header claims bytes the sender never wrote): it is read no more, and
+         * what comes after cannot be found; counted, and the job cannot go on.
+         */
+        void corrupt(InboundRing from, String why);
+
         /** A control-plane message (a copy of the record: the ring moves on when the call returns). */
         void control(InboundRing from, java.nio.ByteBuffer message);
     }
@@ -88,6 +94,10 @@ final class InboundRing implements ControlledMessageHandler {
     /** The payload's destination of the packet being assembled when it is placed (else null), and its header. */
     private ByteBuffer placedPayload;
     private ByteBuffer placedHeader;
+    /** A record header was found corrupt ({@link #outOfBounds}): the ring is read no more. */
+    private boolean broken;
+    /** The sender's producer position as last read by {@link #outOfBounds}. */
+    private long producedSeen;
 
     InboundRing(int peerJvm, RingFiles.Mapped file, Sink sink, long heldLimit) {
         this.peerJvm = peerJvm;
@@ -101,6 +111,9 @@ final class InboundRing implements ControlledMessageHandler {
 
     /** Frees copies the engine is done with, then reads records; returns work done. */
     int poll() {
+        if (broken) {
+            return 0;
+        }
         int work = reclaim();
         if (heldBytes > heldLimit) {
             return work; // back-pressure: the sender's ring fills until the waiting packets are applied
@@ -167,6 +180,12 @@ final class InboundRing implements ControlledMessageHandler {
 
     @Override
     public Action onMessage(int type, MutableDirectBuffer buffer, int index, int length) {
+        String bad = outOfBounds(index, length);
+        if (bad != null) {
+            broken = true;
+            sink.corrupt(this, bad);
+            return Action.ABORT; // the consumer position stays before it: nothing past the sender's bytes is read
+        }
         ShmCounters.add(counters.recordsReceived, 1);
         ShmCounters.add(counters.bytesReceived, length);
         if (type == MSG_PACKETS) {
@@ -193,6 +212,27 @@ final class InboundRing implements ControlledMessageHandler {
         int end = index - RecordDescriptor.HEADER_LENGTH
                 + org.agrona.BitUtil.align(length + RecordDescriptor.HEADER_LENGTH, RecordDescriptor.ALIGNMENT);
         return end >= ring.capacity() ? Action.BREAK : Action.COMMIT;
+    }
+
+    /**
+     * Why the record whose message Agrona hands over at {@code index} ({@code length} bytes) cannot be one the sender
+     * wrote, or null: Agrona trusts the length in a record header, so a corrupt one (a flipped bit, a broken sender)
+     * would have the receiver read past the ring's buffer, or past the sender's producer position, which then
+     * jumps ahead of everything the sender writes later: the ring would stay silent for the rest of the job. An
+     * honest record lies inside the buffer and ends at or before the producer position (read after Agrona's).
+     */
+    private String outOfBounds(int index, int length) {
+        if (length < 0 || (long) index + length > ring.capacity()) {
+            return "a record of " + length + " bytes at " + index + " overruns the ring of " + ring.capacity() + " bytes";
+        }
+        long end = endPosition(index, length);
+        if (end > producedSeen) { // (the producer position is read again only when a record ends past the last one seen)
+            producedSeen = ring.producerPosition();
+            if (end > producedSeen) {
+                return "a record ends at position " + end + ", past the " + producedSeen + " the sender has written";
+            }
+        }
+        return null;
     }
 
     private void packets(MutableDirectBuffer ringBuffer, int index, int length) {

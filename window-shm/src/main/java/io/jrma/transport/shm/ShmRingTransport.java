@@ -228,7 +228,9 @@ public final class ShmRingTransport implements Transport, InboundRing.Sink, Auto
     @Override
     public boolean deliver(InboundRing from, Batch b) {
         if (!speaksFor(from, b.srcRank(), b.dstRank())) {
-            counters.rejected.incrementAndGet();
+            rejected(ErrorClass.ERR_RANK, "a batch from JVM " + from.peerJvm + " claims source rank " + b.srcRank()
+                    + " and destination rank " + b.dstRank() + ": JVM " + from.peerJvm + " may only speak for its own "
+                    + "ranks, to ranks of this JVM");
             b.markConsumed();
             return false;
         }
@@ -253,7 +255,26 @@ public final class ShmRingTransport implements Transport, InboundRing.Sink, Auto
 
     @Override
     public void reject(InboundRing from, String why) {
+        rejected(ErrorClass.ERR_INTERN, "a record from JVM " + from.peerJvm + ": " + why);
+    }
+
+    private void rejected(ErrorClass ec, String why) {
         counters.rejected.incrementAndGet();
+        lastRejection = new RmaException(ec, why);
+    }
+
+    private volatile RmaException lastRejection;
+
+    /** Why the last record or batch was rejected (its MPI error class and reason), or null. */
+    public RmaException lastRejection() {
+        return lastRejection;
+    }
+
+    @Override
+    public void corrupt(InboundRing from, String why) {
+        rejected(ErrorClass.ERR_INTERN, "the ring from JVM " + from.peerJvm + " is corrupt: " + why);
+        job.abort(ErrorClass.ERR_INTERN, "the shared-memory ring from JVM " + from.peerJvm + " is corrupt: " + why
+                + "; it is read no more", null);
     }
 
     @Override
@@ -262,7 +283,7 @@ public final class ShmRingTransport implements Transport, InboundRing.Sink, Auto
         try {
             job.controlPlane().onMessage(message);
         } catch (RuntimeException e) {
-            counters.rejected.incrementAndGet();
+            rejected(ErrorClass.ERR_INTERN, "bad control message from JVM " + from.peerJvm + ": " + e.getMessage());
             job.abort(ErrorClass.ERR_INTERN, "bad control message from JVM " + from.peerJvm + " (shared-memory ring): "
                     + e.getMessage(), e);
         }

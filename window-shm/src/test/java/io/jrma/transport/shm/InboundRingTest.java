@@ -61,6 +61,11 @@ class InboundRingTest {
         }
 
         @Override
+        public void corrupt(InboundRing from, String why) {
+            throw new AssertionError("ring corrupt: " + why);
+        }
+
+        @Override
         public void control(InboundRing from, ByteBuffer message) {
         }
     }
