@@ -302,7 +302,7 @@ final class TcpConnection {
 
     /** Reads and dispatches what has arrived; returns frames handled. The progress agent's thread. */
     int read() {
-        if (closed || !reading.compareAndSet(false, true)) {
+        if (closed || lingering || !reading.compareAndSet(false, true)) {
             return 0;
         }
         try {
@@ -731,6 +731,61 @@ final class TcpConnection {
             return;
         }
         owner.lost(this, "the connection was closed by the other side");
+    }
+
+    // ------------------------------------------------------------------ closing (the thread closing the transport)
+
+    /** The transport is closing: what arrives is read only to be discarded ({@link #discardInput}). */
+    private volatile boolean lingering;
+    /** The peer closed its side: the input ended (EOF or reset). */
+    private boolean inputEnded;
+
+    /**
+     * After the goodbye has gone into the socket: no more output (FIN, after the BYE). The kernel sends what it
+     * still holds of this side's frames before the FIN, as long as the connection is not reset.
+     */
+    void shutdownOutput() {
+        try {
+            ch.shutdownOutput();
+        } catch (IOException ignored) {
+            // reset or closed already: nothing more can leave
+        }
+    }
+
+    /**
+     * Reads and discards what the peer sent, without blocking; true once its side has ended (EOF or reset) or the
+     * connection is closed. A socket closed while input lies unread in it is reset instead of closed (RFC 2525,
+     * 2.17), and a reset throws away what the kernel had not yet sent of this side's frames: its BYE, behind a burst
+     * the peer had not acknowledged yet. So the closing side reads until the peer has said goodbye and closed too.
+     * After {@link #lingering} is set no frame is parsed any more: the job is over for this JVM.
+     */
+    boolean discardInput() {
+        if (closed || inputEnded) {
+            return true;
+        }
+        if (!reading.compareAndSet(false, true)) {
+            return false; // a progress thread not yet stopped is reading: next time
+        }
+        try {
+            lingering = true;
+            while (true) {
+                staging.clear();
+                int n = ch.read(staging);
+                if (n < 0) {
+                    inputEnded = true;
+                    return true;
+                }
+                if (n == 0) {
+                    return false;
+                }
+            }
+        } catch (IOException e) {
+            inputEnded = true;
+            return true;
+        } finally {
+            staging.clear();
+            reading.set(false);
+        }
     }
 
     void close() {

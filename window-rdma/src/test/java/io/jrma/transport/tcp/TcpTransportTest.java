@@ -331,4 +331,33 @@ class TcpTransportTest {
         }
         assertEquals(2, rec.count());
     }
+
+    /**
+     * Issue 34, fault 4: a JVM that ends normally must never be taken for a lost one. JVM 1 finishes its part of the
+     * job while JVM 0 still runs (its END comes late, on a loaded machine): a burst of doorbells has just gone to
+     * JVM 0, more than the kernel sends before the receiver's acknowledgements come back, and JVM 0's last frames lie
+     * unread in JVM 1's socket (its progress agent stopped before the transports close). A socket closed with unread
+     * input is reset, and the reset throws away what the kernel had not sent yet, JVM 1's goodbye among it: JVM 0
+     * saw the connection end without one and aborted a job whose ranks had all finished.
+     */
+    @Test
+    @Timeout(60)
+    void aJvmThatEndsNormallyIsNotTakenForALostOneByAPeerStillRunning() throws Exception {
+        mesh(Map.of());
+        for (int i = 0; i < 3; i++) {
+            tcp[0].wakeJvm(1); // left unread in JVM 1's socket
+        }
+        for (int i = 0; i < 2_000; i++) {
+            tcp[1].wakeJvm(0); // each its own segment (TCP_NODELAY): the kernel holds most of them back
+        }
+        tcp[1].close(1_000); // JVM 1's job is over
+        long until = System.currentTimeMillis() + 20_000;
+        while (tcp[0].connectedTo(1) && System.currentTimeMillis() < until) {
+            tcp[0].wakeJvm(1); // JVM 0 rings once more: the write finds JVM 1's socket gone
+            jobs[0].agent().tryProgress();
+        }
+        assertFalse(tcp[0].connectedTo(1), "JVM 0 noticed that JVM 1 closed the connection");
+        assertFalse(jobs[0].isAborted(), () -> "JVM 0 took JVM 1's normal end for a lost connection: "
+                + jobs[0].abortReason().getMessage());
+    }
 }
