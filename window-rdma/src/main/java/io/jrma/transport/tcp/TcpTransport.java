@@ -576,6 +576,11 @@ public final class TcpTransport implements Transport, AutoCloseable {
     /** How often a closing transport looks whether its peers have closed their sides. */
     private static final long LINGER_POLL_NS = 200_000;
 
+    /** The connection to JVM {@code jvm} (tests). */
+    TcpConnection connection(int jvm) {
+        return byJvm[jvm];
+    }
+
     /** Whether the connection to JVM {@code jvm} is open (tests). */
     public boolean connectedTo(int jvm) {
         TcpConnection c = byJvm[jvm];

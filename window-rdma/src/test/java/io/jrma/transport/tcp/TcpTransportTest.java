@@ -360,4 +360,40 @@ class TcpTransportTest {
         assertFalse(jobs[0].isAborted(), () -> "JVM 0 took JVM 1's normal end for a lost connection: "
                 + jobs[0].abortReason().getMessage());
     }
+
+    /**
+     * A write to a peer that said goodbye and closed fails, and the writer reads the connection before it judges it
+     * lost. When the progress agent was reading it at that moment and the scheduler kept it from running (two cores,
+     * a loaded machine), the writer gave up after a bounded spin and aborted the job with the goodbye unread. Here a
+     * test thread holds the connection's read for half a second, as that agent would.
+     */
+    @Test
+    @Timeout(60)
+    void aWriterThatFailsWaitsForTheReaderBeforeItJudgesTheConnectionLost() throws Exception {
+        mesh(Map.of());
+        tcp[1].close(200); // JVM 1's job is over: BYE, then its side closes
+        TcpConnection c = tcp[0].connection(1);
+        assertTrue(c.reading.compareAndSet(false, true), "the test plays the progress agent in the middle of a read");
+        Thread writer = new Thread(() -> {
+            for (int i = 0; i < 200 && tcp[0].connectedTo(1) && !jobs[0].isAborted(); i++) {
+                tcp[0].wakeJvm(1); // a doorbell: the write fails once JVM 1's socket is gone
+                try {
+                    Thread.sleep(5);
+                } catch (InterruptedException e) {
+                    return;
+                }
+            }
+        }, "writer");
+        writer.start();
+        Thread.sleep(500);
+        c.reading.set(false); // the agent runs again
+        writer.join(20_000);
+        long until = System.currentTimeMillis() + 10_000;
+        while (tcp[0].connectedTo(1) && System.currentTimeMillis() < until) {
+            jobs[0].agent().tryProgress();
+        }
+        assertFalse(tcp[0].connectedTo(1), "JVM 0 noticed that JVM 1 closed the connection");
+        assertFalse(jobs[0].isAborted(), () -> "JVM 0 judged the connection lost with JVM 1's goodbye unread: "
+                + jobs[0].abortReason().getMessage());
+    }
 }
