@@ -584,7 +584,10 @@ public final class JobLauncher {
             while (ranksDone < o.nranks && !tearingDown && !allExited) {
                 long left = deadline - System.currentTimeMillis();
                 if (left <= 0) {
-                    fail(P_TIMEOUT, 124, -1, "job timed out after " + o.timeoutMs + " ms", null, null);
+                    int[] stopped = stoppedJvm();
+                    fail(P_TIMEOUT, 124, stopped[1], "job timed out after " + o.timeoutMs + " ms" + (stopped[0] < 0 ? ""
+                            : "; JVM " + stopped[0] + " (pid " + procs[stopped[0]].pid() + ", ranks " + ranksOf(stopped[0])
+                            + ") is stopped (SIGSTOP or SIGTSTP), and its peers waited for it"), null, null);
                     break;
                 }
                 wait(Math.min(left, 1_000));
@@ -602,6 +605,41 @@ public final class JobLauncher {
                 }
             }
         }
+    }
+
+    /**
+     * The first JVM of the job that is stopped by a signal (state T in /proc/PID/stat: SIGSTOP, SIGTSTP) and its first
+     * rank, or -1s: a job that times out because one of its JVMs does not run names that JVM. Linux only.
+     */
+    private int[] stoppedJvm() {
+        for (int j = 0; j < procs.length; j++) {
+            Process p = procs[j];
+            if (p != null && p.isAlive() && isStopped(p.pid())) {
+                return new int[] {j, ranksOf(j).get(0)};
+            }
+        }
+        return new int[] {-1, -1};
+    }
+
+    static boolean isStopped(long pid) {
+        try {
+            String stat = java.nio.file.Files.readString(Path.of("/proc", String.valueOf(pid), "stat"));
+            int end = stat.lastIndexOf(')'); // the command name may hold spaces and parentheses
+            char state = end > 0 && end + 2 < stat.length() ? stat.charAt(end + 2) : '?';
+            return state == 'T' || state == 't';
+        } catch (IOException | RuntimeException e) {
+            return false; // gone, or no /proc here
+        }
+    }
+
+    private List<Integer> ranksOf(int jvm) {
+        List<Integer> l = new ArrayList<>();
+        for (int r = 0; r < o.nranks; r++) {
+            if (o.jvmOfRank[r] == jvm) {
+                l.add(r);
+            }
+        }
+        return l;
     }
 
     private Result finish() {

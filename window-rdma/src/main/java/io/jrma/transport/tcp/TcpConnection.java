@@ -183,15 +183,20 @@ final class TcpConnection {
                 return work; // the holder re-checks the queues after it lets go
             }
             boolean stalled;
+            IOException failed = null;
             try {
                 int before = work;
                 work += drainLocked();
                 stalled = wantWrite || (cur == null && work == before);
             } catch (IOException e) {
-                writeFailed(e);
-                return work;
+                failed = e;
+                stalled = true;
             } finally {
                 writeLock.set(false); // release: publishes cur and the written state to the next writer
+            }
+            if (failed != null) {
+                writeFailed(failed);
+                return work;
             }
             if (stalled) {
                 return work;
@@ -279,35 +284,76 @@ final class TcpConnection {
 
     /**
      * A write failed (EPIPE, reset): the peer may have said goodbye and closed, its BYE still unread here (the
-     * quiet connections of a job whose packets take the shared-memory rings are read rarely). So the input is
-     * read first: an orderly goodbye is not a lost connection, and a job that ended cleanly must not abort.
+     * quiet connections of a job whose packets take the shared-memory rings are read rarely). So what the peer sent
+     * before it went is read to its end first, and only a stream that ends without a goodbye is a lost connection:
+     * a job that ended cleanly must not abort. The thread reading the connection now (the progress agent) finishes
+     * its read first, however long the scheduler keeps it from running (a writer that gave up after a bounded spin
+     * judged the connection lost while the goodbye lay unread); when that reader is this thread (a frame's credit let
+     * a write go), it judges once its read is done ({@link #read}).
      */
     private void writeFailed(IOException e) {
-        for (int i = 0; i < 10_000 && !byeReceived && !closed; i++) {
+        writeFailure = e;
+        if (readingThread == Thread.currentThread()) {
+            return; // inside readLocked: its caller settles it when the frames before are handled
+        }
+        while (!closed && !byeReceived) {
             if (reading.compareAndSet(false, true)) {
+                readingThread = Thread.currentThread();
                 try {
-                    readLocked(false);
+                    settleWriteFailure();
                 } finally {
+                    readingThread = null;
                     reading.set(false);
                 }
-                break;
+                return;
             }
-            Thread.onSpinWait(); // the progress agent is reading it now: let it finish
+            Thread.yield(); // the progress agent is reading it now: a bounded read, let it finish
+        }
+        owner.lost(this, "write failed: " + e.getMessage()); // after its goodbye: closes, no abort
+    }
+
+    /**
+     * Holding {@link #reading} after a failed write: reads the rest of the input, which ends (the write failed
+     * because the connection is reset), then closes the connection, as a lost one only without a goodbye.
+     */
+    private void settleWriteFailure() {
+        IOException e = writeFailure;
+        if (e == null) {
+            return;
+        }
+        for (int i = 0; i < SETTLE_READS && !closed && !byeReceived && !lingering; i++) { // (lingering: input discarded)
+            readLocked(false);
         }
         owner.lost(this, "write failed: " + e.getMessage());
     }
 
-    /** The thread reading the connection now (the progress agent; a writer that failed). */
-    private final java.util.concurrent.atomic.AtomicBoolean reading = new java.util.concurrent.atomic.AtomicBoolean();
+    /** Reads after a failed write before its verdict (each takes what the socket holds; a reset socket ends soon). */
+    private static final int SETTLE_READS = 1_000;
+
+    /**
+     * Held by the thread reading the connection now (the progress agent; a writer that failed; the closing thread).
+     * Package-private: a test holds it to play a progress agent that the scheduler keeps from running mid-read.
+     */
+    final java.util.concurrent.atomic.AtomicBoolean reading = new java.util.concurrent.atomic.AtomicBoolean();
+    /** The thread holding {@link #reading}, or null. */
+    private volatile Thread readingThread;
+    /** The first write that failed, judged by whoever reads next ({@link #settleWriteFailure}). */
+    private volatile IOException writeFailure;
 
     /** Reads and dispatches what has arrived; returns frames handled. The progress agent's thread. */
     int read() {
-        if (closed || !reading.compareAndSet(false, true)) {
+        if (closed || lingering || !reading.compareAndSet(false, true)) {
             return 0;
         }
+        readingThread = Thread.currentThread();
         try {
-            return readLocked(true);
+            int frames = readLocked(true);
+            if (writeFailure != null) {
+                settleWriteFailure();
+            }
+            return frames;
         } finally {
+            readingThread = null;
             reading.set(false);
         }
     }
@@ -734,6 +780,61 @@ final class TcpConnection {
             return;
         }
         owner.lost(this, "the connection was closed by the other side");
+    }
+
+    // ------------------------------------------------------------------ closing (the thread closing the transport)
+
+    /** The transport is closing: what arrives is read only to be discarded ({@link #discardInput}). */
+    private volatile boolean lingering;
+    /** The peer closed its side: the input ended (EOF or reset). */
+    private boolean inputEnded;
+
+    /**
+     * After the goodbye has gone into the socket: no more output (FIN, after the BYE). The kernel sends what it
+     * still holds of this side's frames before the FIN, as long as the connection is not reset.
+     */
+    void shutdownOutput() {
+        try {
+            ch.shutdownOutput();
+        } catch (IOException ignored) {
+            // reset or closed already: nothing more can leave
+        }
+    }
+
+    /**
+     * Reads and discards what the peer sent, without blocking; true once its side has ended (EOF or reset) or the
+     * connection is closed. A socket closed while input lies unread in it is reset instead of closed (RFC 2525,
+     * 2.17), and a reset throws away what the kernel had not yet sent of this side's frames: its BYE, behind a burst
+     * the peer had not acknowledged yet. So the closing side reads until the peer has said goodbye and closed too.
+     * After {@link #lingering} is set no frame is parsed any more: the job is over for this JVM.
+     */
+    boolean discardInput() {
+        if (closed || inputEnded) {
+            return true;
+        }
+        if (!reading.compareAndSet(false, true)) {
+            return false; // a progress thread not yet stopped is reading: next time
+        }
+        try {
+            lingering = true;
+            while (true) {
+                staging.clear();
+                int n = ch.read(staging);
+                if (n < 0) {
+                    inputEnded = true;
+                    return true;
+                }
+                if (n == 0) {
+                    return false;
+                }
+            }
+        } catch (IOException e) {
+            inputEnded = true;
+            return true;
+        } finally {
+            staging.clear();
+            reading.set(false);
+        }
     }
 
     void close() {

@@ -545,7 +545,8 @@ public final class TcpTransport implements Transport, AutoCloseable {
 
     /**
      * Says goodbye to every JVM (after everything queued) and closes. Waits up to {@code timeoutMs} for the
-     * output to drain. Connections closed by peers from now on are not errors.
+     * output to drain and for every peer to close its side too. Connections closed by peers from now on are not
+     * errors.
      */
     @Override
     public void close() {
@@ -569,7 +570,27 @@ public final class TcpTransport implements Transport, AutoCloseable {
             }
         }
         closing = true;
+        // An orderly end on both sides: FIN after the BYE, then what the peers still send is read until each has
+        // closed its side as well. Closing with their frames unread would reset the connections, and a reset
+        // discards what the kernel still holds of this side's output, so a peer still running (its END late) saw
+        // the connection end without a goodbye and aborted a finished job (issue 34, fault 4).
         for (TcpConnection c : all) {
+            if (!c.closed && c.queuedBytes.get() == 0) {
+                c.shutdownOutput();
+            }
+        }
+        boolean allEnded = false;
+        while (!allEnded && System.currentTimeMillis() < deadline) {
+            allEnded = true;
+            for (TcpConnection c : all) {
+                allEnded &= c.discardInput();
+            }
+            if (!allEnded) {
+                java.util.concurrent.locks.LockSupport.parkNanos(LINGER_POLL_NS);
+            }
+        }
+        for (TcpConnection c : all) {
+            c.discardInput(); // what came since: a socket closed with unread input is reset
             c.close();
         }
         try {
@@ -578,6 +599,14 @@ public final class TcpTransport implements Transport, AutoCloseable {
         } catch (IOException ignored) {
             // closing anyway
         }
+    }
+
+    /** How often a closing transport looks whether its peers have closed their sides. */
+    private static final long LINGER_POLL_NS = 200_000;
+
+    /** The connection to JVM {@code jvm} (tests). */
+    TcpConnection connection(int jvm) {
+        return byJvm[jvm];
     }
 
     /** Whether the connection to JVM {@code jvm} is open (tests). */

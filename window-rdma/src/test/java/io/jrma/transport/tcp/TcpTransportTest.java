@@ -331,4 +331,69 @@ class TcpTransportTest {
         }
         assertEquals(2, rec.count());
     }
+
+    /**
+     * Issue 34, fault 4: a JVM that ends normally must never be taken for a lost one. JVM 1 finishes its part of the
+     * job while JVM 0 still runs (its END comes late, on a loaded machine): a burst of doorbells has just gone to
+     * JVM 0, more than the kernel sends before the receiver's acknowledgements come back, and JVM 0's last frames lie
+     * unread in JVM 1's socket (its progress agent stopped before the transports close). A socket closed with unread
+     * input is reset, and the reset throws away what the kernel had not sent yet, JVM 1's goodbye among it: JVM 0
+     * saw the connection end without one and aborted a job whose ranks had all finished.
+     */
+    @Test
+    @Timeout(60)
+    void aJvmThatEndsNormallyIsNotTakenForALostOneByAPeerStillRunning() throws Exception {
+        mesh(Map.of());
+        for (int i = 0; i < 3; i++) {
+            tcp[0].wakeJvm(1); // left unread in JVM 1's socket
+        }
+        for (int i = 0; i < 2_000; i++) {
+            tcp[1].wakeJvm(0); // each its own segment (TCP_NODELAY): the kernel holds most of them back
+        }
+        tcp[1].close(1_000); // JVM 1's job is over
+        long until = System.currentTimeMillis() + 20_000;
+        while (tcp[0].connectedTo(1) && System.currentTimeMillis() < until) {
+            tcp[0].wakeJvm(1); // JVM 0 rings once more: the write finds JVM 1's socket gone
+            jobs[0].agent().tryProgress();
+        }
+        assertFalse(tcp[0].connectedTo(1), "JVM 0 noticed that JVM 1 closed the connection");
+        assertFalse(jobs[0].isAborted(), () -> "JVM 0 took JVM 1's normal end for a lost connection: "
+                + jobs[0].abortReason().getMessage());
+    }
+
+    /**
+     * A write to a peer that said goodbye and closed fails, and the writer reads the connection before it judges it
+     * lost. When the progress agent was reading it at that moment and the scheduler kept it from running (two cores,
+     * a loaded machine), the writer gave up after a bounded spin and aborted the job with the goodbye unread. Here a
+     * test thread holds the connection's read for half a second, as that agent would.
+     */
+    @Test
+    @Timeout(60)
+    void aWriterThatFailsWaitsForTheReaderBeforeItJudgesTheConnectionLost() throws Exception {
+        mesh(Map.of());
+        tcp[1].close(200); // JVM 1's job is over: BYE, then its side closes
+        TcpConnection c = tcp[0].connection(1);
+        assertTrue(c.reading.compareAndSet(false, true), "the test plays the progress agent in the middle of a read");
+        Thread writer = new Thread(() -> {
+            for (int i = 0; i < 200 && tcp[0].connectedTo(1) && !jobs[0].isAborted(); i++) {
+                tcp[0].wakeJvm(1); // a doorbell: the write fails once JVM 1's socket is gone
+                try {
+                    Thread.sleep(5);
+                } catch (InterruptedException e) {
+                    return;
+                }
+            }
+        }, "writer");
+        writer.start();
+        Thread.sleep(500);
+        c.reading.set(false); // the agent runs again
+        writer.join(20_000);
+        long until = System.currentTimeMillis() + 10_000;
+        while (tcp[0].connectedTo(1) && System.currentTimeMillis() < until) {
+            jobs[0].agent().tryProgress();
+        }
+        assertFalse(tcp[0].connectedTo(1), "JVM 0 noticed that JVM 1 closed the connection");
+        assertFalse(jobs[0].isAborted(), () -> "JVM 0 judged the connection lost with JVM 1's goodbye unread: "
+                + jobs[0].abortReason().getMessage());
+    }
 }
