@@ -30,14 +30,24 @@ import java.nio.ByteOrder;
  *       then gather to the root (Rabenseifner)</td></tr>
  *   <tr><td>allreduce</td><td>recursive doubling (non-powers of two fold the extra ranks in first) up to
  *       {@value #ALLREDUCE_SHORT} bytes; beyond, ring reduce-scatter then ring allgather, bandwidth-optimal</td></tr>
- *   <tr><td>reduce_scatter(_block)</td><td>ring reduce-scatter with the requested block sizes</td></tr>
+ *   <tr><td>reduce_scatter(_block)</td><td>on 3+ ranks up to {@code jrma.coll.reduceScatterShort} bytes of
+ *       vector (8 KiB): recursive-doubling allreduce of the vector, each rank keeping its block (log2 P steps
+ *       instead of P-1 dependent ones); beyond, ring reduce-scatter with the requested block sizes</td></tr>
  *   <tr><td>scan, exscan</td><td>recursive doubling (log2 P rounds)</td></tr>
- *   <tr><td>allgather(v)</td><td>ring (P-1 steps of one block)</td></tr>
+ *   <tr><td>allgather</td><td>on 3+ ranks up to {@code jrma.coll.allgatherShort} bytes of all blocks (64 KiB):
+ *       Bruck's (ceil(log2 P) messages per rank, packed blocks rotated into place at the end); beyond, and
+ *       on 2 ranks, ring (P-1 steps of one block)</td></tr>
+ *   <tr><td>allgatherv</td><td>ring (P-1 steps of one block)</td></tr>
  *   <tr><td>gather(v), scatter(v)</td><td>linear: the root posts every receive (send) at once</td></tr>
  *   <tr><td>alltoall(v)</td><td>every rank posts all its receives and sends at once (pairwise order)</td></tr>
  * </table>
  * Reductions work on packed copies (the sender's data packed once, results unpacked once), so any
  * single-type datatype works and blocks split at element boundaries.
+ *
+ * <h2>Waiting</h2>
+ * Waits use one {@link Waiter} of this object, which spins {@code jrma.coll.spinNs} (2 ms when ranks &lt;= cores,
+ * else 0) before it yields or parks, and the small-message path allocates nothing of its own: scratch buffers,
+ * counts, displacements and request arrays are kept between calls.
  *
  * <p>Owned by the rank of its messenger. Every rank of the communicator must call the same collectives in
  * the same order, one at a time (MPI's rule); scratch buffers are kept between calls.
@@ -210,7 +220,7 @@ public final class Collectives {
             return;
         }
         checkCounts(recvCounts, displs, "gatherv");
-        MsgRequest[] rs = reqs;
+        MsgRequest[] rs = requests();
         for (int r = 0; r < p; r++) {
             if (r != root) {
                 rs[r] = irecv(recvBuf, recvOffset + displs[r], recvCounts[r], recvType, r, TAG_GATHER);
@@ -246,7 +256,7 @@ public final class Collectives {
             return;
         }
         checkCounts(sendCounts, displs, "scatterv");
-        MsgRequest[] rs = reqs;
+        MsgRequest[] rs = requests();
         for (int r = 0; r < p; r++) {
             if (r != root) {
                 rs[r] = isend(sendBuf, sendOffset + displs[r], sendCounts[r], sendType, r, TAG_SCATTER);
@@ -333,7 +343,7 @@ public final class Collectives {
                           Object recvBuf, long recvOffset, long[] recvCounts, long[] recvDispls, Datatype recvType) {
         checkCounts(sendCounts, sendDispls, "alltoallv send");
         checkCounts(recvCounts, recvDispls, "alltoallv receive");
-        MsgRequest[] rs = reqs;
+        MsgRequest[] rs = requests();
         for (int i = 1; i < p; i++) {
             int src = (me - i + p) % p;
             rs[2 * i] = irecv(recvBuf, recvOffset + recvDispls[src], recvCounts[src], recvType, src, TAG_ALLTOALL);
@@ -482,6 +492,12 @@ public final class Collectives {
     }
 
     // ------------------------------------------------------------------ waiting
+
+    /** The kept request array, emptied (a collective that threw may have left requests in it). */
+    private MsgRequest[] requests() {
+        java.util.Arrays.fill(reqs, null);
+        return reqs;
+    }
 
     /**
      * Waits for one or two requests ({@code b} may be null) of this messenger with the collectives' waiter, which
