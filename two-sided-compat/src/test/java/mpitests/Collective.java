@@ -441,6 +441,26 @@ public final class Collective {
         if (me == n - 1) {
             eq(composeAll(0, n), red, "user op reduce");
         }
+        // reduce_scatter with the non-commutative op: element j of rank r is the map x -> (r + 2 + j) x + r + 1;
+        // rank me gets element me of the composition in rank order (an allgather underneath, Bruck's on 3+ ranks)
+        long[] rsIn = new long[2 * n];
+        for (int j = 0; j < n; j++) {
+            rsIn[2 * j] = me + 2 + j;
+            rsIn[2 * j + 1] = me + 1;
+        }
+        int[] ones = new int[n];
+        java.util.Arrays.fill(ones, 1);
+        long[] rsOut = new long[2];
+        world.reduceScatter(rsIn, rsOut, ones, affine, compose);
+        long ra = 1;
+        long rb = 0;
+        for (int r = n - 1; r >= 0; r--) {
+            long na = (r + 2 + me) * ra;
+            long nb = (r + 2 + me) * rb + r + 1;
+            ra = na;
+            rb = nb;
+        }
+        eq(new long[] {ra, rb}, rsOut, "user op reduceScatter in rank order");
         long[] sc = new long[2];
         world.scan(mine, sc, 1, affine, compose);
         eq(composeAll(0, me + 1), sc, "user op scan");

@@ -144,7 +144,7 @@ class MpiProgramsTest {
     @Test
     @Timeout(120)
     void oddSizesAndMoreJvms() throws Exception {
-        for (String[] shape : new String[][] {{"3", "3", "PointToPoint"}, {"5", "2", "Collective"}, {"5", "2", "Windows"},
+        for (String[] shape : new String[][] {{"3", "3", "PointToPoint"}, {"5", "2", "Collective"}, {"3", "1", "Collective"}, {"6", "2", "Collective"}, {"5", "2", "Windows"},
             {"2", "1", "Windows"}, {"1", "1", "Collective"}, {"6", "2", "GroupsComms"},
             {"5", "2", "Intercomms"}, {"2", "1", "Intercomms"}}) {
             Run r = Run.jrmarun("-n", shape[0], "--jvms", shape[1], "--timeout", "60", "mpitests." + shape[2]);

@@ -30,14 +30,24 @@ import java.nio.ByteOrder;
  *       then gather to the root (Rabenseifner)</td></tr>
  *   <tr><td>allreduce</td><td>recursive doubling (non-powers of two fold the extra ranks in first) up to
  *       {@value #ALLREDUCE_SHORT} bytes; beyond, ring reduce-scatter then ring allgather, bandwidth-optimal</td></tr>
- *   <tr><td>reduce_scatter(_block)</td><td>ring reduce-scatter with the requested block sizes</td></tr>
+ *   <tr><td>reduce_scatter(_block)</td><td>on 3+ ranks up to {@code jrma.coll.reduceScatterShort} bytes of
+ *       vector (8 KiB): recursive-doubling allreduce of the vector, each rank keeping its block (log2 P steps
+ *       instead of P-1 dependent ones); beyond, ring reduce-scatter with the requested block sizes</td></tr>
  *   <tr><td>scan, exscan</td><td>recursive doubling (log2 P rounds)</td></tr>
- *   <tr><td>allgather(v)</td><td>ring (P-1 steps of one block)</td></tr>
+ *   <tr><td>allgather</td><td>on 3+ ranks up to {@code jrma.coll.allgatherShort} bytes of all blocks (64 KiB):
+ *       Bruck's (ceil(log2 P) messages per rank, packed blocks rotated into place at the end); beyond, and
+ *       on 2 ranks, ring (P-1 steps of one block)</td></tr>
+ *   <tr><td>allgatherv</td><td>ring (P-1 steps of one block)</td></tr>
  *   <tr><td>gather(v), scatter(v)</td><td>linear: the root posts every receive (send) at once</td></tr>
  *   <tr><td>alltoall(v)</td><td>every rank posts all its receives and sends at once (pairwise order)</td></tr>
  * </table>
  * Reductions work on packed copies (the sender's data packed once, results unpacked once), so any
  * single-type datatype works and blocks split at element boundaries.
+ *
+ * <h2>Waiting</h2>
+ * Waits use one {@link Waiter} of this object, which spins {@code jrma.coll.spinNs} (2 ms when ranks &lt;= cores,
+ * else 0) before it yields or parks, and the small-message path allocates nothing of its own: scratch buffers,
+ * counts, displacements and request arrays are kept between calls.
  *
  * <p>Owned by the rank of its messenger. Every rank of the communicator must call the same collectives in
  * the same order, one at a time (MPI's rule); scratch buffers are kept between calls.
@@ -64,14 +74,59 @@ public final class Collectives {
     final Messenger m;
     final int me;
     final int p;
-    private final ByteBuffer[] scratch = new ByteBuffer[3];
+    private final ByteBuffer[] scratch = new ByteBuffer[4];
     private final Reductions red;
+    /** Largest allgather (bytes of all blocks) done by Bruck's algorithm on 3+ ranks (jrma.coll.allgatherShort). */
+    final long allgatherShort;
+    /** Largest reduce_scatter (bytes of the vector) done as an allreduce on 3+ ranks (jrma.coll.reduceScatterShort). */
+    final long reduceScatterShort;
+    /** The waiter of this rank's collective waits, reused from one wait to the next (jrma.coll.spinNs). */
+    private final Waiter waiter;
+    /** Counts, displacements and requests of the calls that build them, kept between calls (p entries; 2p). */
+    private final long[] counts1;
+    private final long[] displs1;
+    private final long[] counts2;
+    private final long[] displs2;
+    private final long[] lo;
+    private final MsgRequest[] reqs;
 
     Collectives(Messenger m) {
         this.m = m;
         this.me = m.me;
         this.p = m.size;
+        this.allgatherShort = longParam(m, "jrma.coll.allgatherShort");
+        this.reduceScatterShort = longParam(m, "jrma.coll.reduceScatterShort");
+        String spin = io.jrma.Jrma.parameter(m.comm, "jrma.coll.spinNs");
+        long spinNs;
+        if ("auto".equals(spin)) {
+            spinNs = p > io.jrma.core.os.Affinity.cores() ? 0 : 2_000_000L;
+        } else {
+            spinNs = parse("jrma.coll.spinNs", spin);
+        }
+        this.waiter = new Waiter(m.cfg.waitSpins, m.cfg.waitYields, m.cfg.waitMaxParkNs, spinNs);
+        this.counts1 = new long[p];
+        this.displs1 = new long[p];
+        this.counts2 = new long[p];
+        this.displs2 = new long[p];
+        this.lo = new long[p];
+        this.reqs = new MsgRequest[2 * p];
         this.red = new Reductions(this);
+    }
+
+    private static long longParam(Messenger m, String name) {
+        return parse(name, io.jrma.Jrma.parameter(m.comm, name));
+    }
+
+    private static long parse(String name, String v) {
+        try {
+            long x = Long.parseLong(v.trim());
+            if (x >= 0) {
+                return x;
+            }
+        } catch (NumberFormatException e) {
+            // below
+        }
+        throw new RmaException(ErrorClass.ERR_ARG, "run-time parameter " + name + "=" + v + " is not a count >= 0");
     }
 
     // ------------------------------------------------------------------ synchronization and data movement
@@ -81,7 +136,7 @@ public final class Collectives {
         for (int k = 1; k < p; k <<= 1) {
             MsgRequest r = irecv(null, 0, 0, Datatype.BYTE, (me - k + p) % p, TAG_BARRIER);
             MsgRequest s = isend(null, 0, 0, Datatype.BYTE, (me + k) % p, TAG_BARRIER);
-            MsgRequest.waitAll(r, s);
+            await(r, s);
         }
     }
 
@@ -129,7 +184,7 @@ public final class Collectives {
                     rs[r] = isend(t, lo[r], len[r], Datatype.BYTE, r, TAG_BCAST);
                 }
             }
-            MsgRequest.waitAll(rs);
+            await(rs, p);
         } else {
             recv(t, lo[me], len[me], Datatype.BYTE, root, TAG_BCAST);
         }
@@ -165,14 +220,14 @@ public final class Collectives {
             return;
         }
         checkCounts(recvCounts, displs, "gatherv");
-        MsgRequest[] rs = new MsgRequest[p];
+        MsgRequest[] rs = requests();
         for (int r = 0; r < p; r++) {
             if (r != root) {
                 rs[r] = irecv(recvBuf, recvOffset + displs[r], recvCounts[r], recvType, r, TAG_GATHER);
             }
         }
         localCopy(sendBuf, sendOffset, sendCount, sendType, recvBuf, recvOffset + displs[root], recvCounts[root], recvType);
-        MsgRequest.waitAll(rs);
+        await(rs, p);
     }
 
     /** Sends block r of the root's buffer to rank r (MPI_Scatter). */
@@ -201,26 +256,59 @@ public final class Collectives {
             return;
         }
         checkCounts(sendCounts, displs, "scatterv");
-        MsgRequest[] rs = new MsgRequest[p];
+        MsgRequest[] rs = requests();
         for (int r = 0; r < p; r++) {
             if (r != root) {
                 rs[r] = isend(sendBuf, sendOffset + displs[r], sendCounts[r], sendType, r, TAG_SCATTER);
             }
         }
         localCopy(sendBuf, sendOffset + displs[root], sendCounts[root], sendType, recvBuf, recvOffset, recvCount, recvType);
-        MsgRequest.waitAll(rs);
+        await(rs, p);
     }
 
-    /** Every rank gets every rank's block, rank r's at block r (MPI_Allgather). */
+    /**
+     * Every rank gets every rank's block, rank r's at block r (MPI_Allgather). On 3 or more ranks, up to
+     * {@code jrma.coll.allgatherShort} bytes in all, Bruck's algorithm: ceil(log2 P) messages per rank.
+     */
     public void allgather(Object sendBuf, long sendOffset, long sendCount, Datatype sendType,
                           Object recvBuf, long recvOffset, long recvCount, Datatype recvType) {
-        long[] counts = new long[p];
-        long[] displs = new long[p];
-        for (int r = 0; r < p; r++) {
-            counts[r] = recvCount;
-            displs[r] = r * recvCount;
+        if (p > 2 && recvType != null && sendType != null && recvCount > 0) {
+            long block = recvCount * recvType.size();
+            if (block > 0 && block * p <= allgatherShort && sendCount * sendType.size() == block) {
+                bruckAllgather(sendBuf, sendOffset, sendCount, sendType, recvBuf, recvOffset, recvCount, recvType, block);
+                return;
+            }
         }
-        allgatherv(sendBuf, sendOffset, sendCount, sendType, recvBuf, recvOffset, counts, displs, recvType);
+        for (int r = 0; r < p; r++) {
+            counts1[r] = recvCount;
+            displs1[r] = r * recvCount;
+        }
+        allgatherv(sendBuf, sendOffset, sendCount, sendType, recvBuf, recvOffset, counts1, displs1, recvType);
+    }
+
+    /**
+     * Bruck's allgather on packed blocks: block i of the scratch buffer holds rank (me + i) mod P's data; in step
+     * k (1, 2, 4, ...) a rank sends its first min(k, P - k) blocks to rank me - k and receives as many from
+     * rank me + k behind them; the blocks are unpacked in place at the end, in two runs.
+     */
+    private void bruckAllgather(Object sendBuf, long sendOffset, long sendCount, Datatype sendType,
+                                Object recvBuf, long recvOffset, long recvCount, Datatype recvType, long block) {
+        UserBuf s = UserBuf.of(sendBuf, sendOffset, sendCount, sendType, "allgather send buffer");
+        UserBuf.of(recvBuf, recvOffset, p * recvCount, recvType, "allgather receive buffer"); // checks the bounds
+        ByteBuffer t = scratch(3, p * block);
+        s.packInto(t, 0);
+        for (int k = 1; k < p; k <<= 1) {
+            long n = Math.min(k, p - k);
+            MsgRequest r = irecv(t, k * block, n * block, Datatype.BYTE, (me + k) % p, TAG_ALLGATHER);
+            MsgRequest x = isend(t, 0, n * block, Datatype.BYTE, (me - k + p) % p, TAG_ALLGATHER);
+            await(r, x);
+        }
+        long ext = recvType.extent();
+        long head = (p - me) * block; // the blocks of ranks me..p-1
+        recvType.unpack(t, 0, head, recvBuf, (recvOffset + me * recvCount) * ext, (p - me) * recvCount);
+        if (me > 0) {
+            recvType.unpack(t, head, me * block, recvBuf, recvOffset * ext, me * recvCount);
+        }
     }
 
     /** Allgather with varying counts; rank r's data lands at element {@code recvOffset + displs[r]} (MPI_Allgatherv). */
@@ -228,7 +316,6 @@ public final class Collectives {
                            Object recvBuf, long recvOffset, long[] recvCounts, long[] displs, Datatype recvType) {
         checkCounts(recvCounts, displs, "allgatherv");
         localCopy(sendBuf, sendOffset, sendCount, sendType, recvBuf, recvOffset + displs[me], recvCounts[me], recvType);
-        long[] lo = new long[p];
         for (int r = 0; r < p; r++) {
             lo[r] = recvOffset + displs[r];
         }
@@ -238,10 +325,10 @@ public final class Collectives {
     /** Block j of every rank's send buffer goes to rank j, landing at block i for sender i (MPI_Alltoall). */
     public void alltoall(Object sendBuf, long sendOffset, long sendCount, Datatype sendType,
                          Object recvBuf, long recvOffset, long recvCount, Datatype recvType) {
-        long[] sc = new long[p];
-        long[] sd = new long[p];
-        long[] rc = new long[p];
-        long[] rd = new long[p];
+        long[] sc = counts1;
+        long[] sd = displs1;
+        long[] rc = counts2;
+        long[] rd = displs2;
         for (int r = 0; r < p; r++) {
             sc[r] = sendCount;
             sd[r] = r * sendCount;
@@ -256,7 +343,7 @@ public final class Collectives {
                           Object recvBuf, long recvOffset, long[] recvCounts, long[] recvDispls, Datatype recvType) {
         checkCounts(sendCounts, sendDispls, "alltoallv send");
         checkCounts(recvCounts, recvDispls, "alltoallv receive");
-        MsgRequest[] rs = new MsgRequest[2 * p];
+        MsgRequest[] rs = requests();
         for (int i = 1; i < p; i++) {
             int src = (me - i + p) % p;
             rs[2 * i] = irecv(recvBuf, recvOffset + recvDispls[src], recvCounts[src], recvType, src, TAG_ALLTOALL);
@@ -267,7 +354,7 @@ public final class Collectives {
         }
         localCopy(sendBuf, sendOffset + sendDispls[me], sendCounts[me], sendType,
                 recvBuf, recvOffset + recvDispls[me], recvCounts[me], recvType);
-        MsgRequest.waitAll(rs);
+        await(rs, 2 * p);
     }
 
     // ------------------------------------------------------------------ reductions (see Reductions)
@@ -325,7 +412,7 @@ public final class Collectives {
             int rb = (me - s - 1 + p) % p;
             MsgRequest r = irecv(buf, lo[rb], count[rb], type, left, tag);
             MsgRequest x = isend(buf, lo[sb], count[sb], type, right, tag);
-            MsgRequest.waitAll(r, x);
+            await(r, x);
         }
     }
 
@@ -344,7 +431,10 @@ public final class Collectives {
         len[p - 1] += n - at * unit; // a remainder smaller than one unit goes to the last block
     }
 
-    /** A direct scratch buffer of at least {@code bytes} bytes, kept between calls ({@code slot} 0..2). */
+    /**
+     * A direct scratch buffer of at least {@code bytes} bytes, kept between calls ({@code slot} 0..2: see
+     * {@link Reductions}; 3: Bruck's allgather and local copies between non-contiguous types).
+     */
     ByteBuffer scratch(int slot, long bytes) {
         ByteBuffer b = scratch[slot];
         if (b == null || b.capacity() < bytes) {
@@ -394,14 +484,84 @@ public final class Collectives {
     }
 
     void send(Object buf, long offset, long count, Datatype type, int dest, int tag) {
-        isend(buf, offset, count, type, dest, tag).waitFor();
+        await(isend(buf, offset, count, type, dest, tag), null);
     }
 
     void recv(Object buf, long offset, long count, Datatype type, int source, int tag) {
-        irecv(buf, offset, count, type, source, tag).waitFor();
+        await(irecv(buf, offset, count, type, source, tag), null);
     }
 
-    /** Copies this rank's own block (send side to receive side, different datatypes allowed). */
+    // ------------------------------------------------------------------ waiting
+
+    /** The kept request array, emptied (a collective that threw may have left requests in it). */
+    private MsgRequest[] requests() {
+        java.util.Arrays.fill(reqs, null);
+        return reqs;
+    }
+
+    /**
+     * Waits for one or two requests ({@code b} may be null) of this messenger with the collectives' waiter, which
+     * spins {@code jrma.coll.spinNs} before it yields or parks, and allocates nothing. Errors are thrown as
+     * {@link MsgRequest#waitAll} throws them.
+     */
+    void await(MsgRequest a, MsgRequest b) {
+        if (!a.isComplete() || (b != null && !b.isComplete())) {
+            Waiter w = waiter;
+            w.reset();
+            while (true) {
+                int work = m.progressOnce();
+                if (a.isComplete() && (b == null || b.isComplete())) {
+                    break;
+                }
+                w.idle(work, m);
+            }
+        }
+        if (b == null) {
+            a.waitFor(); // complete: marks it inactive, throws its error
+        } else if (a.failed() || b.failed()) {
+            MsgRequest.waitAll(a, b);
+        } else {
+            a.waitFor();
+            b.waitFor();
+        }
+    }
+
+    /** {@link #await(MsgRequest, MsgRequest)} for the first {@code n} entries of {@code rs} (nulls skipped), which it clears. */
+    void await(MsgRequest[] rs, int n) {
+        Waiter w = waiter;
+        w.reset();
+        while (true) {
+            boolean all = true;
+            for (int i = 0; i < n && all; i++) {
+                all = rs[i] == null || rs[i].isComplete();
+            }
+            if (all) {
+                break;
+            }
+            w.idle(m.progressOnce(), m);
+        }
+        boolean failed = false;
+        for (int i = 0; i < n; i++) {
+            failed |= rs[i] != null && rs[i].failed();
+        }
+        if (failed) {
+            MsgRequest[] copy = java.util.Arrays.copyOf(rs, n);
+            java.util.Arrays.fill(rs, 0, n, null);
+            MsgRequest.waitAll(copy);
+        }
+        for (int i = 0; i < n; i++) {
+            if (rs[i] != null) {
+                rs[i].waitFor();
+                rs[i] = null;
+            }
+        }
+    }
+
+    /**
+     * Copies this rank's own block (send side to receive side, different datatypes allowed): packed straight
+     * into the receive memory when that is contiguous, unpacked straight from the send memory when that is,
+     * else through a scratch buffer; nothing allocated.
+     */
     void localCopy(Object sendBuf, long sendOffset, long sendCount, Datatype sendType,
                    Object recvBuf, long recvOffset, long recvCount, Datatype recvType) {
         UserBuf s = UserBuf.of(sendBuf, sendOffset, sendCount, sendType, "collective send buffer");
@@ -413,9 +573,15 @@ public final class Collectives {
         if (s.bytes == 0) {
             return;
         }
-        byte[] tmp = new byte[(int) s.bytes];
-        s.packInto(tmp, 0);
-        r.unpackFrom(tmp, 0, s.bytes);
+        if (r.plain()) {
+            s.packInto(r.buf, r.offset);
+        } else if (s.plain()) {
+            r.unpackFrom(s.buf, s.offset, s.bytes);
+        } else {
+            ByteBuffer tmp = scratch(3, s.bytes);
+            s.packInto(tmp, 0);
+            r.unpackFrom(tmp, 0, s.bytes);
+        }
     }
 
     void checkRoot(int root, String what) {

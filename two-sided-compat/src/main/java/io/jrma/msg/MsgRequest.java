@@ -64,6 +64,11 @@ public final class MsgRequest {
         done = true;
     }
 
+    /** Whether the request completed with an error. */
+    boolean failed() {
+        return done && error != null;
+    }
+
     /** Whether the request has completed; does not drive progress. */
     public boolean isComplete() {
         return done;
@@ -250,6 +255,20 @@ public final class MsgRequest {
 
     /** Progresses each distinct messenger of the pending requests once; returns the work done. */
     private static int progressOwners(MsgRequest[] requests) {
+        Messenger single = null; // the common case, one messenger: no array of owners to allocate
+        for (MsgRequest r : requests) {
+            if (r != null && !r.done) {
+                if (single == null) {
+                    single = r.owner;
+                } else if (single != r.owner) {
+                    return progressDistinctOwners(requests);
+                }
+            }
+        }
+        return single == null ? 0 : single.progressOnce();
+    }
+
+    private static int progressDistinctOwners(MsgRequest[] requests) {
         int work = 0;
         Messenger[] seen = new Messenger[4];
         int n = 0;

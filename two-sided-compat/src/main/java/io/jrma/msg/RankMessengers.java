@@ -26,18 +26,23 @@ final class RankMessengers {
         return Jrma.inJob() ? BY_WORLD.computeIfAbsent(Jrma.world(), w -> new RankMessengers()) : new RankMessengers();
     }
 
-    void add(Messenger m) {
+    /** A snapshot of {@link #live}, read by progress rounds without allocating (a list's iterator would). */
+    private volatile Messenger[] snapshot = new Messenger[0];
+
+    synchronized void add(Messenger m) {
         live.add(m);
+        snapshot = live.toArray(new Messenger[0]);
     }
 
-    void remove(Messenger m) {
+    synchronized void remove(Messenger m) {
         live.remove(m);
+        snapshot = live.toArray(new Messenger[0]);
     }
 
     /** One progress round of every other messenger of the rank that has operations in flight; the work done. */
     int progressOthers(Messenger self) {
         int work = 0;
-        for (Messenger m : live) {
+        for (Messenger m : snapshot) {
             if (m != self) {
                 work += m.progressIfBusy();
             }
@@ -47,7 +52,7 @@ final class RankMessengers {
 
     /** Whether another messenger of the rank has operations in flight (or another thread is driving it). */
     boolean othersBusy(Messenger self) {
-        for (Messenger m : live) {
+        for (Messenger m : snapshot) {
             if (m != self && m.busy()) {
                 return true;
             }

@@ -20,11 +20,16 @@ final class Reductions {
     private final Collectives c;
     private final int me;
     private final int p;
+    /** Block bounds of reduce_scatter, kept between calls. */
+    private final long[] rsLo;
+    private final long[] rsLen;
 
     Reductions(Collectives c) {
         this.c = c;
         this.me = c.me;
         this.p = c.p;
+        this.rsLo = new long[p];
+        this.rsLen = new long[p];
     }
 
     /** The packed form of a reduction's data: {@code n} elements of {@code elem}, {@code es} bytes each. */
@@ -138,7 +143,7 @@ final class Reductions {
                         rs[r] = c.irecv(acc, lo[r] * d.es, len[r] * d.es, Datatype.BYTE, r, Collectives.TAG_REDUCE);
                     }
                 }
-                MsgRequest.waitAll(rs);
+                c.await(rs, p);
             } else {
                 c.send(acc, lo[me] * d.es, len[me] * d.es, Datatype.BYTE, root, Collectives.TAG_REDUCE);
             }
@@ -176,7 +181,7 @@ final class Reductions {
         ByteBuffer acc = packSend(d);
         if (p > 1 && d.n > 0) {
             if (d.bytes() <= Collectives.ALLREDUCE_SHORT || d.n < p) {
-                recursiveDoubling(op, d, acc);
+                recursiveDoubling(op, d, acc, Collectives.TAG_ALLREDUCE);
             } else {
                 long[] lo = new long[p];
                 long[] len = new long[p];
@@ -199,12 +204,11 @@ final class Reductions {
      * their data into a partner (even ranks below {@code 2(p - q)} give to the next odd one), then log2 q rounds
      * of pairwise exchange, then the partners hand the result back.
      */
-    private void recursiveDoubling(Op op, Packed d, ByteBuffer acc) {
+    private void recursiveDoubling(Op op, Packed d, ByteBuffer acc, int tag) {
         ByteBuffer tmp = c.scratch(1, d.bytes());
         long bytes = d.bytes();
         int q = Integer.highestOneBit(p);
         int rem = p - q;
-        int tag = Collectives.TAG_ALLREDUCE;
         int newRank;
         if (me < 2 * rem) {
             if (me % 2 == 0) {
@@ -253,7 +257,7 @@ final class Reductions {
             int rb = (me - s - 2 + 2 * p) % p;
             MsgRequest r = c.irecv(tmp, 0, len[rb] * d.es, Datatype.BYTE, left, tag);
             MsgRequest x = c.isend(acc, lo[sb] * d.es, len[sb] * d.es, Datatype.BYTE, right, tag);
-            MsgRequest.waitAll(r, x);
+            c.await(r, x);
             combine(op, d, tmp, 0, acc, lo[rb] * d.es, len[rb]);
         }
     }
@@ -275,15 +279,19 @@ final class Reductions {
         Packed d = packed(sendBuf, sendOffset, total, type, op, "reduce_scatter");
         UserBuf.of(recvBuf, recvOffset, recvCounts[me], type, "reduce_scatter receive buffer");
         long perType = d.n == 0 ? 0 : type.size() / d.es; // packed elements per instance of the type
-        long[] lo = new long[p];
-        long[] len = new long[p];
+        long[] lo = rsLo;
+        long[] len = rsLen;
         for (int r = 0, at = 0; r < p; r++) {
             lo[r] = at * perType;
             len[r] = recvCounts[r] * perType;
             at += recvCounts[r];
         }
         ByteBuffer acc = packSend(d);
-        if (p > 1 && d.n > 0) {
+        if (p > 2 && d.n > 0 && d.bytes() <= c.reduceScatterShort) {
+            // small vectors: the whole vector's allreduce (log2 P steps; all ops here are commutative) beats P - 1
+            // dependent ring steps; each rank keeps its block
+            recursiveDoubling(op, d, acc, Collectives.TAG_REDUCE_SCATTER);
+        } else if (p > 1 && d.n > 0) {
             ringReduceScatter(op, d, acc, lo, len, Collectives.TAG_REDUCE_SCATTER);
         }
         unpackResult(acc, lo[me] * d.es, len[me] * d.es, recvBuf, recvOffset, recvCounts[me], type, "reduce_scatter");
@@ -340,6 +348,6 @@ final class Reductions {
     private void exchange(ByteBuffer out, long outAt, ByteBuffer in, long inAt, long bytes, int peer, int tag) {
         MsgRequest r = c.irecv(in, inAt, bytes, Datatype.BYTE, peer, tag);
         MsgRequest s = c.isend(out, outAt, bytes, Datatype.BYTE, peer, tag);
-        MsgRequest.waitAll(r, s);
+        c.await(r, s);
     }
 }

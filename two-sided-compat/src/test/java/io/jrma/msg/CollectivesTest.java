@@ -320,4 +320,117 @@ class CollectivesTest {
             assertEquals(ErrorClass.ERR_ROOT, e.errorClass());
         });
     }
+
+    static java.util.stream.Stream<org.junit.jupiter.params.provider.Arguments> shortAndRing() {
+        java.util.stream.Stream.Builder<org.junit.jupiter.params.provider.Arguments> b = java.util.stream.Stream.builder();
+        for (int n : new int[] {2, 3, 4, 5, 6, 8}) {
+            for (String mode : new String[] {"short", "ring"}) {
+                b.add(org.junit.jupiter.params.provider.Arguments.of(n, mode));
+            }
+        }
+        return b.build();
+    }
+
+    /**
+     * The algorithms chosen by size on 3+ ranks (Bruck's allgather, reduce_scatter as an allreduce), forced on
+     * ("short": thresholds of 1 GiB) and off ("ring": 0) through their run-time parameters, on 2 to 8 ranks
+     * (non-powers of two 3, 5, 6 included), against the model: offsets, odd block sizes, a receive type that
+     * is not contiguous, a send type other than the receive type, uneven and empty reduce_scatter blocks.
+     */
+    @ParameterizedTest(name = "n={0} {1}")
+    @MethodSource("shortAndRing")
+    @Timeout(120)
+    void shortAlgorithmsMatchTheModel(int n, String mode) {
+        String limit = mode.equals("short") ? String.valueOf(1L << 30) : "0";
+        io.jrma.Jrma.job(n).param("jrma.coll.allgatherShort", limit).param("jrma.coll.reduceScatterShort", limit)
+                .timeout(Jobs.JOB_TIMEOUT).run(world -> {
+                    Messenger m = Messenger.create(world);
+                    Collectives c = m.collectives();
+                    int me = world.rank();
+                    for (int k : new int[] {1, 3, 50}) {
+                        // allgather of k longs per rank, at offsets, twice: once more to see the scratch reused
+                        for (int round = 0; round < 2; round++) {
+                            long[] mine = new long[k + 2];
+                            for (int i = 0; i < k; i++) {
+                                mine[2 + i] = Model.mix(me * 1000L + i + round);
+                            }
+                            long[] all = new long[1 + n * k + 1];
+                            c.allgather(mine, 2, k, Datatype.LONG, all, 1, k, Datatype.LONG);
+                            for (int r = 0; r < n; r++) {
+                                for (int i = 0; i < k; i++) {
+                                    assertEquals(Model.mix(r * 1000L + i + round), all[1 + r * k + i],
+                                            mode + " allgather k=" + k + " block " + r + " element " + i);
+                                }
+                            }
+                            assertEquals(0, all[0], "before the blocks");
+                            assertEquals(0, all[all.length - 1], "after the blocks");
+                        }
+                        // ints sent, received as a strided vector of ints (every other int of the buffer)
+                        Datatype every2 = Datatype.vector(k, 1, 2, Datatype.INT).commit();
+                        int[] ints = new int[k];
+                        for (int i = 0; i < k; i++) {
+                            ints[i] = me * 100 + i;
+                        }
+                        int[] spread = new int[2 * k * n];
+                        c.allgather(ints, 0, k, Datatype.INT, spread, 0, 1,
+                                Datatype.resized(every2, 0, 2L * k * Integer.BYTES).commit());
+                        for (int r = 0; r < n; r++) {
+                            for (int i = 0; i < k; i++) {
+                                assertEquals(r * 100 + i, spread[2 * k * r + 2 * i], mode + " strided allgather " + r);
+                                assertEquals(0, spread[2 * k * r + 2 * i + 1], mode + " gap " + r);
+                            }
+                        }
+                        // bytes sent, received as ints
+                        byte[] bytes = new byte[4 * k];
+                        for (int i = 0; i < 4 * k; i++) {
+                            bytes[i] = (byte) (me * 7 + i);
+                        }
+                        int[] asInts = new int[k * n];
+                        c.allgather(bytes, 0, 4 * k, Datatype.BYTE, asInts, 0, k, Datatype.INT);
+                        java.nio.ByteBuffer view = java.nio.ByteBuffer.allocate(4 * k * n).order(java.nio.ByteOrder.nativeOrder());
+                        view.asIntBuffer().put(asInts);
+                        for (int r = 0; r < n; r++) {
+                            for (int i = 0; i < 4 * k; i++) {
+                                assertEquals((byte) (r * 7 + i), view.get(4 * k * r + i), mode + " bytes as ints " + r);
+                            }
+                        }
+                    }
+                    // reduce_scatter: uneven blocks, some empty, several ops and kinds, offsets
+                    int salt = 500;
+                    for (Object[] cs : new Object[][] {{Kind.LONG, Op.SUM}, {Kind.DOUBLE, Op.MIN}, {Kind.INT, Op.BXOR},
+                        {Kind.FLOAT, Op.MAX}, {Kind.LONG, Op.PROD}}) {
+                        Kind kd = (Kind) cs[0];
+                        Op op = (Op) cs[1];
+                        for (int scale : new int[] {1, 3}) {
+                            salt++;
+                            long[] counts = new long[n];
+                            int total = 0;
+                            int before = 0;
+                            for (int r = 0; r < n; r++) {
+                                counts[r] = ((r * 5 + scale) % 4) * scale;
+                                before += r < me ? (int) counts[r] : 0;
+                                total += (int) counts[r];
+                            }
+                            Object send = inputs(kd, op, me, 1, total, salt);
+                            Object out = kd.newArray((int) counts[me] + 2);
+                            c.reduceScatter(send, 1, out, 2, counts, kd.type, op);
+                            for (int i = 0; i < counts[me]; i++) {
+                                long want = Model.reduce(op, kd, 0, n, before + i, salt);
+                                assertEquals(want, kd.get(out, 2 + i), mode + " reduce_scatter " + kd + " " + op + " element " + i);
+                            }
+                            long[] blockCounts = new long[n];
+                            java.util.Arrays.fill(blockCounts, scale);
+                            Object send2 = inputs(kd, op, me, 0, n * scale, salt);
+                            Object out2 = kd.newArray(scale);
+                            c.reduceScatterBlock(send2, 0, out2, 0, scale, kd.type, op);
+                            for (int i = 0; i < scale; i++) {
+                                assertEquals(Model.reduce(op, kd, 0, n, me * scale + i, salt), kd.get(out2, i),
+                                        mode + " reduce_scatter_block " + kd + " " + op);
+                            }
+                        }
+                    }
+                    c.barrier();
+                    m.free();
+                });
+    }
 }

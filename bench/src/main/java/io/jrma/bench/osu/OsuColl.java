@@ -25,7 +25,9 @@ import mpi.MPIException;
  * <p>Options (OSU's names): {@code -m [MIN:]MAX} message sizes in bytes (powers of two from MIN; default 1 to 1 MiB,
  * per rank for allgather and alltoall, the whole vector for reduce_scatter), {@code -i N} and {@code -x N} timed
  * and skipped iterations for every size (default OSU's: 1000 and 100 up to 8 KiB, 100 and 10 above),
- * {@code -f} full rows (average, minimum and maximum over ranks, iterations). Barrier prints one row, with size 0.
+ * {@code -f} full rows (average, minimum and maximum over ranks, iterations), {@code -P N} (jrma's own, for
+ * studying warm-up) prints rank 0's mean time of every N iterations, skipped ones included, with and without the
+ * loop's barrier. Barrier prints one row, with size 0.
  *
  * <p>Data: bytes ({@code MPI.BYTE}) for bcast, allgather and alltoall, as OSU 7's default {@code char};
  * reduce_scatter sums floats ({@code MPI.FLOAT}, OSU's {@code -T mpi_float}), so sizes below 4 bytes are skipped
@@ -73,6 +75,7 @@ public final class OsuColl {
         int iters = -1;
         int skip = -1;
         boolean full = false;
+        int probe = 0;
         for (int i = 1; i < args.length; i++) {
             switch (args[i]) {
                 case "-m" -> {
@@ -84,6 +87,7 @@ public final class OsuColl {
                 case "-i" -> iters = Integer.parseInt(args[++i]);
                 case "-x" -> skip = Integer.parseInt(args[++i]);
                 case "-f" -> full = true;
+                case "-P" -> probe = Integer.parseInt(args[++i]);
                 default -> throw new IllegalArgumentException("unknown option " + args[i]);
             }
         }
@@ -112,13 +116,23 @@ public final class OsuColl {
             }
             MPI.COMM_WORLD.barrier();
             double timer = 0;
+            Probe pr = probe > 0 && me == 0 ? new Probe(probe) : null;
             for (int i = 0; i < warm + n; i++) {
+                if (pr != null) {
+                    pr.start();
+                }
                 double t0 = MPI.wtime();
                 c.run();
                 double t1 = MPI.wtime();
+                if (pr != null) {
+                    pr.collective(t1 - t0);
+                }
                 MPI.COMM_WORLD.barrier();
                 if (i >= warm) {
                     timer += t1 - t0;
+                }
+                if (pr != null) {
+                    pr.end(MPI.wtime() - t0, size, i);
                 }
             }
             long bad = c.check();
@@ -151,6 +165,85 @@ public final class OsuColl {
         MPI.Finalize();
         if (errors != 0) {
             throw new IllegalStateException(test + ": " + errors + " wrong elements at size " + failedAt);
+        }
+    }
+
+    /**
+     * The {@code -P N} probe of rank 0: per block of N iterations, the collective's mean, median, 90th percentile
+     * and largest time, the thread's CPU time per iteration (collective and barrier), and how often the thread left
+     * its core voluntarily (parked, slept) or was preempted or yielded (Linux's per-thread context switch counts).
+     */
+    static final class Probe {
+        final int every;
+        final double[] times;
+        final java.lang.management.ThreadMXBean mx = java.lang.management.ManagementFactory.getThreadMXBean();
+        int k;
+        double all;
+        long cpu0;
+        long cpu;
+        long alloc0;
+        long[] sw0;
+
+        Probe(int every) {
+            this.every = every;
+            this.times = new double[every];
+            this.sw0 = switches();
+            this.alloc0 = allocated();
+        }
+
+        /** Bytes this thread has allocated so far (HotSpot), or 0. */
+        long allocated() {
+            return mx instanceof com.sun.management.ThreadMXBean t ? t.getThreadAllocatedBytes(Thread.currentThread().getId()) : 0;
+        }
+
+        void start() {
+            cpu0 = mx.getCurrentThreadCpuTime();
+        }
+
+        void collective(double t) {
+            times[k++] = t;
+        }
+
+        void end(double withBarrier, long size, int i) {
+            all += withBarrier;
+            cpu += mx.getCurrentThreadCpuTime() - cpu0;
+            if (k < every) {
+                return;
+            }
+            double[] t = times.clone();
+            java.util.Arrays.sort(t);
+            double sum = 0;
+            for (double x : t) {
+                sum += x;
+            }
+            long[] sw = switches();
+            long a = allocated();
+            System.out.printf(Locale.ROOT, "# probe size %d it %4d-%4d: mean %9.2f p50 %8.2f p90 %9.2f max %9.2f us;"
+                            + " with barrier %9.2f; cpu %8.2f us/it; %6d B/it; switches vol %5d invol %5d%n",
+                    size, i + 1 - every, i, sum * 1e6 / every, t[every / 2] * 1e6, t[every * 9 / 10] * 1e6,
+                    t[every - 1] * 1e6, all * 1e6 / every, cpu / 1e3 / every, (a - alloc0) / every, sw[0] - sw0[0], sw[1] - sw0[1]);
+            sw0 = sw;
+            alloc0 = allocated();
+            k = 0;
+            all = 0;
+            cpu = 0;
+        }
+
+        /** {voluntary, nonvoluntary} context switches of this thread so far (Linux), or zeros. */
+        static long[] switches() {
+            long[] r = new long[2];
+            try {
+                for (String l : java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/thread-self/status"))) {
+                    if (l.startsWith("voluntary_ctxt_switches:")) {
+                        r[0] = Long.parseLong(l.substring(l.indexOf(':') + 1).trim());
+                    } else if (l.startsWith("nonvoluntary_ctxt_switches:")) {
+                        r[1] = Long.parseLong(l.substring(l.indexOf(':') + 1).trim());
+                    }
+                }
+            } catch (java.io.IOException | RuntimeException e) {
+                // not Linux: zeros
+            }
+            return r;
         }
     }
 

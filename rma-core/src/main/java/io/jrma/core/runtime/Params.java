@@ -123,10 +123,27 @@ public final class Params {
     public static final Param BIND_REPORT = new Param("jrma.bind.report", "false", "job",
             "`true`: each rank prints the CPU it is bound to (jrmarun `--report-bindings`)");
 
+    /** Collectives (two-sided-compat): how long a rank waiting in a collective spins before it yields. */
+    public static final Param COLL_SPIN_NS = new Param("jrma.coll.spinNs", "auto", "job",
+            "how long (ns) a rank waiting inside a collective spins, driving progress, before it yields and then "
+            + "parks; `auto`: 2000000 when the job has no more ranks than the host has cores (a yield or a park "
+            + "hands the core away for a scheduler slice, and every rank waiting for this one waits that long "
+            + "too), 0 when ranks outnumber cores (the messenger's own spin, yield and park counts then apply)");
+    /** Largest allgather done by Bruck's algorithm. */
+    public static final Param COLL_ALLGATHER_SHORT = new Param("jrma.coll.allgatherShort", "65536", "job",
+            "largest allgather (bytes gathered at each rank, all blocks) done by Bruck's algorithm on 3 or more "
+            + "ranks: ceil(log2 P) messages per rank instead of the ring's P - 1; larger ones use the ring, which "
+            + "moves each block once without the packing Bruck needs; `0`: always the ring");
+    /** Largest reduce_scatter done as an allreduce. */
+    public static final Param COLL_REDUCE_SCATTER_SHORT = new Param("jrma.coll.reduceScatterShort", "8192", "job",
+            "largest reduce_scatter (bytes of the whole vector) done as a recursive-doubling allreduce of the whole "
+            + "vector of which each rank keeps its block, on 3 or more ranks: about log2 P messages per rank "
+            + "instead of the ring's P - 1 dependent steps; larger ones use the ring; `0`: always the ring");
+
     /** All parameters, for listing. */
     public static final List<Param> ALL = List.of(PATH, PROGRESS, WAIT_SPINS, WAIT_YIELDS, WAIT_MAX_PARK_NS,
             AGENT_MAX_PARK_NS, ISSUE, EAGER_BYTES, MAX_PENDING, LOCK_COALESCE, JOB_TIMEOUT_MS, JVMS, JVMS_REUSE, RANK_LOADERS, SHM_WINDOWS, CMA_MIN_BYTES, OP_SLOTS, OP_SLOTS_GETS, OP_SLOTS_WAIT_NS, SHM_DIR, TRANSPORTS,
-            BIND, BIND_REPORT);
+            BIND, BIND_REPORT, COLL_SPIN_NS, COLL_ALLGATHER_SHORT, COLL_REDUCE_SCATTER_SHORT);
 
     private Params() {
     }
