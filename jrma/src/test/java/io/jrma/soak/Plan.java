@@ -201,7 +201,7 @@ final class Plan {
                 }
                 RmaOp op = null;
                 for (int attempt = 0; attempt < 8 && op == null; attempt++) {
-                    op = draw(r, idx, o, putState, casTried, model, passive);
+                    op = draw(r, round, idx, o, putState, casTried, model, passive);
                 }
                 if (op != null) {
                     ops.get(o).add(op);
@@ -228,7 +228,7 @@ final class Plan {
         }
     }
 
-    private RmaOp draw(SplittableRandom r, int idx, int o, int[][] putState, boolean[][][] casTried, Model model,
+    private RmaOp draw(SplittableRandom r, int round, int idx, int o, int[][] putState, boolean[][][] casTried, Model model,
                        boolean passive) {
         int t = r.nextInt(n);
         int region = r.nextInt(100);
@@ -318,12 +318,16 @@ final class Plan {
         casTried[t][c][o] = true;
         What w = k == Kind.LONG && r.nextBoolean() ? What.CAS_LONG : What.CAS;
         long old = model.elem(t, cell, k);
-        return new RmaOp(idx, o, t, w, k, cell, 1, 1, 1, null, new long[] {casCode(idx, o)}, old, bb, false, after);
+        return new RmaOp(idx, o, t, w, k, cell, 1, 1, 1, null, new long[] {casCode(round, idx, o)}, old, bb, false, after);
     }
 
-    /** A CAS value no other attempt uses: the op's index in the round and the origin, never 0. */
-    static long casCode(int idx, int origin) {
-        return 1_000_000L + idx * 1_000L + origin;
+    /**
+     * A CAS value no other attempt of the window uses (never 0, fits an int): the round, the op's index in the
+     * round and the origin. Without the round, an attempt could swap in the value a cell already held from an
+     * earlier round, and a second attempt would then see the start value too.
+     */
+    static long casCode(int round, int idx, int origin) {
+        return ((long) (round % 500 + 1) << 20) | ((long) idx << 8) | origin;
     }
 
     private static int afterCode(SplittableRandom r) {

@@ -839,7 +839,7 @@ final class SoakRank implements Jrma.RankMain {
                     for (long[] x : s) {
                         if (x[1] != What.CAS_READ.ordinal() && x[0] == start) {
                             winners++;
-                            winner = Plan.casCode((int) x[3], (int) x[2]);
+                            winner = Plan.casCode(round, (int) x[3], (int) x[2]);
                         }
                     }
                     long attempts = s.stream().filter(x -> x[1] != What.CAS_READ.ordinal()).count();
