@@ -52,6 +52,8 @@ final class SoakRank implements Jrma.RankMain {
     static final int ROUNDS = 0, WINDOWS = 1, RMA = 2, SYNC = 3, MSGS = 4, COLLS = 5, CHECKS = 6, CELLS = 7;
 
     private final Config cfg;
+    /** A round that takes this long is reported (not a failure: the host may be busy). */
+    static final long SLOW_ROUND_MS = 1_000;
 
     SoakRank(Config cfg) {
         this.cfg = cfg;
@@ -256,7 +258,13 @@ final class SoakRank implements Jrma.RankMain {
                 if (!more) {
                     break;
                 }
+                long t0 = System.nanoTime();
                 oneRound(win, flavor, dispUnit, bases, mine, model);
+                long ms = (System.nanoTime() - t0) / 1_000_000;
+                if (ms >= SLOW_ROUND_MS && me == 0) {
+                    System.out.println("soak slow round: " + ms + " ms, seed " + cfg.seed + ", layout " + cfg.layout
+                            + ", " + where + ", " + n + " ranks");
+                }
                 round++;
                 count[ROUNDS] += world.rank() == 0 ? 1 : 0;
             }
