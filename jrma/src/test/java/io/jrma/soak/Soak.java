@@ -148,23 +148,26 @@ final class Soak {
         SplittableRandom sizes = new SplittableRandom(seed);
         out.printf("soak long mode: seed %d, %.1f minutes, layouts %s, jobs of up to %d s%n", seed, minutes, layouts, chunk / 1000);
         int k = 0;
-        while (System.currentTimeMillis() < end - 5_000) {
+        boolean firstPass = true; // every layout runs at least one job, however short the time
+        while (firstPass || System.currentTimeMillis() < end - 5_000) {
             for (Layout l : layouts) {
                 long now = System.currentTimeMillis();
-                if (now >= end - 5_000) {
+                if (!firstPass && now >= end - 5_000) {
                     break;
                 }
                 int[] choices = l.jvms == 4 ? new int[] {4, 5, 6} : new int[] {3, 4, 5, 6};
                 int n = choices[sizes.nextInt(choices.length)];
                 long js = jobSeed(seed, k++);
-                long deadline = Math.min(end, now + chunk);
+                long deadline = Math.max(now + 5_000, Math.min(end, now + chunk));
                 long t0 = System.currentTimeMillis();
-                long[] c = runJob(l, n, js, 0, deadline, Duration.ofMillis(deadline - now + 120_000), null);
+                long[] c = runJob(l, n, js, 1, deadline, // at least one round, then until the deadline
+                         Duration.ofMillis(deadline - now + 120_000), null);
                 long ms = System.currentTimeMillis() - t0;
                 totals.get(l).add(c, ms);
                 out.printf("soak job %d: layout %s, %d ranks, seed %d, %.1f s: %s%n", k - 1, l.label, n, js, ms / 1000.0,
                         describe(c));
             }
+            firstPass = false;
         }
         out.println("soak long mode done: seed " + seed);
         totals.forEach((l, t) -> out.println("soak totals " + l.label + ": " + t));
