@@ -63,6 +63,8 @@ final class Plan {
         PUT, RPUT, ACC_REPLACE, RACC_REPLACE, GACC_REPLACE,
         // put region, cells nobody writes this round
         GET, RGET, GACC_NOOP_READ,
+        // put region, passive modes: a cell this origin wrote earlier in the epoch, read back after a flush
+        GET_FLUSHED,
         // accumulate region, with the block's op
         ACC, RACC, GACC, RGACC, FOP, FOP_NOOP,
         // tickets
@@ -185,6 +187,14 @@ final class Plan {
             }
         }
         int[][] putState = new int[n][n * P]; // 0 untouched, 1 written, 2 read
+        unflushed = new java.util.BitSet[n][n];
+        flushed = new java.util.BitSet[n][n];
+        for (int o = 0; o < n; o++) {
+            for (int t = 0; t < n; t++) {
+                unflushed[o][t] = new java.util.BitSet();
+                flushed[o][t] = new java.util.BitSet();
+            }
+        }
         boolean[][][] casTried = new boolean[n][CS][n];
         int[] counts = new int[n];
         for (int o = 0; o < n; o++) {
@@ -206,6 +216,9 @@ final class Plan {
                 if (op != null) {
                     ops.get(o).add(op);
                     idx++;
+                    if (passive) {
+                        trackFlushes(op);
+                    }
                 }
             }
         }
@@ -225,6 +238,35 @@ final class Plan {
                 longs = 1 + r.nextInt(24); // inside the envelope
             }
             msgs.add(new Msg(i, src, dst, 100 + i, longs, r.nextInt(4), r.nextInt(4) == 0));
+        }
+    }
+
+    /** Per origin and target: put cells written in this round's epoch, not yet / already completed by a flush. */
+    private java.util.BitSet[][] unflushed;
+    private java.util.BitSet[][] flushed;
+
+    /**
+     * Which of an origin's writes a flush completes at the target: flush(t) those to t; flush_all those to every
+     * target under lock_all, but with one lock at a time only those of the epoch it is in (the op's target).
+     */
+    private void trackFlushes(RmaOp op) {
+        switch (op.what) {
+            case PUT: case RPUT: case ACC_REPLACE: case RACC_REPLACE: case GACC_REPLACE:
+                for (int i = 0; i < op.count; i++) {
+                    unflushed[op.origin][op.target].set(op.cellOf(i));
+                }
+                break;
+            default:
+                break;
+        }
+        if (op.after == AFTER_FLUSH || (op.after == AFTER_FLUSH_ALL && mode != Mode.LOCK_ALL)) {
+            flushed[op.origin][op.target].or(unflushed[op.origin][op.target]);
+            unflushed[op.origin][op.target].clear();
+        } else if (op.after == AFTER_FLUSH_ALL) {
+            for (int t = 0; t < n; t++) {
+                flushed[op.origin][t].or(unflushed[op.origin][t]);
+                unflushed[op.origin][t].clear();
+            }
         }
     }
 
@@ -259,6 +301,15 @@ final class Plan {
             int oStride = r.nextInt(4) == 0 ? 2 : 1;
             return new RmaOp(idx, o, t, w, kind, cell, count, stride, oStride,
                     w == What.PUT || w == What.RPUT ? null : Op.REPLACE, v, 0, bb, late, after);
+        }
+        if (region < 45 && passive && region >= 38 && !flushed[o][t].isEmpty()) { // read back a flushed write
+            java.util.BitSet f = flushed[o][t];
+            int pick = r.nextInt(f.cardinality());
+            int cell = f.nextSetBit(0);
+            for (int i = 0; i < pick; i++) {
+                cell = f.nextSetBit(cell + 1);
+            }
+            return new RmaOp(idx, o, t, What.GET_FLUSHED, kind, cell, 1, 1, 1, null, null, 0, bb, late, after);
         }
         if (region < 45) { // read put cells nobody writes this round
             What[] ws = {What.GET, What.GET, What.RGET, What.GACC_NOOP_READ};

@@ -598,10 +598,10 @@ final class SoakRank implements Jrma.RankMain {
                         : win.raccumulate(os[0], (Long) os[1], (Datatype) os[2], op.target, disp, tc, tt, op.op);
                 return early(p);
             }
-            case GET: case RGET: {
+            case GET: case RGET: case GET_FLUSHED: {
                 Object[] rs = originSide(op, null);
                 Pending p = new Pending(op, rs[0]);
-                if (op.what == What.GET) {
+                if (op.what != What.RGET) {
                     win.get(rs[0], (Long) rs[1], (Datatype) rs[2], op.target, disp, tc, tt);
                 } else {
                     p.request = win.rget(rs[0], (Long) rs[1], (Datatype) rs[2], op.target, disp, tc, tt);
@@ -715,6 +715,16 @@ final class SoakRank implements Jrma.RankMain {
                     }
                 }
                 break;
+            case GET_FLUSHED: { // a flush completed this origin's write of the cell: the round's end value
+                long want = model.elem(op.target, op.cell, op.kind);
+                long got = read(op, p.result, 0);
+                count[CHECKS]++;
+                if (got != want) {
+                    fail(op + ": reads back " + Model.show(op.kind, got) + " after a flush completed this origin's"
+                            + " write of " + Model.show(op.kind, want));
+                }
+                break;
+            }
             case GACC: case RGACC: case FOP: case FOP_NOOP:
                 for (int i = 0; i < op.count; i++) {
                     int c = op.cellOf(i);
