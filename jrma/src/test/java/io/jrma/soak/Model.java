@@ -25,10 +25,13 @@ final class Model {
 
     /** A window's initial content: cell values small enough that no fold overflows, tickets and CAS cells 0. */
     long initial(long windowSeed, int t, int c) {
+        long h = mix(windowSeed ^ (t * 1_000_003L + c));
+        if (c >= Plan.bulkBase(n)) {
+            return h;
+        }
         if (c >= Plan.ticketBase(n)) {
             return 0;
         }
-        long h = mix(windowSeed ^ (t * 1_000_003L + c));
         if (c >= Plan.accBase(n, Kind.DOUBLE) && c < Plan.accBase(n, Kind.DOUBLE) + Plan.A) {
             return Double.doubleToRawLongBits((h & 0xFFFF) - 0x8000);
         }

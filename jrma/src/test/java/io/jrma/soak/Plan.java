@@ -28,7 +28,17 @@ final class Plan {
     /** CAS cells: the first half LONG, the second INT. */
     static final int CS = 6;
 
+    /**
+     * Bulk cells: per round and target one origin writes a range of up to all of them (36 KiB: past the 4 KiB
+     * kernel-copy and the 32 KiB zero-copy thresholds) and others read ranges beside it.
+     */
+    static final int BULK = 4608;
+
     static int cells(int n) {
+        return bulkBase(n) + BULK;
+    }
+
+    static int bulkBase(int n) {
         return n * P + 3 * A + TK + CS;
     }
 
@@ -222,6 +232,36 @@ final class Plan {
                 }
             }
         }
+        // bulk: per target, maybe one writer of a range and readers of ranges beside it, placed among the ops
+        for (int t = 0; t < n; t++) {
+            if (r.nextInt(3) == 0) {
+                continue;
+            }
+            int len = 1 + r.nextInt(BULK);
+            int a = r.nextInt(BULK - len + 1);
+            int w = r.nextInt(n);
+            What[] ws = {What.PUT, What.PUT, What.RPUT, What.ACC};
+            What what = ws[r.nextInt(ws.length)];
+            Op op = what == What.ACC ? (r.nextBoolean() ? Op.SUM : Op.REPLACE) : null;
+            long[] v = new long[len];
+            for (int i = 0; i < len; i++) {
+                v[i] = op == Op.SUM ? r.nextInt(1000) : r.nextLong();
+            }
+            insert(r, w, new RmaOp(idx++, w, t, what, Kind.LONG, bulkBase(n) + a, len, 1, 1, op, v, 0,
+                    r.nextBoolean(), r.nextBoolean(), passive ? afterCode(r) : AFTER_NONE));
+            for (int k = r.nextInt(3); k > 0; k--) {
+                int lo = r.nextBoolean() ? 0 : a + len; // beside the written range
+                int hi = lo == 0 ? a : BULK;
+                if (hi - lo < 1) {
+                    continue;
+                }
+                int rl = 1 + r.nextInt(hi - lo);
+                int b = lo + r.nextInt(hi - lo - rl + 1);
+                int o = r.nextInt(n);
+                insert(r, o, new RmaOp(idx++, o, t, r.nextBoolean() ? What.GET : What.RGET, Kind.LONG, bulkBase(n) + b,
+                        rl, 1, 1, null, null, 0, r.nextBoolean(), r.nextBoolean(), passive ? afterCode(r) : AFTER_NONE));
+            }
+        }
         total = idx;
         middleFenceAt = mode == Mode.FENCE && r.nextInt(3) == 0 ? r.nextInt(maxOps) : -1;
         int m = r.nextInt(maxMsgs + 1);
@@ -239,6 +279,11 @@ final class Plan {
             }
             msgs.add(new Msg(i, src, dst, 100 + i, longs, r.nextInt(4), r.nextInt(4) == 0));
         }
+    }
+
+    private void insert(SplittableRandom r, int origin, RmaOp op) {
+        List<RmaOp> l = ops.get(origin);
+        l.add(r.nextInt(l.size() + 1), op);
     }
 
     /** Per origin and target: put cells written in this round's epoch, not yet / already completed by a flush. */

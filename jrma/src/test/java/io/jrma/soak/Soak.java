@@ -28,6 +28,7 @@ final class Soak {
         THREADS("threads", 1, "local", Map.of()),
         THREADS_PACKET("threads-packet", 1, "local", Map.of("jrma.path", "packet")),
         JVMS2("2jvms", 2, "shm", Map.of()),
+        JVMS2_PACKET("2jvms-packet", 2, "shm", Map.of("jrma.path", "packet")),
         JVMS4("4jvms", 4, "shm", Map.of()),
         JVMS2_TCP("2jvms-tcp", 2, "tcp", Map.of("jrma.transports", "^shm", "jrma.shm.windows", "false"));
 

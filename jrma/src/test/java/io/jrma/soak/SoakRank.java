@@ -934,7 +934,7 @@ final class SoakRank implements Jrma.RankMain {
             Kind k = Kind.values()[(c - n * Plan.P) / Plan.A];
             return "accumulate cell, " + k;
         }
-        return c < Plan.casBase(n) ? "ticket counter" : "CAS cell";
+        return c < Plan.casBase(n) ? "ticket counter" : c < Plan.bulkBase(n) ? "CAS cell" : "bulk cell";
     }
 
     // ------------------------------------------------------------------ two-sided between epochs
