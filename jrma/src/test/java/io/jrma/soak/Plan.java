@@ -174,6 +174,8 @@ final class Plan {
     /** Fence rounds: a middle fence(0) after this many of each origin's ops (-1: none). */
     final int middleFenceAt;
     final boolean openNoPrecede;
+    /** lock_all rounds: two threads of each rank issue at once (the ops to even and to odd targets). */
+    final boolean threaded;
     /** Per rank, its ops in issue order. */
     final List<List<RmaOp>> ops = new ArrayList<>();
     /** The accumulate op of each block of each kind. */
@@ -190,6 +192,7 @@ final class Plan {
         SplittableRandom r = new SplittableRandom(seed * 0x9E3779B97F4A7C15L + round);
         mode = Mode.values()[r.nextInt(Mode.values().length)];
         openNoPrecede = r.nextBoolean();
+        threaded = mode == Mode.LOCK_ALL && r.nextInt(3) == 0;
         for (Kind k : Kind.values()) {
             for (int b = 0; b < A / BLOCK; b++) {
                 Op[] choice = k == Kind.DOUBLE ? DOUBLE_OPS : INT_OPS;
@@ -304,7 +307,8 @@ final class Plan {
             default:
                 break;
         }
-        if (op.after == AFTER_FLUSH || (op.after == AFTER_FLUSH_ALL && mode != Mode.LOCK_ALL)) {
+        // (with two threads issuing, a flush_all of one need not come between the other's write and read)
+        if (op.after == AFTER_FLUSH || (op.after == AFTER_FLUSH_ALL && (mode != Mode.LOCK_ALL || threaded))) {
             flushed[op.origin][op.target].or(unflushed[op.origin][op.target]);
             unflushed[op.origin][op.target].clear();
         } else if (op.after == AFTER_FLUSH_ALL) {

@@ -81,7 +81,7 @@ final class SoakRank implements Jrma.RankMain {
     private transient Messenger msg;
     private transient int me;
     private transient int n;
-    private transient long[] count;
+    private transient java.util.concurrent.atomic.AtomicLongArray count; // threads of a rank add to it
     private transient int windowNo;
     private transient int round;
     private transient String where;
@@ -95,7 +95,7 @@ final class SoakRank implements Jrma.RankMain {
 
     private void body(Comm w) throws IOException {
         world = w;
-        count = new long[COUNTERS.length];
+        count = new java.util.concurrent.atomic.AtomicLongArray(COUNTERS.length);
         worldMsg = Messenger.create(world);
         worldColl = worldMsg.collectives();
         useWorld();
@@ -110,7 +110,11 @@ final class SoakRank implements Jrma.RankMain {
             windowNo++;
         }
         long[] sum = new long[COUNTERS.length];
-        worldColl.allreduce(count, 0, sum, 0, COUNTERS.length, Datatype.LONG, Op.SUM);
+        long[] mine = new long[COUNTERS.length];
+        for (int i = 0; i < mine.length; i++) {
+            mine[i] = count.get(i);
+        }
+        worldColl.allreduce(mine, 0, sum, 0, COUNTERS.length, Datatype.LONG, Op.SUM);
         if (me == 0 && cfg.resultFile != null) {
             StringBuilder sb = new StringBuilder();
             for (int i = 0; i < COUNTERS.length; i++) {
@@ -123,6 +127,14 @@ final class SoakRank implements Jrma.RankMain {
             jvmComm.free();
         }
         worldMsg.free();
+    }
+
+    private void inc(int i) {
+        count.incrementAndGet(i);
+    }
+
+    private void add(int i, long v) {
+        count.addAndGet(i, v);
     }
 
     private void useWorld() {
@@ -142,7 +154,7 @@ final class SoakRank implements Jrma.RankMain {
         where = "layout check";
         long[] pids = new long[n];
         coll.allgather(new long[] {ProcessHandle.current().pid()}, 0, 1, Datatype.LONG, pids, 0, 1, Datatype.LONG);
-        count[COLLS]++;
+        inc(COLLS);
         long distinct = Arrays.stream(pids).distinct().count();
         if (distinct != Math.min(cfg.jvms, n)) {
             fail(distinct + " distinct JVMs among the ranks, the layout asks for " + cfg.jvms);
@@ -166,12 +178,12 @@ final class SoakRank implements Jrma.RankMain {
     private boolean another() {
         long[] flag = {0};
         if (me == 0) {
-            boolean byCount = cfg.rounds > 0 && count[ROUNDS] < cfg.rounds;
+            boolean byCount = cfg.rounds > 0 && count.get(ROUNDS) < cfg.rounds;
             boolean byTime = cfg.deadlineMillis > 0 && System.currentTimeMillis() < cfg.deadlineMillis;
             flag[0] = byCount || byTime ? 1 : 0;
         }
         worldColl.bcast(flag, 0, 1, Datatype.LONG, 0);
-        count[COLLS]++;
+        inc(COLLS);
         return flag[0] == 1;
     }
 
@@ -244,11 +256,11 @@ final class SoakRank implements Jrma.RankMain {
                 mine = attached;
                 long[] addr = {Win.address(attached)};
                 coll.allgather(addr, 0, 1, Datatype.LONG, bases, 0, 1, Datatype.LONG);
-                count[COLLS]++;
+                inc(COLLS);
                 break;
             }
         }
-        count[WINDOWS] += world.rank() == 0 ? 1 : 0;
+        add(WINDOWS, world.rank() == 0 ? 1 : 0);
         win.sync();
         comm.barrier();
         boolean more = true;
@@ -266,7 +278,7 @@ final class SoakRank implements Jrma.RankMain {
                             + ", " + where + ", " + n + " ranks");
                 }
                 round++;
-                count[ROUNDS] += world.rank() == 0 ? 1 : 0;
+                add(ROUNDS, world.rank() == 0 ? 1 : 0);
             }
         } finally {
             where = "window " + windowNo + " free";
@@ -315,24 +327,24 @@ final class SoakRank implements Jrma.RankMain {
         switch (plan.mode) {
             case FENCE: {
                 win.fence(plan.openNoPrecede ? Win.MODE_NOPRECEDE : 0);
-                count[SYNC]++;
+                inc(SYNC);
                 int i = 0;
                 for (RmaOp op : my) {
                     if (i++ == plan.middleFenceAt) {
                         waitLate(pending);
                         win.fence(0);
-                        count[SYNC]++;
+                        inc(SYNC);
                     }
                     pending.add(issue(win, op, tgt));
                 }
                 if (plan.middleFenceAt >= my.size()) {
                     waitLate(pending);
                     win.fence(0);
-                    count[SYNC]++;
+                    inc(SYNC);
                 }
                 waitLate(pending);
                 win.fence(Win.MODE_NOSUCCEED);
-                count[SYNC]++;
+                inc(SYNC);
                 break;
             }
             case PSCW: {
@@ -351,17 +363,17 @@ final class SoakRank implements Jrma.RankMain {
                 Group g = comm.group();
                 if (!origins.isEmpty()) {
                     win.post(g.incl(origins.stream().mapToInt(Integer::intValue).toArray()), 0);
-                    count[SYNC]++;
+                    inc(SYNC);
                 }
                 if (!targets.isEmpty()) {
                     win.start(g.incl(targets.stream().mapToInt(Integer::intValue).toArray()), 0);
-                    count[SYNC]++;
+                    inc(SYNC);
                     for (RmaOp op : my) {
                         pending.add(issue(win, op, tgt));
                     }
                     waitLate(pending);
                     win.complete();
-                    count[SYNC]++;
+                    inc(SYNC);
                 }
                 if (!origins.isEmpty()) {
                     if ((round & 1) == 0) {
@@ -371,20 +383,45 @@ final class SoakRank implements Jrma.RankMain {
                             Thread.onSpinWait();
                         }
                     }
-                    count[SYNC]++;
+                    inc(SYNC);
                 }
                 break;
             }
             case LOCK_ALL: {
                 win.lockAll(0);
-                count[SYNC]++;
-                for (RmaOp op : my) {
-                    pending.add(issue(win, op, tgt));
-                    after(win, op, pending, before, model);
+                inc(SYNC);
+                if (plan.threaded) {
+                    // two threads of this rank issue and flush at once, each the ops to its targets (even, odd)
+                    List<Pending> even = java.util.Collections.synchronizedList(new ArrayList<>());
+                    List<Pending> odd = new ArrayList<>();
+                    Throwable[] failed = new Throwable[1];
+                    Thread helper = new Thread(() -> {
+                        try {
+                            issueAll(win, my, 1, odd, tgt, before, model);
+                        } catch (Throwable e) {
+                            failed[0] = e;
+                        }
+                    }, "soak-rank-" + me + "-helper");
+                    helper.start();
+                    issueAll(win, my, 0, even, tgt, before, model);
+                    try {
+                        helper.join();
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        throw new IllegalStateException(e);
+                    }
+                    if (failed[0] instanceof RuntimeException re) {
+                        throw re;
+                    } else if (failed[0] instanceof Error er) {
+                        throw er;
+                    }
+                    pending.addAll(even);
+                    pending.addAll(odd);
+                } else {
+                    issueAll(win, my, -1, pending, tgt, before, model);
                 }
-                waitLate(pending);
                 win.unlockAll();
-                count[SYNC]++;
+                inc(SYNC);
                 break;
             }
             default: { // one lock at a time, per target, in the order the plan first names them
@@ -397,7 +434,7 @@ final class SoakRank implements Jrma.RankMain {
                             : plan.mode == Mode.LOCK_SHARED ? LockType.SHARED
                             : ((t + round) & 1) == 0 ? LockType.EXCLUSIVE : LockType.SHARED;
                     win.lock(type, t, 0);
-                    count[SYNC]++;
+                    inc(SYNC);
                     List<Pending> mineToT = new ArrayList<>();
                     for (RmaOp op : my) {
                         if (op.target == t) {
@@ -409,7 +446,7 @@ final class SoakRank implements Jrma.RankMain {
                     }
                     waitLate(mineToT);
                     win.unlock(t);
-                    count[SYNC]++;
+                    inc(SYNC);
                 }
                 break;
             }
@@ -426,6 +463,17 @@ final class SoakRank implements Jrma.RankMain {
         checkMemory(win, flavor, mine, model);
         twoSided(plan);
         comm.barrier();
+    }
+
+    /** Issues the ops to targets of the given parity (-1: all), each followed by its synchronization; waits for requests. */
+    private void issueAll(Win win, List<RmaOp> my, int parity, List<Pending> into, Target tgt, long[][] before, Model model) {
+        for (RmaOp op : my) {
+            if (parity < 0 || (op.target & 1) == parity) {
+                into.add(issue(win, op, tgt));
+                after(win, op, into, before, model);
+            }
+        }
+        waitLate(into);
     }
 
     /** The passive-mode synchronization the plan puts after an op (flushes check the results they complete). */
@@ -453,7 +501,7 @@ final class SoakRank implements Jrma.RankMain {
             default:
                 return;
         }
-        count[SYNC]++;
+        inc(SYNC);
     }
 
     /** After a flush: the results of the ops to {@code target} (-1: all) issued so far are in. */
@@ -575,7 +623,7 @@ final class SoakRank implements Jrma.RankMain {
     }
 
     private Pending issue(Win win, RmaOp op, Target tgt) {
-        count[RMA]++;
+        inc(RMA);
         long disp = tgt.disp(op.target, op.cell);
         Object[] ts = targetType(op);
         long tc = (Long) ts[0];
@@ -708,7 +756,7 @@ final class SoakRank implements Jrma.RankMain {
                 for (int i = 0; i < op.count; i++) {
                     long want = op.kind == Kind.INT ? (int) before[op.target][op.cellOf(i)] : before[op.target][op.cellOf(i)];
                     long got = read(op, p.result, i);
-                    count[CHECKS]++;
+                    inc(CHECKS);
                     if (got != want) {
                         fail(op + ": element " + i + " (cell " + op.cellOf(i) + ") is " + Model.show(op.kind, got)
                                 + ", the model has " + Model.show(op.kind, want));
@@ -718,7 +766,7 @@ final class SoakRank implements Jrma.RankMain {
             case GET_FLUSHED: { // a flush completed this origin's write of the cell: the round's end value
                 long want = model.elem(op.target, op.cell, op.kind);
                 long got = read(op, p.result, 0);
-                count[CHECKS]++;
+                inc(CHECKS);
                 if (got != want) {
                     fail(op + ": reads back " + Model.show(op.kind, got) + " after a flush completed this origin's"
                             + " write of " + Model.show(op.kind, want));
@@ -775,7 +823,7 @@ final class SoakRank implements Jrma.RankMain {
                 default: return;
             }
         }
-        count[CHECKS]++;
+        inc(CHECKS);
         if (!ok) {
             fail(op + ": element " + i + " fetched " + Model.show(op.kind, got) + ", outside what " + cellOp.name()
                     + " allows between the round's start " + Model.show(op.kind, start) + " and end "
@@ -816,7 +864,7 @@ final class SoakRank implements Jrma.RankMain {
         }
         long[] all = new long[Math.max(total, 1)];
         coll.allgatherv(mineOut, 0, mineOut.length, Datatype.LONG, all, 0, counts, displs, Datatype.LONG);
-        count[COLLS]++;
+        inc(COLLS);
         // per (target, cell): the values seen
         int base = Plan.ticketBase(n);
         int cellsTc = Plan.TK + Plan.CS;
@@ -843,7 +891,7 @@ final class SoakRank implements Jrma.RankMain {
                     long[] tickets = s.stream().mapToLong(x -> x[0]).sorted().toArray();
                     for (int i = 0; i < tickets.length; i++) {
                         long want = kind == Kind.INT ? (int) (start + i) : start + i;
-                        count[CHECKS]++;
+                        inc(CHECKS);
                         if (tickets[i] != want) {
                             fail("tickets of counter cell " + cell + " at rank " + t + " (" + kind + ", start " + start
                                     + ", " + tickets.length + " drawn): sorted ticket " + i + " is " + tickets[i]
@@ -861,13 +909,13 @@ final class SoakRank implements Jrma.RankMain {
                         }
                     }
                     long attempts = s.stream().filter(x -> x[1] != What.CAS_READ.ordinal()).count();
-                    count[CHECKS]++;
+                    inc(CHECKS);
                     if (attempts > 0 && winners != 1) {
                         fail(winners + " of " + attempts + " CAS attempts on cell " + cell + " at rank " + t
                                 + " saw the start value " + start + ": " + describe(s));
                     }
                     for (long[] x : s) {
-                        count[CHECKS]++;
+                        inc(CHECKS);
                         boolean isRead = x[1] == What.CAS_READ.ordinal();
                         if (isRead ? x[0] != start && x[0] != winner : x[0] != start && x[0] != winner) {
                             fail("CAS cell " + cell + " at rank " + t + ": op#" + x[3] + " of rank " + x[2] + " saw "
@@ -918,7 +966,7 @@ final class SoakRank implements Jrma.RankMain {
     private void compare(ByteBuffer b, int t, Model model, String what) {
         for (int c = 0; c < model.cells; c++) {
             long got = b.getLong(8 * c);
-            count[CELLS]++;
+            inc(CELLS);
             if (got != model.mem[t][c]) {
                 fail(what + ": cell " + c + " (" + region(c) + ") holds 0x" + Long.toHexString(got) + ", the model has 0x"
                         + Long.toHexString(model.mem[t][c]));
@@ -965,7 +1013,7 @@ final class SoakRank implements Jrma.RankMain {
             for (int i = 0; i < m.longs; i++) {
                 b[i] = word(s, round, m.index, i);
             }
-            count[MSGS]++;
+            inc(MSGS);
             switch (m.how) {
                 case 0: msg.send(b, 0, m.longs, Datatype.LONG, m.dst, m.tag); break;
                 case 1: sends.add(msg.isend(b, 0, m.longs, Datatype.LONG, m.dst, m.tag)); break;
@@ -976,7 +1024,7 @@ final class SoakRank implements Jrma.RankMain {
         for (int k = 0; k < recvs.size(); k++) {
             Status st = recvs.get(k).waitFor();
             Msg m = in.get(k);
-            count[CHECKS]++;
+            inc(CHECKS);
             if (st.source() != m.src || st.tag() != m.tag || st.count() != m.longs) {
                 fail("message " + m.index + " from rank " + m.src + " tag " + m.tag + ": status says source "
                         + st.source() + " tag " + st.tag() + " count " + st.count() + ", expected " + m.longs);
@@ -1003,14 +1051,14 @@ final class SoakRank implements Jrma.RankMain {
         coll.scan(new long[] {me + 1}, 0, scan, 0, 1, Datatype.LONG, Op.SUM);
         long[] ops = new long[1];
         coll.allreduce(new long[] {plan.ops.get(me).size()}, 0, ops, 0, 1, Datatype.LONG, Op.SUM);
-        count[COLLS] += 3;
+        add(COLLS, 3);
         for (int i = 0; i < bc.length; i++) {
-            count[CHECKS]++;
+            inc(CHECKS);
             if (bc[i] != word(s, round, -1, i)) {
                 fail("bcast from rank " + root + ": element " + i + " is " + bc[i]);
             }
         }
-        count[CHECKS] += 2;
+        add(CHECKS, 2);
         if (scan[0] != (long) (me + 1) * (me + 2) / 2) {
             fail("scan of rank+1 gives " + scan[0]);
         }
