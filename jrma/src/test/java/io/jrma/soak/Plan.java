@@ -298,6 +298,9 @@ final class Plan {
      * target under lock_all, but with one lock at a time only those of the epoch it is in (the op's target).
      */
     private void trackFlushes(RmaOp op) {
+        if (op.target < 0) {
+            return; // PROC_NULL
+        }
         switch (op.what) {
             case PUT: case RPUT: case ACC_REPLACE: case RACC_REPLACE: case GACC_REPLACE:
                 for (int i = 0; i < op.count; i++) {
@@ -327,6 +330,19 @@ final class Plan {
         boolean bb = r.nextInt(4) == 0;
         boolean late = r.nextBoolean();
         int after = passive ? afterCode(r) : AFTER_NONE;
+        if ((mode == Mode.FENCE || mode == Mode.LOCK_ALL) && r.nextInt(40) == 0) {
+            // an op on PROC_NULL: a no-op inside the epoch (where every rank has one whatever it targets)
+            What[] ws = {What.PUT, What.RPUT, What.GET, What.RGET, What.ACC, What.RACC, What.GACC, What.RGACC,
+                What.FOP, What.CAS};
+            What w = ws[r.nextInt(ws.length)];
+            int count = w == What.FOP || w == What.CAS ? 1 : 1 + r.nextInt(3);
+            long[] v = new long[count];
+            for (int i = 0; i < count; i++) {
+                v[i] = r.nextLong();
+            }
+            Op op = w == What.ACC || w == What.RACC || w == What.GACC || w == What.RGACC || w == What.FOP ? Op.SUM : null;
+            return new RmaOp(idx, o, io.jrma.Win.PROC_NULL, w, Kind.LONG, 0, count, 1, 1, op, v, 0, bb, late, after);
+        }
         if (region < 25) { // write own put cells
             What[] ws = {What.PUT, What.PUT, What.RPUT, What.ACC_REPLACE, What.RACC_REPLACE, What.GACC_REPLACE};
             What w = ws[r.nextInt(ws.length)];

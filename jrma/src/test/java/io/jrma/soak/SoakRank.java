@@ -489,11 +489,11 @@ final class SoakRank implements Jrma.RankMain {
                 break;
             case Plan.AFTER_FLUSH_ALL:
                 win.flushAll();
-                completeTo(pending, -1, before, model);
+                completeTo(pending, ALL_TARGETS, before, model);
                 break;
             case Plan.AFTER_FLUSH_LOCAL_ALL:
                 win.flushLocalAll();
-                completeTo(pending, -1, before, model);
+                completeTo(pending, ALL_TARGETS, before, model);
                 break;
             case Plan.AFTER_SYNC:
                 win.sync();
@@ -504,10 +504,12 @@ final class SoakRank implements Jrma.RankMain {
         inc(SYNC);
     }
 
-    /** After a flush: the results of the ops to {@code target} (-1: all) issued so far are in. */
+    private static final int ALL_TARGETS = Integer.MIN_VALUE;
+
+    /** After a flush: the results of the ops to {@code target} (PROC_NULL: those on it; or ALL_TARGETS) issued so far are in. */
     private void completeTo(List<Pending> pending, int target, long[][] before, Model model) {
         for (Pending p : pending) {
-            if (!p.checked && (target < 0 || p.op.target == target)) {
+            if (!p.checked && (target == ALL_TARGETS || p.op.target == target)) {
                 if (p.request != null) {
                     p.request.waitFor();
                     p.request = null;
@@ -531,6 +533,9 @@ final class SoakRank implements Jrma.RankMain {
     /** Where a cell lies at a target: displacement in the target's units (dynamic: absolute address). */
     private record Target(int dispUnit, long[] bases, Flavor flavor) {
         long disp(int t, int cell) {
+            if (t < 0) {
+                return 0; // PROC_NULL
+            }
             long byteOff = 8L * cell;
             return flavor == Flavor.DYNAMIC ? bases[t] + byteOff : byteOff / dispUnit;
         }
@@ -720,6 +725,9 @@ final class SoakRank implements Jrma.RankMain {
     private void applyDeterministic(Plan plan, Model model) {
         for (List<RmaOp> l : plan.ops) {
             for (RmaOp op : l) {
+                if (op.target < 0) {
+                    continue; // PROC_NULL: no effect
+                }
                 switch (op.what) {
                     case PUT: case RPUT: case ACC_REPLACE: case RACC_REPLACE: case GACC_REPLACE:
                     case ACC: case RACC: case GACC: case RGACC: case FOP:
@@ -751,6 +759,18 @@ final class SoakRank implements Jrma.RankMain {
     private void checkLocal(Pending p, long[][] before, Model model) {
         p.checked = true;
         RmaOp op = p.op;
+        if (op.target < 0) { // PROC_NULL: the result buffer is untouched (zero)
+            if (p.result != null) {
+                for (int i = 0; i < op.count; i++) {
+                    inc(CHECKS);
+                    if (read(op, p.result, i) != 0) {
+                        fail(op + ": a no-op on PROC_NULL wrote " + read(op, p.result, i) + " into element " + i
+                                + " of the result buffer");
+                    }
+                }
+            }
+            return;
+        }
         switch (op.what) {
             case GET: case RGET: case GACC_NOOP_READ: case GACC_REPLACE:
                 for (int i = 0; i < op.count; i++) {
@@ -938,11 +958,11 @@ final class SoakRank implements Jrma.RankMain {
     }
 
     private static boolean isTicket(RmaOp op) {
-        return op.what.name().startsWith("TICKET");
+        return op.what.name().startsWith("TICKET") && op.target >= 0;
     }
 
     private static boolean isCas(RmaOp op) {
-        return op.what == What.CAS || op.what == What.CAS_LONG || op.what == What.CAS_READ;
+        return (op.what == What.CAS || op.what == What.CAS_LONG || op.what == What.CAS_READ) && op.target >= 0;
     }
 
     /** This rank's window memory, cell by cell, against the model; on shared windows every peer's reachable memory too. */
