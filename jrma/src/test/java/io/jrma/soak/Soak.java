@@ -65,6 +65,8 @@ final class Soak {
     static final long SEED = Long.getLong("jrma.soak.seed", new SplittableRandom().nextLong());
     static final int QUICK_ROUNDS = Integer.getInteger("jrma.soak.rounds", 12);
     static final int QUICK_RANKS = Integer.getInteger("jrma.soak.ranks", 4);
+    /** Long mode: tune each job with {@link #tuning} ({@code -Djrma.soak.tune=false}: only jrma.soak.params). */
+    static final boolean TUNE = !"false".equals(System.getProperty("jrma.soak.tune"));
     static final double MINUTES = Double.parseDouble(System.getProperty("jrma.soak.minutes", "0"));
 
     static List<Layout> layouts() {
@@ -120,11 +122,65 @@ final class Soak {
      */
     static long[] runJob(Layout l, int n, long seed, int rounds, long deadlineMillis, Duration timeout, String breakModel)
             throws IOException {
+        return runJob(l, n, seed, rounds, deadlineMillis, timeout, breakModel, PARAMS);
+    }
+
+    /** Run-time parameters for every job ({@code -Djrma.soak.params=name=value,name=value}). */
+    static final String PARAMS = System.getProperty("jrma.soak.params", "");
+
+    /**
+     * Long mode's tuning of a job: none, or one to three run-time parameters at values that push the library off
+     * its usual paths (small rings, credits and frames, every packet eager, one pending op, no lock coalescing,
+     * kernel copies for everything or nothing, progress only by a thread or only by callers).
+     */
+    static String tuning(SplittableRandom r) {
+        String[][] choices = {
+            {"jrma.progress=thread", "jrma.progress=caller"},
+            {"jrma.issue=eager", "jrma.issue=flush_local"},
+            {"jrma.issue.eagerBytes=64", "jrma.issue.eagerBytes=4096"},
+            {"jrma.maxPendingOps=1", "jrma.maxPendingOps=8"},
+            {"jrma.lock.coalesce=false"},
+            {"jrma.cma.minBytes=0", "jrma.cma.minBytes=1048576"},
+            {"jrma.shm.opSlots=false"},
+            {"jrma.shm.ringBytes=65536"},
+            {"jrma.shm.heldBytes=65536"},
+            {"jrma.shm.ringAcks=false"},
+            {"jrma.tcp.credits=65536"},
+            {"jrma.tcp.frameBytes=4096"},
+            {"jrma.tcp.sendQueueBytes=65536"},
+        };
+        if (r.nextInt(3) == 0) {
+            return "";
+        }
+        java.util.TreeMap<String, String> picked = new java.util.TreeMap<>();
+        for (int k = 1 + r.nextInt(3); k > 0; k--) {
+            String[] c = choices[r.nextInt(choices.length)];
+            String[] kv = c[r.nextInt(c.length)].split("=");
+            picked.put(kv[0], kv[1]);
+        }
+        StringBuilder sb = new StringBuilder();
+        picked.forEach((k, v) -> sb.append(sb.length() == 0 ? "" : ",").append(k).append('=').append(v));
+        return sb.toString();
+    }
+
+    static Map<String, String> parse(String params) {
+        Map<String, String> m = new LinkedHashMap<>();
+        for (String kv : params.split(",")) {
+            if (!kv.isBlank()) {
+                String[] p = kv.split("=", 2);
+                m.put(p[0].trim(), p[1].trim());
+            }
+        }
+        return m;
+    }
+
+    static long[] runJob(Layout l, int n, long seed, int rounds, long deadlineMillis, Duration timeout, String breakModel,
+                         String tuning) throws IOException {
         Path result = Files.createTempFile("jrma-soak-", ".counts");
         try {
             SoakRank.Config cfg = new SoakRank.Config(l.label, l.jvms, l.between, seed, rounds, deadlineMillis,
-                    MAX_OPS, MAX_MSGS, true, result.toString(), breakModel);
-            Jrma.job(n).params(l.params).jvms(l.jvms).timeout(timeout).run(new SoakRank(cfg));
+                    MAX_OPS, MAX_MSGS, true, result.toString(), breakModel, tuning);
+            Jrma.job(n).params(l.params).params(parse(tuning)).jvms(l.jvms).timeout(timeout).run(new SoakRank(cfg));
             long[] out = new long[SoakRank.COUNTERS.length];
             for (String line : Files.readAllLines(result)) {
                 String[] kv = line.split("=");
@@ -161,12 +217,14 @@ final class Soak {
                 long js = jobSeed(seed, k++);
                 long deadline = Math.max(now + 5_000, Math.min(end, now + chunk));
                 long t0 = System.currentTimeMillis();
+                String tune = TUNE ? tuning(sizes) : PARAMS;
+                out.printf("soak job %d: layout %s, %d ranks, seed %d%s ...%n", k - 1, l.label, n, js,
+                        tune.isEmpty() ? "" : ", params " + tune);
                 long[] c = runJob(l, n, js, 1, deadline, // at least one round, then until the deadline
-                         Duration.ofMillis(deadline - now + 120_000), null);
+                        Duration.ofMillis(deadline - now + 120_000), null, tune);
                 long ms = System.currentTimeMillis() - t0;
                 totals.get(l).add(c, ms);
-                out.printf("soak job %d: layout %s, %d ranks, seed %d, %.1f s: %s%n", k - 1, l.label, n, js, ms / 1000.0,
-                        describe(c));
+                out.printf("soak job %d: layout %s, %d ranks, %.1f s: %s%n", k - 1, l.label, n, ms / 1000.0, describe(c));
             }
             firstPass = false;
         }

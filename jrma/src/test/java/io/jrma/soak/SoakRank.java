@@ -43,7 +43,8 @@ final class SoakRank implements Jrma.RankMain {
 
     /** What a job runs: serializable, it travels to the ranks' JVMs. */
     record Config(String layout, int jvms, String between, long seed, int rounds, long deadlineMillis, int maxOps,
-                  int maxMsgs, boolean bigMessages, String resultFile, String breakModel) implements java.io.Serializable {
+                  int maxMsgs, boolean bigMessages, String resultFile, String breakModel, String tuning)
+            implements java.io.Serializable {
     }
 
     /** Counter indices (summed over ranks at the end of the job). */
@@ -752,7 +753,8 @@ final class SoakRank implements Jrma.RankMain {
     private void fail(String what) {
         throw new SoakFailure("soak check failed: seed " + cfg.seed + ", layout " + cfg.layout + ", " + where
                 + ", rank " + me + (comm != world ? " (world rank " + world.rank() + ")" : "") + ": " + what + " (reproduce: -Djrma.soak.seed=" + cfg.seed + " -Djrma.soak.layouts="
-                + cfg.layout + " -Djrma.soak.ranks=" + n + " -Djrma.soak.rounds=" + (round + 1) + ")");
+                + cfg.layout + " -Djrma.soak.ranks=" + world.size() + " -Djrma.soak.rounds=" + (round + 1)
+                + (cfg.tuning.isEmpty() ? "" : " -Djrma.soak.params=" + cfg.tuning) + ")");
     }
 
     /** Checks what came back to this origin for one op (gets, fetches), where the model knows it already. */
