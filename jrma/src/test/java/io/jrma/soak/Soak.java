@@ -122,8 +122,11 @@ final class Soak {
      */
     static long[] runJob(Layout l, int n, long seed, int rounds, long deadlineMillis, Duration timeout, String breakModel)
             throws IOException {
-        return runJob(l, n, seed, rounds, deadlineMillis, timeout, breakModel, PARAMS);
+        return runJob(l, n, seed, rounds, deadlineMillis, timeout, breakModel != null ? breakModel : BREAK, PARAMS);
     }
+
+    /** {@code -Djrma.soak.break=lost-update}: a model that drops some accumulates, to see a failure (and its clean-up). */
+    static final String BREAK = System.getProperty("jrma.soak.break");
 
     /** Run-time parameters for every job ({@code -Djrma.soak.params=name=value,name=value}). */
     static final String PARAMS = System.getProperty("jrma.soak.params", "");
