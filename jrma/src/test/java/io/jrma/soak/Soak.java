@@ -217,6 +217,7 @@ final class Soak {
                 }
                 int[] choices = l.jvms == 4 ? new int[] {4, 5, 6} : new int[] {3, 4, 5, 6};
                 int n = choices[sizes.nextInt(choices.length)];
+                n = Integer.getInteger("jrma.soak.ranks", n);
                 long js = jobSeed(seed, k++);
                 long deadline = Math.max(now + 5_000, Math.min(end, now + chunk));
                 long t0 = System.currentTimeMillis();

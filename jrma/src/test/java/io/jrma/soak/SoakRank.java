@@ -100,6 +100,64 @@ final class SoakRank implements Jrma.RankMain {
         worldMsg = Messenger.create(world);
         worldColl = worldMsg.collectives();
         useWorld();
+        Thread watchdog = watchdog(Thread.currentThread());
+        try {
+            rounds();
+        } finally {
+            watchdog.interrupt();
+        }
+    }
+
+    /** The last operation issued, for the stall report. */
+    private transient volatile String lastOp = "";
+
+    /**
+     * A rank that makes no progress for {@link #STALL_MS} reports once where it is (window, round, mode, last
+     * operation) and the stacks of this JVM's threads in the library, then the job's timeout ends it.
+     */
+    private Thread watchdog(Thread rank) {
+        Thread t = new Thread(() -> {
+            long seen = -1;
+            long since = System.currentTimeMillis();
+            try {
+                while (true) {
+                    Thread.sleep(2_000);
+                    long now = 0;
+                    for (int i = 0; i < COUNTERS.length; i++) {
+                        now += count.get(i);
+                    }
+                    if (now != seen) {
+                        seen = now;
+                        since = System.currentTimeMillis();
+                    } else if (System.currentTimeMillis() - since > STALL_MS) {
+                        StringBuilder sb = new StringBuilder("soak stall: seed " + cfg.seed + ", layout " + cfg.layout
+                                + ", world rank " + world.rank() + " made no progress for " + STALL_MS / 1000 + " s in "
+                                + where + "; last op " + lastOp + "\n");
+                        for (var e : Thread.getAllStackTraces().entrySet()) {
+                            String st = java.util.Arrays.stream(e.getValue()).map(f -> "    at " + f + "\n")
+                                    .collect(java.util.stream.Collectors.joining());
+                            if (e.getKey() == rank || st.contains("io.jrma")) {
+                                sb.append("  thread ").append(e.getKey().getName()).append(e.getKey() == rank ? " (the rank)" : "")
+                                        .append(":\n").append(st);
+                            }
+                        }
+                        System.out.print(sb);
+                        System.out.flush();
+                        return;
+                    }
+                }
+            } catch (InterruptedException e) {
+                // the rank is done
+            }
+        }, "soak-watchdog-" + world.rank());
+        t.setDaemon(true);
+        t.start();
+        return t;
+    }
+
+    static final long STALL_MS = 45_000;
+
+    private void rounds() throws IOException {
         checkLayout();
         SplittableRandom jobRandom = new SplittableRandom(cfg.seed);
         boolean more = true;
@@ -630,6 +688,7 @@ final class SoakRank implements Jrma.RankMain {
 
     private Pending issue(Win win, RmaOp op, Target tgt) {
         inc(RMA);
+        lastOp = op.toString();
         long disp = tgt.disp(op.target, op.cell);
         Object[] ts = targetType(op);
         long tc = (Long) ts[0];
