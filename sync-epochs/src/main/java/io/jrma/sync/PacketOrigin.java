@@ -551,7 +551,21 @@ final class PacketOrigin {
         if (remote) {
             awaitAck(q, want);
         } else {
-            await(() -> q.replies.get() == 0 && !externalPendingLocked(q));
+            // replies counts the data operations every thread of the rank queued: one another thread issued after
+            // this flush sent the queue sits in the open batch until that thread synchronizes (lazy issue), and
+            // that thread may be waiting for this one; so send such a batch rather than wait for it
+            await(() -> {
+                if (q.replies.get() == 0 && !externalPendingLocked(q)) {
+                    return true;
+                }
+                Batch b = q.open;
+                if (b != null && b.count() > 0) {
+                    synchronized (q) {
+                        send(q, false, 0);
+                    }
+                }
+                return false;
+            });
         }
     }
 

@@ -7,6 +7,7 @@ import io.jrma.Op;
 import io.jrma.Win;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -80,6 +81,58 @@ class MultiThreadedRankTest {
             assertEquals(counts[me], w.buffer().getLong(0), "long SUM at rank " + me + " (total per rank " + total + ")");
             assertEquals(counts[me] * 0.5, w.buffer().getDouble(8), "double SUM at rank " + me);
             assertEquals(counts[me] * 2, w.buffer().getLong(16), "get_accumulate SUM at rank " + me);
+            world.barrier();
+            w.free();
+        });
+    }
+
+    /**
+     * One thread of a rank keeps issuing gets, without a synchronization call of its own, while another flushes
+     * locally; then the first waits for the second. A local flush must not wait for a get another thread queued
+     * after the flush sent the queue: under lazy issue that get stays queued until its thread synchronizes, so the
+     * rank deadlocked (found by the soak, docs/soak.md, in its two-thread lock_all rounds over JVMs).
+     */
+    @ParameterizedTest(name = "{0} n={1}")
+    @MethodSource("io.jrma.sync.conformance.Ranks#pathsAndSmallSizes")
+    @Timeout(60)
+    void localFlushDoesNotWaitForAnotherThreadsLaterGets(String path, int n) {
+        Ranks.run(path, n, world -> {
+            int me = world.rank();
+            int t = (me + 1) % n;
+            java.nio.ByteBuffer mem = Ranks.direct(64);
+            mem.putLong(0, 1000 + me);
+            Win w = Win.create(world, mem, 8, null); // private memory: packets between JVMs
+            world.barrier();
+            w.lockAll(0);
+            AtomicBoolean issuing = new AtomicBoolean(true);
+            AtomicReference<Throwable> err = new AtomicReference<>();
+            Thread flusher = new Thread(() -> {
+                try {
+                    for (int i = 0; issuing.get(); i++) {
+                        if (i % 2 == 0) {
+                            w.flushLocal(t);
+                        } else {
+                            w.flushLocalAll();
+                        }
+                    }
+                } catch (Throwable e) {
+                    err.compareAndSet(null, e);
+                }
+            }, "rank" + me + "-flusher");
+            flusher.start();
+            long[][] got = new long[4000][1];
+            for (long[] g : got) {
+                w.get(g, 1, Datatype.LONG, t, 0);
+            }
+            issuing.set(false);
+            flusher.join();
+            if (err.get() != null) {
+                throw new AssertionError("flushing thread failed", err.get());
+            }
+            w.unlockAll();
+            for (long[] g : got) {
+                assertEquals(1000 + t, g[0], "get from rank " + t);
+            }
             world.barrier();
             w.free();
         });

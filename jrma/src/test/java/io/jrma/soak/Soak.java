@@ -1,0 +1,278 @@
+package io.jrma.soak;
+
+import io.jrma.Jrma;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+
+/**
+ * The soak's driver: runs {@link SoakRank} jobs on the layouts (threads of one JVM, 2 and 4 JVMs over the
+ * shared-memory rings, 2 JVMs over TCP only) and adds up what they ran and checked.
+ *
+ * <p>Settings (system properties): {@code jrma.soak.seed} (default: random, printed), {@code jrma.soak.layouts}
+ * (comma-separated names, default all), {@code jrma.soak.rounds} (quick mode: rounds per layout),
+ * {@code jrma.soak.ranks} (quick mode: ranks per job), {@code jrma.soak.minutes} (long mode: the total time,
+ * spread over the layouts in turn).
+ */
+final class Soak {
+    /** Where a job's ranks run. */
+    enum Layout {
+        THREADS("threads", 1, "local", Map.of()),
+        THREADS_PACKET("threads-packet", 1, "local", Map.of("jrma.path", "packet")),
+        JVMS2("2jvms", 2, "shm", Map.of()),
+        JVMS2_PACKET("2jvms-packet", 2, "shm", Map.of("jrma.path", "packet")),
+        JVMS4("4jvms", 4, "shm", Map.of()),
+        JVMS2_TCP("2jvms-tcp", 2, "tcp", Map.of("jrma.transports", "^shm", "jrma.shm.windows", "false"));
+
+        final String label;
+        final int jvms;
+        final String between;
+        final Map<String, String> params;
+
+        Layout(String label, int jvms, String between, Map<String, String> params) {
+            this.label = label;
+            this.jvms = jvms;
+            this.between = between;
+            this.params = params;
+        }
+
+        static Layout of(String label) {
+            for (Layout l : values()) {
+                if (l.label.equals(label)) {
+                    return l;
+                }
+            }
+            throw new IllegalArgumentException("no soak layout " + label + "; layouts: " + Arrays.toString(labels()));
+        }
+
+        static String[] labels() {
+            return Arrays.stream(values()).map(l -> l.label).toArray(String[]::new);
+        }
+    }
+
+    /** Operation sizes per round, the same in both modes (so a long-mode failure reproduces in quick mode). */
+    static final int MAX_OPS = 16;
+    static final int MAX_MSGS = 6;
+
+    static final long SEED = Long.getLong("jrma.soak.seed", new SplittableRandom().nextLong());
+    static final int QUICK_ROUNDS = Integer.getInteger("jrma.soak.rounds", 12);
+    static final int QUICK_RANKS = Integer.getInteger("jrma.soak.ranks", 4);
+    /** Long mode: tune each job with {@link #tuning} ({@code -Djrma.soak.tune=false}: only jrma.soak.params). */
+    static final boolean TUNE = !"false".equals(System.getProperty("jrma.soak.tune"));
+    static final double MINUTES = Double.parseDouble(System.getProperty("jrma.soak.minutes", "0"));
+
+    static List<Layout> layouts() {
+        String s = System.getProperty("jrma.soak.layouts", "");
+        List<Layout> out = new ArrayList<>();
+        if (s.isBlank()) {
+            out.addAll(Arrays.asList(Layout.values()));
+        } else {
+            for (String x : s.split(",")) {
+                out.add(Layout.of(x.trim()));
+            }
+        }
+        return out;
+    }
+
+    /** Job k's seed: the soak's seed itself for the first job, so that a printed seed reproduces as job 0. */
+    static long jobSeed(long seed, int k) {
+        return k == 0 ? seed : Model.mix(seed + 0x632BE59BD9B4E019L * k);
+    }
+
+    /** What jobs on one layout ran and checked, summed. */
+    static final class Totals {
+        final long[] c = new long[SoakRank.COUNTERS.length];
+        int jobs;
+        long millis;
+
+        void add(long[] more, long ms) {
+            for (int i = 0; i < c.length; i++) {
+                c[i] += more[i];
+            }
+            jobs++;
+            millis += ms;
+        }
+
+        long get(int i) {
+            return c[i];
+        }
+
+        @Override
+        public String toString() {
+            StringBuilder sb = new StringBuilder();
+            sb.append(String.format("jobs %d, %.1f s", jobs, millis / 1000.0));
+            for (int i = 0; i < c.length; i++) {
+                sb.append(", ").append(SoakRank.COUNTERS[i]).append(' ').append(c[i]);
+            }
+            return sb.toString();
+        }
+    }
+
+    /**
+     * Runs one job: {@code rounds} rounds (or rounds until {@code deadlineMillis} when that is positive) on
+     * {@code n} ranks of the layout. Returns the counts; a failed check throws, naming seed, round and rank.
+     */
+    static long[] runJob(Layout l, int n, long seed, int rounds, long deadlineMillis, Duration timeout, String breakModel)
+            throws IOException {
+        return runJob(l, n, seed, rounds, deadlineMillis, timeout, breakModel != null ? breakModel : BREAK, PARAMS);
+    }
+
+    /** {@code -Djrma.soak.break=lost-update}: a model that drops some accumulates, to see a failure (and its clean-up). */
+    static final String BREAK = System.getProperty("jrma.soak.break");
+
+    /** Run-time parameters for every job ({@code -Djrma.soak.params=name=value,name=value}). */
+    static final String PARAMS = System.getProperty("jrma.soak.params", "");
+
+    /**
+     * Long mode's tuning of a job: none, or one to three run-time parameters at values that push the library off
+     * its usual paths (small rings, credits and frames, every packet eager, one pending op, no lock coalescing,
+     * kernel copies for everything or nothing, progress only by a thread or only by callers).
+     */
+    static String tuning(SplittableRandom r) {
+        String[][] choices = {
+            {"jrma.progress=thread", "jrma.progress=caller"},
+            {"jrma.issue=eager", "jrma.issue=flush_local"},
+            {"jrma.issue.eagerBytes=64", "jrma.issue.eagerBytes=4096"},
+            {"jrma.maxPendingOps=1", "jrma.maxPendingOps=8"},
+            {"jrma.lock.coalesce=false"},
+            {"jrma.cma.minBytes=0", "jrma.cma.minBytes=1048576"},
+            {"jrma.shm.opSlots=false"},
+            {"jrma.shm.ringBytes=65536"},
+            {"jrma.shm.heldBytes=65536"},
+            {"jrma.shm.ringAcks=false"},
+            {"jrma.tcp.credits=65536"},
+            {"jrma.tcp.frameBytes=4096"},
+            {"jrma.tcp.sendQueueBytes=65536"},
+        };
+        if (r.nextInt(3) == 0) {
+            return "";
+        }
+        java.util.TreeMap<String, String> picked = new java.util.TreeMap<>();
+        for (int k = 1 + r.nextInt(3); k > 0; k--) {
+            String[] c = choices[r.nextInt(choices.length)];
+            String[] kv = c[r.nextInt(c.length)].split("=");
+            picked.put(kv[0], kv[1]);
+        }
+        StringBuilder sb = new StringBuilder();
+        picked.forEach((k, v) -> sb.append(sb.length() == 0 ? "" : ",").append(k).append('=').append(v));
+        return sb.toString();
+    }
+
+    static Map<String, String> parse(String params) {
+        Map<String, String> m = new LinkedHashMap<>();
+        for (String kv : params.split(",")) {
+            if (!kv.isBlank()) {
+                String[] p = kv.split("=", 2);
+                m.put(p[0].trim(), p[1].trim());
+            }
+        }
+        return m;
+    }
+
+    static long[] runJob(Layout l, int n, long seed, int rounds, long deadlineMillis, Duration timeout, String breakModel,
+                         String tuning) throws IOException {
+        Path result = Files.createTempFile("jrma-soak-", ".counts");
+        try {
+            SoakRank.Config cfg = new SoakRank.Config(l.label, l.jvms, l.between, seed, rounds, deadlineMillis,
+                    MAX_OPS, MAX_MSGS, true, result.toString(), breakModel, tuning);
+            Jrma.job(n).params(l.params).params(parse(tuning)).jvms(l.jvms).timeout(timeout).run(new SoakRank(cfg));
+            long[] out = new long[SoakRank.COUNTERS.length];
+            for (String line : Files.readAllLines(result)) {
+                String[] kv = line.split("=");
+                int i = Arrays.asList(SoakRank.COUNTERS).indexOf(kv[0]);
+                out[i] = Long.parseLong(kv[1]);
+            }
+            return out;
+        } finally {
+            Files.deleteIfExists(result);
+        }
+    }
+
+    /**
+     * Long mode: layouts in turn, each job running rounds for up to {@code chunk}, until {@code minutes} are
+     * over; prints a line per job and the totals per layout.
+     */
+    static Map<Layout, Totals> longMode(double minutes, List<Layout> layouts, long seed, PrintStream out) throws IOException {
+        long end = System.currentTimeMillis() + (long) (minutes * 60_000);
+        long chunk = Math.max(10_000, Math.min(120_000, (long) (minutes * 60_000) / (2L * layouts.size())));
+        Map<Layout, Totals> totals = new LinkedHashMap<>();
+        layouts.forEach(l -> totals.put(l, new Totals()));
+        SplittableRandom sizes = new SplittableRandom(seed);
+        out.printf("soak long mode: seed %d, %.1f minutes, layouts %s, jobs of up to %d s%n", seed, minutes, layouts, chunk / 1000);
+        int k = 0;
+        boolean firstPass = true; // every layout runs at least one job, however short the time
+        while (firstPass || System.currentTimeMillis() < end - 5_000) {
+            for (Layout l : layouts) {
+                long now = System.currentTimeMillis();
+                if (!firstPass && now >= end - 5_000) {
+                    break;
+                }
+                int[] choices = l.jvms == 4 ? new int[] {4, 5, 6} : new int[] {3, 4, 5, 6};
+                int n = choices[sizes.nextInt(choices.length)];
+                n = Integer.getInteger("jrma.soak.ranks", n);
+                long js = jobSeed(seed, k++);
+                long deadline = Math.max(now + 5_000, Math.min(end, now + chunk));
+                long t0 = System.currentTimeMillis();
+                String tune = TUNE ? tuning(sizes) : PARAMS;
+                out.printf("soak job %d: layout %s, %d ranks, seed %d%s ...%n", k - 1, l.label, n, js,
+                        tune.isEmpty() ? "" : ", params " + tune);
+                long[] c = runJob(l, n, js, 1, deadline, // at least one round, then until the deadline
+                        Duration.ofMillis(deadline - now + 120_000), null, tune);
+                long ms = System.currentTimeMillis() - t0;
+                totals.get(l).add(c, ms);
+                out.printf("soak job %d: layout %s, %d ranks, %.1f s: %s%n", k - 1, l.label, n, ms / 1000.0, describe(c));
+            }
+            firstPass = false;
+        }
+        out.println("soak long mode done: seed " + seed);
+        totals.forEach((l, t) -> out.println("soak totals " + l.label + ": " + t));
+        return totals;
+    }
+
+    static String describe(long[] c) {
+        StringBuilder sb = new StringBuilder();
+        for (int i = 0; i < c.length; i++) {
+            sb.append(i == 0 ? "" : ", ").append(SoakRank.COUNTERS[i]).append(' ').append(c[i]);
+        }
+        return sb.toString();
+    }
+
+    /**
+     * Ends the JVMs this JVM started (the launcher keeps a pool of them between jobs) and removes the /dev/shm
+     * files they created: run after the soak, whether it passed or not. Returns the files removed.
+     */
+    static List<String> cleanUp() {
+        List<String> removed = new ArrayList<>();
+        List<ProcessHandle> kids = ProcessHandle.current().descendants().toList();
+        for (ProcessHandle p : kids) {
+            p.destroyForcibly();
+        }
+        for (ProcessHandle p : kids) {
+            try {
+                p.onExit().get(10, java.util.concurrent.TimeUnit.SECONDS);
+            } catch (Exception ignored) {
+                // reported below through the files left
+            }
+            removed.addAll(io.jrma.shm.ShmFiles.filesOf(Path.of("/dev/shm"), p.pid()));
+            for (String f : io.jrma.shm.ShmFiles.filesOf(Path.of("/dev/shm"), p.pid())) {
+                try {
+                    Files.deleteIfExists(Path.of("/dev/shm", f));
+                } catch (IOException ignored) {
+                    // gone already
+                }
+            }
+        }
+        return removed;
+    }
+
+    private Soak() {
+    }
+}
