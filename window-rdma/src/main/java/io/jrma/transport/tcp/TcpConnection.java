@@ -81,6 +81,8 @@ final class TcpConnection {
     final AtomicLong queuedBytes = new AtomicLong();
     private final AtomicLong credits;
     private final long window;
+    /** The most credit one frame header may return (see the constructor). */
+    private final long maxCredit;
     private OutFrame cur;
     private volatile boolean wantWrite;
     /** Credit consumed here and not yet returned: added by the progress thread, taken by the writer. */
@@ -136,6 +138,9 @@ final class TcpConnection {
         this.peerJvm = peerJvm;
         this.ch = ch;
         this.window = window;
+        // what a peer can owe back at once: the window, or one frame larger than the window, which travels alone
+        // when all credit is back (a 160 KB packet with jrma.tcp.credits=65536 returned 160,044 bytes of credit)
+        this.maxCredit = Math.max(window, (long) FrameDescriptor.MAX_BODY + HEADER_LENGTH);
         this.credits = new AtomicLong(window);
         for (int i = 0; i < pool.length; i++) {
             pool[i] = new ArrayDeque<>();
@@ -436,7 +441,7 @@ final class TcpConnection {
             int version = staging.get(at + FrameDescriptor.VERSION_OFFSET);
             long aux = staging.getLong(at + FrameDescriptor.CREDIT_OFFSET);
             if (len < 0 || len > FrameDescriptor.MAX_BODY || version != FrameDescriptor.VERSION
-                    || type < FrameDescriptor.BATCH || type > FrameDescriptor.WAKE || aux < 0 || aux > window
+                    || type < FrameDescriptor.BATCH || type > FrameDescriptor.WAKE || aux < 0 || aux > maxCredit
                     || (len != 0 && FrameDescriptor.isEmptyType(type))) {
                 owner.corrupt(this, "a corrupt frame header (length " + len + ", " + FrameDescriptor.typeName(type)
                         + ", version " + version + ", credit " + aux + ")");

@@ -267,6 +267,29 @@ class TcpTransportTest {
         assertTrue(tcp[0].creditFramesReceived() >= 1, "credit came back in a CREDIT frame");
     }
 
+    /**
+     * The credit for a packet larger than the window comes back in one frame header, larger than the window: it is
+     * not a corrupt header, and the stream goes on. (The soak found it over TCP with jrma.tcp.credits=65536: "corrupt
+     * frame header (length 0, type 3, ..., credit 160044)" aborted the job.)
+     */
+    @Test
+    @Timeout(60)
+    void theCreditOfAPacketLargerThanTheWindowIsNotACorruptHeader() throws Exception {
+        mesh(Map.of("jrma.tcp.credits", "65536", "jrma.tcp.creditDelayNs", "1000000"));
+        Recorder rec = new Recorder();
+        jobs[1].agent().register(WINDOW, rec);
+        Batch big = batch(1, 160 << 10, 3); // 160 KiB in one packet through a 64 KiB window
+        assertTrue(tcp[0].send(big));
+        progressUntil(() -> rec.count() == 1 && big.isConsumed());
+        for (int i = 0; i < 8; i++) { // each needs the big one's credit back first
+            assertTrue(tcp[0].send(batch(1, 16 << 10, 10 + i)));
+        }
+        progressUntil(() -> rec.count() == 9 || jobs[0].isAborted() || jobs[1].isAborted());
+        assertFalse(jobs[0].isAborted(), () -> "JVM 0 aborted: " + jobs[0].abortReason());
+        assertFalse(jobs[1].isAborted(), () -> "JVM 1 aborted: " + jobs[1].abortReason());
+        assertEquals(9, rec.count(), "every batch after the large one arrived");
+    }
+
     @Test
     @Timeout(30)
     void batchesClaimingAnotherJvmsRanksAreRejected() throws Exception {
