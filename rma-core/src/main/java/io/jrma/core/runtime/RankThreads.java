@@ -60,6 +60,23 @@ public final class RankThreads {
         return mine;
     }
 
+    /**
+     * Whether {@code t} is the job's abort reaching this rank (ERR_PROC_ABORTED), also when a layer above wraps it
+     * (the mpi package's MPIException: MPI.Init failed while another rank aborted), and not this rank's own abort.
+     */
+    static boolean endedByAbort(Throwable t) {
+        if (t instanceof io.jrma.Jrma.AbortException) {
+            return false;
+        }
+        for (Throwable c = t; c != null; c = c.getCause()) {
+            if (c instanceof RmaException r && r.errorClass() == ErrorClass.ERR_PROC_ABORTED
+                    && !(c instanceof io.jrma.Jrma.AbortException)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     public static Comm singleton(java.util.Map<String, String> params) {
         Job job = new Job(1, params);
         Comm mine = LocalComm.world(job, 0, new CollectiveState(1));
@@ -90,9 +107,7 @@ public final class RankThreads {
                     body.run(mine);
                 } catch (Throwable t) {
                     failure = t;
-                    secondary = job.isAborted() && t instanceof RmaException
-                            && ((RmaException) t).errorClass() == ErrorClass.ERR_PROC_ABORTED
-                            && !(t instanceof io.jrma.Jrma.AbortException);
+                    secondary = job.isAborted() && endedByAbort(t);
                     if (!secondary && first.compareAndSet(null, t)) {
                         out.firstFailedRank = rank;
                         out.firstFailure = t;
