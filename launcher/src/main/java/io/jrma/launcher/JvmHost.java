@@ -10,10 +10,7 @@ import io.jrma.core.runtime.Job;
 import io.jrma.core.runtime.Params;
 import io.jrma.core.runtime.RankThreads;
 import io.jrma.spi.Components;
-import io.jrma.spi.JobLayout;
 import io.jrma.spi.Transport;
-import io.jrma.spi.TransportProvider;
-import io.jrma.spi.Transports;
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
 import java.io.DataInputStream;
@@ -27,7 +24,6 @@ import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -129,7 +125,10 @@ public final class JvmHost {
             Components.bufferAllocator().jobSpansJvms(job.params());
         }
         ElementLocks.onLongWait(job::checkAborted); // a holder in a killed JVM never releases
-        List<Transport> transports = openTransports(job, spec, in, out);
+        List<Transport> transports = TransportMesh.open(job, spec.jobId(), spec.meshSecret(), mine -> {
+            Rendezvous.writeObject(out, Rendezvous.ENDPOINT, mine);
+            return (String[][]) expect(in, Rendezvous.ENDPOINTS).object();
+        });
         job.onAbort(e -> {
             for (Transport t : transports) {
                 t.abortPeers(e.getMessage());
@@ -200,42 +199,6 @@ public final class JvmHost {
         }
         boolean clean = !job.isAborted() && outcome.firstFailure == null && !outcome.timedOut && ended[0];
         return clean ? 0 : Math.max(1, firstCode[0]);
-    }
-
-    /**
-     * Opens the transports the job selects ({@link Transports#select}) in ascending priority, publishes each one's
-     * card through the launcher, and connects them in the same order once every JVM's cards are known (TCP first:
-     * the others set themselves up over its control plane). Returns those that reach a peer.
-     */
-    private static List<Transport> openTransports(Job job, Rendezvous.Spec spec, DataInputStream in,
-            DataOutputStream out) throws IOException {
-        List<TransportProvider> chosen = Transports.select(new JobLayout(spec.nranks(), job.jvmCount(), spec.params()));
-        List<TransportProvider.Opening> openings = new ArrayList<>();
-        String[] cards = new String[chosen.size()];
-        try {
-            for (TransportProvider p : chosen) {
-                TransportProvider.Opening o = p.open(job, spec.jobId(), spec.meshSecret());
-                cards[openings.size()] = o.card();
-                openings.add(o);
-            }
-            Rendezvous.writeObject(out, Rendezvous.ENDPOINT, cards);
-            String[][] all = (String[][]) expect(in, Rendezvous.ENDPOINTS).object();
-            List<Transport> opened = new ArrayList<>();
-            for (int i = 0; i < openings.size(); i++) {
-                String[] column = new String[all.length];
-                for (int j = 0; j < all.length; j++) {
-                    column[j] = all[j][i];
-                }
-                Transport t = openings.get(i).connect(column);
-                if (t != null) {
-                    opened.add(t);
-                }
-            }
-            return opened;
-        } catch (IOException | RuntimeException e) {
-            openings.forEach(TransportProvider.Opening::abandon);
-            throw e;
-        }
     }
 
     private static void listen(DataInputStream in, Job job, boolean[] ended) {

@@ -10,14 +10,11 @@ import io.jrma.core.runtime.CommCore;
 import io.jrma.core.runtime.Job;
 import io.jrma.core.runtime.RankThreads;
 import io.jrma.spi.Components;
-import io.jrma.spi.JobLayout;
 import io.jrma.spi.Transport;
 import io.jrma.spi.TransportProvider;
-import io.jrma.spi.Transports;
 import io.jrma.spi.WorldBootstrap;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import java.util.Map;
@@ -95,7 +92,7 @@ public final class PmiBootstrap implements WorldBootstrap {
                 p.reclaimDead(job.params());
             }
         }
-        transports = openTransports(idAndSecret[0], idAndSecret[1]);
+        transports = TransportMesh.open(job, idAndSecret[0], idAndSecret[1], this::tradeCards);
         job.onAbort(e -> {
             Jrma.AbortException own = ownAbort(e);
             if (own != null) {
@@ -118,7 +115,7 @@ public final class PmiBootstrap implements WorldBootstrap {
         Thread main = Thread.currentThread();
         Thread.UncaughtExceptionHandler before = main.getUncaughtExceptionHandler();
         main.setUncaughtExceptionHandler((t, x) -> {
-            if (ending.get() || job.isAborted() && endedByAbort(x)) {
+            if (ending.get() || job.isAborted() && RankThreads.endedByAbort(x)) {
                 return; // this process is ending the job already, or another's failure ended this rank
             }
             before.uncaughtException(t, x); // the program's own failure: its stack trace, as java prints it
@@ -127,53 +124,33 @@ public final class PmiBootstrap implements WorldBootstrap {
         return RankThreads.adopt(job, rank);
     }
 
-    /** Opens the selected transports, trades cards through PMI and connects them (as JvmHost does via jrmarun). */
-    private List<Transport> openTransports(String jobId, String secret) throws IOException {
+    /** Trades transport cards (and process ids) through the launcher's key-value space. */
+    private String[][] tradeCards(String[] mine) throws IOException {
         int size = job.size();
-        List<TransportProvider> chosen = Transports.select(new JobLayout(size, size, job.params()));
-        List<TransportProvider.Opening> openings = new ArrayList<>();
-        try {
-            StringBuilder mine = new StringBuilder();
-            for (TransportProvider p : chosen) {
-                TransportProvider.Opening o = p.open(job, jobId, secret);
-                openings.add(o);
-                mine.append(mine.length() == 0 ? "" : ",").append(encode(o.card()));
-            }
-            pmi.put("jrma-cards-" + pmi.rank(), ProcessHandle.current().pid() + ";" + (mine.length() == 0 ? "-" : mine));
-            pmi.exchange();
-            String[][] all = new String[size][];
-            pids = new long[size];
-            for (int r = 0; r < size; r++) {
-                String v = pmi.get(r, "jrma-cards-" + r);
-                int semi = v.indexOf(';');
-                pids[r] = Long.parseLong(v.substring(0, semi));
-                v = v.substring(semi + 1);
-                String[] parts = v.equals("-") ? new String[0] : v.split(",", -1);
-                if (parts.length != openings.size()) {
-                    throw new IOException("rank " + r + " published " + parts.length + " transport cards, this one "
-                            + openings.size() + ": the processes disagree on jrma.transports");
-                }
-                all[r] = new String[parts.length];
-                for (int i = 0; i < parts.length; i++) {
-                    all[r][i] = decode(parts[i]);
-                }
-            }
-            List<Transport> opened = new ArrayList<>();
-            for (int i = 0; i < openings.size(); i++) {
-                String[] column = new String[size];
-                for (int r = 0; r < size; r++) {
-                    column[r] = all[r][i];
-                }
-                Transport t = openings.get(i).connect(column);
-                if (t != null) {
-                    opened.add(t);
-                }
-            }
-            return opened;
-        } catch (IOException | RuntimeException e) {
-            openings.forEach(TransportProvider.Opening::abandon);
-            throw e;
+        StringBuilder v = new StringBuilder().append(ProcessHandle.current().pid()).append(';');
+        for (int i = 0; i < mine.length; i++) {
+            v.append(i == 0 ? "" : ",").append(encode(mine[i]));
         }
+        pmi.put("jrma-cards-" + pmi.rank(), mine.length == 0 ? v.append('-').toString() : v.toString());
+        pmi.exchange();
+        String[][] all = new String[size][];
+        pids = new long[size];
+        for (int r = 0; r < size; r++) {
+            String got = pmi.get(r, "jrma-cards-" + r);
+            int semi = got.indexOf(';');
+            pids[r] = Long.parseLong(got.substring(0, semi));
+            got = got.substring(semi + 1);
+            String[] parts = got.equals("-") ? new String[0] : got.split(",", -1);
+            if (parts.length != mine.length) {
+                throw new IOException("rank " + r + " published " + parts.length + " transport cards, this one "
+                        + mine.length + ": the processes disagree on jrma.transports");
+            }
+            all[r] = new String[parts.length];
+            for (int i = 0; i < parts.length; i++) {
+                all[r][i] = decode(parts[i]);
+            }
+        }
+        return all;
     }
 
     @Override
@@ -246,16 +223,6 @@ public final class PmiBootstrap implements WorldBootstrap {
             }
         } while (!m.equals(before));
         return m;
-    }
-
-    /** Whether {@code x} (or what it wraps: the mpi package's MPIException) is the job's abort reaching this rank. */
-    private static boolean endedByAbort(Throwable x) {
-        for (Throwable t = x; t != null; t = t.getCause()) {
-            if (t instanceof RmaException r && r.errorClass() == ErrorClass.ERR_PROC_ABORTED) {
-                return true;
-            }
-        }
-        return false;
     }
 
     /** The abort this process's own rank raised (MPI_Abort), or null when the abort came from elsewhere. */

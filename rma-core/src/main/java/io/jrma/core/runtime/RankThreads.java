@@ -64,7 +64,7 @@ public final class RankThreads {
      * Whether {@code t} is the job's abort reaching this rank (ERR_PROC_ABORTED), also when a layer above wraps it
      * (the mpi package's MPIException: MPI.Init failed while another rank aborted), and not this rank's own abort.
      */
-    static boolean endedByAbort(Throwable t) {
+    public static boolean endedByAbort(Throwable t) {
         if (t instanceof io.jrma.Jrma.AbortException) {
             return false;
         }
