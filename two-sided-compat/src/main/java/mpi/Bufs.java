@@ -98,6 +98,37 @@ final class Bufs {
                 + ": use a view of a direct ByteBuffer (MPI.newIntBuffer(n), ByteBuffer.allocateDirect(n).asIntBuffer(), ...)");
     }
 
+    /**
+     * The byte views of the last few non-byte direct buffers one window was given ({@link #bytes} makes a new view
+     * each time, two objects per call): a view depends only on the buffer's identity (its address and capacity never
+     * change, and the engine addresses a buffer from its first byte whatever its position), so the one made for a
+     * buffer serves every later call with it. Racy by design: a slot holds an immutable pair, and a lost update only
+     * costs one more view.
+     */
+    static final class Views {
+        private static final int SLOTS = 4;
+        private final View[] slots = new View[SLOTS];
+        private int next;
+
+        private record View(Buffer key, ByteBuffer view) {
+        }
+
+        /** {@link Bufs#bytes} of a direct buffer, from the cache when this window saw the buffer lately. */
+        ByteBuffer of(Buffer b) {
+            if (b instanceof ByteBuffer bb) {
+                return bb;
+            }
+            for (View v : slots) {
+                if (v != null && v.key == b) {
+                    return v.view;
+                }
+            }
+            ByteBuffer view = bytes(b);
+            slots[next++ & (SLOTS - 1)] = new View(b, view);
+            return view;
+        }
+    }
+
     /** A buffer's backing store (an array or a direct ByteBuffer) and the byte offset of the buffer in it. */
     static final class Origin {
         final Object obj;

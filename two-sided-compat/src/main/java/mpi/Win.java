@@ -57,6 +57,8 @@ public final class Win implements Freeable, Site {
     private final long declaredSize;
     private final Map<Integer, byte[]> attrs = new ConcurrentHashMap<>();
     private final Map<Buffer, ByteBuffer> attached = Collections.synchronizedMap(new IdentityHashMap<>());
+    /** Byte views of the non-byte buffers given to the communication calls (allocation-free after the first). */
+    private final Bufs.Views views = new Bufs.Views();
     private volatile String name = "";
 
     /** What a constructor made. */
@@ -209,22 +211,27 @@ public final class Win implements Freeable, Site {
         });
     }
 
-    private static ByteBuffer origin(Buffer b) {
+    private ByteBuffer origin(Buffer b) {
         if (b == null || !b.isDirect()) {
             throw new IllegalArgumentException("The origin must be direct buffer.");
         }
-        return Bufs.bytes(b);
+        return views.of(b);
     }
 
-    private static ByteBuffer result(Buffer b) {
+    private ByteBuffer result(Buffer b) {
         if (b == null || !b.isDirect()) {
             throw new IllegalArgumentException("The result buffer must be direct.");
         }
-        return Bufs.bytes(b);
+        return views.of(b);
+    }
+
+    /** A direct buffer's bytes (the caller checked it is direct). */
+    private ByteBuffer view(Buffer b) {
+        return views.of(b);
     }
 
     /** The origin of an accumulate-family operation: may be null with NO_OP, whose origin is not read. */
-    private static ByteBuffer accOrigin(Buffer b, Op op) {
+    private ByteBuffer accOrigin(Buffer b, Op op) {
         return b == null && op != null && op.jop == io.jrma.Op.NO_OP ? null : origin(b);
     }
 
@@ -281,8 +288,13 @@ public final class Win implements Freeable, Site {
     /** {@link #put} with a 64-bit displacement (jrma extension, for dynamic windows). */
     public void put(Buffer origin, int orgCount, Datatype orgType, int targetRank, long targetDisp, int targetCount,
                     Datatype targetType) throws MPIException {
-        exec(() -> w().put(origin(origin), orgCount, Datatype.jt(orgType), targetRank, targetDisp, targetCount,
-                Datatype.jt(targetType)));
+        MPI.check();
+        try {
+            w().put(origin(origin), orgCount, Datatype.jt(orgType), targetRank, targetDisp, targetCount,
+                    Datatype.jt(targetType));
+        } catch (RuntimeException e) {
+            throw Err.handle(errh, siteName(), e);
+        }
     }
 
     /** Copies target data into {@code origin}; it is there once the operation completes (MPI_GET). */
@@ -294,8 +306,13 @@ public final class Win implements Freeable, Site {
     /** {@link #get} with a 64-bit displacement. */
     public void get(Buffer origin, int orgCount, Datatype orgType, int targetRank, long targetDisp, int targetCount,
                     Datatype targetType) throws MPIException {
-        exec(() -> w().get(origin(origin), orgCount, Datatype.jt(orgType), targetRank, targetDisp, targetCount,
-                Datatype.jt(targetType)));
+        MPI.check();
+        try {
+            w().get(origin(origin), orgCount, Datatype.jt(orgType), targetRank, targetDisp, targetCount,
+                    Datatype.jt(targetType));
+        } catch (RuntimeException e) {
+            throw Err.handle(errh, siteName(), e);
+        }
     }
 
     /** Combines origin data into the target with a predefined {@code op}, atomically per element (MPI_ACCUMULATE). */
@@ -307,8 +324,13 @@ public final class Win implements Freeable, Site {
     /** {@link #accumulate} with a 64-bit displacement. */
     public void accumulate(Buffer origin, int orgCount, Datatype orgType, int targetRank, long targetDisp,
                            int targetCount, Datatype targetType, Op op) throws MPIException {
-        exec(() -> w().accumulate(origin(origin), orgCount, Datatype.jt(orgType), targetRank, targetDisp, targetCount,
-                Datatype.jt(targetType), Op.predefined(op, "accumulate")));
+        MPI.check();
+        try {
+            w().accumulate(origin(origin), orgCount, Datatype.jt(orgType), targetRank, targetDisp, targetCount,
+                    Datatype.jt(targetType), Op.predefined(op, "accumulate"));
+        } catch (RuntimeException e) {
+            throw Err.handle(errh, siteName(), e);
+        }
     }
 
     /**
@@ -326,9 +348,14 @@ public final class Win implements Freeable, Site {
     public void getAccumulate(Buffer origin, int orgCount, Datatype orgType, Buffer resultAddr, int resultCount,
                               Datatype resultType, int targetRank, long targetDisp, int targetCount,
                               Datatype targetType, Op op) throws MPIException {
-        exec(() -> w().getAccumulate(accOrigin(origin, op), orgCount, orgType == null ? Datatype.jt(targetType)
-                : Datatype.jt(orgType), result(resultAddr), resultCount, Datatype.jt(resultType), targetRank, targetDisp,
-                targetCount, Datatype.jt(targetType), Op.predefined(op, "getAccumulate")));
+        MPI.check();
+        try {
+            w().getAccumulate(accOrigin(origin, op), orgCount, orgType == null ? Datatype.jt(targetType)
+                    : Datatype.jt(orgType), result(resultAddr), resultCount, Datatype.jt(resultType), targetRank, targetDisp,
+                    targetCount, Datatype.jt(targetType), Op.predefined(op, "getAccumulate"));
+        } catch (RuntimeException e) {
+            throw Err.handle(errh, siteName(), e);
+        }
     }
 
     /** Request-based put (MPI_RPUT): the request completes when {@code origin} may be reused. */
@@ -397,8 +424,13 @@ public final class Win implements Freeable, Site {
     /** {@link #fetchAndOp} with a 64-bit displacement. */
     public void fetchAndOp(Buffer origin, Buffer resultAddr, Datatype dataType, int targetRank, long targetDisp, Op op)
             throws MPIException {
-        exec(() -> w().fetchAndOp(accOrigin(origin, op), result(resultAddr), Datatype.jt(dataType), targetRank,
-                targetDisp, Op.predefined(op, "fetchAndOp")));
+        MPI.check();
+        try {
+            w().fetchAndOp(accOrigin(origin, op), result(resultAddr), Datatype.jt(dataType), targetRank,
+                    targetDisp, Op.predefined(op, "fetchAndOp"));
+        } catch (RuntimeException e) {
+            throw Err.handle(errh, siteName(), e);
+        }
     }
 
     /**
@@ -413,40 +445,68 @@ public final class Win implements Freeable, Site {
     /** {@link #compareAndSwap} with a 64-bit displacement. */
     public void compareAndSwap(Buffer origin, Buffer compareAddr, Buffer resultAddr, Datatype targetType,
                                int targetRank, long targetDisp) throws MPIException {
-        exec(() -> {
+        MPI.check();
+        try {
             if (compareAddr == null || !compareAddr.isDirect()) {
                 throw new IllegalArgumentException("The compare buffer must be direct.");
             }
-            w().compareAndSwap(origin(origin), Bufs.bytes(compareAddr), result(resultAddr), Datatype.jt(targetType),
+            w().compareAndSwap(origin(origin), view(compareAddr), result(resultAddr), Datatype.jt(targetType),
                     targetRank, targetDisp);
-        });
+        } catch (RuntimeException e) {
+            throw Err.handle(errh, siteName(), e);
+        }
     }
 
     // ------------------------------------------------------------------------------------------ synchronization
 
     /** MPI_WIN_FENCE with {@code assertion} (MODE_* or 0); collective. */
     public void fence(int assertion) throws MPIException {
-        exec(() -> w().fence(assertion));
+        MPI.check();
+        try {
+            w().fence(assertion);
+        } catch (RuntimeException e) {
+            throw Err.handle(errh, siteName(), e);
+        }
     }
 
     /** Opens an access epoch to the ranks of {@code group} (MPI_WIN_START). */
     public void start(Group group, int assertion) throws MPIException {
-        exec(() -> w().start(Group.jg(group), assertion));
+        MPI.check();
+        try {
+            w().start(Group.jg(group), assertion);
+        } catch (RuntimeException e) {
+            throw Err.handle(errh, siteName(), e);
+        }
     }
 
     /** Ends the access epoch of {@link #start} (MPI_WIN_COMPLETE). */
     public void complete() throws MPIException {
-        exec(() -> w().complete());
+        MPI.check();
+        try {
+            w().complete();
+        } catch (RuntimeException e) {
+            throw Err.handle(errh, siteName(), e);
+        }
     }
 
     /** Opens an exposure epoch to the ranks of {@code group} (MPI_WIN_POST). */
     public void post(Group group, int assertion) throws MPIException {
-        exec(() -> w().post(Group.jg(group), assertion));
+        MPI.check();
+        try {
+            w().post(Group.jg(group), assertion);
+        } catch (RuntimeException e) {
+            throw Err.handle(errh, siteName(), e);
+        }
     }
 
     /** Ends the exposure epoch once every origin has completed (MPI_WIN_WAIT). */
     public void waitFor() throws MPIException {
-        exec(() -> w().waitFor());
+        MPI.check();
+        try {
+            w().waitFor();
+        } catch (RuntimeException e) {
+            throw Err.handle(errh, siteName(), e);
+        }
     }
 
     /** Whether the exposure epoch is over; if so it is ended (MPI_WIN_TEST). */
@@ -456,7 +516,12 @@ public final class Win implements Freeable, Site {
 
     /** Locks the window of {@code rank}: {@link MPI#LOCK_EXCLUSIVE} or {@link MPI#LOCK_SHARED} (MPI_WIN_LOCK). */
     public void lock(int lockType, int rank, int assertion) throws MPIException {
-        exec(() -> w().lock(lockType(lockType), rank, assertion));
+        MPI.check();
+        try {
+            w().lock(lockType(lockType), rank, assertion);
+        } catch (RuntimeException e) {
+            throw Err.handle(errh, siteName(), e);
+        }
     }
 
     private static LockType lockType(int t) {
@@ -471,42 +536,82 @@ public final class Win implements Freeable, Site {
 
     /** Ends the passive-target epoch at {@code rank} (MPI_WIN_UNLOCK). */
     public void unlock(int rank) throws MPIException {
-        exec(() -> w().unlock(rank));
+        MPI.check();
+        try {
+            w().unlock(rank);
+        } catch (RuntimeException e) {
+            throw Err.handle(errh, siteName(), e);
+        }
     }
 
     /** Shared locks on every rank's window (MPI_WIN_LOCK_ALL). */
     public void lockAll(int assertion) throws MPIException {
-        exec(() -> w().lockAll(assertion));
+        MPI.check();
+        try {
+            w().lockAll(assertion);
+        } catch (RuntimeException e) {
+            throw Err.handle(errh, siteName(), e);
+        }
     }
 
     /** Ends the epoch of {@link #lockAll} (MPI_WIN_UNLOCK_ALL). */
     public void unlockAll() throws MPIException {
-        exec(() -> w().unlockAll());
+        MPI.check();
+        try {
+            w().unlockAll();
+        } catch (RuntimeException e) {
+            throw Err.handle(errh, siteName(), e);
+        }
     }
 
     /** Synchronizes the public and private copies of the window (MPI_WIN_SYNC). */
     public void sync() throws MPIException {
-        exec(() -> w().sync());
+        MPI.check();
+        try {
+            w().sync();
+        } catch (RuntimeException e) {
+            throw Err.handle(errh, siteName(), e);
+        }
     }
 
     /** Completes every operation to {@code targetRank}, at origin and target (MPI_WIN_FLUSH). */
     public void flush(int targetRank) throws MPIException {
-        exec(() -> w().flush(targetRank));
+        MPI.check();
+        try {
+            w().flush(targetRank);
+        } catch (RuntimeException e) {
+            throw Err.handle(errh, siteName(), e);
+        }
     }
 
     /** Completes every operation, at origin and target (MPI_WIN_FLUSH_ALL). */
     public void flushAll() throws MPIException {
-        exec(() -> w().flushAll());
+        MPI.check();
+        try {
+            w().flushAll();
+        } catch (RuntimeException e) {
+            throw Err.handle(errh, siteName(), e);
+        }
     }
 
     /** Completes every operation to {@code targetRank} at the origin (MPI_WIN_FLUSH_LOCAL). */
     public void flushLocal(int targetRank) throws MPIException {
-        exec(() -> w().flushLocal(targetRank));
+        MPI.check();
+        try {
+            w().flushLocal(targetRank);
+        } catch (RuntimeException e) {
+            throw Err.handle(errh, siteName(), e);
+        }
     }
 
     /** Completes every operation at the origin (MPI_WIN_FLUSH_LOCAL_ALL). */
     public void flushLocalAll() throws MPIException {
-        exec(() -> w().flushLocalAll());
+        MPI.check();
+        try {
+            w().flushLocalAll();
+        } catch (RuntimeException e) {
+            throw Err.handle(errh, siteName(), e);
+        }
     }
 
     // ------------------------------------------------------------------------------------------ errors, attributes
