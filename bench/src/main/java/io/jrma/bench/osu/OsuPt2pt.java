@@ -22,7 +22,8 @@ import mpi.Request;
  * window; allreduce 1000/100 and 100/10. Before the measured pass, silent passes warm the JIT (a C benchmark
  * needs none): over the sizes up to 8 KiB they repeat until {@link #JIT_WARMUP_ITERATIONS} operations have run
  * (with -i 1000 one pass of 10 sizes timed the 8-byte ping-pong half interpreted: 5-7 us instead of 0.5-0.9),
- * then one pass covers the large sizes.
+ * then one pass covers the large sizes. {@code --no-jit-warmup} leaves OSU's own warm-up only: the figures a user of
+ * Open MPI's Java OSU port sees on a fresh JVM.
  */
 public final class OsuPt2pt {
     private static final int LARGE = 8192;
@@ -36,13 +37,15 @@ public final class OsuPt2pt {
     public static void main(String[] args) throws MPIException {
         args = MPI.Init(args);
         if (args.length == 0) {
-            throw new IllegalArgumentException("usage: OsuPt2pt latency|bw|allreduce [-m [MIN:]MAX] [-i ITER] [-x SKIP]");
+            throw new IllegalArgumentException("usage: OsuPt2pt latency|bw|allreduce [-m [MIN:]MAX] [-i ITER] [-x SKIP]"
+                    + " [--no-jit-warmup]");
         }
         String test = args[0];
         long min = test.equals("allreduce") ? 4 : 1;
         long max = test.equals("allreduce") ? 1 << 20 : 4 << 20;
         int iters = -1;
         int skip = -1;
+        boolean jitWarmup = true;
         for (int i = 1; i < args.length; i++) {
             switch (args[i]) {
                 case "-m" -> {
@@ -53,6 +56,7 @@ public final class OsuPt2pt {
                 }
                 case "-i" -> iters = Integer.parseInt(args[++i]);
                 case "-x" -> skip = Integer.parseInt(args[++i]);
+                case "--no-jit-warmup" -> jitWarmup = false;
                 default -> throw new IllegalArgumentException("unknown option " + args[i]);
             }
         }
@@ -76,7 +80,7 @@ public final class OsuPt2pt {
         }
         long perPass = small * (iters > 0 ? iters : test.equals("allreduce") ? 1000 : test.equals("bw") ? 100 * WINDOW : 10_000);
         long want = test.equals("allreduce") ? JIT_WARMUP_ITERATIONS / 10 : JIT_WARMUP_ITERATIONS;
-        int silent = perPass == 0 ? 1 : (int) Math.max(1, Math.min(50, (want + perPass - 1) / perPass));
+        int silent = !jitWarmup ? 0 : perPass == 0 ? 1 : (int) Math.max(1, Math.min(50, (want + perPass - 1) / perPass));
         for (int pass = 0; pass <= silent; pass++) {
             boolean measured = pass == silent;
             for (long size = min; size <= max; size *= 2) {
