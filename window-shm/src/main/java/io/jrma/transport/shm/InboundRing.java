@@ -98,10 +98,17 @@ final class InboundRing implements ControlledMessageHandler {
     private boolean broken;
     /** The sender's producer position as last read by {@link #outOfBounds}. */
     private long producedSeen;
+    /** The ring's memory (record headers are read here by {@link #checkUnfinished}). */
+    private final AtomicBuffer records;
+    /** Consumer position whose record header said "being written" when last looked at, or -1. */
+    private long unfinishedAt = -1;
+    /** The sender's producer position when that header was first seen unfinished. */
+    private long unfinishedProduced;
 
     InboundRing(int peerJvm, RingFiles.Mapped file, Sink sink, long heldLimit) {
         this.peerJvm = peerJvm;
         this.ring = new OneToOneRingBuffer(file.ring);
+        this.records = file.ring;
         this.header = file.header;
         this.sink = sink;
         this.counters = new ShmCounters();
@@ -119,7 +126,43 @@ final class InboundRing implements ControlledMessageHandler {
             return work; // back-pressure: the sender's ring fills until the waiting packets are applied
         }
         readFrom = ring.consumerPosition();
-        return work + ring.controlledRead(this, READ_LIMIT);
+        int read = ring.controlledRead(this, READ_LIMIT);
+        if (read == 0 && !broken) {
+            checkUnfinished();
+        }
+        return work + read;
+    }
+
+    /**
+     * Agrona's reader stops at a record whose header says it is still being written (a length of zero or below) and
+     * waits for it, for ever if the header is broken: a stalled peer, with no word said. The sender is one producer
+     * under one lock that commits each record before it claims the next, so once the sender has claimed more of the
+     * ring after such a header was seen, the header can no longer be one it is writing: the ring is corrupt, and the
+     * job ends with the reason. A sender that stopped (descheduled, SIGSTOP, killed mid-record) claims nothing more,
+     * so it is never taken for a corrupt ring here.
+     */
+    private void checkUnfinished() {
+        long consumer = ring.consumerPosition();
+        long produced = ring.producerPosition(); // read before the header: a later claim makes its commit visible
+        if (produced <= consumer) {
+            unfinishedAt = -1;
+            return;
+        }
+        int length = records.getIntVolatile(RecordDescriptor.lengthOffset((int) (consumer & mask)));
+        if (length > 0) {
+            unfinishedAt = -1;
+            return;
+        }
+        if (unfinishedAt != consumer) {
+            unfinishedAt = consumer;
+            unfinishedProduced = produced;
+            return;
+        }
+        if (produced != unfinishedProduced) {
+            broken = true;
+            sink.corrupt(this, "the record at ring position " + consumer + " still says it is being written (length "
+                    + length + ") after the sender went on to write up to position " + produced);
+        }
     }
 
     /**

@@ -40,6 +40,9 @@ class InboundRingTest {
         ByteBuffer place;
         int placementsAsked;
         int rejected;
+        /** Set by a test that breaks the ring on purpose: then the reason is kept instead of failing the test. */
+        boolean corruptExpected;
+        String corruptWhy;
 
         @Override
         public boolean deliver(InboundRing from, Batch b) {
@@ -62,7 +65,10 @@ class InboundRingTest {
 
         @Override
         public void corrupt(InboundRing from, String why) {
-            throw new AssertionError("ring corrupt: " + why);
+            if (!corruptExpected) {
+                throw new AssertionError("ring corrupt: " + why);
+            }
+            corruptWhy = why;
         }
 
         @Override
@@ -151,6 +157,36 @@ class InboundRingTest {
         }
         assertEquals(1, in.counters.packetsAssembled.get());
         assertEquals(0, sink.rejected);
+    }
+
+    @Test
+    @Timeout(30)
+    void aHeaderLeftBeingWrittenWhileTheSenderWritesOnIsACorruptRingNotAStall() {
+        sink.corruptExpected = true;
+        UnsafeBuffer small = put(8);
+        int len = PacketHeader.HEADER_LENGTH + 8;
+        write(RingFileDescriptor.MSG_PACKETS, small, 0, len);
+        in.poll();
+        assertEquals(1, sink.delivered.size());
+
+        // the next record's header is broken into "being written" (a negative length, as Agrona marks a claim)
+        long at = writer.producerPosition();
+        write(RingFileDescriptor.MSG_PACKETS, small, 0, len);
+        int header = (int) (at & (CAPACITY - 1));
+        mapped.ring.putIntVolatile(header, -len);
+        for (int i = 0; i < 5; i++) {
+            in.poll(); // a sender that is slow or stopped mid-record: nothing to say yet
+        }
+        assertEquals(1, sink.delivered.size());
+        assertEquals(null, sink.corruptWhy, "a header still being written is not corrupt while the sender is on it");
+
+        write(RingFileDescriptor.MSG_PACKETS, small, 0, len); // the sender claims past it: it cannot be writing it
+        in.poll();
+        in.poll();
+        assertNotNull(sink.corruptWhy, "the stalled record was not reported");
+        assertTrue(sink.corruptWhy.contains("ring position " + at), sink.corruptWhy);
+        assertEquals(1, sink.delivered.size(), "nothing after the broken record was delivered");
+        assertEquals(0, in.poll(), "a corrupt ring is read no more");
     }
 
     @Test
