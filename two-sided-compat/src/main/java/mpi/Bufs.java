@@ -254,6 +254,14 @@ final class Bufs {
         }
     }
 
+    /**
+     * Whether {@link #msg} would pass {@code buf} on as it is (an array, a ByteBuffer, null, or anything else that is
+     * not an NIO buffer): the hot calls then skip the {@link Msg}.
+     */
+    static boolean plain(Object buf) {
+        return buf == null || buf instanceof ByteBuffer || buf.getClass().isArray() || !(buf instanceof Buffer);
+    }
+
     /** Prepares a user buffer (array, NIO buffer or null) for a message of elements of {@code t}. */
     static Msg msg(Object buf, io.jrma.Datatype t) {
         if (buf == null || buf.getClass().isArray() || buf instanceof ByteBuffer || !(buf instanceof Buffer)) {

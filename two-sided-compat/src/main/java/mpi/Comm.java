@@ -5,6 +5,7 @@ import io.jrma.RmaException;
 import io.jrma.msg.Collectives;
 import io.jrma.msg.Messenger;
 import io.jrma.msg.MsgRequest;
+import java.lang.ref.Reference;
 import java.nio.Buffer;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -473,32 +474,56 @@ public class Comm implements Freeable, Cloneable, Site {
 
     // ---------------------------------------------------------------------------------- point to point
 
+    // The calls a program makes in its loops (send, recv, sendRecv, iSend, iRecv, barrier, bcast, reduce, allReduce)
+    // are written out without the lambdas of run/exec and, for arrays and ByteBuffers, without a Bufs.Msg: a call
+    // site shared by every call is megamorphic, so each call allocated its lambda and dispatched through it, which
+    // the interpreter and C1 (a program's first thousands of iterations) pay in full.
+
     /** Blocking standard-mode send (MPI_SEND). */
     public final void send(Object buf, int count, Datatype type, int dest, int tag) throws MPIException {
-        exec(() -> {
-            Bufs.Msg b = b(buf, type);
-            m().send(b.obj, b.off, count, jt(type), peer(dest), tag);
-            b.done();
-        });
+        MPI.check();
+        try {
+            if (Bufs.plain(buf)) {
+                m().send(buf, 0, count, jt(type), peer(dest), tag);
+                Reference.reachabilityFence(buf);
+            } else {
+                Bufs.Msg b = b(buf, type);
+                m().send(b.obj, b.off, count, jt(type), peer(dest), tag);
+                b.done();
+            }
+        } catch (RuntimeException e) {
+            throw Err.handle(errh, siteName(), e);
+        }
     }
 
     /** Blocking receive (MPI_RECV); ERR_TRUNCATE if the message is longer than the buffer. */
     public final Status recv(Object buf, int count, Datatype type, int source, int tag) throws MPIException {
-        return run(() -> {
+        MPI.check();
+        try {
+            if (Bufs.plain(buf)) {
+                try {
+                    return status(m().recv(buf, 0, count, jt(type), peer(source), tag));
+                } finally {
+                    Reference.reachabilityFence(buf);
+                }
+            }
             Bufs.Msg b = b(buf, type);
             try {
                 return status(m().recv(b.obj, b.off, count, jt(type), peer(source), tag));
             } finally {
                 b.done();
             }
-        });
+        } catch (RuntimeException e) {
+            throw Err.handle(errh, siteName(), e);
+        }
     }
 
     /** Sends and receives at once (MPI_SENDRECV); returns the receive's status. */
     public final Status sendRecv(Object sendbuf, int sendcount, Datatype sendtype, int dest, int sendtag,
                                  Object recvbuf, int recvcount, Datatype recvtype, int source, int recvtag)
             throws MPIException {
-        return run(() -> {
+        MPI.check();
+        try {
             Bufs.Msg s = b(sendbuf, sendtype);
             Bufs.Msg r = b(recvbuf, recvtype);
             try {
@@ -508,7 +533,9 @@ public class Comm implements Freeable, Cloneable, Site {
                 s.done();
                 r.done();
             }
-        });
+        } catch (RuntimeException e) {
+            throw Err.handle(errh, siteName(), e);
+        }
     }
 
     /** Sends the buffer's content and receives a message into the same buffer (MPI_SENDRECV_REPLACE). */
@@ -561,14 +588,16 @@ public class Comm implements Freeable, Cloneable, Site {
     private Request isendReq(Buffer buf, int count, Datatype type, int dest, int tag, boolean sync) throws MPIException {
         MPI.check();
         MPI.assertDirectBuffer(buf);
-        return run(() -> {
+        try {
             Bufs.Msg b = b(buf, type);
             Messenger m = m();
             int to = peer(dest);
             MsgRequest r = sync ? m.issend(b.obj, b.off, count, jt(type), to, tag)
                     : m.isend(b.obj, b.off, count, jt(type), to, tag);
             return Request.msg(this, m, r, b);
-        });
+        } catch (RuntimeException e) {
+            throw Err.handle(errh, siteName(), e);
+        }
     }
 
     /** Nonblocking standard-mode send of a direct buffer (MPI_ISEND). */
@@ -601,11 +630,13 @@ public class Comm implements Freeable, Cloneable, Site {
     public final Request iRecv(Buffer buf, int count, Datatype type, int source, int tag) throws MPIException {
         MPI.check();
         MPI.assertDirectBuffer(buf);
-        return run(() -> {
+        try {
             Bufs.Msg b = b(buf, type);
             Messenger m = m();
             return Request.msg(this, m, m.irecv(b.obj, b.off, count, jt(type), peer(source), tag), b);
-        });
+        } catch (RuntimeException e) {
+            throw Err.handle(errh, siteName(), e);
+        }
     }
 
     private static final int P_SEND = 0;
@@ -873,11 +904,14 @@ public class Comm implements Freeable, Cloneable, Site {
 
     /** Blocks until every rank has called it (MPI_BARRIER). */
     public final void barrier() throws MPIException {
-        exec(() -> {
+        MPI.check();
+        try {
             if (size() > 1) {
                 coll().barrier();
             }
-        });
+        } catch (RuntimeException e) {
+            throw Err.handle(errh, siteName(), e);
+        }
     }
 
     /** Nonblocking barrier (MPI_IBARRIER); completes in this call. */
@@ -891,11 +925,19 @@ public class Comm implements Freeable, Cloneable, Site {
             ic.xBcast(buf, count, type, root);
             return;
         }
-        exec(() -> {
-            Bufs.Msg b = b(buf, type);
-            coll().bcast(b.obj, b.off, count, jt(type), root);
-            b.done();
-        });
+        MPI.check();
+        try {
+            if (Bufs.plain(buf)) {
+                coll().bcast(buf, 0, count, jt(type), root);
+                Reference.reachabilityFence(buf);
+            } else {
+                Bufs.Msg b = b(buf, type);
+                coll().bcast(b.obj, b.off, count, jt(type), root);
+                b.done();
+            }
+        } catch (RuntimeException e) {
+            throw Err.handle(errh, siteName(), e);
+        }
     }
 
     /** Nonblocking broadcast (MPI_IBCAST); completes in this call. */
@@ -1386,7 +1428,12 @@ public class Comm implements Freeable, Cloneable, Site {
             ic.xReduce(sendbuf, recvbuf, count, type, op, root);
             return;
         }
-        exec(() -> reduce(b(sendbuf, type), b(recvbuf, type), count, type, op, root));
+        MPI.check();
+        try {
+            reduce(b(sendbuf, type), b(recvbuf, type), count, type, op, root);
+        } catch (RuntimeException e) {
+            throw Err.handle(errh, siteName(), e);
+        }
     }
 
     /** Reduce in place: at the root {@code buf} holds its contribution and receives the result (MPI_IN_PLACE). */
@@ -1437,7 +1484,19 @@ public class Comm implements Freeable, Cloneable, Site {
             ic.xAllReduce(sendbuf, recvbuf, count, type, op);
             return;
         }
-        exec(() -> allReduce(b(sendbuf, type), b(recvbuf, type), count, type, op));
+        MPI.check();
+        try {
+            Op.check(op);
+            if (op.jop != null && Bufs.plain(sendbuf) && Bufs.plain(recvbuf)) {
+                coll().allreduce(sendbuf, 0, recvbuf, 0, count, jt(type), op.jop);
+                Reference.reachabilityFence(sendbuf);
+                Reference.reachabilityFence(recvbuf);
+            } else {
+                allReduce(b(sendbuf, type), b(recvbuf, type), count, type, op);
+            }
+        } catch (RuntimeException e) {
+            throw Err.handle(errh, siteName(), e);
+        }
     }
 
     /** Allreduce in place: {@code buf} holds this rank's contribution and receives the result (MPI_IN_PLACE). */
