@@ -6,8 +6,8 @@ import io.jrma.LockType;
 import io.jrma.RmaException;
 import io.jrma.Win;
 import io.jrma.WinCounters.Counter;
+import io.jrma.core.mem.IntSlots;
 import io.jrma.core.wire.PacketType;
-import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.function.BooleanSupplier;
 
 /**
@@ -79,14 +79,14 @@ final class Epochs {
     private int[] startRanks = new int[0];
     private boolean startNoCheck;
     private int[] postRanks = new int[0];
-    private final AtomicIntegerArray lockMode;
+    private final IntSlots lockMode;
     private final boolean[] lockNoCheck;
-    private final AtomicIntegerArray lockHeld;
+    private final IntSlots lockHeld;
     /**
      * Per target, on a window with {@link WindowImpl#mixedPeers}: operations to a direct peer travelled as packets
      * (private memory of a dynamic window or of a create window) and may not be complete at the target yet.
      */
-    private final AtomicIntegerArray packetsTo;
+    private final IntSlots packetsTo;
     private volatile boolean lockAllNoCheck;
     private int fenceEpoch;
     private final long[] postConsumed;
@@ -95,10 +95,10 @@ final class Epochs {
     Epochs(WindowImpl w) {
         this.w = w;
         this.n = w.groupSize;
-        this.lockMode = new AtomicIntegerArray(n);
+        this.lockMode = new IntSlots(n);
         this.lockNoCheck = new boolean[n];
-        this.lockHeld = new AtomicIntegerArray(n);
-        this.packetsTo = new AtomicIntegerArray(n);
+        this.lockHeld = new IntSlots(n);
+        this.packetsTo = new IntSlots(n);
         this.postConsumed = new long[n];
         this.completeConsumed = new long[n];
     }

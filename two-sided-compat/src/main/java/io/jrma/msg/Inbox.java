@@ -273,8 +273,8 @@ final class Inbox {
         ByteBuffer peer = m.peerMem[s];
         if (peer != null) {
             // each word only grows and is read on its own: two release stores need no atomic pair
-            Messenger.storeRelease(peer, lay.credit(m.me), consumed[s]);
-            Messenger.storeRelease(peer, lay.credit(m.me) + 8, areaFreed[s]);
+            m.storeRelease(s, lay.credit(m.me), consumed[s]);
+            m.storeRelease(s, lay.credit(m.me) + 8, areaFreed[s]);
             m.signal(s); // a sender out of credits may be asleep
         } else {
             creditWords[0] = consumed[s];

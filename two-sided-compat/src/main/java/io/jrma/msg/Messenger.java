@@ -6,7 +6,7 @@ import io.jrma.ErrorClass;
 import io.jrma.Info;
 import io.jrma.RmaException;
 import io.jrma.Win;
-import java.lang.invoke.MethodHandles;
+import io.jrma.core.mem.Memory;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -71,8 +71,6 @@ public final class Messenger implements AutoCloseable {
     static final int CTX_COLL = 1;
     static final int CONTEXTS = 2;
 
-    private static final VarHandle LONGS = MethodHandles.byteBufferViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
-    private static final VarHandle INTS = MethodHandles.byteBufferViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
 
     final Comm comm;
     final int me;
@@ -140,7 +138,7 @@ public final class Messenger implements AutoCloseable {
         }
         this.myAddress = Win.address(mem);
         this.myPid = ProcessHandle.current().pid();
-        LONGS.setRelease(mem, (int) lay.wake + 8, myPid); // peers read it after our first message to them
+        Memory.putLongRelease(null, myAddress + lay.wake + 8, myPid); // peers read it after our first message to them
         this.crossRead = cfg.crossRead && io.jrma.core.os.CrossMemory.available();
         // a waiting thread sleeps on the futex word only when every peer stores directly, so that every message
         // and credit comes with a wake-up; waking costs a sender a fence and a load when nobody sleeps
@@ -176,9 +174,19 @@ public final class Messenger implements AutoCloseable {
         return peers;
     }
 
-    /** Stores {@code value} into the long at {@code offset} of a peer's inbox with release semantics. */
-    static void storeRelease(ByteBuffer peer, long offset, long value) {
-        LONGS.setRelease(peer, (int) offset, value);
+    /**
+     * Stores {@code value} into the long at {@code offset} of the inbox of {@code rank} (one this process maps) with
+     * release semantics. The words of the inboxes are reached through {@link Memory} at their addresses (native
+     * order, little-endian on every platform jrma runs on), not through VarHandles: before the JIT has compiled them,
+     * a VarHandle access costs dozens of interpreted frames, and every message polls and publishes several such
+     * words.
+     */
+    void storeRelease(int rank, long offset, long value) {
+        ByteBuffer peer = peerMem[rank];
+        if (offset < 0 || offset + Long.BYTES > peer.capacity()) {
+            throw new IndexOutOfBoundsException("word at " + offset + " of an inbox of " + peer.capacity() + " bytes");
+        }
+        Memory.putLongRelease(null, peerAddress[rank] + offset, value);
     }
 
     /**
@@ -192,8 +200,8 @@ public final class Messenger implements AutoCloseable {
             return;
         }
         VarHandle.fullFence();
-        if ((int) INTS.getVolatile(peer, (int) lay.wake + 4) > 0) {
-            INTS.getAndAdd(peer, (int) lay.wake, 1);
+        if (Memory.getIntVolatile(null, peerAddress[d] + lay.wake + 4) > 0) {
+            Memory.getAndAddInt(null, peerAddress[d] + lay.wake, 1);
             io.jrma.core.os.Futex.wakeAll(peerAddress[d] + lay.wake);
         }
     }
@@ -208,7 +216,7 @@ public final class Messenger implements AutoCloseable {
         if (!crossRead || peer == null) {
             return 0;
         }
-        long pid = (long) LONGS.getVolatile(peer, (int) lay.wake + 8);
+        long pid = Memory.getLongVolatile(null, peerAddress[s] + lay.wake + 8);
         return pid == myPid || pid <= 0 || pid > Integer.MAX_VALUE ? 0 : (int) pid;
     }
 
@@ -220,7 +228,11 @@ public final class Messenger implements AutoCloseable {
     /** {seq, sleepers} of {@code rank}'s futex word as this process sees it now (for tests); null if unreachable. */
     int[] wakeWord(int rank) {
         ByteBuffer b = rank == me ? mem : peerMem[rank];
-        return b == null ? null : new int[] {(int) INTS.getVolatile(b, (int) lay.wake), (int) INTS.getVolatile(b, (int) lay.wake + 4)};
+        if (b == null) {
+            return null;
+        }
+        long at = (rank == me ? myAddress : peerAddress[rank]) + lay.wake;
+        return new int[] {Memory.getIntVolatile(null, at), Memory.getIntVolatile(null, at + 4)};
     }
 
     /**
@@ -233,14 +245,14 @@ public final class Messenger implements AutoCloseable {
             // messages for the rank's other messengers with operations in flight arrive in their inboxes
             return false;
         }
-        int seen = (int) INTS.getVolatile(mem, (int) lay.wake);
-        INTS.getAndAdd(mem, (int) lay.wake + 4, 1);
+        int seen = Memory.getIntVolatile(null, myAddress + lay.wake);
+        Memory.getAndAddInt(null, myAddress + lay.wake + 4, 1);
         try {
             if (progressOnce() == 0) {
                 io.jrma.core.os.Futex.await(myAddress + lay.wake, seen, ns);
             }
         } finally {
-            INTS.getAndAdd(mem, (int) lay.wake + 4, -1);
+            Memory.getAndAddInt(null, myAddress + lay.wake + 4, -1);
         }
         return true;
     }
@@ -582,7 +594,7 @@ public final class Messenger implements AutoCloseable {
 
     /** A volatile load of a long of this rank's inbox (a word other ranks write). */
     long loadVolatile(long offset) {
-        return (long) LONGS.getVolatile(mem, (int) offset);
+        return Memory.getLongVolatile(null, myAddress + offset);
     }
 
     /** Throws if the job was aborted (MPI_Win_sync checks it) or the messenger freed. */

@@ -240,7 +240,7 @@ final class Outbox {
         published[d] = first + n;
         areaPos[d] = pos;
         if (peer != null) {
-            Messenger.storeRelease(peer, lay.tail(m.me), first + n);
+            m.storeRelease(d, lay.tail(m.me), first + n);
             m.signal(d);
         } else {
             tailWord[0] = first + n;

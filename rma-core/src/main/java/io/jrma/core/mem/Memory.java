@@ -151,11 +151,20 @@ public final class Memory {
         UNSAFE.putOrderedLong(base, offset, v);
     }
 
+    public static void putIntRelease(Object base, long offset, int v) {
+        UNSAFE.putOrderedInt(base, offset, v);
+    }
+
     // ---------------------------------------------------------------- atomic read-modify-write (volatile)
 
     /** Sets {@code update} if the value is {@code expected}; true if it did. */
     public static boolean casLong(Object base, long offset, long expected, long update) {
         return UNSAFE.compareAndSwapLong(base, offset, expected, update);
+    }
+
+    /** Sets {@code update} if the value is {@code expected}; true if it did. */
+    public static boolean casInt(Object base, long offset, int expected, int update) {
+        return UNSAFE.compareAndSwapInt(base, offset, expected, update);
     }
 
     public static long getAndAddLong(Object base, long offset, long delta) {

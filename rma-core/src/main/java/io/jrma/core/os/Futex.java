@@ -1,7 +1,5 @@
 package io.jrma.core.os;
 
-import com.sun.jna.Library;
-import com.sun.jna.Pointer;
 import java.lang.invoke.MethodHandle;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -9,9 +7,10 @@ import java.nio.ByteOrder;
 /**
  * Linux futex wait and wake on a 32-bit word, through the C library's {@code syscall}: lets a thread sleep until
  * a thread of any process mapping the word changes it and wakes it (DESIGN.md: waiting spins, then sleeps on a
- * futex). The call goes through the JDK's linker where it is usable ({@link Downcall}), else through JNA (whose
- * interface dispatch costs about 3 µs a call here, which a wake of a sleeping peer paid on top of the system
- * call). Where neither works (another OS, no linker and JNA cannot load) {@link #available()} is false and
+ * futex). The call goes through the JDK's linker where it is usable ({@link Downcall}), else through JNA's direct
+ * mapping of {@code syscall} with primitive arguments only (JNA's interface dispatch, used before, cost about 3 µs
+ * a call here, which every sleep and every wake of a sleeping peer paid on top of the system call, and ran
+ * hundreds of interpreted frames a call before the JIT had compiled it). Where neither works (another OS, no linker and JNA cannot load) {@link #available()} is false and
  * callers fall back to timed parking.
  *
  * <p>Stateless; any thread.
@@ -20,7 +19,7 @@ public final class Futex {
     private static final int FUTEX_WAIT = 0;
     private static final int FUTEX_WAKE = 1;
     private static final long SYS_FUTEX;
-    private static final LibC LIBC;
+    private static final boolean DIRECT;
     private static final boolean LINKED;
     /** This thread's {@code struct timespec} (two native longs), off the heap so either binding can pass it. */
     private static final ThreadLocal<ByteBuffer> TIMESPEC = ThreadLocal.withInitial(
@@ -30,8 +29,13 @@ public final class Futex {
     private static final MethodHandle SYSCALL = Downcall.bind("syscall", long.class, long.class, long.class, long.class,
             long.class, long.class, long.class, long.class);
 
-    interface LibC extends Library {
-        long syscall(long number, long address, int op, int value, Pointer timeout, Pointer address2, int value3);
+    /**
+     * {@code syscall} bound straight to the C library (JNA's direct mapping: no proxy, no reflection, no argument
+     * conversion). Every argument is register-sized, as the kernel takes them.
+     */
+    private static final class Calls {
+        static native long syscall(long number, long address, long op, long value, long timeout, long address2,
+                                   long value3);
     }
 
     static {
@@ -39,7 +43,7 @@ public final class Futex {
         long nr = arch.equals("amd64") || arch.equals("x86_64") ? 202 : arch.equals("aarch64") ? 98 : -1;
         SYS_FUTEX = nr;
         LINKED = nr > 0 && SYSCALL != null && !"false".equals(System.getProperty("jrma.futex"));
-        LIBC = nr > 0 && !LINKED ? Libc.load(LibC.class, "jrma.futex") : null;
+        DIRECT = nr > 0 && !LINKED && Libc.register(Calls.class, "jrma.futex");
     }
 
     private Futex() {
@@ -52,7 +56,7 @@ public final class Futex {
 
     /** Whether futex calls work here. */
     public static boolean available() {
-        return LINKED || LIBC != null;
+        return LINKED || DIRECT;
     }
 
     /**
@@ -67,7 +71,7 @@ public final class Futex {
         if (LINKED) {
             call(FUTEX_WAIT, address, expected, at);
         } else {
-            LIBC.syscall(SYS_FUTEX, address, FUTEX_WAIT, expected, new Pointer(at), null, 0);
+            Calls.syscall(SYS_FUTEX, address, FUTEX_WAIT, expected, at, 0L, 0L);
         }
     }
 
@@ -76,7 +80,7 @@ public final class Futex {
         if (LINKED) {
             call(FUTEX_WAKE, address, Integer.MAX_VALUE, 0);
         } else {
-            LIBC.syscall(SYS_FUTEX, address, FUTEX_WAKE, Integer.MAX_VALUE, null, null, 0);
+            Calls.syscall(SYS_FUTEX, address, FUTEX_WAKE, Integer.MAX_VALUE, 0L, 0L, 0L);
         }
     }
 

@@ -30,4 +30,21 @@ public final class Libc {
             return null;
         }
     }
+
+    /**
+     * Binds the {@code static native} methods of {@code calls} to the C library (JNA's direct mapping), with the same
+     * rule as {@link #load}; returns whether it worked.
+     */
+    public static boolean register(Class<?> calls, String optOut) {
+        if (!System.getProperty("os.name", "").toLowerCase(java.util.Locale.ROOT).contains("linux")
+                || optOut != null && "false".equals(System.getProperty(optOut))) {
+            return false;
+        }
+        try {
+            Native.register(calls, "c");
+            return true;
+        } catch (Throwable e) { // UnsatisfiedLinkError, or JNA refused by the JVM's native-access policy
+            return false;
+        }
+    }
 }
