@@ -15,6 +15,9 @@ final class Arrival {
     /** Rendezvous: address in the sender's exposure window, and the token to echo in the FIN. */
     final long address;
     final long token;
+    /** Neighbours in the matcher's queue of unexpected messages (an intrusive list: matching allocates nothing). */
+    Arrival prev;
+    Arrival next;
     /** A synchronous send to self, completed when this message is matched; else null. */
     SendOp localSync;
 

@@ -496,7 +496,7 @@ public final class Messenger implements AutoCloseable {
     MsgRequest startSend(Object buf, long offset, long count, Datatype type, int dest, int tag, int ctx, boolean sync) {
         checkDest(dest);
         checkTag(tag, false, "send");
-        UserBuf data = UserBuf.of(buf, offset, count, type, "send to rank " + dest);
+        UserBuf data = UserBuf.of(buf, offset, count, type, "send to rank", dest);
         if (dest == PROC_NULL) {
             return MsgRequest.completed(this, MsgRequest.SEND, Status.EMPTY_SEND);
         }
@@ -519,7 +519,7 @@ public final class Messenger implements AutoCloseable {
     MsgRequest startRecv(Object buf, long offset, long count, Datatype type, int source, int tag, int ctx) {
         checkSource(source, "receive");
         checkTag(tag, true, "receive");
-        UserBuf data = UserBuf.of(buf, offset, count, type, "receive from rank " + source);
+        UserBuf data = UserBuf.of(buf, offset, count, type, "receive from rank", source);
         if (source == PROC_NULL) {
             return MsgRequest.completed(this, MsgRequest.RECV, Status.PROC_NULL);
         }

@@ -24,6 +24,9 @@ final class RecvOp {
     long msgBytes;
     long stored;
     long token;
+    /** Neighbours in the matcher's queue of posted receives (an intrusive list: matching allocates nothing). */
+    RecvOp prev;
+    RecvOp next;
 
     RecvOp(MsgRequest req, UserBuf data, int source, int tag, int ctx) {
         this.req = req;

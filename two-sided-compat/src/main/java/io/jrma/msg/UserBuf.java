@@ -37,17 +37,26 @@ final class UserBuf {
      *     data), ERR_BUFFER (unsupported or null buffer, negative offset, data outside the buffer)
      */
     static UserBuf of(Object buf, long offset, long count, Datatype type, String role) {
+        return of(buf, offset, count, type, role, NO_PEER);
+    }
+
+    /**
+     * As {@link #of(Object, long, long, Datatype, String)}, the buffer of a message to or from {@code peer}: errors
+     * name it as {@code "verb peer"}, a string made only when there is an error (a message's hot path made one per
+     * message before).
+     */
+    static UserBuf of(Object buf, long offset, long count, Datatype type, String verb, int peer) {
         if (type == null) {
-            throw new RmaException(ErrorClass.ERR_TYPE, role + ": datatype is null");
+            throw new RmaException(ErrorClass.ERR_TYPE, role(verb, peer) + ": datatype is null");
         }
         if (!type.isCommitted()) {
-            throw new RmaException(ErrorClass.ERR_TYPE, role + ": datatype " + type + " is not committed");
+            throw new RmaException(ErrorClass.ERR_TYPE, role(verb, peer) + ": datatype " + type + " is not committed");
         }
         if (count < 0) {
-            throw new RmaException(ErrorClass.ERR_COUNT, role + ": count " + count + " is negative");
+            throw new RmaException(ErrorClass.ERR_COUNT, role(verb, peer) + ": count " + count + " is negative");
         }
         if (offset < 0) {
-            throw new RmaException(ErrorClass.ERR_BUFFER, role + ": offset " + offset + " is negative");
+            throw new RmaException(ErrorClass.ERR_BUFFER, role(verb, peer) + ": offset " + offset + " is negative");
         }
         long bytes;
         long off;
@@ -55,24 +64,42 @@ final class UserBuf {
             bytes = Math.multiplyExact(count, type.size());
             off = Math.multiplyExact(offset, type.extent());
         } catch (ArithmeticException e) {
-            throw new RmaException(ErrorClass.ERR_COUNT, role + ": " + count + " x " + type + " at offset " + offset + " overflows");
+            throw new RmaException(ErrorClass.ERR_COUNT, role(verb, peer) + ": " + count + " x " + type + " at offset "
+                    + offset + " overflows");
         }
         if (bytes > Integer.MAX_VALUE - 64) {
-            throw new RmaException(ErrorClass.ERR_COUNT, role + ": " + bytes + " bytes of data; messages are limited to 2 GiB");
+            throw new RmaException(ErrorClass.ERR_COUNT, role(verb, peer) + ": " + bytes
+                    + " bytes of data; messages are limited to 2 GiB");
         }
         if (bytes > 0) {
-            long cap = capacity(buf, role);
+            long cap = capacity(buf, verb, peer);
             long span = (count - 1) * type.extent();
             long lo = off + type.trueLb() + Math.min(0, span);
             long hi = off + type.trueLb() + type.trueExtent() + Math.max(0, span);
             if (lo < 0 || hi > cap) {
-                throw new RmaException(ErrorClass.ERR_BUFFER, role + ": " + count + " x " + type + " at element offset "
-                        + offset + " spans bytes [" + lo + ", " + hi + ") but the buffer has " + cap);
+                throw new RmaException(ErrorClass.ERR_BUFFER, role(verb, peer) + ": " + count + " x " + type
+                        + " at element offset " + offset + " spans bytes [" + lo + ", " + hi + ") but the buffer has "
+                        + cap);
             }
         } else if (buf != null) {
-            capacity(buf, role);
+            capacity(buf, verb, peer);
         }
         return new UserBuf(buf, off, count, type, bytes);
+    }
+
+    /** No peer: {@link #of(Object, long, long, Datatype, String)}'s role is the whole name. */
+    private static final int NO_PEER = Integer.MIN_VALUE;
+
+    private static String role(String verb, int peer) {
+        return peer == NO_PEER ? verb : verb + " " + peer;
+    }
+
+    private static long capacity(Object buf, String verb, int peer) {
+        if (buf instanceof ByteBuffer || buf != null && buf.getClass().isArray()
+                && buf.getClass().getComponentType().isPrimitive()) {
+            return capacity(buf, verb); // cannot fail: no name needed
+        }
+        return capacity(buf, role(verb, peer));
     }
 
     /** Bytes in a supported buffer. */
