@@ -119,6 +119,8 @@ public final class JobLauncher {
         volatile JobLauncher current;
         /** The last line the agent (or the JVM) wrote to stderr: why a remote start failed. */
         volatile String lastErrorLine;
+        /** What the agent wrote to stderr before the JVM joined; null once it joined (then lines pass at once). */
+        private List<String> heldErrors = new ArrayList<>();
         /** When the launcher last heard from this JVM (ms), for the liveness of JVMs on other hosts. */
         volatile long lastHeardMs;
 
@@ -127,6 +129,39 @@ public final class JobLauncher {
             this.process = process;
             this.key = key;
             this.host = host;
+        }
+
+        /**
+         * A line of the agent's stderr: before the JVM joined it is held (if the start fails, the failure message
+         * quotes the last one, and the others are printed before it); afterwards it is printed at once.
+         */
+        synchronized void errorLine(String line) {
+            if (!line.isBlank()) {
+                lastErrorLine = line.trim();
+            }
+            if (heldErrors != null) {
+                heldErrors.add(line);
+            } else {
+                System.err.println(line);
+            }
+        }
+
+        /** The JVM joined: what its agent held back was not a failure to start; prints it. */
+        synchronized void joined() {
+            if (heldErrors != null) {
+                heldErrors.forEach(System.err::println);
+                heldErrors = null;
+            }
+        }
+
+        /** The start failed: prints the held lines but the last (the failure message quotes that one). */
+        synchronized void startFailed() {
+            if (heldErrors != null) {
+                for (int i = 0; i < heldErrors.size() - 1; i++) {
+                    System.err.println(heldErrors.get(i));
+                }
+                heldErrors = null;
+            }
         }
 
         void kill() {
@@ -166,6 +201,9 @@ public final class JobLauncher {
 
     /** How long a JVM on another host may take to end after its link closed ({@link JvmHost} halts within 3 s). */
     static final long REMOTE_EXIT_WAIT_MS = 4_000;
+
+    /** How long a failed agent's stderr may take to reach its reader after the agent ended. */
+    static final long STDERR_DRAIN_MS = 200;
 
     /** ssh's exit code when the connection broke or the remote command was killed by a signal. */
     static final int REMOTE_LOST = 255;
@@ -441,6 +479,7 @@ public final class JobLauncher {
                 s.setTcpNoDelay(true);
                 Worker w = workers[j];
                 w.socket = s;
+                w.joined();
                 w.in = new DataInputStream(new java.io.BufferedInputStream(s.getInputStream()));
                 w.out = new DataOutputStream(new java.io.BufferedOutputStream(s.getOutputStream()));
                 links[j] = w.out;
@@ -500,8 +539,15 @@ public final class JobLauncher {
         }
         Process p = pb.start();
         OutputStream in = p.getOutputStream();
-        in.write((secret + "\n").getBytes(StandardCharsets.US_ASCII));
-        in.flush();
+        try {
+            in.write((secret + "\n").getBytes(StandardCharsets.US_ASCII));
+            in.flush();
+        } catch (IOException e) {
+            if (host == null) {
+                throw e;
+            }
+            // the agent ended at once (it could not reach the host, or is no launch agent): its exit says so
+        }
         if (j == 0 && o.forwardStdin) {
             // after the secret's line, JVM 0's stdin is jrmarun's: rank 0 reads what the user types or pipes in
             Thread t = new Thread(() -> {
@@ -514,7 +560,14 @@ public final class JobLauncher {
             t.setDaemon(true);
             t.start();
         } else {
-            in.close();
+            try {
+                in.close();
+            } catch (IOException e) {
+                if (host == null) {
+                    throw e;
+                }
+                // as above: the agent is gone
+            }
         }
         if (!o.inheritOutput && host == null) {
             pump(p.getInputStream(), System.out, "jrma-out-" + j);
@@ -540,10 +593,7 @@ public final class JobLauncher {
                     StandardCharsets.UTF_8))) {
                 String line;
                 while ((line = r.readLine()) != null) {
-                    System.err.println(line);
-                    if (!line.isBlank()) {
-                        w.lastErrorLine = line.trim();
-                    }
+                    w.errorLine(line);
                 }
             } catch (IOException ignored) {
                 // the agent is gone
@@ -580,15 +630,13 @@ public final class JobLauncher {
                     Worker w = workers[j];
                     if (w.host != null && w.process.isAlive() && now - w.lastHeardMs > silenceMs && !jvmDone(j)) {
                         List<String> jvms = new ArrayList<>();
-                        List<Integer> ranks = new ArrayList<>();
                         for (int k = 0; k < o.njvms; k++) {
                             if (w.host.equals(hostOf(k))) {
                                 jvms.add(String.valueOf(k));
-                                ranks.addAll(ranksOf(k));
                             }
                         }
                         fail(P_JVM, 1, ranksOf(j).get(0), "host " + w.host + " (JVMs " + String.join(",", jvms)
-                                + ", ranks " + ranks + ") is unreachable: nothing heard from JVM " + j + " for "
+                                + ", ranks " + ranksOn(w.host) + ") is unreachable: nothing heard from JVM " + j + " for "
                                 + (now - w.lastHeardMs) + " ms (" + Params.LAUNCHER_SILENCE_MS.name() + ")", null, null);
                         break;
                     }
@@ -598,6 +646,17 @@ public final class JobLauncher {
         }, "jrma-launcher-liveness");
         t.setDaemon(true);
         t.start();
+    }
+
+    /** The ranks of every JVM on {@code host}. */
+    private List<Integer> ranksOn(String host) {
+        List<Integer> l = new ArrayList<>();
+        for (int r = 0; r < o.nranks; r++) {
+            if (host.equals(hostOf(o.jvmOfRank[r]))) {
+                l.add(r);
+            }
+        }
+        return l;
     }
 
     /** Whether every rank of JVM {@code j} has ended (its JVM may then be quiet while it closes). */
@@ -707,7 +766,12 @@ public final class JobLauncher {
         String how = code > 128 ? "was killed by signal " + (code - 128) : "exited with code " + code;
         if (host != null) {
             if (links[j] == null && !tearingDown) { // it never joined: the agent could not start it
-                String said = workers[j] == null ? null : workers[j].lastErrorLine;
+                String said = null;
+                if (workers[j] != null) {
+                    sleepQuietly(STDERR_DRAIN_MS); // the agent's last words may still be in its pipe
+                    workers[j].startFailed();
+                    said = workers[j].lastErrorLine;
+                }
                 fail(P_JVM, code == 0 ? 1 : code, ranksOf(j).get(0), "cannot start JVM " + j + " on host " + host
                         + ": the launch agent '" + o.launchAgent + "' exited with code " + code
                         + (said == null ? "" : " (" + said + ")"), null, null);
@@ -726,7 +790,8 @@ public final class JobLauncher {
         boolean ownExit = exitingOnOwn[j] && code != 0 && !killedHere[j] && failurePriority < P_JVM;
         if (!unfinished.isEmpty() && (!tearingDown || killedOutside || ownExit)) {
             String who = host == null ? "JVM " + j + " (pid " + procs[j].pid() + ", ranks " + unfinished + ")"
-                    : "JVM " + j + " on host " + host + " (ranks " + unfinished + ")";
+                    : "JVM " + j + " on host " + host + " (ranks " + unfinished + "; the host runs ranks " + ranksOn(host)
+                    + ")";
             fail(P_JVM, code == 0 ? 1 : code, unfinished.get(0), who + " " + how + " while its ranks were running",
                     null, null);
         } else if (code != 0 && (!tearingDown || ownExit)) { // e.g. System.exit(3) after every rank of the JVM had finalized

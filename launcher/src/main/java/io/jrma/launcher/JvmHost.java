@@ -105,6 +105,9 @@ public final class JvmHost {
             } catch (EOFException e) {
                 return 0; // the launcher let this pooled JVM go
             }
+            if (m.type() == Rendezvous.ABORT) {
+                return 1; // the job failed to start elsewhere (another host): the launcher says why
+            }
             if (m.type() != Rendezvous.SPEC) {
                 throw new IOException("rendezvous: expected a job, got message " + m.type()
                         + (m.type() == Rendezvous.ABORT ? " (" + new String(m.body(), StandardCharsets.UTF_8) + ")" : ""));
