@@ -27,8 +27,12 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Starts a job whose ranks are spread over several JVMs of this host and watches it to the end: spawns the
@@ -202,6 +206,9 @@ public final class JobLauncher {
     /** How long a JVM on another host may take to end after its link closed ({@link JvmHost} halts within 3 s). */
     static final long REMOTE_EXIT_WAIT_MS = 4_000;
 
+    /** How long the clean-up of other hosts' shared-memory files may take after a failed job. */
+    static final long REMOTE_CLEANUP_MS = 20_000;
+
     /** How long a failed agent's stderr may take to reach its reader after the agent ended. */
     static final long STDERR_DRAIN_MS = 200;
 
@@ -238,6 +245,8 @@ public final class JobLauncher {
     /** JVMs that said they exit on their own (EXITING: System.exit or a signal that runs the shutdown hooks). */
     private final boolean[] exitingOnOwn;
     private int ranksDone;
+    /** Hosts taken for unreachable (no clean-up is tried there). */
+    private final Set<String> unreachable = ConcurrentHashMap.newKeySet();
     private int failurePriority;
     private final Result result = new Result();
     private boolean tearingDown;
@@ -635,6 +644,7 @@ public final class JobLauncher {
                                 jvms.add(String.valueOf(k));
                             }
                         }
+                        unreachable.add(w.host);
                         fail(P_JVM, 1, ranksOf(j).get(0), "host " + w.host + " (JVMs " + String.join(",", jvms)
                                 + ", ranks " + ranksOn(w.host) + ") is unreachable: nothing heard from JVM " + j + " for "
                                 + (now - w.lastHeardMs) + " ms (" + Params.LAUNCHER_SILENCE_MS.name() + ")", null, null);
@@ -963,6 +973,7 @@ public final class JobLauncher {
         reportEnded(); // those killed just now are not causes (killedHere)
         killAll();
         reclaimShm();
+        cleanRemoteHosts();
         synchronized (this) {
             if (result.message != null && o.diagnostics != null) {
                 o.diagnostics.println("jrmarun: " + result.message);
@@ -986,6 +997,57 @@ public final class JobLauncher {
                 && System.currentTimeMillis() < until) {
             sleepQuietly(10);
             reportEnded();
+        }
+    }
+
+    /**
+     * A JVM killed on another host (SIGKILL runs no clean-up) may leave named shared-memory files there, which only a
+     * process on that host can remove: runs {@code jrmarun --cleanup} there through the agent (the files of jrma JVMs
+     * that no longer run), on every reachable host where a JVM ended with a non-zero code, all at once, bounded.
+     */
+    private void cleanRemoteHosts() {
+        Set<String> dirty = new LinkedHashSet<>();
+        for (Worker w : workers) {
+            if (w != null && w.host != null && !w.process.isAlive() && w.process.exitValue() != 0
+                    && !unreachable.contains(w.host)) {
+                dirty.add(w.host);
+            }
+        }
+        List<Process> cleaners = new ArrayList<>();
+        for (String host : dirty) {
+            List<String> cmd = new ArrayList<>();
+            cmd.add(o.javaCommand);
+            cmd.addAll(Arrays.asList(JvmFlags.current().split(" ")));
+            cmd.add("-cp");
+            cmd.add(o.remoteLibraryClasspath != null ? o.remoteLibraryClasspath : o.classpath);
+            cmd.add(JrmaRun.class.getName());
+            cmd.add(JrmaRun.CLEANUP);
+            try {
+                Process p = new ProcessBuilder(RemoteStart.command(o.launchAgent, host, System.getProperty("user.dir"),
+                        Map.of(), cmd)).redirectErrorStream(true).start();
+                p.getOutputStream().close();
+                cleaners.add(p);
+            } catch (IOException e) {
+                // the agent cannot run now: the next jrmarun --cleanup there removes them
+            }
+        }
+        long until = System.currentTimeMillis() + REMOTE_CLEANUP_MS;
+        int k = 0;
+        for (String host : dirty) {
+            Process p = k < cleaners.size() ? cleaners.get(k++) : null;
+            try {
+                if (p != null && p.waitFor(Math.max(1, until - System.currentTimeMillis()),
+                        TimeUnit.MILLISECONDS)) {
+                    String said = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
+                    if (o.diagnostics != null && !said.isEmpty() && !said.contains(" removed 0 ")) {
+                        o.diagnostics.println("jrmarun: on host " + host + ": " + said.replaceFirst("^jrmarun: ", ""));
+                    }
+                } else if (p != null) {
+                    p.destroyForcibly();
+                }
+            } catch (IOException | InterruptedException e) {
+                p.destroyForcibly();
+            }
         }
     }
 

@@ -62,6 +62,9 @@ public final class JrmaRun {
             "   jrmarun does anyway, other values are accepted with a note; the address of a job across hosts is",
             "   jrma.tcp.interface's, by default the one that routes to the other hosts: see docs/multi-host.md)");
 
+    /** The option that only removes the shared-memory files of dead jrma JVMs (also run on other hosts). */
+    static final String CLEANUP = "--cleanup";
+
     /** Remarks about accepted but unsupported mpirun options, printed before the job starts. */
     private static final java.util.List<String> notes = new java.util.ArrayList<>();
 
@@ -74,7 +77,7 @@ public final class JrmaRun {
 
     /** Runs jrmarun with {@code argv}; returns its exit code. */
     public static int run(String[] argv, PrintStream err) {
-        if (argv.length == 1 && argv[0].equals("--cleanup")) {
+        if (argv.length == 1 && argv[0].equals(CLEANUP)) {
             List<String> gone = new ArrayList<>();
             for (TransportProvider p : Components.transportProviders()) {
                 gone.addAll(p.reclaimDead(Map.of()));

@@ -13,6 +13,7 @@ import io.jrma.core.runtime.Params;
 import io.jrma.core.runtime.RankThreads;
 import io.jrma.spi.Components;
 import io.jrma.spi.Transport;
+import io.jrma.spi.TransportProvider;
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
 import java.io.DataInputStream;
@@ -27,6 +28,7 @@ import java.lang.reflect.Modifier;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.IntStream;
@@ -53,6 +55,8 @@ public final class JvmHost {
     static final String ENV_JVM = "JRMA_JVM";
     /** The id of the link to the launcher (not secret: the secret proves it). */
     static final String ENV_LINK_ID = "JRMA_JOB_ID";
+    /** The parameters of the job running here (where its shared-memory files are), for the clean-up at the end. */
+    private static volatile Map<String, String> jobParams = Map.of();
     /** How long a JVM whose launcher went away lets its ranks fail before it halts. */
     private static final long ORPHAN_HALT_MS = 3_000;
 
@@ -78,7 +82,7 @@ public final class JvmHost {
         }
         System.out.flush();
         System.err.flush();
-        Runtime.getRuntime().halt(code); // rank threads stuck outside the library must not keep the JVM alive
+        halt(code); // rank threads stuck outside the library must not keep the JVM alive
     }
 
     private static int host() throws Exception {
@@ -142,6 +146,7 @@ public final class JvmHost {
     /** Runs one job's ranks of this JVM; returns 0 if they all returned normally and nothing aborted. */
     private static int runJob(Rendezvous.Spec spec, int jvm, DataInputStream in, DataOutputStream out) throws Exception {
         RankThreads.Body body = body(spec); // a missing main class fails the start-up, before any rank runs
+        jobParams = spec.params();
         Job job = new Job(spec.nranks(), spec.params(), jvm, spec.jvmOfRank());
         if (job.jvmCount() > 1) {
             // buffers from Jrma.allocateMemory / MPI.newByteBuffer in shared segments: create windows over them
@@ -278,10 +283,28 @@ public final class JvmHost {
             } catch (InterruptedException ignored) {
                 // exiting anyway
             }
-            Runtime.getRuntime().halt(1);
+            halt(1);
         });
         killer.setDaemon(true);
         killer.start();
+    }
+
+    /**
+     * Removes this JVM's named shared-memory files (buffers a window may still be created over: the shutdown hook that
+     * would remove them does not run on a halt) and halts. On this host the launcher would reclaim them after the
+     * exit; on another host nobody else can.
+     */
+    private static void halt(int code) {
+        for (TransportProvider p : Components.transportProviders()) {
+            try {
+                p.reclaim(jobParams, ProcessHandle.current().pid());
+            } catch (RuntimeException ignored) {
+                // what is left, the next jrmarun --cleanup on this host removes
+            }
+        }
+        System.out.flush();
+        System.err.flush();
+        Runtime.getRuntime().halt(code);
     }
 
     private static void listen(DataInputStream in, Job job, boolean[] ended, long[] lastHeard) {
@@ -308,7 +331,7 @@ public final class JvmHost {
                 } catch (InterruptedException ignored) {
                     // exiting anyway
                 }
-                Runtime.getRuntime().halt(1);
+                halt(1);
             });
             killer.setDaemon(true);
             killer.start();
