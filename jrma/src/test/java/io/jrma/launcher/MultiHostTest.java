@@ -106,7 +106,8 @@ class MultiHostTest {
     @ValueSource(strings = {"Windows", "PointToPoint", "Collective"})
     @Timeout(JOB_S + 30)
     void theMpiProgramsRunOnTwoHostsWithTwoJvmsEach(String program) throws Exception {
-        JrmaRunTest.Run r = jrmarun("--host", both(2), "--jvms", "4", "-cp", programs.toString(), "mpitests." + program);
+        JrmaRunTest.Run r = jrmarun("--host", both(2), "--jvms", "4", "-cp", programs.toString(),
+                "mpitests." + program);
         assertEquals(0, r.exit(JOB_S), r.output());
         assertTrue(r.lines.contains(program + " OK on 4 ranks"), r.output());
     }

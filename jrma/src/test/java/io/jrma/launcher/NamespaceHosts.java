@@ -18,11 +18,12 @@ import java.util.stream.Stream;
  * namespace {@code multihost-tI} with a veth pair to a bridge ({@value #SUBNET}.0/24, the bridge at .254, which is this
  * machine's side), and an {@code sshd} of its own (key-only, its configuration, host key and authorized key under a
  * temporary directory) started as {@code nsenter --net=... unshare --uts --mount} with the host's name and a tmpfs of
- * its own on /dev/shm: a host with its own address, name and shared memory, the rest of the file system shared as on
- * a cluster with a shared file system. {@link #agent()} is an ssh wrapper to pass as {@code --launch-agent}.
+ * its own on /dev/shm: a host with its own address, name and shared memory, the rest of the file system shared as on a
+ * cluster with a shared file system. {@link #agent()} is an ssh wrapper to pass as {@code --launch-agent}.
  *
- * <p>{@link #create} says why and returns null where this cannot be done (not root, no {@code ip}, {@code sshd},
- * {@code nsenter}, {@code unshare} or {@code ssh}, no namespaces). {@link #close} removes everything it made (and what a
+ * <p>{@link #unavailable} says why the hosts cannot be made here (not root, no {@code ip}, {@code sshd},
+ * {@code nsenter}, {@code unshare} or {@code ssh}), {@link #create} throws with the reason when a step fails (no
+ * namespaces allowed, sshd not starting). {@link #close} removes everything it made (and what a
  * crashed earlier run of these tests left under the same names): the processes of its namespaces, the namespaces, the
  * veth pairs, the bridge, the temporary directory. /etc/ssh and ~/.ssh are not touched (the client never writes a
  * known_hosts file: {@code UserKnownHostsFile=/dev/null}); /run/sshd, which sshd needs, is created if missing and left
@@ -62,7 +63,8 @@ final class NamespaceHosts implements AutoCloseable {
         }
         for (String tool : new String[] {"/usr/sbin/ip", SSHD, "/usr/bin/nsenter", "/usr/bin/unshare", "/usr/bin/ssh",
             "/usr/bin/ssh-keygen"}) {
-            if (!Files.isExecutable(Path.of(tool)) && !Files.isExecutable(Path.of(tool.replace("/usr/sbin/", "/sbin/")))) {
+            Path alt = Path.of(tool.replace("/usr/sbin/", "/sbin/"));
+            if (!Files.isExecutable(Path.of(tool)) && !Files.isExecutable(alt)) {
                 return tool + " is not installed (apt-get install iproute2 openssh-server openssh-client util-linux;"
                         + " .ci/run does it)";
             }
@@ -120,8 +122,8 @@ final class NamespaceHosts implements AutoCloseable {
         Files.copy(dir.resolve("userkey.pub"), dir.resolve("authorized_keys"));
         Files.writeString(agent(), String.join("\n", "#!/bin/sh",
                 "# ssh to a namespace host of the tests: their key, no known_hosts file, never a prompt",
-                "exec ssh -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR -o BatchMode=yes"
-                        + " -o ConnectTimeout=10 -i " + dir.resolve("userkey") + " \"$@\"", ""));
+                "exec ssh -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR"
+                        + " -o BatchMode=yes -o ConnectTimeout=10 -i " + dir.resolve("userkey") + " \"$@\"", ""));
         Files.setPosixFilePermissions(agent(), PosixFilePermissions.fromString("rwx------"));
         Files.createDirectories(Path.of("/run/sshd")); // sshd's privilege separation directory
         for (int i = 0; i < count; i++) {
@@ -139,9 +141,9 @@ final class NamespaceHosts implements AutoCloseable {
                     "PasswordAuthentication no", "KbdInteractiveAuthentication no", "PubkeyAuthentication yes",
                     "PermitRootLogin prohibit-password", "StrictModes no", "UsePAM no",
                     "PidFile " + dir.resolve("sshd_" + (i + 1) + ".pid"), "LogLevel ERROR", ""));
-            Process p = new ProcessBuilder("nsenter", "--net=/run/netns/" + ns, "unshare", "--uts", "--mount", "sh", "-c",
-                    "hostname " + name(i) + " && mount -t tmpfs -o size=" + SHM_SIZE + " " + NS_PREFIX + "shm /dev/shm"
-                            + " && exec " + SSHD + " -D -e -f " + conf)
+            Process p = new ProcessBuilder("nsenter", "--net=/run/netns/" + ns, "unshare", "--uts", "--mount", "sh",
+                    "-c", "hostname " + name(i) + " && mount -t tmpfs -o size=" + SHM_SIZE + " " + NS_PREFIX
+                            + "shm /dev/shm && exec " + SSHD + " -D -e -f " + conf)
                     .redirectErrorStream(true).redirectOutput(dir.resolve("sshd_" + (i + 1) + ".log").toFile()).start();
             sshds.add(p);
         }
@@ -184,7 +186,8 @@ final class NamespaceHosts implements AutoCloseable {
     List<Long> jvms(int i) {
         List<Long> l = new ArrayList<>();
         for (long pid : processes(i)) {
-            if (ProcessHandle.of(pid).flatMap(h -> h.info().commandLine()).orElse("").contains(JvmHost.class.getName())) {
+            String cmd = ProcessHandle.of(pid).flatMap(h -> h.info().commandLine()).orElse("");
+            if (cmd.contains(JvmHost.class.getName())) {
                 l.add(pid);
             }
         }

@@ -463,8 +463,8 @@ public final class JobLauncher {
                             missing.add(describe(j));
                         }
                     }
-                    fail(P_JVM, 1, -1, "only " + joined + " of " + o.njvms + " JVMs joined the job within 60 s; missing: "
-                            + String.join(", ", missing), null, null);
+                    fail(P_JVM, 1, -1, "only " + joined + " of " + o.njvms + " JVMs joined the job within 60 s;"
+                            + " missing: " + String.join(", ", missing), null, null);
                     return false;
                 }
                 rv.setSoTimeout((int) Math.min(left, 500));
@@ -615,8 +615,8 @@ public final class JobLauncher {
     /** How messages name JVM {@code j}: its pid here, or its host. */
     private String describe(int j) {
         String host = hostOf(j);
-        return "JVM " + j + (host == null ? " (pid " + procs[j].pid() : " on host " + host + " (") + ", ranks " + ranksOf(j)
-                + ")";
+        return "JVM " + j + (host == null ? " (pid " + procs[j].pid() : " on host " + host + " (") + ", ranks "
+                + ranksOf(j) + ")";
     }
 
     /**
@@ -646,8 +646,9 @@ public final class JobLauncher {
                         }
                         unreachable.add(w.host);
                         fail(P_JVM, 1, ranksOf(j).get(0), "host " + w.host + " (JVMs " + String.join(",", jvms)
-                                + ", ranks " + ranksOn(w.host) + ") is unreachable: nothing heard from JVM " + j + " for "
-                                + (now - w.lastHeardMs) + " ms (" + Params.LAUNCHER_SILENCE_MS.name() + ")", null, null);
+                                + ", ranks " + ranksOn(w.host) + ") is unreachable: nothing heard from JVM " + j
+                                + " for " + (now - w.lastHeardMs) + " ms (" + Params.LAUNCHER_SILENCE_MS.name() + ")",
+                                null, null);
                         break;
                     }
                 }
@@ -800,8 +801,8 @@ public final class JobLauncher {
         boolean ownExit = exitingOnOwn[j] && code != 0 && !killedHere[j] && failurePriority < P_JVM;
         if (!unfinished.isEmpty() && (!tearingDown || killedOutside || ownExit)) {
             String who = host == null ? "JVM " + j + " (pid " + procs[j].pid() + ", ranks " + unfinished + ")"
-                    : "JVM " + j + " on host " + host + " (ranks " + unfinished + "; the host runs ranks " + ranksOn(host)
-                    + ")";
+                    : "JVM " + j + " on host " + host + " (ranks " + unfinished + "; the host runs ranks "
+                    + ranksOn(host) + ")";
             fail(P_JVM, code == 0 ? 1 : code, unfinished.get(0), who + " " + how + " while its ranks were running",
                     null, null);
         } else if (code != 0 && (!tearingDown || ownExit)) { // e.g. System.exit(3) after every rank of the JVM had finalized

@@ -215,7 +215,8 @@ public final class JrmaRun {
                 n = npernode; // -N alone: this host is the only one
             }
             if (n < 1) {
-                throw new IllegalArgumentException("the number of ranks is required: -n N (or hosts: --host, --hostfile)");
+                throw new IllegalArgumentException(
+                        "the number of ranks is required: -n N (or hosts: --host, --hostfile)");
             }
             if (perJvm > 0) {
                 jvms = (n + perJvm - 1) / perJvm;

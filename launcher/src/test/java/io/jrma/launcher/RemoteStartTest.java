@@ -58,7 +58,8 @@ class RemoteStartTest {
     void aJobAcrossHostsNeverListensOnLoopback() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> RemoteStart.rendezvous(Set.of("192.0.2.254"), Map.of(RemoteStart.TCP_INTERFACE, "loopback")));
-        assertTrue(e.getMessage().contains("is loopback, which the other hosts of the job cannot reach"), e.getMessage());
+        assertTrue(e.getMessage().contains("is loopback, which the other hosts of the job cannot reach"),
+                e.getMessage());
         RemoteStart.Listen l = RemoteStart.rendezvous(Set.of("192.0.2.254"), Map.of());
         InetAddress told = l.forHost("192.0.2.254");
         assertFalse(told.isLoopbackAddress() || told.isAnyLocalAddress(), "told " + told);

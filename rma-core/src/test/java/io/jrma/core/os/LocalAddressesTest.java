@@ -25,7 +25,8 @@ class LocalAddressesTest {
         assertEquals(addr("127.0.0.1"), LocalAddresses.resolve("loopback", false));
         assertEquals(addr("0.0.0.0"), LocalAddresses.resolve("any", false));
         assertEquals(addr("127.0.0.1"), LocalAddresses.resolve("lo", false), "an interface name");
-        assertEquals(addr("127.0.0.1"), LocalAddresses.resolve("127.0.0.0/8", false), "this host's address in a subnet");
+        assertEquals(addr("127.0.0.1"), LocalAddresses.resolve("127.0.0.0/8", false),
+                "this host's address in a subnet");
         assertEquals(addr("127.0.0.1"), LocalAddresses.resolve("route:127.0.0.1", false), "the route to itself");
         assertEquals(addr("10.1.2.3"), LocalAddresses.resolve("10.1.2.3", false), "a literal address, taken as given");
     }

@@ -11,10 +11,10 @@ import java.util.Map;
 /** Run-time parameters of the TCP IO agent, each with its default and one sentence of description. */
 public final class NetParams {
     public static final Param INTERFACE = new Param("jrma.tcp.interface", "loopback", "job",
-            "where the IO agent listens and what it tells the other JVMs: `loopback`, `any`, an interface name (`eth0`),"
-            + " an address, a subnet (`10.0.0.0/24`: this host's address in it) or `route:HOST` (the address on the"
-            + " interface that routes to HOST); several, comma-separated, are tried in order. jrmarun sets"
-            + " `route:` its own address for a job across hosts");
+            "where the IO agent listens and what it tells the other JVMs: `loopback`, `any`, an interface name"
+            + " (`eth0`), an address, a subnet (`10.0.0.0/24`: this host's address in it) or `route:HOST` (the"
+            + " address on the interface that routes to HOST); several, comma-separated, are tried in order."
+            + " jrmarun sets `route:` its own address for a job across hosts");
     public static final Param FAMILY = new Param("jrma.tcp.family", "ipv4", "job",
             "address family for `loopback` and interface names: `ipv4` or `ipv6`");
     public static final Param CREDITS = new Param("jrma.tcp.credits", String.valueOf(64 << 20), "job",
