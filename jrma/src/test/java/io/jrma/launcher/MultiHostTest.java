@@ -25,9 +25,9 @@ import org.junit.jupiter.params.provider.ValueSource;
  * jrmarun across hosts, on two hosts made of network namespaces with an sshd each ({@link NamespaceHosts}), the JVMs
  * there started through ssh as on a cluster: the mpi test programs of two-sided-compat (windows under fence, locks and
  * PSCW; send/recv; collectives) on 2 hosts x 2 JVMs, a hostfile, where ranks run and which of them share memory,
- * tagged output, exit codes, a host killed in the middle of an epoch, a host whose link goes down, and ssh that fails.
- * After every test no JVM runs on either host and neither host's /dev/shm holds a file. Skipped, saying why, where the
- * hosts cannot be made (not root, no sshd, no namespaces).
+ * tagged output, exit codes, an abort, a host killed in the middle of an epoch, a host whose link goes down, and ssh
+ * that fails. After every test no JVM runs on either host and neither host's /dev/shm holds a file. Skipped, saying
+ * why, where the hosts cannot be made (not root, no sshd, no namespaces).
  */
 class MultiHostTest {
     private static final String FIX = "io.jrma.launcher.fixtures.";
@@ -144,6 +144,14 @@ class MultiHostTest {
         JrmaRunTest.Run r = jrmarun("--host", both(2), "--jvms", "4", FIX + "Exiter", "3", "7");
         assertEquals(7, r.exit(JOB_S), r.output());
         assertTrue(r.output().contains("JVM 3 on host " + hosts.address(1)), r.output());
+    }
+
+    @Test
+    @Timeout(JOB_S + 30)
+    void anAbortOnAnotherHostEndsTheJobEverywhereWithItsCode() throws Exception {
+        JrmaRunTest.Run r = jrmarun("--host", both(2), FIX + "Aborter", "2", "9");
+        assertEquals(9, r.exit(JOB_S), r.output());
+        assertTrue(r.output().contains("jrmarun: rank 2 called abort(9)"), r.output());
     }
 
     @Test
