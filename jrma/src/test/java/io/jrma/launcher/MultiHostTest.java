@@ -1,16 +1,19 @@
 package io.jrma.launcher;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.regex.Pattern;
 import javax.tools.JavaCompiler;
 import javax.tools.ToolProvider;
 import org.junit.jupiter.api.AfterAll;
@@ -42,6 +45,9 @@ class MultiHostTest {
     private static final long FAILED_JOB_S = 40;
     /** After a test, how long the JVMs on the hosts may take to be gone (a cut-off host ends its own). */
     private static final long JVMS_GONE_MS = 20_000;
+
+    /** What a secret of the job looks like: 32 random bytes in hex, on no word boundary but its own. */
+    private static final Pattern SECRET = Pattern.compile("(?<![0-9a-f])[0-9a-f]{64}(?![0-9a-f])");
 
     private static NamespaceHosts hosts;
     private static Path programs;
@@ -158,12 +164,44 @@ class MultiHostTest {
     @Timeout(JOB_S + FAILED_JOB_S + 30)
     void aHostKilledInTheMiddleOfAnEpochEndsTheJobOnEveryHost() throws Exception {
         JrmaRunTest.Run r = jrmarun("--host", both(2), "--jvms", "4", FIX + "EpochLoop");
-        r.awaitLine(l -> l.equals("epochs running"), JOB_S * 1000);
-        assertEquals(2, hosts.killJvms(1), "the JVMs of host " + hosts.name(1));
-        int code = r.exit(FAILED_JOB_S);
-        assertNotEquals(0, code, r.output());
-        assertTrue(r.output().contains("on host " + hosts.address(1) + " (ranks ["), r.output());
-        assertTrue(r.output().contains("the host runs ranks [2, 3]"), r.output());
+        try {
+            r.awaitLine(l -> l.equals("epochs running"), JOB_S * 1000);
+            noSecretInSight(r);
+            assertEquals(2, hosts.killJvms(1), "the JVMs of host " + hosts.name(1));
+            int code = r.exit(FAILED_JOB_S);
+            assertNotEquals(0, code, r.output());
+            assertTrue(r.output().contains("on host " + hosts.address(1) + " (ranks ["), r.output());
+            assertTrue(r.output().contains("the host runs ranks [2, 3]"), r.output());
+        } finally {
+            r.cleanup();
+        }
+    }
+
+    /**
+     * The job's secrets (64 hex digits, {@code Handshake.newSecret()}) are on no command line and in no
+     * environment of the job's processes, here (jrmarun, the agents) or on the hosts (sshd's sessions, the JVMs):
+     * what {@code ps} shows every user of a host.
+     */
+    private static void noSecretInSight(JrmaRunTest.Run r) throws IOException {
+        List<Long> pids = new ArrayList<>();
+        pids.add(r.p.pid());
+        r.p.descendants().forEach(h -> pids.add(h.pid()));
+        for (int h = 0; h < 2; h++) {
+            pids.addAll(hosts.processes(h));
+        }
+        assertEquals(4, hosts.jvms(0).size() + hosts.jvms(1).size(), "the job's JVMs run on the hosts");
+        for (long pid : pids) {
+            for (String what : new String[] {"cmdline", "environ"}) {
+                byte[] b;
+                try {
+                    b = Files.readAllBytes(Path.of("/proc", String.valueOf(pid), what));
+                } catch (IOException e) {
+                    continue; // ended meanwhile
+                }
+                String text = new String(b, StandardCharsets.ISO_8859_1).replace('\0', ' ');
+                assertFalse(SECRET.matcher(text).find(), "a secret in /proc/" + pid + "/" + what + ": " + text);
+            }
+        }
     }
 
     @Test
