@@ -3,12 +3,12 @@ package mpi;
 import io.jrma.ErrorClass;
 import io.jrma.Jrma;
 import io.jrma.RmaException;
+import io.jrma.core.os.HostId;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.ObjectInputStream;
 import java.io.ObjectOutputStream;
-import java.net.InetAddress;
 import java.nio.Buffer;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -437,13 +437,12 @@ public final class MPI {
         return n.length() > MAX_PROCESSOR_NAME ? n.substring(0, MAX_PROCESSOR_NAME) : n;
     }
 
-    /** This host's name, or "localhost" when it cannot be found. */
+    /**
+     * This host's name as the kernel knows it (never a name lookup: a host's own name need not resolve, as in a
+     * network namespace or a container), or "localhost" when it cannot be found.
+     */
     static String hostName() {
-        try {
-            return InetAddress.getLocalHost().getHostName();
-        } catch (IOException e) {
-            return "localhost";
-        }
+        return HostId.hostName();
     }
 
     /**

@@ -5,11 +5,13 @@ import io.jrma.Jrma;
 import io.jrma.JvmFlags;
 import io.jrma.RmaException;
 import io.jrma.core.auth.Handshake;
+import io.jrma.core.runtime.Params;
 import io.jrma.spi.Components;
 import io.jrma.spi.TransportProvider;
 import java.io.BufferedReader;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
+import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
@@ -25,8 +27,12 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Starts a job whose ranks are spread over several JVMs of this host and watches it to the end: spawns the
@@ -71,6 +77,15 @@ public final class JobLauncher {
         public boolean jdkLinker;
         /** Keep the JVMs after a clean job and reuse them for the next job with the same command line. */
         public boolean reuseJvms;
+        /**
+         * The host of each JVM ({@code --host}, {@code --hostfile}) as the launch agent takes it; null, or a null
+         * entry: this host, started directly.
+         */
+        public String[] hostOfJvm;
+        /** The rsh-style command that starts a JVM on another host ({@code AGENT HOST COMMAND}). */
+        public String launchAgent = RemoteStart.DEFAULT_AGENT;
+        /** jrma's own class path on the other hosts ({@code --prefix DIR}: DIR/lib/*); null: the same as here. */
+        public String remoteLibraryClasspath;
     }
 
     /** How the job ended. */
@@ -100,25 +115,72 @@ public final class JobLauncher {
         final int index;
         final Process process;
         final String key;
+        /** The other host this JVM runs on (through the launch agent), or null for this host. */
+        final String host;
         Socket socket;
         DataInputStream in;
         DataOutputStream out;
         volatile JobLauncher current;
+        /** The last line the agent (or the JVM) wrote to stderr: why a remote start failed. */
+        volatile String lastErrorLine;
+        /** What the agent wrote to stderr before the JVM joined; null once it joined (then lines pass at once). */
+        private List<String> heldErrors = new ArrayList<>();
+        /** When the launcher last heard from this JVM (ms), for the liveness of JVMs on other hosts. */
+        volatile long lastHeardMs;
 
-        Worker(int index, Process process, String key) {
+        Worker(int index, Process process, String key, String host) {
             this.index = index;
             this.process = process;
             this.key = key;
+            this.host = host;
+        }
+
+        /**
+         * A line of the agent's stderr: before the JVM joined it is held (if the start fails, the failure message
+         * quotes the last one, and the others are printed before it); afterwards it is printed at once.
+         */
+        synchronized void errorLine(String line) {
+            if (!line.isBlank()) {
+                lastErrorLine = line.trim();
+            }
+            if (heldErrors != null) {
+                heldErrors.add(line);
+            } else {
+                System.err.println(line);
+            }
+        }
+
+        /** The JVM joined: what its agent held back was not a failure to start; prints it. */
+        synchronized void joined() {
+            if (heldErrors != null) {
+                heldErrors.forEach(System.err::println);
+                heldErrors = null;
+            }
+        }
+
+        /** The start failed: prints the held lines but the last (the failure message quotes that one). */
+        synchronized void startFailed() {
+            if (heldErrors != null) {
+                for (int i = 0; i < heldErrors.size() - 1; i++) {
+                    System.err.println(heldErrors.get(i));
+                }
+                heldErrors = null;
+            }
         }
 
         void kill() {
+            if (host != null) {
+                Rendezvous.closeQuietly(socket); // the JVM there aborts and exits once its link is gone
+            }
             process.destroyForcibly();
             try {
                 process.waitFor(2, java.util.concurrent.TimeUnit.SECONDS);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
-            reclaim(Map.of(), process.pid()); // a killed JVM runs no shutdown hook
+            if (host == null) {
+                reclaim(Map.of(), process.pid()); // a killed JVM runs no shutdown hook
+            }
         }
     }
 
@@ -140,6 +202,18 @@ public final class JobLauncher {
      * ended JVMs comes first.
      */
     static final long EXIT_REPORT_DELAY_MS = Long.getLong("jrma.launcher.test.exitReportDelayMs", 0);
+
+    /** How long a JVM on another host may take to end after its link closed ({@link JvmHost} halts within 3 s). */
+    static final long REMOTE_EXIT_WAIT_MS = 4_000;
+
+    /** How long the clean-up of other hosts' shared-memory files may take after a failed job. */
+    static final long REMOTE_CLEANUP_MS = 20_000;
+
+    /** How long a failed agent's stderr may take to reach its reader after the agent ended. */
+    static final long STDERR_DRAIN_MS = 200;
+
+    /** ssh's exit code when the connection broke or the remote command was killed by a signal. */
+    static final int REMOTE_LOST = 255;
 
     /** How long a peer's report of a lost connection waits for the lost JVM's exit status (bounded). */
     static final long LOST_CONNECTION_WAIT_MS = 2_000;
@@ -171,6 +245,8 @@ public final class JobLauncher {
     /** JVMs that said they exit on their own (EXITING: System.exit or a signal that runs the shutdown hooks). */
     private final boolean[] exitingOnOwn;
     private int ranksDone;
+    /** Hosts taken for unreachable (no clean-up is tried there). */
+    private final Set<String> unreachable = ConcurrentHashMap.newKeySet();
     private int failurePriority;
     private final Result result = new Result();
     private boolean tearingDown;
@@ -219,16 +295,16 @@ public final class JobLauncher {
         o.nranks = nranks;
         o.njvms = jvms;
         o.params.putAll(params);
-        o.params.remove(io.jrma.core.runtime.Params.JVMS.name());
+        o.params.remove(Params.JVMS.name());
         try {
             o.body = Rendezvous.serialize(main);
         } catch (IOException e) {
             throw new RmaException(ErrorClass.ERR_ARG, "a job over several JVMs ships the rank body to each of them, but it"
                     + " captures something not serializable: " + e.getMessage(), e);
         }
-        o.timeoutMs = timeout != null ? timeout.toMillis() : io.jrma.core.runtime.Params.JOB_TIMEOUT_MS.getLong(params);
+        o.timeoutMs = timeout != null ? timeout.toMillis() : Params.JOB_TIMEOUT_MS.getLong(params);
         o.diagnostics = null;
-        o.reuseJvms = io.jrma.core.runtime.Params.JVMS_REUSE.get(params).equals("true");
+        o.reuseJvms = Params.JVMS_REUSE.get(params).equals("true");
         Result r = run(o);
         if (!r.ok()) {
             throw new Jrma.JobFailedException(r.failedRank, r.message, r.cause);
@@ -266,8 +342,11 @@ public final class JobLauncher {
                 return finish();
             }
             String jobId = Handshake.newJobId();
+            boolean across = acrossHosts();
             Rendezvous.Spec spec = new Rendezvous.Spec(jobId, Handshake.newSecret(), o.nranks, o.jvmOfRank,
-                    new HashMap<>(o.params), o.mainClass, o.args, o.body, o.tagOutput, o.reuseJvms);
+                    new HashMap<>(o.params), o.mainClass, o.args, o.body, o.tagOutput, o.reuseJvms, across,
+                    across ? Params.LAUNCHER_HEARTBEAT_MS.getLong(o.params) : 0,
+                    across ? Params.LAUNCHER_SILENCE_MS.getLong(o.params) : 0);
             byte[] specBytes = Rendezvous.serialize(spec);
             for (int j = 0; j < o.njvms; j++) {
                 Rendezvous.write(links[j], Rendezvous.SPEC, specBytes);
@@ -283,11 +362,15 @@ public final class JobLauncher {
                 startupMessage(workers[j].in, j, Rendezvous.READY);
             }
             for (int j = 0; j < o.njvms; j++) {
+                workers[j].lastHeardMs = System.currentTimeMillis();
                 Rendezvous.write(links[j], Rendezvous.GO, new byte[0]);
                 final int jj = j;
                 Thread t = new Thread(() -> listen(jj, workers[jj].in), "jrma-launcher-jvm-" + j);
                 t.setDaemon(true);
                 t.start();
+            }
+            if (across) {
+                watchLiveness(spec.heartbeatMs(), spec.silenceMs());
             }
             waitForEnd();
             return finish();
@@ -310,19 +393,56 @@ public final class JobLauncher {
         w.current = this;
     }
 
+    /** Whether some JVM of the job runs on another host. */
+    private boolean acrossHosts() {
+        return o.hostOfJvm != null && Arrays.stream(o.hostOfJvm).anyMatch(h -> h != null);
+    }
+
+    /** The host JVM {@code j} runs on, or null for this host. */
+    private String hostOf(int j) {
+        return o.hostOfJvm == null ? null : o.hostOfJvm[j];
+    }
+
     /** Starts the JVMs and waits until each has joined over its link; false if start-up failed. */
     private boolean spawnAll() throws IOException {
         String linkId = Handshake.newJobId();
         String secret = Handshake.newSecret();
         String key = poolKey();
-        try (ServerSocket rv = new ServerSocket(0, 64, InetAddress.getLoopbackAddress())) {
+        RemoteStart.Listen where;
+        try {
+            where = acrossHosts() ? RemoteStart.rendezvous(new java.util.LinkedHashSet<>(Arrays.stream(o.hostOfJvm)
+                    .filter(h -> h != null).toList()), o.params) : null;
+        } catch (IllegalArgumentException e) {
+            fail(P_JVM, 1, -1, "cannot choose an address the job's hosts reach: " + e.getMessage(), null, null);
+            return false;
+        }
+        InetAddress bind = where == null ? InetAddress.getLoopbackAddress() : where.bind();
+        try (ServerSocket rv = new ServerSocket(0, 64, bind)) {
             for (int j = 0; j < o.njvms; j++) {
-                Worker w = new Worker(j, spawn(j, linkId, secret, rv.getLocalPort()), key);
+                String host = hostOf(j);
+                InetAddress told = where == null ? bind : where.forHost(host);
+                Process proc;
+                try {
+                    proc = spawn(j, linkId, secret, told, rv.getLocalPort());
+                } catch (IOException e) {
+                    if (host == null) {
+                        throw e;
+                    }
+                    fail(P_JVM, 1, ranksOf(j).get(0), "cannot start JVM " + j + " on host " + host
+                            + " with the launch agent '" + o.launchAgent + "': " + e.getMessage(), null, null);
+                    return false;
+                }
+                Worker w = new Worker(j, proc, key, host);
                 adopt(w);
+                if (host != null) {
+                    pumpRemote(w);
+                }
                 w.process.onExit().thenAccept(p -> {
                     sleepQuietly(EXIT_REPORT_DELAY_MS);
                     // segment and ring files live unnamed once set up; a JVM that died during a set-up leaves some
-                    reclaim(o.params, p.pid());
+                    if (w.host == null) {
+                        reclaim(o.params, p.pid());
+                    }
                     JobLauncher l = w.current;
                     if (l != null) {
                         l.jvmExited(w.index, p.exitValue());
@@ -337,7 +457,14 @@ public final class JobLauncher {
                 }
                 long left = deadline - System.currentTimeMillis();
                 if (left <= 0) {
-                    fail(P_JVM, 1, -1, "only " + joined + " of " + o.njvms + " JVMs joined the job within 60 s", null, null);
+                    List<String> missing = new ArrayList<>();
+                    for (int j = 0; j < o.njvms; j++) {
+                        if (workers[j].socket == null) {
+                            missing.add(describe(j));
+                        }
+                    }
+                    fail(P_JVM, 1, -1, "only " + joined + " of " + o.njvms + " JVMs joined the job within 60 s;"
+                            + " missing: " + String.join(", ", missing), null, null);
                     return false;
                 }
                 rv.setSoTimeout((int) Math.min(left, 500));
@@ -361,6 +488,7 @@ public final class JobLauncher {
                 s.setTcpNoDelay(true);
                 Worker w = workers[j];
                 w.socket = s;
+                w.joined();
                 w.in = new DataInputStream(new java.io.BufferedInputStream(s.getInputStream()));
                 w.out = new DataOutputStream(new java.io.BufferedOutputStream(s.getOutputStream()));
                 links[j] = w.out;
@@ -386,7 +514,7 @@ public final class JobLauncher {
         return m;
     }
 
-    private Process spawn(int j, String jobId, String secret, int port) throws IOException {
+    private Process spawn(int j, String jobId, String secret, InetAddress rendezvous, int port) throws IOException {
         List<String> cmd = new ArrayList<>();
         cmd.add(o.javaCommand);
         String flags = o.jdkLinker ? JvmFlags.withJdkLinker(Runtime.version().feature()) : JvmFlags.current();
@@ -399,20 +527,36 @@ public final class JobLauncher {
         }
         cmd.addAll(o.jvmArgs);
         cmd.add("-cp");
-        cmd.add(o.classpath);
+        String host = hostOf(j);
+        cmd.add(host != null && o.remoteLibraryClasspath != null ? o.remoteLibraryClasspath
+                + (o.userClasspath == null ? "" : File.pathSeparator + o.userClasspath) : o.classpath);
         cmd.add(JvmHost.class.getName());
-        ProcessBuilder pb = new ProcessBuilder(cmd);
-        pb.environment().putAll(o.env);
-        pb.environment().put("JRMA_RENDEZVOUS", InetAddress.getLoopbackAddress().getHostAddress() + ":" + port);
-        pb.environment().put("JRMA_JVM", String.valueOf(j));
-        pb.environment().put("JRMA_JOB_ID", jobId);
-        if (o.inheritOutput) {
+        Map<String, String> env = new LinkedHashMap<>(o.env);
+        env.put(JvmHost.ENV_RENDEZVOUS, hostPort(rendezvous, port));
+        env.put(JvmHost.ENV_JVM, String.valueOf(j));
+        env.put(JvmHost.ENV_LINK_ID, jobId);
+        ProcessBuilder pb;
+        if (host == null) {
+            pb = new ProcessBuilder(cmd);
+            pb.environment().putAll(env);
+        } else {
+            // nothing secret in this command line: the secret goes on the agent's stdin, below
+            pb = new ProcessBuilder(RemoteStart.command(o.launchAgent, host, System.getProperty("user.dir"), env, cmd));
+        }
+        if (o.inheritOutput && host == null) {
             pb.redirectOutput(ProcessBuilder.Redirect.INHERIT).redirectError(ProcessBuilder.Redirect.INHERIT);
         }
         Process p = pb.start();
         OutputStream in = p.getOutputStream();
-        in.write((secret + "\n").getBytes(StandardCharsets.US_ASCII));
-        in.flush();
+        try {
+            in.write((secret + "\n").getBytes(StandardCharsets.US_ASCII));
+            in.flush();
+        } catch (IOException e) {
+            if (host == null) {
+                throw e;
+            }
+            // the agent ended at once (it could not reach the host, or is no launch agent): its exit says so
+        }
         if (j == 0 && o.forwardStdin) {
             // after the secret's line, JVM 0's stdin is jrmarun's: rank 0 reads what the user types or pipes in
             Thread t = new Thread(() -> {
@@ -425,13 +569,119 @@ public final class JobLauncher {
             t.setDaemon(true);
             t.start();
         } else {
-            in.close();
+            try {
+                in.close();
+            } catch (IOException e) {
+                if (host == null) {
+                    throw e;
+                }
+                // as above: the agent is gone
+            }
         }
-        if (!o.inheritOutput) {
+        if (!o.inheritOutput && host == null) {
             pump(p.getInputStream(), System.out, "jrma-out-" + j);
             pump(p.getErrorStream(), System.err, "jrma-err-" + j);
         }
         return p;
+    }
+
+    /** {@code host:port}, an IPv6 address in brackets. */
+    private static String hostPort(InetAddress a, int port) {
+        String h = a.getHostAddress();
+        return (h.indexOf(':') >= 0 ? "[" + h + "]" : h) + ":" + port;
+    }
+
+    /**
+     * Copies the output of a JVM on another host (it comes through the agent) line by line to this process's, and
+     * remembers the last error line: what the agent said when it could not start the JVM.
+     */
+    private void pumpRemote(Worker w) {
+        pump(w.process.getInputStream(), System.out, "jrma-out-" + w.index);
+        Thread t = new Thread(() -> {
+            try (BufferedReader r = new BufferedReader(new InputStreamReader(w.process.getErrorStream(),
+                    StandardCharsets.UTF_8))) {
+                String line;
+                while ((line = r.readLine()) != null) {
+                    w.errorLine(line);
+                }
+            } catch (IOException ignored) {
+                // the agent is gone
+            }
+        }, "jrma-err-" + w.index);
+        t.setDaemon(true);
+        t.start();
+    }
+
+    /** How messages name JVM {@code j}: its pid here, or its host. */
+    private String describe(int j) {
+        String host = hostOf(j);
+        return "JVM " + j + (host == null ? " (pid " + procs[j].pid() : " on host " + host + " (") + ", ranks "
+                + ranksOf(j) + ")";
+    }
+
+    /**
+     * For a job across hosts: sends every JVM a heartbeat each {@code heartbeatMs} and aborts the job when a JVM of
+     * another host has not been heard from for {@code silenceMs} (its host died or its link went down: no connection
+     * is reset then, and nothing else would notice for minutes). The JVMs there, cut off, end themselves likewise.
+     */
+    private void watchLiveness(long heartbeatMs, long silenceMs) {
+        Thread t = new Thread(() -> {
+            while (!failed() && !ended()) {
+                for (int j = 0; j < o.njvms; j++) {
+                    try {
+                        Rendezvous.write(links[j], Rendezvous.HEARTBEAT, new byte[0]);
+                    } catch (IOException ignored) {
+                        // that JVM is gone: its end is reported by jvmExited
+                    }
+                }
+                long now = System.currentTimeMillis();
+                for (int j = 0; j < o.njvms; j++) {
+                    Worker w = workers[j];
+                    if (w.host != null && w.process.isAlive() && now - w.lastHeardMs > silenceMs && !jvmDone(j)) {
+                        List<String> jvms = new ArrayList<>();
+                        for (int k = 0; k < o.njvms; k++) {
+                            if (w.host.equals(hostOf(k))) {
+                                jvms.add(String.valueOf(k));
+                            }
+                        }
+                        unreachable.add(w.host);
+                        fail(P_JVM, 1, ranksOf(j).get(0), "host " + w.host + " (JVMs " + String.join(",", jvms)
+                                + ", ranks " + ranksOn(w.host) + ") is unreachable: nothing heard from JVM " + j
+                                + " for " + (now - w.lastHeardMs) + " ms (" + Params.LAUNCHER_SILENCE_MS.name() + ")",
+                                null, null);
+                        break;
+                    }
+                }
+                sleepQuietly(heartbeatMs);
+            }
+        }, "jrma-launcher-liveness");
+        t.setDaemon(true);
+        t.start();
+    }
+
+    /** The ranks of every JVM on {@code host}. */
+    private List<Integer> ranksOn(String host) {
+        List<Integer> l = new ArrayList<>();
+        for (int r = 0; r < o.nranks; r++) {
+            if (host.equals(hostOf(o.jvmOfRank[r]))) {
+                l.add(r);
+            }
+        }
+        return l;
+    }
+
+    /** Whether every rank of JVM {@code j} has ended (its JVM may then be quiet while it closes). */
+    private synchronized boolean jvmDone(int j) {
+        for (int r = 0; r < o.nranks; r++) {
+            if (o.jvmOfRank[r] == j && !rankDone[r]) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private synchronized boolean ended() {
+        return allExited || ranksDone == o.nranks;
     }
 
     private static void pump(InputStream from, PrintStream to, String name) {
@@ -453,6 +703,7 @@ public final class JobLauncher {
         try {
             while (true) {
                 Rendezvous.Msg m = Rendezvous.read(in);
+                workers[j].lastHeardMs = System.currentTimeMillis();
                 if (m.type() == Rendezvous.RANK_DONE) {
                     rankEnded((Rendezvous.RankDone) m.object());
                 } else if (m.type() == Rendezvous.ABORT) {
@@ -522,7 +773,26 @@ public final class JobLauncher {
                 unfinished.add(r);
             }
         }
+        String host = hostOf(j);
         String how = code > 128 ? "was killed by signal " + (code - 128) : "exited with code " + code;
+        if (host != null) {
+            if (links[j] == null && !tearingDown) { // it never joined: the agent could not start it
+                String said = null;
+                if (workers[j] != null) {
+                    sleepQuietly(STDERR_DRAIN_MS); // the agent's last words may still be in its pipe
+                    workers[j].startFailed();
+                    said = workers[j].lastErrorLine;
+                }
+                fail(P_JVM, code == 0 ? 1 : code, ranksOf(j).get(0), "cannot start JVM " + j + " on host " + host
+                        + ": the launch agent '" + o.launchAgent + "' exited with code " + code
+                        + (said == null ? "" : " (" + said + ")"), null, null);
+                allExited = Arrays.stream(procs).allMatch(p -> p != null && !p.isAlive());
+                notifyAll();
+                return;
+            }
+            how = code == REMOTE_LOST ? "ended with code " + code + " (the launch agent's code for a lost connection or"
+                    + " a JVM killed by a signal)" : "exited with code " + code;
+        }
         // A JVM killed by a signal this launcher did not send is the root cause even when the teardown has begun:
         // the other JVMs notice the lost connection and report it first, often before this exit is seen.
         boolean killedOutside = code > 128 && !killedHere[j];
@@ -530,14 +800,18 @@ public final class JobLauncher {
         // had begun only because its peers lost their connections to it.
         boolean ownExit = exitingOnOwn[j] && code != 0 && !killedHere[j] && failurePriority < P_JVM;
         if (!unfinished.isEmpty() && (!tearingDown || killedOutside || ownExit)) {
-            fail(P_JVM, code == 0 ? 1 : code, unfinished.get(0), "JVM " + j + " (pid " + procs[j].pid() + ", ranks "
-                    + unfinished + ") " + how + " while its ranks were running", null, null);
+            String who = host == null ? "JVM " + j + " (pid " + procs[j].pid() + ", ranks " + unfinished + ")"
+                    : "JVM " + j + " on host " + host + " (ranks " + unfinished + "; the host runs ranks "
+                    + ranksOn(host) + ")";
+            fail(P_JVM, code == 0 ? 1 : code, unfinished.get(0), who + " " + how + " while its ranks were running",
+                    null, null);
         } else if (code != 0 && (!tearingDown || ownExit)) { // e.g. System.exit(3) after every rank of the JVM had finalized
             int first = -1;
             for (int r = 0; r < o.nranks && first < 0; r++) {
                 first = o.jvmOfRank[r] == j ? r : -1;
             }
-            fail(P_JVM, code, first, "JVM " + j + " (pid " + procs[j].pid() + ") " + how, null, null);
+            fail(P_JVM, code, first, "JVM " + j + (host == null ? " (pid " + procs[j].pid() + ")" : " on host " + host)
+                    + " " + how, null, null);
         }
         boolean all = true;
         for (Process p : procs) {
@@ -614,7 +888,7 @@ public final class JobLauncher {
     private int[] stoppedJvm() {
         for (int j = 0; j < procs.length; j++) {
             Process p = procs[j];
-            if (p != null && p.isAlive() && isStopped(p.pid())) {
+            if (p != null && hostOf(j) == null && p.isAlive() && isStopped(p.pid())) {
                 return new int[] {j, ranksOf(j).get(0)};
             }
         }
@@ -690,6 +964,7 @@ public final class JobLauncher {
         // connection" (exit 1 instead of 137).
         reportEnded();
         awaitCauseOfLostConnection();
+        closeRemoteLinks();
         for (Process p : procs) {
             if (p != null && p.isAlive()) {
                 markKilledHere(p);
@@ -699,6 +974,7 @@ public final class JobLauncher {
         reportEnded(); // those killed just now are not causes (killedHere)
         killAll();
         reclaimShm();
+        cleanRemoteHosts();
         synchronized (this) {
             if (result.message != null && o.diagnostics != null) {
                 o.diagnostics.println("jrmarun: " + result.message);
@@ -722,6 +998,82 @@ public final class JobLauncher {
                 && System.currentTimeMillis() < until) {
             sleepQuietly(10);
             reportEnded();
+        }
+    }
+
+    /**
+     * A JVM killed on another host (SIGKILL runs no clean-up) may leave named shared-memory files there, which only a
+     * process on that host can remove: runs {@code jrmarun --cleanup} there through the agent (the files of jrma JVMs
+     * that no longer run), on every reachable host where a JVM ended with a non-zero code, all at once, bounded.
+     */
+    private void cleanRemoteHosts() {
+        Set<String> dirty = new LinkedHashSet<>();
+        for (Worker w : workers) {
+            if (w != null && w.host != null && !w.process.isAlive() && w.process.exitValue() != 0
+                    && !unreachable.contains(w.host)) {
+                dirty.add(w.host);
+            }
+        }
+        List<Process> cleaners = new ArrayList<>();
+        for (String host : dirty) {
+            List<String> cmd = new ArrayList<>();
+            cmd.add(o.javaCommand);
+            cmd.addAll(Arrays.asList(JvmFlags.current().split(" ")));
+            cmd.add("-cp");
+            cmd.add(o.remoteLibraryClasspath != null ? o.remoteLibraryClasspath : o.classpath);
+            cmd.add(JrmaRun.class.getName());
+            cmd.add(JrmaRun.CLEANUP);
+            try {
+                Process p = new ProcessBuilder(RemoteStart.command(o.launchAgent, host, System.getProperty("user.dir"),
+                        Map.of(), cmd)).redirectErrorStream(true).start();
+                p.getOutputStream().close();
+                cleaners.add(p);
+            } catch (IOException e) {
+                // the agent cannot run now: the next jrmarun --cleanup there removes them
+            }
+        }
+        long until = System.currentTimeMillis() + REMOTE_CLEANUP_MS;
+        int k = 0;
+        for (String host : dirty) {
+            Process p = k < cleaners.size() ? cleaners.get(k++) : null;
+            try {
+                if (p != null && p.waitFor(Math.max(1, until - System.currentTimeMillis()),
+                        TimeUnit.MILLISECONDS)) {
+                    String said = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
+                    if (o.diagnostics != null && !said.isEmpty() && !said.contains(" removed 0 ")) {
+                        o.diagnostics.println("jrmarun: on host " + host + ": " + said.replaceFirst("^jrmarun: ", ""));
+                    }
+                } else if (p != null) {
+                    p.destroyForcibly();
+                }
+            } catch (IOException | InterruptedException e) {
+                p.destroyForcibly();
+            }
+        }
+    }
+
+    /**
+     * Killing the agent of a JVM on another host does not kill the JVM there: closing its link does (it aborts and
+     * exits within seconds). Closes the links of the remote JVMs still running and waits a little for their agents.
+     */
+    private void closeRemoteLinks() {
+        boolean any = false;
+        for (Worker w : workers) {
+            if (w != null && w.host != null && w.process.isAlive()) {
+                Rendezvous.closeQuietly(w.socket);
+                any = true;
+            }
+        }
+        long until = System.currentTimeMillis() + REMOTE_EXIT_WAIT_MS;
+        for (Worker w : workers) {
+            long left = until - System.currentTimeMillis();
+            if (any && w != null && w.host != null && left > 0) {
+                try {
+                    w.process.waitFor(left, java.util.concurrent.TimeUnit.MILLISECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
         }
     }
 
@@ -749,8 +1101,9 @@ public final class JobLauncher {
 
     /** Removes the /dev/shm files of this job's JVMs that are gone (killed JVMs run no shutdown hook). */
     private void reclaimShm() {
-        for (Process p : procs) {
-            if (p != null && !p.isAlive()) {
+        for (int j = 0; j < procs.length; j++) {
+            Process p = procs[j];
+            if (p != null && hostOf(j) == null && !p.isAlive()) {
                 reclaim(o.params, p.pid());
             }
         }
@@ -785,9 +1138,13 @@ public final class JobLauncher {
                 }
             }
         }
-        for (Process p : procs) {
+        for (int j = 0; j < procs.length; j++) {
+            Process p = procs[j];
             if (p != null && p.isAlive()) {
                 markKilledHere(p);
+                if (workers[j] != null && workers[j].host != null) {
+                    Rendezvous.closeQuietly(workers[j].socket); // the JVM there ends once its link is gone
+                }
                 p.destroyForcibly();
                 try {
                     p.waitFor(5, java.util.concurrent.TimeUnit.SECONDS);

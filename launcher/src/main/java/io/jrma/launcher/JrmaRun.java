@@ -5,8 +5,10 @@ import io.jrma.spi.Components;
 import io.jrma.spi.TransportProvider;
 import java.io.File;
 import java.io.PrintStream;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -29,7 +31,7 @@ public final class JrmaRun {
     static final String USAGE = String.join("\n",
             "usage: jrmarun -n N [--jvms J | --ranks-per-jvm K] [-cp CLASSPATH] [options] MAINCLASS [ARGS...]",
             "       jrmarun -n N [options] java [JAVA OPTIONS] (MAINCLASS | -jar JAR) [ARGS...]   (as with mpirun)",
-            "  -n, -np N              number of ranks (required; also --np, -c)",
+            "  -n, -np N              number of ranks (also --np, -c; with hosts: default one per slot)",
             "  --jvms J               spread the ranks over J JVMs (default 1: all ranks are threads of one JVM)",
             "  --ranks-per-jvm K      K consecutive ranks per JVM (the last JVM may hold fewer)",
             "  -cp, --classpath CP    the program's class path (added to jrma's own; default $CLASSPATH, else .)",
@@ -44,9 +46,24 @@ public final class JrmaRun {
             "  --cleanup              only remove the /dev/shm files of jrma JVMs that no longer run, and exit",
             "  --bind-to core|none    bind each rank's thread to one CPU, ranks in order over the CPUs (default none)",
             "  --report-bindings      each rank prints where it is bound",
+            "  -H, --host a,b:4,c     run on these hosts (:N slots each, 1 without); ranks fill them in order, slot",
+            "                         by slot; JVMs on other hosts are started with the launch agent (default: one JVM",
+            "                         per host, all its ranks as threads; --jvms J spreads J JVMs over the hosts,",
+            "                         --ranks-per-jvm K splits each host's ranks into JVMs of K)",
+            "  --hostfile FILE        the hosts from an Open MPI hostfile: 'node slots=N max_slots=M', # comments",
+            "  -N, --npernode N       N ranks on each host",
+            "  --oversubscribe        allow more ranks than slots (without it that is an error)",
+            "  --launch-agent CMD     how to start a JVM on another host: CMD HOST COMMAND (default ssh; as mpirun's",
+            "                         plm_rsh_agent); the job secret goes on its stdin, never on a command line",
+            "  --prefix DIR           jrma's install on the other hosts is in DIR (its jars in DIR/lib); default: the",
+            "                         same class path as here (a shared file system)",
             "  -h, --help             this text",
-            "  (mpirun's --oversubscribe and --allow-run-as-root are accepted and need nothing; --map-by/--rank-by",
-            "   core|slot are what jrmarun does anyway, other values are accepted with a note)");
+            "  (mpirun's --allow-run-as-root is accepted and needs nothing; --map-by/--rank-by core|slot are what",
+            "   jrmarun does anyway, other values are accepted with a note; the address of a job across hosts is",
+            "   jrma.tcp.interface's, by default the one that routes to the other hosts: see docs/multi-host.md)");
+
+    /** The option that only removes the shared-memory files of dead jrma JVMs (also run on other hosts). */
+    static final String CLEANUP = "--cleanup";
 
     /** Remarks about accepted but unsupported mpirun options, printed before the job starts. */
     private static final java.util.List<String> notes = new java.util.ArrayList<>();
@@ -60,7 +77,7 @@ public final class JrmaRun {
 
     /** Runs jrmarun with {@code argv}; returns its exit code. */
     public static int run(String[] argv, PrintStream err) {
-        if (argv.length == 1 && argv[0].equals("--cleanup")) {
+        if (argv.length == 1 && argv[0].equals(CLEANUP)) {
             List<String> gone = new ArrayList<>();
             for (TransportProvider p : Components.transportProviders()) {
                 gone.addAll(p.reclaimDead(Map.of()));
@@ -101,6 +118,10 @@ public final class JrmaRun {
         int n = -1;
         int jvms = -1;
         int perJvm = -1;
+        int npernode = -1;
+        boolean oversubscribe = false;
+        List<String> hostArgs = new ArrayList<>();
+        String hostfile = null;
         String userCp = null;
         int i = 0;
         while (i < a.length && a[i].startsWith("-")) {
@@ -110,9 +131,20 @@ public final class JrmaRun {
                     return null;
                 }
                 case "-n", "-np", "--np", "-c" -> n = positive(opt, value(a, i++));
-                case "--oversubscribe", "--allow-run-as-root", "--use-hwthread-cpus" -> {
+                case "--allow-run-as-root", "--use-hwthread-cpus" -> {
                     // accepted for mpirun command lines: jrma never refuses more ranks than cores, runs as any user
                 }
+                case "--oversubscribe", "-oversubscribe" -> oversubscribe = true;
+                case "-H", "--host", "-host" -> hostArgs.add(value(a, i++));
+                case "--hostfile", "-hostfile", "--machinefile", "-machinefile" -> hostfile = value(a, i++);
+                case "-N", "--npernode", "-npernode" -> npernode = positive(opt, value(a, i++));
+                case "--launch-agent", "-launch-agent" -> {
+                    o.launchAgent = value(a, i++);
+                    if (o.launchAgent.isBlank()) {
+                        throw new IllegalArgumentException("--launch-agent needs a command");
+                    }
+                }
+                case "--prefix", "-prefix" -> o.remoteLibraryClasspath = Path.of(value(a, i++), "lib", "*").toString();
                 case "--bind-to" -> {
                     String v = value(a, i++);
                     switch (v) {
@@ -169,30 +201,42 @@ public final class JrmaRun {
             }
             i++;
         }
-        if (n < 1) {
-            throw new IllegalArgumentException("the number of ranks is required: -n N");
+        if (jvms > 0 && perJvm > 0) {
+            throw new IllegalArgumentException("give --jvms or --ranks-per-jvm, not both");
+        }
+        if (!hostArgs.isEmpty() && hostfile != null) {
+            throw new IllegalArgumentException("give --host or --hostfile, not both");
+        }
+        if (!hostArgs.isEmpty() || hostfile != null) {
+            mapOverHosts(o, hostfile != null ? HostList.ofHostfile(Path.of(hostfile)) : HostList.ofHostArgs(hostArgs),
+                    n, npernode, oversubscribe, jvms, perJvm);
+        } else {
+            if (npernode > 0 && n < 1) {
+                n = npernode; // -N alone: this host is the only one
+            }
+            if (n < 1) {
+                throw new IllegalArgumentException(
+                        "the number of ranks is required: -n N (or hosts: --host, --hostfile)");
+            }
+            if (perJvm > 0) {
+                jvms = (n + perJvm - 1) / perJvm;
+                o.jvmOfRank = new int[n];
+                for (int r = 0; r < n; r++) {
+                    o.jvmOfRank[r] = r / perJvm;
+                }
+            }
+            if (jvms < 1) {
+                jvms = 1;
+            }
+            if (jvms > n) {
+                throw new IllegalArgumentException("--jvms " + jvms + " is more JVMs than ranks (" + n + ")");
+            }
+            o.nranks = n;
+            o.njvms = jvms;
         }
         if (i >= a.length) {
             throw new IllegalArgumentException("no MAINCLASS given");
         }
-        if (jvms > 0 && perJvm > 0) {
-            throw new IllegalArgumentException("give --jvms or --ranks-per-jvm, not both");
-        }
-        if (perJvm > 0) {
-            jvms = (n + perJvm - 1) / perJvm;
-            o.jvmOfRank = new int[n];
-            for (int r = 0; r < n; r++) {
-                o.jvmOfRank[r] = r / perJvm;
-            }
-        }
-        if (jvms < 1) {
-            jvms = 1;
-        }
-        if (jvms > n) {
-            throw new IllegalArgumentException("--jvms " + jvms + " is more JVMs than ranks (" + n + ")");
-        }
-        o.nranks = n;
-        o.njvms = jvms;
         if (a[i].equals("java") || a[i].endsWith(File.separator + "java")) {
             // the program as a java command line, as mpirun users write it: its options apply to every JVM
             i++;
@@ -235,6 +279,29 @@ public final class JrmaRun {
         o.classpath = o.classpath + File.pathSeparator + userCp;
         o.forwardStdin = true;
         return o;
+    }
+
+    /**
+     * Maps the job over {@code hosts} (Open MPI's by-slot map, or {@code npernode} per host), then each host's ranks
+     * over JVMs there ({@link HostList#jvmMap}), and notes which JVMs run on other hosts.
+     */
+    private static void mapOverHosts(JobLauncher.Options o, HostList hosts, int n, int npernode, boolean oversubscribe,
+            int jvms, int perJvm) {
+        int[] hostOfRank = hosts.map(n, Math.max(0, npernode), oversubscribe);
+        int[] jvmOfRank = HostList.jvmMap(hostOfRank, jvms, perJvm);
+        o.nranks = hostOfRank.length;
+        o.jvmOfRank = jvmOfRank;
+        o.njvms = jvmOfRank[o.nranks - 1] + 1;
+        String[] hostOfJvm = new String[o.njvms];
+        boolean remote = false;
+        Map<String, Boolean> here = new HashMap<>();
+        for (int r = 0; r < o.nranks; r++) {
+            String h = hosts.hosts().get(hostOfRank[r]).name();
+            boolean local = here.computeIfAbsent(h, RemoteStart::isLocal);
+            hostOfJvm[jvmOfRank[r]] = local ? null : h;
+            remote |= !local;
+        }
+        o.hostOfJvm = remote ? hostOfJvm : null;
     }
 
     /** java's options that take the next word as their value. */

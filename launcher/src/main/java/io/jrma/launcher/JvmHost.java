@@ -5,12 +5,15 @@ import io.jrma.ErrorClass;
 import io.jrma.Jrma;
 import io.jrma.RmaException;
 import io.jrma.core.auth.Handshake;
+import io.jrma.core.os.HostId;
+import io.jrma.core.os.LocalAddresses;
 import io.jrma.core.op.ElementLocks;
 import io.jrma.core.runtime.Job;
 import io.jrma.core.runtime.Params;
 import io.jrma.core.runtime.RankThreads;
 import io.jrma.spi.Components;
 import io.jrma.spi.Transport;
+import io.jrma.spi.TransportProvider;
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
 import java.io.DataInputStream;
@@ -25,6 +28,7 @@ import java.lang.reflect.Modifier;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.IntStream;
@@ -38,8 +42,24 @@ import java.util.stream.IntStream;
  *
  * <p>Environment: {@code JRMA_RENDEZVOUS} (host:port), {@code JRMA_JVM} (this JVM's index),
  * {@code JRMA_JOB_ID}; the secret comes as the first line of stdin, never through the environment.
+ *
+ * <p>In a job across hosts (started on another host by a launch agent such as ssh), unless
+ * {@code jrma.tcp.interface} says otherwise, the IO agent listens on the address this host reaches the launcher from
+ * ({@code route:} the rendezvous address), and the launcher and this JVM exchange heartbeats: a JVM that has not
+ * heard from its launcher for {@code jrma.launcher.silenceMs} (a link that went down) aborts its ranks and exits.
  */
 public final class JvmHost {
+    /** The launcher's rendezvous address, {@code host:port}. */
+    static final String ENV_RENDEZVOUS = "JRMA_RENDEZVOUS";
+    /** This JVM's index in the job. */
+    static final String ENV_JVM = "JRMA_JVM";
+    /** The id of the link to the launcher (not secret: the secret proves it). */
+    static final String ENV_LINK_ID = "JRMA_JOB_ID";
+    /** The parameters of the job running here (where its shared-memory files are), for the clean-up at the end. */
+    private static volatile Map<String, String> jobParams = Map.of();
+    /** How long a JVM whose launcher went away lets its ranks fail before it halts. */
+    private static final long ORPHAN_HALT_MS = 3_000;
+
     /** How long closing waits for the goodbyes to leave. */
     private static final long CLOSE_TIMEOUT_MS = 1_000;
 
@@ -53,29 +73,30 @@ public final class JvmHost {
         } catch (Throwable t) {
             if (t instanceof RmaException e && e.errorClass() == ErrorClass.ERR_ARG) {
                 // the program's mistake (a main class that is not there, main not static): the message is the story
-                System.err.println("jrma: JVM " + System.getenv("JRMA_JVM") + " cannot run its ranks: " + e.getMessage());
+                System.err.println("jrma: JVM " + System.getenv(ENV_JVM) + " cannot run its ranks: " + e.getMessage());
             } else {
-                System.err.println("jrma: JVM " + System.getenv("JRMA_JVM") + " failed to run its ranks: " + t);
+                System.err.println("jrma: JVM " + System.getenv(ENV_JVM) + " failed to run its ranks: " + t);
                 t.printStackTrace();
             }
             code = 1;
         }
         System.out.flush();
         System.err.flush();
-        Runtime.getRuntime().halt(code); // rank threads stuck outside the library must not keep the JVM alive
+        halt(code); // rank threads stuck outside the library must not keep the JVM alive
     }
 
     private static int host() throws Exception {
         String secret = firstLine(System.in); // byte by byte: the rest of stdin is rank 0's (jrmarun forwards it)
-        String rv = System.getenv("JRMA_RENDEZVOUS");
-        String jvmEnv = System.getenv("JRMA_JVM");
-        String linkId = System.getenv("JRMA_JOB_ID");
+        String rv = System.getenv(ENV_RENDEZVOUS);
+        String jvmEnv = System.getenv(ENV_JVM);
+        String linkId = System.getenv(ENV_LINK_ID);
         if (secret == null || rv == null || linkId == null || jvmEnv == null) {
             throw new IllegalStateException("JvmHost is started by a jrma launcher (jrmarun), not by hand");
         }
         int jvm = Integer.parseInt(jvmEnv);
         int colon = rv.lastIndexOf(':');
-        Socket s = new Socket(rv.substring(0, colon), Integer.parseInt(rv.substring(colon + 1)));
+        String rvHost = rv.substring(0, colon).replace("[", "").replace("]", "");
+        Socket s = new Socket(rvHost, Integer.parseInt(rv.substring(colon + 1)));
         s.setTcpNoDelay(true);
         Handshake.client(s, linkId, secret, jvm, 30_000);
         DataInputStream in = new DataInputStream(new BufferedInputStream(s.getInputStream()));
@@ -88,6 +109,9 @@ public final class JvmHost {
             } catch (EOFException e) {
                 return 0; // the launcher let this pooled JVM go
             }
+            if (m.type() == Rendezvous.ABORT) {
+                return 1; // the job failed to start elsewhere (another host): the launcher says why
+            }
             if (m.type() != Rendezvous.SPEC) {
                 throw new IOException("rendezvous: expected a job, got message " + m.type()
                         + (m.type() == Rendezvous.ABORT ? " (" + new String(m.body(), StandardCharsets.UTF_8) + ")" : ""));
@@ -96,6 +120,10 @@ public final class JvmHost {
             if (spec.tagOutput() && !tagged) {
                 TaggedOutput.install(jvm);
                 tagged = true;
+            }
+            if (spec.acrossHosts() && RemoteStart.explicitInterface(spec.params()) == null) {
+                // this host's address towards the launcher: on the network the job's hosts share, never loopback
+                spec.params().put(RemoteStart.TCP_INTERFACE, LocalAddresses.ROUTE_PREFIX + rvHost);
             }
             int code = runJob(spec, jvm, in, out);
             if (!spec.reusable() || code != 0) {
@@ -118,6 +146,7 @@ public final class JvmHost {
     /** Runs one job's ranks of this JVM; returns 0 if they all returned normally and nothing aborted. */
     private static int runJob(Rendezvous.Spec spec, int jvm, DataInputStream in, DataOutputStream out) throws Exception {
         RankThreads.Body body = body(spec); // a missing main class fails the start-up, before any rank runs
+        jobParams = spec.params();
         Job job = new Job(spec.nranks(), spec.params(), jvm, spec.jvmOfRank());
         if (job.jvmCount() > 1) {
             // buffers from Jrma.allocateMemory / MPI.newByteBuffer in shared segments: create windows over them
@@ -142,9 +171,13 @@ public final class JvmHost {
         Rendezvous.write(out, Rendezvous.READY, new byte[0]);
         expect(in, Rendezvous.GO);
         final boolean[] ended = {false};
-        Thread reader = new Thread(() -> listen(in, job, ended), "jrma-launcher-link");
+        long[] lastHeard = {System.currentTimeMillis()};
+        Thread reader = new Thread(() -> listen(in, job, ended, lastHeard), "jrma-launcher-link");
         reader.setDaemon(true);
         reader.start();
+        if (spec.heartbeatMs() > 0) {
+            heartbeat(out, job, ended, lastHeard, spec.heartbeatMs(), spec.silenceMs());
+        }
         int[] mine = IntStream.range(0, spec.nranks()).filter(r -> spec.jvmOfRank()[r] == jvm).toArray();
         int[] firstCode = {0};
         Set<Integer> endedRanks = ConcurrentHashMap.newKeySet();
@@ -201,10 +234,86 @@ public final class JvmHost {
         return clean ? 0 : Math.max(1, firstCode[0]);
     }
 
-    private static void listen(DataInputStream in, Job job, boolean[] ended) {
+    /**
+     * Sends the launcher a heartbeat every {@code periodMs} while the job runs, and when nothing has come from the
+     * launcher for {@code silenceMs} (its host or this one cut off), aborts the job here and halts.
+     */
+    private static void heartbeat(DataOutputStream out, Job job, boolean[] ended, long[] lastHeard, long periodMs,
+            long silenceMs) {
+        Thread t = new Thread(() -> {
+            while (true) {
+                synchronized (ended) {
+                    if (ended[0]) {
+                        return;
+                    }
+                }
+                try {
+                    Rendezvous.write(out, Rendezvous.HEARTBEAT, new byte[0]);
+                } catch (IOException e) {
+                    return; // the link is gone: listen() aborts the job
+                }
+                long silent;
+                synchronized (lastHeard) {
+                    silent = System.currentTimeMillis() - lastHeard[0];
+                }
+                if (silent > silenceMs) {
+                    orphaned(job, "nothing heard from the launcher for " + silent + " ms ("
+                            + Params.LAUNCHER_SILENCE_MS.name() + "): this host or the launcher's is cut off");
+                    return;
+                }
+                try {
+                    Thread.sleep(periodMs);
+                } catch (InterruptedException e) {
+                    return;
+                }
+            }
+        }, "jrma-heartbeat");
+        t.setDaemon(true);
+        t.start();
+    }
+
+    /** The launcher is gone or out of reach: fails the ranks here and halts the JVM soon after. */
+    private static void orphaned(Job job, String why) {
+        System.err.println("jrma: JVM " + System.getenv(ENV_JVM) + " on " + HostId.hostName() + ": " + why
+                + "; aborting its ranks");
+        job.abort(ErrorClass.ERR_PROC_ABORTED, why, null);
+        Thread killer = new Thread(() -> {
+            try {
+                Thread.sleep(ORPHAN_HALT_MS);
+            } catch (InterruptedException ignored) {
+                // exiting anyway
+            }
+            halt(1);
+        });
+        killer.setDaemon(true);
+        killer.start();
+    }
+
+    /**
+     * Removes this JVM's named shared-memory files (buffers a window may still be created over: the shutdown hook that
+     * would remove them does not run on a halt) and halts. On this host the launcher would reclaim them after the
+     * exit; on another host nobody else can.
+     */
+    private static void halt(int code) {
+        for (TransportProvider p : Components.transportProviders()) {
+            try {
+                p.reclaim(jobParams, ProcessHandle.current().pid());
+            } catch (RuntimeException ignored) {
+                // what is left, the next jrmarun --cleanup on this host removes
+            }
+        }
+        System.out.flush();
+        System.err.flush();
+        Runtime.getRuntime().halt(code);
+    }
+
+    private static void listen(DataInputStream in, Job job, boolean[] ended, long[] lastHeard) {
         try {
             while (true) {
                 Rendezvous.Msg m = Rendezvous.read(in);
+                synchronized (lastHeard) {
+                    lastHeard[0] = System.currentTimeMillis();
+                }
                 if (m.type() == Rendezvous.ABORT) {
                     job.abort(ErrorClass.ERR_PROC_ABORTED, new String(m.body(), StandardCharsets.UTF_8), null);
                 } else if (m.type() == Rendezvous.END) {
@@ -218,11 +327,11 @@ public final class JvmHost {
             job.abort(ErrorClass.ERR_PROC_ABORTED, "the launcher of this job went away (" + e.getMessage() + ")", null);
             Thread killer = new Thread(() -> {
                 try {
-                    Thread.sleep(3_000);
+                    Thread.sleep(ORPHAN_HALT_MS);
                 } catch (InterruptedException ignored) {
                     // exiting anyway
                 }
-                Runtime.getRuntime().halt(1);
+                halt(1);
             });
             killer.setDaemon(true);
             killer.start();

@@ -20,6 +20,7 @@ import java.util.Map;
  *  JVM -> launcher : ENDPOINT (host, port), READY (mesh connected), RANK_DONE (rank, code, failure), ABORT,
  *                    IDLE (a pooled JVM is ready for the next SPEC), EXITING (the JVM runs its shutdown hooks:
  *                    System.exit or a termination signal, not the launcher's teardown)
+ *  both ways       : HEARTBEAT (in a job across hosts, once the job runs: silence means a lost host or link)
  * </pre>
  */
 final class Rendezvous {
@@ -39,14 +40,21 @@ final class Rendezvous {
      * lost connection: the launcher then knows the root cause whatever order it reads the reports in.
      */
     static final int EXITING = 10;
+    /** Both ways, in a job across hosts: still here (the only sign of life over a link that went down is silence). */
+    static final int HEARTBEAT = 11;
     static final int MAX_BODY = 64 << 20;
 
     private Rendezvous() {
     }
 
-    /** The job as a JVM needs to know it. {@code body} (a serialized rank body) or {@code mainClass} is set. */
+    /**
+     * The job as a JVM needs to know it. {@code body} (a serialized rank body) or {@code mainClass} is set.
+     * {@code acrossHosts}: some JVMs run on other hosts; then both sides send a {@link #HEARTBEAT} every
+     * {@code heartbeatMs} and give the other up after {@code silenceMs} without a word (0: no heartbeats).
+     */
     record Spec(String jobId, String meshSecret, int nranks, int[] jvmOfRank, Map<String, String> params,
-            String mainClass, String[] args, byte[] body, boolean tagOutput, boolean reusable) implements Serializable {
+            String mainClass, String[] args, byte[] body, boolean tagOutput, boolean reusable, boolean acrossHosts,
+            long heartbeatMs, long silenceMs) implements Serializable {
     }
 
     /** How a rank ended, as its JVM reports it. */

@@ -65,6 +65,16 @@ public final class Params {
     public static final Param JVMS_REUSE = new Param("jrma.jvms.reuse", "true", "job",
             "keep the child JVMs of a clean `Jrma.run` job for the next job of the same shape");
 
+    /** How often jrmarun and the JVMs of a job across hosts tell each other they are alive. */
+    public static final Param LAUNCHER_HEARTBEAT_MS = new Param("jrma.launcher.heartbeatMs", "1000", "job",
+            "in a jrmarun job across hosts, the launcher and every JVM send each other a heartbeat this often (ms)");
+
+    /** After how long without a word jrmarun gives a JVM of another host up, and such a JVM its launcher. */
+    public static final Param LAUNCHER_SILENCE_MS = new Param("jrma.launcher.silenceMs", "10000", "job",
+            "in a jrmarun job across hosts, a JVM the launcher has not heard from for this long (ms) is taken for "
+            + "unreachable and the job is aborted; a JVM that has not heard from the launcher for this long aborts "
+            + "its ranks and exits (a host whose link went down)");
+
     /** Whether each rank of a jrmarun program gets its own class loader. */
     public static final Param RANK_LOADERS = new Param("jrma.rankLoaders", "isolated", "job",
             "`isolated`: under jrmarun each rank loads the program's classes (and the mpi package) in its own class loader,"
@@ -142,7 +152,9 @@ public final class Params {
 
     /** All parameters, for listing. */
     public static final List<Param> ALL = List.of(PATH, PROGRESS, WAIT_SPINS, WAIT_YIELDS, WAIT_MAX_PARK_NS,
-            AGENT_MAX_PARK_NS, ISSUE, EAGER_BYTES, MAX_PENDING, LOCK_COALESCE, JOB_TIMEOUT_MS, JVMS, JVMS_REUSE, RANK_LOADERS, SHM_WINDOWS, CMA_MIN_BYTES, OP_SLOTS, OP_SLOTS_GETS, OP_SLOTS_WAIT_NS, SHM_DIR, TRANSPORTS,
+            AGENT_MAX_PARK_NS, ISSUE, EAGER_BYTES, MAX_PENDING, LOCK_COALESCE, JOB_TIMEOUT_MS, JVMS, JVMS_REUSE,
+            LAUNCHER_HEARTBEAT_MS, LAUNCHER_SILENCE_MS,
+            RANK_LOADERS, SHM_WINDOWS, CMA_MIN_BYTES, OP_SLOTS, OP_SLOTS_GETS, OP_SLOTS_WAIT_NS, SHM_DIR, TRANSPORTS,
             BIND, BIND_REPORT, COLL_SPIN_NS, COLL_ALLGATHER_SHORT, COLL_REDUCE_SCATTER_SHORT);
 
     private Params() {

@@ -3,20 +3,18 @@ package io.jrma.transport.tcp;
 import io.jrma.ErrorClass;
 import io.jrma.RmaException;
 import io.jrma.core.runtime.Param;
-import java.net.Inet4Address;
-import java.net.Inet6Address;
+import io.jrma.core.os.LocalAddresses;
 import java.net.InetAddress;
-import java.net.NetworkInterface;
-import java.net.SocketException;
-import java.net.UnknownHostException;
-import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 
 /** Run-time parameters of the TCP IO agent, each with its default and one sentence of description. */
 public final class NetParams {
     public static final Param INTERFACE = new Param("jrma.tcp.interface", "loopback", "job",
-            "where the IO agent listens: `loopback`, `any`, an interface name (`eth0`) or an address");
+            "where the IO agent listens and what it tells the other JVMs: `loopback`, `any`, an interface name"
+            + " (`eth0`), an address, a subnet (`10.0.0.0/24`: this host's address in it) or `route:HOST` (the"
+            + " address on the interface that routes to HOST); several, comma-separated, are tried in order."
+            + " jrmarun sets `route:` its own address for a job across hosts");
     public static final Param FAMILY = new Param("jrma.tcp.family", "ipv4", "job",
             "address family for `loopback` and interface names: `ipv4` or `ipv6`");
     public static final Param CREDITS = new Param("jrma.tcp.credits", String.valueOf(64 << 20), "job",
@@ -48,30 +46,16 @@ public final class NetParams {
     public static InetAddress bindAddress(Map<String, String> params) {
         String iface = INTERFACE.get(params);
         boolean v6 = FAMILY.getChoice(params, "ipv4", "ipv6").equals("ipv6");
+        InetAddress a;
         try {
-            if (iface.equalsIgnoreCase("loopback")) {
-                return InetAddress.getByName(v6 ? "::1" : "127.0.0.1");
-            }
-            if (iface.equalsIgnoreCase("any")) {
-                return InetAddress.getByName(v6 ? "::" : "0.0.0.0");
-            }
-            NetworkInterface ni = NetworkInterface.getByName(iface);
-            if (ni != null) {
-                for (InetAddress a : Collections.list(ni.getInetAddresses())) {
-                    if (v6 ? a instanceof Inet6Address : a instanceof Inet4Address) {
-                        return a;
-                    }
-                }
-                throw new RmaException(ErrorClass.ERR_ARG, "interface " + iface + " has no " + (v6 ? "IPv6" : "IPv4")
-                        + " address (set " + FAMILY.name() + ")");
-            }
-            if (Character.digit(iface.charAt(0), 16) >= 0 || iface.contains(":")) {
-                return InetAddress.getByName(iface); // a literal address: no name lookup
-            }
-        } catch (UnknownHostException | SocketException e) {
+            a = LocalAddresses.resolve(iface, v6);
+        } catch (IllegalArgumentException e) {
             throw new RmaException(ErrorClass.ERR_ARG, INTERFACE.name() + "=" + iface + ": " + e.getMessage(), e);
         }
-        throw new RmaException(ErrorClass.ERR_ARG, INTERFACE.name() + "=" + iface
-                + " is neither loopback, any, an interface name nor an address");
+        if (a == null) {
+            throw new RmaException(ErrorClass.ERR_ARG, INTERFACE.name() + "=" + iface + " names no "
+                    + (v6 ? "IPv6" : "IPv4") + " address of this host (" + FAMILY.name() + " picks the family)");
+        }
+        return a;
     }
 }

@@ -1,0 +1,251 @@
+package io.jrma.launcher;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Pattern;
+import javax.tools.JavaCompiler;
+import javax.tools.ToolProvider;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * jrmarun across hosts, on two hosts made of network namespaces with an sshd each ({@link NamespaceHosts}), the JVMs
+ * there started through ssh as on a cluster: the mpi test programs of two-sided-compat (windows under fence, locks and
+ * PSCW; send/recv; collectives) on 2 hosts x 2 JVMs, a hostfile, where ranks run and which of them share memory,
+ * tagged output, exit codes, an abort, a host killed in the middle of an epoch, a host whose link goes down, and ssh
+ * that fails. After every test no JVM runs on either host and neither host's /dev/shm holds a file. Skipped, saying
+ * why, where the hosts cannot be made (not root, no sshd, no namespaces).
+ */
+class MultiHostTest {
+    private static final String FIX = "io.jrma.launcher.fixtures.";
+    /** The mpi test programs, compiled from two-sided-compat's test sources (the module's own directory is the cwd). */
+    private static final Path MPITESTS = Path.of("..", "two-sided-compat", "src", "test", "java", "mpitests");
+    private static final String[] PROGRAMS = {"Check", "Windows", "PointToPoint", "Collective"};
+    /** A host that does not exist on the hosts' subnet: ssh to it fails. */
+    private static final String NO_HOST = NamespaceHosts.SUBNET + ".9";
+    /** How long a job may take here (2 cores shared with other work; every JVM starts through ssh). */
+    private static final long JOB_S = 150;
+    /** How long a failed job may take to end everywhere (the failure seen, the grace, the remote JVMs' exit). */
+    private static final long FAILED_JOB_S = 40;
+    /** After a test, how long the JVMs on the hosts may take to be gone (a cut-off host ends its own). */
+    private static final long JVMS_GONE_MS = 20_000;
+
+    /** What a secret of the job looks like: 32 random bytes in hex, on no word boundary but its own. */
+    private static final Pattern SECRET = Pattern.compile("(?<![0-9a-f])[0-9a-f]{64}(?![0-9a-f])");
+
+    private static NamespaceHosts hosts;
+    private static Path programs;
+
+    @BeforeAll
+    static void makeHosts() throws Exception {
+        String why = NamespaceHosts.unavailable();
+        if (why == null) {
+            try {
+                hosts = NamespaceHosts.create(2);
+            } catch (IOException e) {
+                why = "cannot make network-namespace hosts here: " + e.getMessage();
+            }
+        }
+        if (why != null) {
+            System.out.println("MultiHostTest skipped: " + why);
+        }
+        assumeTrue(why == null, why);
+        programs = hosts.dir().resolve("programs");
+        Files.createDirectories(programs);
+        List<String> args = new ArrayList<>(List.of("-cp", System.getProperty("java.class.path"), "-d",
+                programs.toString()));
+        for (String p : PROGRAMS) {
+            args.add(MPITESTS.resolve(p + ".java").toString());
+        }
+        JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
+        assertNotNull(javac, "a JDK with javac runs the tests");
+        assertEquals(0, javac.run(null, null, null, args.toArray(new String[0])), "compiling the mpi test programs");
+    }
+
+    @AfterAll
+    static void removeHosts() throws Exception {
+        if (hosts != null) {
+            hosts.close();
+        }
+    }
+
+    /** Nothing of the job is left on any host: no JVM, no file in /dev/shm. */
+    @AfterEach
+    void nothingLeftOnAnyHost() throws Exception {
+        long until = System.currentTimeMillis() + JVMS_GONE_MS;
+        for (int h = 0; h < 2; h++) {
+            while (!hosts.jvms(h).isEmpty() && System.currentTimeMillis() < until) {
+                Thread.sleep(200);
+            }
+            assertEquals(List.of(), hosts.jvms(h), "JVMs left on host " + hosts.name(h));
+            assertEquals(List.of(), hosts.shmFiles(h), "files left in /dev/shm of host " + hosts.name(h));
+        }
+    }
+
+    private static String both(int slots) {
+        return hosts.address(0) + ":" + slots + "," + hosts.address(1) + ":" + slots;
+    }
+
+    private static JrmaRunTest.Run jrmarun(String... args) throws IOException {
+        List<String> a = new ArrayList<>(List.of("--launch-agent", hosts.agent().toString()));
+        a.addAll(List.of(args));
+        return new JrmaRunTest.Run(a.toArray(new String[0]));
+    }
+
+    @ParameterizedTest(name = "{0} on 2 hosts x 2 JVMs")
+    @ValueSource(strings = {"Windows", "PointToPoint", "Collective"})
+    @Timeout(JOB_S + 30)
+    void theMpiProgramsRunOnTwoHostsWithTwoJvmsEach(String program) throws Exception {
+        JrmaRunTest.Run r = jrmarun("--host", both(2), "--jvms", "4", "-cp", programs.toString(),
+                "mpitests." + program);
+        assertEquals(0, r.exit(JOB_S), r.output());
+        assertTrue(r.lines.contains(program + " OK on 4 ranks"), r.output());
+    }
+
+    @Test
+    @Timeout(JOB_S + 30)
+    void aHostfileMapsRanksBySlotAndOnlyRanksOfOneHostShareMemory() throws Exception {
+        Path file = hosts.dir().resolve("hostfile");
+        Files.writeString(file, String.join("\n", "# two namespace hosts", hosts.address(0) + " slots=2",
+                "", hosts.address(1) + " slots=2 max_slots=4", ""));
+        JrmaRunTest.Run r = jrmarun("--hostfile", file.toString(), "--ranks-per-jvm", "1", FIX + "HostReport");
+        assertEquals(0, r.exit(JOB_S), r.output());
+        for (int rank = 0; rank < 4; rank++) {
+            // each rank in a JVM of its own; the two JVMs of a host share memory, never those of the other host
+            String line = "rank " + rank + " of 4 on " + hosts.name(rank / 2) + " shared=2";
+            assertTrue(r.lines.contains(line), line + " in:\n" + r.output());
+        }
+    }
+
+    @Test
+    @Timeout(JOB_S + 30)
+    void outputOfEveryHostComesBackTagged() throws Exception {
+        JrmaRunTest.Run r = jrmarun("--host", both(2), "--tag-output", FIX + "Hello");
+        assertEquals(0, r.exit(JOB_S), r.output());
+        for (int rank = 0; rank < 4; rank++) {
+            String prefix = "[1," + rank + "]<stdout>:hello from rank " + rank + " of 4";
+            assertTrue(r.lines.stream().anyMatch(l -> l.startsWith(prefix)), prefix + " in:\n" + r.output());
+        }
+    }
+
+    @Test
+    @Timeout(JOB_S + 30)
+    void aRanksExitCodeComesBackFromAnotherHost() throws Exception {
+        JrmaRunTest.Run r = jrmarun("--host", both(2), "--jvms", "4", FIX + "Exiter", "3", "7");
+        assertEquals(7, r.exit(JOB_S), r.output());
+        assertTrue(r.output().contains("JVM 3 on host " + hosts.address(1)), r.output());
+    }
+
+    @Test
+    @Timeout(JOB_S + 30)
+    void anAbortOnAnotherHostEndsTheJobEverywhereWithItsCode() throws Exception {
+        JrmaRunTest.Run r = jrmarun("--host", both(2), FIX + "Aborter", "2", "9");
+        assertEquals(9, r.exit(JOB_S), r.output());
+        assertTrue(r.output().contains("jrmarun: rank 2 called abort(9)"), r.output());
+    }
+
+    @Test
+    @Timeout(JOB_S + FAILED_JOB_S + 30)
+    void aHostKilledInTheMiddleOfAnEpochEndsTheJobOnEveryHost() throws Exception {
+        JrmaRunTest.Run r = jrmarun("--host", both(2), "--jvms", "4", FIX + "EpochLoop");
+        try {
+            r.awaitLine(l -> l.equals("epochs running"), JOB_S * 1000);
+            noSecretInSight(r);
+            assertEquals(2, hosts.killJvms(1), "the JVMs of host " + hosts.name(1));
+            int code = r.exit(FAILED_JOB_S);
+            assertNotEquals(0, code, r.output());
+            assertTrue(r.output().contains("on host " + hosts.address(1) + " (ranks ["), r.output());
+            assertTrue(r.output().contains("the host runs ranks [2, 3]"), r.output());
+        } finally {
+            r.cleanup();
+        }
+    }
+
+    /**
+     * The job's secrets (64 hex digits, {@code Handshake.newSecret()}) are on no command line and in no
+     * environment of the job's processes, here (jrmarun, the agents) or on the hosts (sshd's sessions, the JVMs):
+     * what {@code ps} shows every user of a host.
+     */
+    private static void noSecretInSight(JrmaRunTest.Run r) throws IOException {
+        List<Long> pids = new ArrayList<>();
+        pids.add(r.p.pid());
+        r.p.descendants().forEach(h -> pids.add(h.pid()));
+        for (int h = 0; h < 2; h++) {
+            pids.addAll(hosts.processes(h));
+        }
+        assertEquals(4, hosts.jvms(0).size() + hosts.jvms(1).size(), "the job's JVMs run on the hosts");
+        for (long pid : pids) {
+            for (String what : new String[] {"cmdline", "environ"}) {
+                byte[] b;
+                try {
+                    b = Files.readAllBytes(Path.of("/proc", String.valueOf(pid), what));
+                } catch (IOException e) {
+                    continue; // ended meanwhile
+                }
+                String text = new String(b, StandardCharsets.ISO_8859_1).replace('\0', ' ');
+                assertFalse(SECRET.matcher(text).find(), "a secret in /proc/" + pid + "/" + what + ": " + text);
+            }
+        }
+    }
+
+    @Test
+    @Timeout(JOB_S + FAILED_JOB_S + 60)
+    void aHostWhoseLinkGoesDownEndsTheJobAndItsOwnJvms() throws Exception {
+        JrmaRunTest.Run r = jrmarun("--host", both(2), "--jvms", "4", "--param", "jrma.launcher.silenceMs=4000",
+                FIX + "EpochLoop");
+        try {
+            r.awaitLine(l -> l.equals("epochs running"), JOB_S * 1000);
+            hosts.linkDown(1);
+            int code = r.exit(FAILED_JOB_S);
+            assertNotEquals(0, code, r.output());
+            assertTrue(r.output().contains("host " + hosts.address(1) + " (JVMs 2,3, ranks [2, 3]) is unreachable"),
+                    r.output());
+            // cut off, the JVMs there hear nothing from the launcher and end themselves, link still down
+            long until = System.currentTimeMillis() + JVMS_GONE_MS;
+            while (!hosts.jvms(1).isEmpty() && System.currentTimeMillis() < until) {
+                Thread.sleep(200);
+            }
+            assertEquals(List.of(), hosts.jvms(1), "JVMs left on the host whose link is down");
+        } finally {
+            r.cleanup();
+            hosts.linkUp(1);
+        }
+    }
+
+    @Test
+    @Timeout(FAILED_JOB_S + 30)
+    void sshThatCannotReachAHostIsOneLineNamingIt() throws Exception {
+        JrmaRunTest.Run r = jrmarun("--host", hosts.address(0) + "," + NO_HOST, FIX + "Hello");
+        int code = r.exit(FAILED_JOB_S);
+        assertNotEquals(0, code, r.output());
+        String prefix = "jrmarun: cannot start JVM 1 on host " + NO_HOST + ": the launch agent '" + hosts.agent()
+                + "' exited with code 255 (";
+        assertTrue(r.lines.stream().anyMatch(l -> l.startsWith(prefix)), prefix + " in:\n" + r.output());
+    }
+
+    @Test
+    @Timeout(FAILED_JOB_S + 30)
+    void aLaunchAgentThatIsNotThereIsOneLine() throws Exception {
+        String agent = hosts.dir().resolve("no-such-agent").toString();
+        JrmaRunTest.Run r = new JrmaRunTest.Run("--launch-agent", agent, "--host", both(1), FIX + "Hello");
+        assertEquals(1, r.exit(FAILED_JOB_S), r.output());
+        assertTrue(r.lines.get(0).startsWith("jrmarun: cannot start JVM 0 on host " + hosts.address(0)
+                + " with the launch agent '" + agent + "': "), r.output());
+    }
+}
