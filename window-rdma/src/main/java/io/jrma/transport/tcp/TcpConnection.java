@@ -277,7 +277,7 @@ final class TcpConnection {
     /** Before the progress thread sleeps in the selector: wait for writability too while output waits. */
     void armForSleep() {
         SelectionKey k = key;
-        if (k != null && k.isValid()) {
+        if (k != null && k.isValid() && !closed) {
             int ops = wantWrite ? SelectionKey.OP_READ | SelectionKey.OP_WRITE : SelectionKey.OP_READ;
             if (k.interestOps() != ops) {
                 k.interestOps(ops);
@@ -782,6 +782,12 @@ final class TcpConnection {
     private void eof() {
         if (byeReceived || owner.isClosing()) {
             closed = true;
+            // an ended input is always "readable": left in the selector, it woke the progress thread at once every
+            // time it went to sleep, until the transport closed (a busy loop after a peer's normal end)
+            SelectionKey k = key;
+            if (k != null) {
+                k.cancel();
+            }
             return;
         }
         owner.lost(this, "the connection was closed by the other side");

@@ -385,6 +385,35 @@ class TcpTransportTest {
     }
 
     /**
+     * After a peer's normal end (goodbye, then its side closed) the ended input stays unread in the socket until this
+     * transport closes; it is "readable" for ever, so a selector still watching it returned at once every time the
+     * idle progress thread went to sleep there: a busy loop on a core for the rest of the job.
+     */
+    @Test
+    @Timeout(60)
+    void anIdleProgressThreadSleepsAfterAPeerEndedNormally() throws Exception {
+        mesh(Map.of());
+        tcp[1].close(1_000); // JVM 1's job is over
+        long until = System.currentTimeMillis() + 20_000;
+        while (tcp[0].connectedTo(1) && System.currentTimeMillis() < until) {
+            jobs[0].agent().tryProgress();
+            tcp[0].awaitInput(TimeUnit.MILLISECONDS.toNanos(10));
+        }
+        assertFalse(tcp[0].connectedTo(1), "JVM 0 noticed that JVM 1 closed the connection");
+        int quick = 0;
+        for (int i = 0; i < 5; i++) {
+            long t0 = System.nanoTime();
+            tcp[0].awaitInput(TimeUnit.MILLISECONDS.toNanos(200));
+            if (System.nanoTime() - t0 < TimeUnit.MILLISECONDS.toNanos(100)) {
+                quick++;
+            }
+        }
+        assertTrue(quick <= 1, quick + " of 5 sleeps of 200 ms returned within 100 ms with nothing to read");
+        assertFalse(jobs[0].isAborted(), () -> "JVM 1's normal end was taken for a lost connection: "
+                + jobs[0].abortReason().getMessage());
+    }
+
+    /**
      * A write to a peer that said goodbye and closed fails, and the writer reads the connection before it judges it
      * lost. When the progress agent was reading it at that moment and the scheduler kept it from running (two cores,
      * a loaded machine), the writer gave up after a bounded spin and aborted the job with the goodbye unread. Here a
