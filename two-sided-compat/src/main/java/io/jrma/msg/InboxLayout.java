@@ -13,7 +13,9 @@ package io.jrma.msg;
  * wake     = align64(...)       64                both         int seq (futex word: bumped by a sender that
  *                                                              finds a sleeper), int sleepers (owner's threads
  *                                                              asleep on seq), long pid (owner's process, at
- *                                                              8: for single-copy reads of its rendezvous data)
+ *                                                              8: for single-copy reads of its rendezvous data),
+ *                                                              long flag[r] at 16 + 8r, r < 6: barrier round r,
+ *                                                              written by rank (owner - 2^r) mod P
  * rings    = align64(...)       P x S x SLOT      sender s     ring[s][i]: envelope of message i (mod S) of s
  * areas    = rings + P*S*SLOT   P x M             sender s     area[s]: payloads of s's medium messages
  * </pre>
@@ -63,6 +65,9 @@ final class InboxLayout {
     final long credits;
     /** The futex word senders bump to wake a sleeping receiver ({@code + 4}: the number of sleepers). */
     final long wake;
+    /** Rounds of the flag barrier whose words fit in the wake line: communicators of up to 2^6 ranks. */
+    static final int BARRIER_ROUNDS = 6;
+    private static final int BARRIER_FLAGS_AT = 16;
     final long rings;
     final long areas;
     final long total;
@@ -81,6 +86,11 @@ final class InboxLayout {
 
     private static long align64(long x) {
         return (x + 63) & ~63L;
+    }
+
+    /** The barrier flag of round {@code r} ({@code r < BARRIER_ROUNDS}): written by rank (owner - 2^r) mod P. */
+    long barrierFlag(int r) {
+        return wake + BARRIER_FLAGS_AT + 8L * r;
     }
 
     /** tail[s]: written by sender s. */

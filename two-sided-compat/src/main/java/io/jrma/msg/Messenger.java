@@ -248,13 +248,51 @@ public final class Messenger implements AutoCloseable {
         int seen = Memory.getIntVolatile(null, myAddress + lay.wake);
         Memory.getAndAddInt(null, myAddress + lay.wake + 4, 1);
         try {
-            if (progressOnce() == 0) {
+            // announced (a full fence): a flag raised before this point is seen here, one raised after it wakes us
+            if (progressOnce() == 0 && !flagReady()) {
                 io.jrma.core.os.Futex.await(myAddress + lay.wake, seen, ns);
             }
         } finally {
             Memory.getAndAddInt(null, myAddress + lay.wake + 4, -1);
         }
         return true;
+    }
+
+    // ------------------------------------------------------------------ the flag barrier (Collectives#barrier)
+
+    /** The barrier flag this rank's thread is waiting for ({@link #awaitFlag}), or -1; the epoch it waits for. */
+    private int awaitedFlag = -1;
+    private long awaitedEpoch;
+
+    /**
+     * Whether barriers on this communicator may use the flag words of the inboxes instead of messages: every peer's
+     * inbox is mapped here (threads of this JVM, JVMs of this host) and the rounds fit the flag words. Every rank of
+     * the communicator comes to the same answer: mapping is mutual, and the size is the communicator's.
+     */
+    boolean flagBarrier() {
+        return allDirect && futexWake && size <= 1 << InboxLayout.BARRIER_ROUNDS;
+    }
+
+    /** Raises round {@code round}'s flag in the inbox of {@code rank} to {@code epoch}, and wakes it if it sleeps. */
+    void raiseFlag(int rank, int round, long epoch) {
+        Memory.putLongRelease(null, peerAddress[rank] + lay.barrierFlag(round), epoch);
+        signal(rank);
+    }
+
+    /** This rank's flag of round {@code round}: the epoch of the last barrier whose round reached it. */
+    long flag(int round) {
+        return Memory.getLongVolatile(null, myAddress + lay.barrierFlag(round));
+    }
+
+    /** Tells {@link #sleep} which flag this thread waits for ({@code round} -1: none), so it never sleeps past it. */
+    void awaitFlag(int round, long epoch) {
+        awaitedEpoch = epoch;
+        awaitedFlag = round;
+    }
+
+    private boolean flagReady() {
+        int r = awaitedFlag;
+        return r >= 0 && flag(r) >= awaitedEpoch;
     }
 
     /** Creates a messenger for {@code comm} with default settings. Collective over {@code comm}. */

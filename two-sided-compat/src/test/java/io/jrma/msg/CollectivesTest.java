@@ -183,6 +183,57 @@ class CollectivesTest {
         });
     }
 
+    /**
+     * Many barriers in a row with uneven arrivals (each rank dawdles a pseudo-random few microseconds, sometimes long
+     * enough for the others to go to sleep), with messages between them: every barrier must still hold every rank
+     * until the last one arrives. Where every inbox is mapped, barriers run on shared flags whose epochs grow across
+     * barriers, so an early flag for the next barrier must never release a rank from this one.
+     */
+    @ParameterizedTest(name = "{0} n={1}")
+    @MethodSource("io.jrma.msg.Jobs#pathsAndSizes")
+    @Timeout(120)
+    void manyBarriersWithUnevenArrivalsHoldEveryRank(String path, int n) {
+        Jobs.withMessenger(path, n, (world, m) -> {
+            Collectives c = m.collectives();
+            int me = world.rank();
+            int rounds = 300;
+            long[] times = new long[2 * rounds];
+            long seed = 0x9E3779B97F4A7C15L * (me + 1);
+            long[] out = new long[1];
+            long[] in = new long[1];
+            for (int round = 0; round < rounds; round++) {
+                seed = seed * 6364136223846793005L + 1442695040888963407L;
+                long dawdle = (seed >>> 33) % (round % 50 == 0 ? 2_000_000 : 20_000); // ns; now and then 2 ms
+                long until = System.nanoTime() + dawdle;
+                while (System.nanoTime() < until) {
+                    Thread.onSpinWait();
+                }
+                if (round % 7 == 0 && n > 1) { // a message around the ring between barriers
+                    out[0] = round;
+                    in[0] = -1;
+                    m.sendrecv(out, 0, 1, Datatype.LONG, (me + 1) % n, round, in, 0, 1, Datatype.LONG,
+                            (me - 1 + n) % n, round);
+                    assertEquals(round, in[0]);
+                }
+                times[2 * round] = System.nanoTime();
+                c.barrier();
+                times[2 * round + 1] = System.nanoTime();
+            }
+            long[] stamps = new long[2 * rounds * n];
+            c.allgather(times, 0, 2 * rounds, Datatype.LONG, stamps, 0, 2 * rounds, Datatype.LONG);
+            for (int round = 0; round < rounds; round++) {
+                long lastArrival = Long.MIN_VALUE;
+                long firstDeparture = Long.MAX_VALUE;
+                for (int r = 0; r < n; r++) {
+                    lastArrival = Math.max(lastArrival, stamps[2 * rounds * r + 2 * round]);
+                    firstDeparture = Math.min(firstDeparture, stamps[2 * rounds * r + 2 * round + 1]);
+                }
+                assertTrue(lastArrival <= firstDeparture, "someone left barrier " + (round + 1) + " of " + rounds
+                        + " before everyone arrived");
+            }
+        });
+    }
+
     @ParameterizedTest(name = "{0} n={1}")
     @MethodSource("io.jrma.msg.Jobs#pathsAndOneToEight")
     @Timeout(120)
