@@ -36,6 +36,8 @@ final class Pmi1 implements Pmi {
     private final int rank;
     private final int size;
     private String kvs;
+    /** Served by Slurm's pmi2 plugin (srun --mpi=pmi2), whose PMI-1 abort kills the step and loses the code. */
+    private boolean slurm;
 
     private Pmi1(InputStream in, OutputStream out, Socket socket, int rank, int size) {
         this.in = in;
@@ -86,6 +88,8 @@ final class Pmi1 implements Pmi {
             throw new IOException("PMI init refused: " + r);
         }
         p.kvs = p.call("cmd=get_my_kvsname", "my_kvsname").get("kvsname");
+        // Slurm names the space after the job step ("<job>.<step>"); hydra after itself ("kvs_<pid>_0")
+        p.slurm = p.kvs != null && p.kvs.equals(System.getenv("SLURM_JOB_ID") + "." + System.getenv("SLURM_STEP_ID"));
         return p;
     }
 
@@ -122,10 +126,21 @@ final class Pmi1 implements Pmi {
         call("cmd=barrier_in", "barrier_out");
     }
 
-    /** PMI_Abort: the launcher prints its own banner and kills every process; there is no answer to wait for. */
+    /**
+     * PMI_Abort: hydra prints its own banner and kills every process, ending with the code; there is no answer to
+     * wait for. Slurm's pmi2 plugin kills the step with SIGKILL and drops the code (srun would exit 137): under
+     * Slurm nothing is sent, and the caller ends its process with the code itself.
+     */
     @Override
     public void abort(int code, String message) throws IOException {
-        send("cmd=abort exitcode=" + code);
+        if (!slurm) {
+            send("cmd=abort exitcode=" + code);
+        }
+    }
+
+    @Override
+    public boolean abortEndsJob() {
+        return !slurm;
     }
 
     @Override

@@ -21,15 +21,17 @@ import java.util.Map;
 import java.util.stream.IntStream;
 
 /**
- * Joins a job started by Open MPI's {@code mpirun} or Slurm (PMIx, through libpmix), or by MPICH's {@code mpiexec}
- * (hydra) or any launcher that serves PMI-1 (in pure Java): each process is one
+ * Joins a job started by Open MPI's {@code mpirun} or Slurm's {@code srun --mpi=pmix} (PMIx, through libpmix), by
+ * MPICH's {@code mpiexec} (hydra), {@code srun --mpi=pmi2} or any launcher that serves PMI-1 (in pure Java), or by
+ * {@code srun --mpi=none} (no PMI: {@link SlurmRendezvous}, jrma's own on rank 0): each process is one
  * rank (PMI_RANK of PMI_SIZE) in a JVM of its own, running the program's {@code main} on its main thread. Rank 0
  * makes the job's id and secret; every process opens the transports the job selects and publishes their cards in
  * the launcher's key-value space; after PMI's barrier each connects to the others, with the same secret-checked
  * handshakes as under jrmarun.
  *
  * <p>Failures end the job as under the launcher's own MPI: an abort (MPI_Abort, a failed rank, a lost peer) tells
- * the peers and ends this process with the abort's code at once, and the launcher ends the others.
+ * the peers and ends this process with the abort's code at once, and the launcher ends the others (under Slurm
+ * without PMIx the others end themselves as they learn of it, and srun exits with the highest code of its tasks).
  */
 public final class PmiBootstrap implements WorldBootstrap {
     /** How long closing waits for the goodbyes to leave. */
@@ -51,7 +53,7 @@ public final class PmiBootstrap implements WorldBootstrap {
 
     @Override
     public boolean detected() {
-        return Pmix.inEnvironment() || Pmi1.inEnvironment();
+        return Pmix.inEnvironment() || Pmi1.inEnvironment() || SlurmRendezvous.inEnvironment();
     }
 
     @Override
@@ -60,7 +62,8 @@ public final class PmiBootstrap implements WorldBootstrap {
             return joinOrFail(params);
         } catch (IOException e) {
             throw new RmaException(ErrorClass.ERR_OTHER, "joining the job of the launcher that started this process"
-                    + " (PMIx: Open MPI's mpirun, srun --mpi=pmix; PMI-1: MPICH's mpiexec) failed: " + e.getMessage(), e);
+                    + " (PMIx: Open MPI's mpirun, srun --mpi=pmix; PMI-1: MPICH's mpiexec, srun --mpi=pmi2;"
+                    + " srun --mpi=none) failed: " + e.getMessage(), e);
         }
     }
 
@@ -69,7 +72,13 @@ public final class PmiBootstrap implements WorldBootstrap {
             // Chronicle's "no SLF4J provider" notice, once per process, as jrmarun's JVMs are spared it
             System.setProperty("slf4j.internal.verbosity", "ERROR");
         }
-        pmi = Pmix.inEnvironment() ? Pmix.connect() : Pmi1.connect();
+        if (Pmix.inEnvironment()) {
+            pmi = Pmix.connect();
+        } else if (Pmi1.inEnvironment()) {
+            pmi = Pmi1.connect();
+        } else {
+            pmi = SlurmRendezvous.connect(params); // srun --mpi=none: jrma's own rendezvous on rank 0
+        }
         int rank = pmi.rank();
         int size = pmi.size();
         if (rank == 0) {
@@ -107,9 +116,10 @@ public final class PmiBootstrap implements WorldBootstrap {
                 for (Transport t : transports) {
                     t.abortPeers(e.getMessage());
                 }
-                System.err.println("jrma: rank " + rank + " ends with the job: " + reason(e.getMessage()));
+                System.err.println("jrma: rank " + rank + " ends with the job (" + e.errorClass() + "): "
+                        + reason(e.getMessage()));
                 reclaim(true);
-                halt(1, ABORT_GRACE_MS);
+                halt(1, pmi.abortEndsJob() ? ABORT_GRACE_MS : 0);
             }
         });
         Thread main = Thread.currentThread();

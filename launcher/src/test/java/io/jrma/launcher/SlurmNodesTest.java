@@ -47,7 +47,8 @@ class SlurmNodesTest {
     }
 
     @ParameterizedTest(name = "''{0}''")
-    @ValueSource(strings = {"n[1-2", "n1]", "x[2-1]", "n[a-b]", "n[]", "n[1-]", "a,,b", "n[[1]]", " ", "n[1-9999999999]"})
+    @ValueSource(strings = {"n[1-2", "n1]", "x[2-1]", "n[a-b]", "n[]", "n[1-]", "a,,b", "n[[1]]", " ",
+        "n[1-9999999999]"})
     void aBadNodeListIsAnArgumentErrorNamingTheVariable(String list) {
         RmaException e = assertThrows(RmaException.class, () -> expand(list));
         assertEquals(ErrorClass.ERR_ARG, e.errorClass());
