@@ -38,6 +38,12 @@ public final class PmiBootstrap implements WorldBootstrap {
     private static final long CLOSE_TIMEOUT_MS = 1_000;
     /** How long a process aborted by a peer waits for the launcher to end it before it ends itself. */
     private static final long ABORT_GRACE_MS = 3_000;
+    /**
+     * How long a process that ends itself (no launcher kills it: Slurm without PMIx) waits before it does, so that its
+     * last lines leave through the launcher's output forwarding: srun lost them now and then when the task ended at
+     * once.
+     */
+    private static final long OUTPUT_GRACE_MS = 300;
 
     private Pmi pmi;
     private Job job;
@@ -119,7 +125,7 @@ public final class PmiBootstrap implements WorldBootstrap {
                 System.err.println("jrma: rank " + rank + " ends with the job (" + e.errorClass() + "): "
                         + reason(e.getMessage()));
                 reclaim(true);
-                halt(1, pmi.abortEndsJob() ? ABORT_GRACE_MS : 0);
+                halt(1, pmi.abortEndsJob() ? ABORT_GRACE_MS : OUTPUT_GRACE_MS);
             }
         });
         Thread main = Thread.currentThread();
@@ -200,7 +206,18 @@ public final class PmiBootstrap implements WorldBootstrap {
         }
         System.out.flush();
         System.err.flush();
+        if (!pmi.abortEndsJob()) {
+            pause(OUTPUT_GRACE_MS);
+        }
         Runtime.getRuntime().halt(code);
+    }
+
+    private static void pause(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt(); // end now
+        }
     }
 
     /** Removes what this JVM and its peers (all, or only those no longer running) left in shared memory. */
