@@ -23,6 +23,8 @@ import java.util.Map;
  * <p>Not thread-safe: one thread (the rank's) uses it.
  */
 final class Pmi1 implements Pmi {
+    /** Slurm's pmi2 plugin takes a PMI-1 command in one read of at most this many bytes (newline included). */
+    private static final int SLURM_MAX_LINE = 1024;
     /** The C library's read and write, for the inherited PMI_FD (Java has no stream over a bare descriptor). */
     interface Fd extends Library {
         long read(int fd, byte[] buf, long count);
@@ -105,7 +107,12 @@ final class Pmi1 implements Pmi {
 
     @Override
     public void put(String key, String value) throws IOException {
-        Map<String, String> r = call("cmd=put kvsname=" + kvs + " key=" + key + " value=" + value, "put_result");
+        String line = "cmd=put kvsname=" + kvs + " key=" + key + " value=" + value;
+        if (slurm && line.length() + 1 > SLURM_MAX_LINE) {
+            throw new IOException("PMI: " + key + " is " + value.length() + " bytes, more than Slurm's PMI-1 takes in"
+                    + " one command (" + SLURM_MAX_LINE + " bytes with the command): use srun --mpi=pmix");
+        }
+        Map<String, String> r = call(line, "put_result");
         if (!"0".equals(r.get("rc"))) {
             throw new IOException("PMI put of " + key + " refused: " + r);
         }
