@@ -236,32 +236,53 @@ final class SlurmRendezvous implements Pmi {
         }
     }
 
+    /**
+     * Admits the other ranks until all are in, then closes the port. Each handshake runs on a thread of its own, so a
+     * connection that says nothing (a port scanner, a stranger) holds up nobody for its handshake timeout.
+     */
     private void accept(String jobId, String secret) {
-        int joined = 0;
-        while (joined < size - 1) {
+        while (!allJoined()) {
             Socket s;
             try {
                 s = server.accept();
             } catch (IOException e) {
                 return; // closed: the job is over or failed
             }
-            try {
-                s.setTcpNoDelay(true);
-                int r = Handshake.server(s, jobId, secret, HANDSHAKE_TIMEOUT_MS);
-                synchronized (peers) {
-                    if (r <= 0 || r >= size || peers[r] != null) {
-                        s.close(); // proved the secret, yet no rank this job is missing: not one of ours
-                        continue;
-                    }
-                    peers[r] = new Link(s);
-                    joined++;
-                    peers.notifyAll();
-                }
-            } catch (IOException e) {
-                closeQuietly(s); // a stranger, or a peer that gave up: not admitted
-            }
+            Thread t = new Thread(() -> admit(s, jobId, secret), "jrma-slurm-handshake");
+            t.setDaemon(true);
+            t.start();
         }
-        closeQuietly(server); // all are in: nobody else can even try
+    }
+
+    private void admit(Socket s, String jobId, String secret) {
+        try {
+            s.setTcpNoDelay(true);
+            int r = Handshake.server(s, jobId, secret, HANDSHAKE_TIMEOUT_MS);
+            synchronized (peers) {
+                if (r <= 0 || r >= size || peers[r] != null) {
+                    s.close(); // proved the secret, yet no rank this job is missing: not one of ours
+                    return;
+                }
+                peers[r] = new Link(s);
+                peers.notifyAll();
+            }
+            if (allJoined()) {
+                closeQuietly(server); // all are in: nobody else can even try
+            }
+        } catch (IOException e) {
+            closeQuietly(s); // a stranger, or a peer that gave up: not admitted
+        }
+    }
+
+    private boolean allJoined() {
+        synchronized (peers) {
+            for (int r = 1; r < size; r++) {
+                if (peers[r] == null) {
+                    return false;
+                }
+            }
+            return true;
+        }
     }
 
     /** Waits until every other rank has connected, or fails naming those that have not. */

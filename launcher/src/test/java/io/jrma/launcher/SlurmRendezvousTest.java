@@ -37,6 +37,8 @@ import org.junit.jupiter.api.io.TempDir;
 class SlurmRendezvousTest {
     private static final String JOB = "7";
     private static final long SHORT_TIMEOUT_MS = 1_500;
+    /** Less than the rendezvous' handshake timeout (5 s): how long a silent stranger could hold up a single acceptor. */
+    private static final long SILENT_HOLD_NS = 4_500_000_000L;
 
     @TempDir
     Path tmp;
@@ -120,14 +122,21 @@ class SlurmRendezvousTest {
         SlurmRendezvous zero = SlurmRendezvous.connect(params(30_000), env(0, 2));
         int port = Integer.parseInt(Files.readAllLines(file()).stream().filter(l -> l.startsWith("port="))
                 .findFirst().orElseThrow().substring("port=".length()));
-        try (Socket s = new Socket(InetAddress.getLoopbackAddress(), port)) {
-            // the stranger knows the port (anyone may scan for it) but not the secret; it claims to be rank 1
+        long t0 = System.nanoTime();
+        try (Socket silent = new Socket(InetAddress.getLoopbackAddress(), port);
+                Socket s = new Socket(InetAddress.getLoopbackAddress(), port)) {
+            // one stranger connects and says nothing (it must not hold up the others for the handshake's timeout);
+            // another knows the port (anyone may scan for it) but not the secret; it claims to be rank 1
             assertThrows(Handshake.Refused.class, () -> Handshake.client(s, Handshake.newJobId(),
                     Handshake.newSecret(), 1, 5_000));
+            Future<List<String>> one = rank(1, 2, 30_000);
+            assertEquals(List.of("a-from-0", "a-from-1", "b-from-0", "b-from-1"), rounds(zero, 2));
+            assertEquals(List.of("a-from-0", "a-from-1", "b-from-0", "b-from-1"), one.get(20, TimeUnit.SECONDS));
+            assertTrue(silent.isConnected());
+            // the other stranger was refused and rank 1 got in while the silent one's handshake was still waiting (it
+            // gives up after 5 s)
+            assertTrue(System.nanoTime() - t0 < SILENT_HOLD_NS, "the others waited for the silent stranger");
         }
-        Future<List<String>> one = rank(1, 2, 30_000);
-        assertEquals(List.of("a-from-0", "a-from-1", "b-from-0", "b-from-1"), rounds(zero, 2));
-        assertEquals(List.of("a-from-0", "a-from-1", "b-from-0", "b-from-1"), one.get(20, TimeUnit.SECONDS));
         zero.close();
     }
 
