@@ -5,6 +5,7 @@ import io.jrma.ErrorClass;
 import io.jrma.Jrma;
 import io.jrma.RmaException;
 import io.jrma.core.auth.Handshake;
+import io.jrma.core.os.LocalAddresses;
 import io.jrma.core.op.ElementLocks;
 import io.jrma.core.runtime.CommCore;
 import io.jrma.core.runtime.Job;
@@ -45,6 +46,12 @@ public final class PmiBootstrap implements WorldBootstrap {
      */
     private static final long OUTPUT_GRACE_MS = 300;
 
+    static final String SLURM_STEP_NUM_NODES = "SLURM_STEP_NUM_NODES";
+    static final String SLURM_LAUNCH_NODE_IPADDR = "SLURM_LAUNCH_NODE_IPADDR";
+    /** The TCP transport's address parameter (window-rdma's NetParams.INTERFACE), as property and variable. */
+    static final String TCP_INTERFACE = "jrma.tcp.interface";
+    static final String TCP_INTERFACE_ENV = "JRMA_TCP_INTERFACE";
+
     private Pmi pmi;
     private Job job;
     private List<Transport> transports = List.of();
@@ -78,6 +85,7 @@ public final class PmiBootstrap implements WorldBootstrap {
             // Chronicle's "no SLF4J provider" notice, once per process, as jrmarun's JVMs are spared it
             System.setProperty("slf4j.internal.verbosity", "ERROR");
         }
+        slurmAcrossNodes(params, System.getenv());
         if (Pmix.inEnvironment()) {
             pmi = Pmix.connect();
         } else if (Pmi1.inEnvironment()) {
@@ -138,6 +146,27 @@ public final class PmiBootstrap implements WorldBootstrap {
             endJob(1, "rank " + rank + " failed: " + x);
         });
         return RankThreads.adopt(job, rank);
+    }
+
+    /**
+     * A step srun spread over several nodes needs the TCP transport on an address the other nodes reach (it listens on
+     * loopback unless told otherwise): unless the user chose one, the address that routes to srun's node
+     * ({@code SLURM_LAUNCH_NODE_IPADDR}; on that node itself, that address), as jrmarun does for its hosts.
+     */
+    static void slurmAcrossNodes(Map<String, String> params, Map<String, String> env) {
+        String nodes = env.get(SLURM_STEP_NUM_NODES);
+        String srunHost = env.get(SLURM_LAUNCH_NODE_IPADDR);
+        if (nodes == null || srunHost == null || srunHost.isBlank() || params.containsKey(TCP_INTERFACE)
+                || System.getProperty(TCP_INTERFACE) != null || env.get(TCP_INTERFACE_ENV) != null) {
+            return;
+        }
+        try {
+            if (Integer.parseInt(nodes.trim()) > 1) {
+                params.put(TCP_INTERFACE, LocalAddresses.ROUTE_PREFIX + srunHost.trim());
+            }
+        } catch (NumberFormatException ignored) {
+            // not a step srun started: nothing to choose
+        }
     }
 
     /** Trades transport cards (and process ids) through the launcher's key-value space. */

@@ -6,6 +6,7 @@ import io.jrma.core.auth.Handshake;
 import io.jrma.core.runtime.Param;
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
+import java.io.Closeable;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
@@ -661,7 +662,7 @@ final class SlurmRendezvous implements Pmi {
         }
     }
 
-    private static void closeQuietly(java.io.Closeable c) {
+    private static void closeQuietly(Closeable c) {
         try {
             if (c != null) {
                 c.close();

@@ -37,7 +37,7 @@ import org.junit.jupiter.api.io.TempDir;
 class SlurmRendezvousTest {
     private static final String JOB = "7";
     private static final long SHORT_TIMEOUT_MS = 1_500;
-    /** Less than the rendezvous' handshake timeout (5 s): how long a silent stranger could hold up a single acceptor. */
+    /** Less than the rendezvous' handshake timeout (5 s), for which a silent stranger held up a single acceptor. */
     private static final long SILENT_HOLD_NS = 4_500_000_000L;
 
     @TempDir
@@ -209,5 +209,24 @@ class SlurmRendezvousTest {
         assertFalse(SlurmRendezvous.inEnvironment(named));
         assertFalse(SlurmRendezvous.inEnvironment(env(0, 1)), "one task is MPI's singleton");
         assertFalse(SlurmRendezvous.inEnvironment(Map.of()));
+    }
+
+    @Test
+    void aStepOverSeveralNodesListensOnTheAddressTowardsSrunUnlessTheUserChose() {
+        Map<String, String> twoNodes = Map.of("SLURM_STEP_NUM_NODES", "2", "SLURM_LAUNCH_NODE_IPADDR", "10.1.2.3");
+        Map<String, String> params = new HashMap<>();
+        PmiBootstrap.slurmAcrossNodes(params, twoNodes);
+        assertEquals("route:10.1.2.3", params.get("jrma.tcp.interface"));
+        Map<String, String> chosen = new HashMap<>(Map.of("jrma.tcp.interface", "eth1"));
+        PmiBootstrap.slurmAcrossNodes(chosen, twoNodes);
+        assertEquals("eth1", chosen.get("jrma.tcp.interface"));
+        Map<String, String> byEnv = new HashMap<>(twoNodes);
+        byEnv.put("JRMA_TCP_INTERFACE", "10.0.0.0/8");
+        Map<String, String> untouched = new HashMap<>();
+        PmiBootstrap.slurmAcrossNodes(untouched, byEnv);
+        PmiBootstrap.slurmAcrossNodes(untouched, Map.of("SLURM_STEP_NUM_NODES", "1",
+                "SLURM_LAUNCH_NODE_IPADDR", "10.1.2.3"));
+        PmiBootstrap.slurmAcrossNodes(untouched, Map.of());
+        assertEquals(Map.of(), untouched, "the environment chose, one node, or no srun: loopback stays the default");
     }
 }
