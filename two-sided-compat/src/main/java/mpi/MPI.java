@@ -9,6 +9,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.ObjectInputStream;
 import java.io.ObjectOutputStream;
+import java.lang.reflect.InaccessibleObjectException;
 import java.nio.Buffer;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -300,6 +301,17 @@ public final class MPI {
         return args;
     }
 
+    /** Whether {@code t} is what a JVM started without jrma's flags (bin/jrma-flags) meets: access to JDK internals. */
+    private static boolean missingJvmFlags(Throwable t) {
+        for (Throwable c = t; c != null; c = c.getCause()) {
+            if (c instanceof IllegalAccessError || c instanceof IllegalAccessException
+                    || c instanceof InaccessibleObjectException) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /**
      * Initializes MPI with the thread level {@code required} (MPI_INIT_THREAD) and returns the level provided:
      * {@code required} itself, as jrma supports every level up to {@link #THREAD_MULTIPLE}.
@@ -323,6 +335,12 @@ public final class MPI {
         try {
             world = single ? Jrma.singleton() : Jrma.world();
         } catch (LinkageError | RuntimeException ex) {
+            if (!missingJvmFlags(ex) && ex instanceof RmaException r) {
+                // the launcher's job could not be joined (a PMI error, srun --mpi=none's rendezvous): its own story
+                int c = r.errorClass().code();
+                throw new MPIException(Err.classOf(c), Err.classOf(c), "MPI.Init could not start jrma in this process:"
+                        + " " + r.getMessage(), ex);
+            }
             throw new MPIException(ERR_OTHER, ERR_OTHER, "MPI.Init could not start jrma in this process (" + ex + "):"
                     + " give java the flags jrma needs, java $(bin/jrma-flags) ... (or java $(java -cp <rma-core jar>"
                     + " io.jrma.JvmFlags) ...), or run the program with bin/jrmarun", ex);

@@ -23,8 +23,21 @@ interface Pmi extends AutoCloseable {
     /** What process {@code rank} put under {@code key} before the last exchange. */
     String get(int rank, String key) throws IOException;
 
-    /** Asks the process manager to end the whole job with {@code code} (it kills every process). */
+    /**
+     * Asks the process manager to end the whole job with {@code code} (it kills every process), where it can do so
+     * and keep the code; see {@link #abortEndsJob}.
+     */
     void abort(int code, String message) throws IOException;
+
+    /**
+     * Whether {@link #abort} has the process manager end every process of the job with the abort's code. If not
+     * (Slurm: its PMI-1 abort kills the step with SIGKILL and loses the code; {@code --mpi=none} has no PMI at all),
+     * the process that ends the job exits with its code and the others end themselves as soon as they learn of it:
+     * srun's exit code is the highest of its tasks'.
+     */
+    default boolean abortEndsJob() {
+        return true;
+    }
 
     /** This process is done with the process manager (after the job's last exchange). */
     void finish() throws IOException;

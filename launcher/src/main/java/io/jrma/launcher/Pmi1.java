@@ -23,6 +23,8 @@ import java.util.Map;
  * <p>Not thread-safe: one thread (the rank's) uses it.
  */
 final class Pmi1 implements Pmi {
+    /** Slurm's pmi2 plugin takes a PMI-1 command in one read of at most this many bytes (newline included). */
+    private static final int SLURM_MAX_LINE = 1024;
     /** The C library's read and write, for the inherited PMI_FD (Java has no stream over a bare descriptor). */
     interface Fd extends Library {
         long read(int fd, byte[] buf, long count);
@@ -36,6 +38,8 @@ final class Pmi1 implements Pmi {
     private final int rank;
     private final int size;
     private String kvs;
+    /** Served by Slurm's pmi2 plugin (srun --mpi=pmi2), whose PMI-1 abort kills the step and loses the code. */
+    private boolean slurm;
 
     private Pmi1(InputStream in, OutputStream out, Socket socket, int rank, int size) {
         this.in = in;
@@ -86,6 +90,8 @@ final class Pmi1 implements Pmi {
             throw new IOException("PMI init refused: " + r);
         }
         p.kvs = p.call("cmd=get_my_kvsname", "my_kvsname").get("kvsname");
+        // Slurm names the space after the job step ("<job>.<step>"); hydra after itself ("kvs_<pid>_0")
+        p.slurm = p.kvs != null && p.kvs.equals(System.getenv("SLURM_JOB_ID") + "." + System.getenv("SLURM_STEP_ID"));
         return p;
     }
 
@@ -101,7 +107,12 @@ final class Pmi1 implements Pmi {
 
     @Override
     public void put(String key, String value) throws IOException {
-        Map<String, String> r = call("cmd=put kvsname=" + kvs + " key=" + key + " value=" + value, "put_result");
+        String line = "cmd=put kvsname=" + kvs + " key=" + key + " value=" + value;
+        if (slurm && line.length() + 1 > SLURM_MAX_LINE) {
+            throw new IOException("PMI: " + key + " is " + value.length() + " bytes, more than Slurm's PMI-1 takes in"
+                    + " one command (" + SLURM_MAX_LINE + " bytes with the command): use srun --mpi=pmix");
+        }
+        Map<String, String> r = call(line, "put_result");
         if (!"0".equals(r.get("rc"))) {
             throw new IOException("PMI put of " + key + " refused: " + r);
         }
@@ -122,10 +133,21 @@ final class Pmi1 implements Pmi {
         call("cmd=barrier_in", "barrier_out");
     }
 
-    /** PMI_Abort: the launcher prints its own banner and kills every process; there is no answer to wait for. */
+    /**
+     * PMI_Abort: hydra prints its own banner and kills every process, ending with the code; there is no answer to
+     * wait for. Slurm's pmi2 plugin kills the step with SIGKILL and drops the code (srun would exit 137): under
+     * Slurm nothing is sent, and the caller ends its process with the code itself.
+     */
     @Override
     public void abort(int code, String message) throws IOException {
-        send("cmd=abort exitcode=" + code);
+        if (!slurm) {
+            send("cmd=abort exitcode=" + code);
+        }
+    }
+
+    @Override
+    public boolean abortEndsJob() {
+        return !slurm;
     }
 
     @Override

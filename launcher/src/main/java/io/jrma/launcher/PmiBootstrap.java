@@ -5,6 +5,7 @@ import io.jrma.ErrorClass;
 import io.jrma.Jrma;
 import io.jrma.RmaException;
 import io.jrma.core.auth.Handshake;
+import io.jrma.core.os.LocalAddresses;
 import io.jrma.core.op.ElementLocks;
 import io.jrma.core.runtime.CommCore;
 import io.jrma.core.runtime.Job;
@@ -21,21 +22,35 @@ import java.util.Map;
 import java.util.stream.IntStream;
 
 /**
- * Joins a job started by Open MPI's {@code mpirun} or Slurm (PMIx, through libpmix), or by MPICH's {@code mpiexec}
- * (hydra) or any launcher that serves PMI-1 (in pure Java): each process is one
+ * Joins a job started by Open MPI's {@code mpirun} or Slurm's {@code srun --mpi=pmix} (PMIx, through libpmix), by
+ * MPICH's {@code mpiexec} (hydra), {@code srun --mpi=pmi2} or any launcher that serves PMI-1 (in pure Java), or by
+ * {@code srun --mpi=none} (no PMI: {@link SlurmRendezvous}, jrma's own on rank 0): each process is one
  * rank (PMI_RANK of PMI_SIZE) in a JVM of its own, running the program's {@code main} on its main thread. Rank 0
  * makes the job's id and secret; every process opens the transports the job selects and publishes their cards in
  * the launcher's key-value space; after PMI's barrier each connects to the others, with the same secret-checked
  * handshakes as under jrmarun.
  *
  * <p>Failures end the job as under the launcher's own MPI: an abort (MPI_Abort, a failed rank, a lost peer) tells
- * the peers and ends this process with the abort's code at once, and the launcher ends the others.
+ * the peers and ends this process with the abort's code at once, and the launcher ends the others (under Slurm
+ * without PMIx the others end themselves as they learn of it, and srun exits with the highest code of its tasks).
  */
 public final class PmiBootstrap implements WorldBootstrap {
     /** How long closing waits for the goodbyes to leave. */
     private static final long CLOSE_TIMEOUT_MS = 1_000;
     /** How long a process aborted by a peer waits for the launcher to end it before it ends itself. */
     private static final long ABORT_GRACE_MS = 3_000;
+    /**
+     * How long a process that ends itself (no launcher kills it: Slurm without PMIx) waits before it does, so that its
+     * last lines leave through the launcher's output forwarding: srun lost them now and then when the task ended at
+     * once.
+     */
+    private static final long OUTPUT_GRACE_MS = 300;
+
+    static final String SLURM_STEP_NUM_NODES = "SLURM_STEP_NUM_NODES";
+    static final String SLURM_LAUNCH_NODE_IPADDR = "SLURM_LAUNCH_NODE_IPADDR";
+    /** The TCP transport's address parameter (window-rdma's NetParams.INTERFACE), as property and variable. */
+    static final String TCP_INTERFACE = "jrma.tcp.interface";
+    static final String TCP_INTERFACE_ENV = "JRMA_TCP_INTERFACE";
 
     private Pmi pmi;
     private Job job;
@@ -51,7 +66,7 @@ public final class PmiBootstrap implements WorldBootstrap {
 
     @Override
     public boolean detected() {
-        return Pmix.inEnvironment() || Pmi1.inEnvironment();
+        return Pmix.inEnvironment() || Pmi1.inEnvironment() || SlurmRendezvous.inEnvironment();
     }
 
     @Override
@@ -60,7 +75,8 @@ public final class PmiBootstrap implements WorldBootstrap {
             return joinOrFail(params);
         } catch (IOException e) {
             throw new RmaException(ErrorClass.ERR_OTHER, "joining the job of the launcher that started this process"
-                    + " (PMIx: Open MPI's mpirun, srun --mpi=pmix; PMI-1: MPICH's mpiexec) failed: " + e.getMessage(), e);
+                    + " (PMIx: Open MPI's mpirun, srun --mpi=pmix; PMI-1: MPICH's mpiexec, srun --mpi=pmi2;"
+                    + " srun --mpi=none) failed: " + e.getMessage(), e);
         }
     }
 
@@ -69,7 +85,14 @@ public final class PmiBootstrap implements WorldBootstrap {
             // Chronicle's "no SLF4J provider" notice, once per process, as jrmarun's JVMs are spared it
             System.setProperty("slf4j.internal.verbosity", "ERROR");
         }
-        pmi = Pmix.inEnvironment() ? Pmix.connect() : Pmi1.connect();
+        slurmAcrossNodes(params, System.getenv());
+        if (Pmix.inEnvironment()) {
+            pmi = Pmix.connect();
+        } else if (Pmi1.inEnvironment()) {
+            pmi = Pmi1.connect();
+        } else {
+            pmi = SlurmRendezvous.connect(params); // srun --mpi=none: jrma's own rendezvous on rank 0
+        }
         int rank = pmi.rank();
         int size = pmi.size();
         if (rank == 0) {
@@ -107,9 +130,10 @@ public final class PmiBootstrap implements WorldBootstrap {
                 for (Transport t : transports) {
                     t.abortPeers(e.getMessage());
                 }
-                System.err.println("jrma: rank " + rank + " ends with the job: " + reason(e.getMessage()));
+                System.err.println("jrma: rank " + rank + " ends with the job (" + e.errorClass() + "): "
+                        + reason(e.getMessage()));
                 reclaim(true);
-                halt(1, ABORT_GRACE_MS);
+                halt(1, pmi.abortEndsJob() ? ABORT_GRACE_MS : OUTPUT_GRACE_MS);
             }
         });
         Thread main = Thread.currentThread();
@@ -122,6 +146,27 @@ public final class PmiBootstrap implements WorldBootstrap {
             endJob(1, "rank " + rank + " failed: " + x);
         });
         return RankThreads.adopt(job, rank);
+    }
+
+    /**
+     * A step srun spread over several nodes needs the TCP transport on an address the other nodes reach (it listens on
+     * loopback unless told otherwise): unless the user chose one, the address that routes to srun's node
+     * ({@code SLURM_LAUNCH_NODE_IPADDR}; on that node itself, that address), as jrmarun does for its hosts.
+     */
+    static void slurmAcrossNodes(Map<String, String> params, Map<String, String> env) {
+        String nodes = env.get(SLURM_STEP_NUM_NODES);
+        String srunHost = env.get(SLURM_LAUNCH_NODE_IPADDR);
+        if (nodes == null || srunHost == null || srunHost.isBlank() || params.containsKey(TCP_INTERFACE)
+                || System.getProperty(TCP_INTERFACE) != null || env.get(TCP_INTERFACE_ENV) != null) {
+            return;
+        }
+        try {
+            if (Integer.parseInt(nodes.trim()) > 1) {
+                params.put(TCP_INTERFACE, LocalAddresses.ROUTE_PREFIX + srunHost.trim());
+            }
+        } catch (NumberFormatException ignored) {
+            // not a step srun started: nothing to choose
+        }
     }
 
     /** Trades transport cards (and process ids) through the launcher's key-value space. */
@@ -190,7 +235,18 @@ public final class PmiBootstrap implements WorldBootstrap {
         }
         System.out.flush();
         System.err.flush();
+        if (!pmi.abortEndsJob()) {
+            pause(OUTPUT_GRACE_MS);
+        }
         Runtime.getRuntime().halt(code);
+    }
+
+    private static void pause(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt(); // end now
+        }
     }
 
     /** Removes what this JVM and its peers (all, or only those no longer running) left in shared memory. */

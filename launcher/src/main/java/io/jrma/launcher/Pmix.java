@@ -24,6 +24,10 @@ final class Pmix implements Pmi {
     /** pmix_value_t: uint16_t type, then an 8-aligned union (24 bytes in PMIx 4); room to spare. */
     private static final int VALUE_BYTES = 64;
     private static final int VALUE_DATA = 8;
+    /** pmix_info_t: char key[PMIX_MAX_KEYLEN + 1]; uint32_t flags (0: none); pmix_value_t value at +520. */
+    private static final int INFO_BYTES = 552;
+    private static final int INFO_VALUE = 520;
+    private static final short PMIX_BOOL = 1;
     private static final short PMIX_STRING = 3;
     private static final short PMIX_UINT32 = 14;
     private static final int PMIX_GLOBAL = 3;
@@ -48,6 +52,12 @@ final class Pmix implements Pmi {
         String PMIx_Error_string(int status);
     }
 
+    /**
+     * The fence's one directive, PMIX_COLLECT_DATA: every server gathers the job's data at the fence. Without it
+     * a Get of a process on another node asks that node's server on demand, which Slurm's PMIx plugin answered
+     * with PMIX_ERROR here (srun --mpi=pmix over two slurmd).
+     */
+    private final Memory collectData = new Memory(INFO_BYTES);
     private final Lib lib;
     private final String nspace;
     private final int rank;
@@ -58,6 +68,10 @@ final class Pmix implements Pmi {
         this.nspace = nspace;
         this.rank = rank;
         this.size = size;
+        collectData.clear();
+        collectData.setString(0, "pmix.collect", StandardCharsets.US_ASCII.name());
+        collectData.setShort(INFO_VALUE, PMIX_BOOL);
+        collectData.setByte(INFO_VALUE + VALUE_DATA, (byte) 1);
     }
 
     /** Whether the environment says a PMIx server started this process (its namespace, rank and address). */
@@ -139,7 +153,7 @@ final class Pmix implements Pmi {
     @Override
     public void exchange() throws IOException {
         check(lib.PMIx_Commit(), "PMIx_Commit");
-        check(lib.PMIx_Fence(null, 0, null, 0), "PMIx_Fence");
+        check(lib.PMIx_Fence(null, 0, collectData, 1), "PMIx_Fence");
     }
 
     @Override

@@ -7,5 +7,7 @@
  * failure), the JVM side ({@link JvmHost}: joins the rendezvous, opens the transports the job selects, runs its
  * ranks) and the messages between them ({@link Rendezvous}). {@code Jrma.job(n).jvms(j)} reaches the engine
  * through {@link io.jrma.spi.JobStarter}, found with {@code ServiceLoader}: rma-core does not link this module.
+ * A process that another launcher started (mpirun, mpiexec, srun) joins that launcher's job through
+ * {@link PmiBootstrap}.
  */
 package io.jrma.launcher;
