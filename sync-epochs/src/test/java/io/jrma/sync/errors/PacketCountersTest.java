@@ -168,7 +168,16 @@ class PacketCountersTest {
             w.put(new long[] {6}, 1, Datatype.LONG, 1, 1);
             w.unlock(1);
             assertEquals(1L, g[0], "the GET still reads what the first epoch put");
-            d.expect("get, put, unlock", PACKETS_SENT, 3, REPLIES_RECEIVED, 2, ACKS_PIGGYBACKED, 0);
+            d.expect("get, put, unlock: the GET stays first", PACKETS_SENT, 2, REPLIES_RECEIVED, 2,
+                    ACKS_PIGGYBACKED, 0);
+            d.mark();
+            w.lock(LockType.EXCLUSIVE, 1, 0);
+            w.put(new long[] {7}, 1, Datatype.LONG, 1, 1);
+            w.get(g, 1, Datatype.LONG, 1, 1);
+            w.unlock(1);
+            assertEquals(7L, g[0], "the GET after the put reads it");
+            d.expect("put, get, unlock: a sync packet after the GET asks for the ack", PACKETS_SENT, 3,
+                    REPLIES_RECEIVED, 2, ACKS_PIGGYBACKED, 0);
         });
     }
 
