@@ -71,22 +71,27 @@ papers_osu() {
     echo "$NAME: $label failed (exit $rc):" >&2
     tail -5 "$TMP/stderr" | sed 's/^/    /' >&2
   fi
-  echo "$out" | awk -v s="$series" -v m="$metric" -v r="$rep" '/^[0-9]+ +[0-9.]+$/ {print s "," $1 "," m "," r "," $2}' \
+  echo "$out" | awk -v s="$series" -v m="$metric" -v r="$rep" \
+    '/^[0-9]+ +[0-9.]+$/ {print s "," $1 "," m "," r "," $2}' \
     >> "$RAW"
 }
 
-meta() { echo "$1=$2" >> "$META"; }
+meta() { local k="$1"; shift; echo "$k=$*" >> "$META"; } # meta KEY TEXT...: the words joined by spaces
 
 papers_meta() { # the header every RESULTS.md has
   meta id "$NAME"
   meta command "papers/$NAME/run$([ "$QUICK" = yes ] && echo " --quick" || echo " --full") --reps $REPS"
   meta date "$(date -u '+%Y-%m-%d %H:%M UTC')"
-  meta machine "$(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(free -g | awk '/Mem:/ {print $2}') GiB, $(uname -sr)"
+  local cpu mem failed=""
+  cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')
+  mem=$(free -g | awk '/Mem:/ {print $2}')
+  [ "$FAILED" -gt 0 ] && failed=", $FAILED measuring runs failed (their rows are missing)"
+  meta machine "$(nproc) cores, $cpu, $mem GiB, $(uname -sr)"
   meta commit "$(git -C "$ROOT" describe --always --dirty 2>/dev/null || echo unknown)"
   meta jdk "$("$JAVA" -version 2>&1 | head -1)"
   meta load.before "$LOAD0"
   meta load.after "$(cut -d" " -f1-3 /proc/loadavg)"
-  meta mode "$([ "$QUICK" = yes ] && echo quick || echo full), $REPS interleaved repetitions$([ "$FAILED" -gt 0 ] && echo ", $FAILED measuring runs failed (their rows are missing)")"
+  meta mode "$([ "$QUICK" = yes ] && echo quick || echo full), $REPS interleaved repetitions$failed"
   meta seconds "$(( $(date +%s) - START ))"
 }
 
@@ -98,5 +103,6 @@ papers_report() { # writes the folder's RESULTS.md and plot.png, keeps raw.csv b
   { echo "series,x,metric,rep,value"; cat "$RAW"; } > "$DIR/raw.csv"
   cp "$META" "$DIR/meta.txt"
   "$JAVA" -cp "$CP" io.jrma.papers.Report "$DIR/raw.csv" "$DIR/meta.txt" "$DIR"
-  echo "$NAME: wrote $DIR/RESULTS.md and plot.png in $(( $(date +%s) - START )) s: $(grep -m1 '^\*\*Verdict' "$DIR/RESULTS.md")"
+  echo "$NAME: wrote $DIR/RESULTS.md and plot.png in $(( $(date +%s) - START )) s:" \
+    "$(grep -m1 '^\*\*Verdict' "$DIR/RESULTS.md")"
 }

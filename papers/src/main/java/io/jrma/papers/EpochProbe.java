@@ -79,6 +79,9 @@ public final class EpochProbe implements Serializable {
                 default -> throw new IllegalArgumentException("unknown option " + args[i]);
             }
         }
+        if (p.series.contains(",")) {
+            throw new IllegalArgumentException("--series must hold no comma (the output is CSV): " + p.series);
+        }
         if (!List.of("one-packet", "acks", "issue").contains(p.pattern)) {
             throw new IllegalArgumentException("--pattern one-packet|acks|issue, not " + p.pattern);
         }

@@ -95,7 +95,8 @@ public final class Measurements {
         double[] a = v.stream().mapToDouble(Double::doubleValue).toArray();
         Arrays.sort(a);
         double med = median(s, x, metric);
-        return med == 0 ? (a[a.length - 1] == a[0] ? 0 : Double.POSITIVE_INFINITY) : (a[a.length - 1] - a[0]) / Math.abs(med);
+        double range = a[a.length - 1] - a[0];
+        return med == 0 ? (range == 0 ? 0 : Double.POSITIVE_INFINITY) : range / Math.abs(med);
     }
 
     /** Whether the repetitions spread more than {@link #NOISY_SPREAD} of their median. */

@@ -136,8 +136,10 @@ public final class Plot {
             g.drawString(s, LEFT + pw + 32, ly + 2);
         }
         g.setColor(Color.DARK_GRAY);
-        g.drawString("hollow: noisy (repetitions spread > 25% of the median)", LEFT + pw + 15 - 0,
-                TOP + 20 + series.size() * 20 + 10 > TOP + ph ? TOP + ph : TOP + 20 + series.size() * 20 + 10);
+        int noteY = Math.min(TOP + ph - 20, TOP + 30 + series.size() * 20);
+        g.drawString("hollow: noisy (repetitions", LEFT + pw + 15, noteY);
+        g.drawString("spread > " + Math.round(Measurements.NOISY_SPREAD * 100) + "% of the median)", LEFT + pw + 15,
+                noteY + 16);
         g.dispose();
         ImageIO.write(img, "png", png.toFile());
     }

@@ -75,7 +75,8 @@ public final class Report {
         Files.createDirectories(out);
         String[] plot = meta.get("plot").split("\\|");
         if (plot.length != 4) {
-            throw new IllegalArgumentException(metaFile + ": plot=metric|title|x label|y label, not " + meta.get("plot"));
+            throw new IllegalArgumentException(metaFile + ": plot=metric|title|x label|y label, not "
+                    + meta.get("plot"));
         }
         Plot.draw(m, plot[0], plot[1], plot[2], plot[3], out.resolve(PNG));
         StringBuilder b = new StringBuilder();
@@ -93,10 +94,11 @@ public final class Report {
         row(b, "machine", meta.get("machine"));
         row(b, "commit", meta.get("commit"));
         row(b, "JDK", meta.get("jdk"));
-        row(b, "load average (1, 5, 15 min)", "before: " + meta.get("load.before") + "; after: " + meta.get("load.after"));
+        row(b, "load average (1, 5, 15 min)", "before: " + meta.get("load.before") + "; after: "
+                + meta.get("load.after"));
         row(b, "mode", meta.get("mode") + ", " + meta.get("seconds") + " s");
-        b.append("\nThis machine has few cores and is shared with other jobs: timings are noisy. A value is the median of "
-                + "the interleaved repetitions; `~` marks a median whose repetitions spread more than "
+        b.append("\nThis machine has few cores and is shared with other jobs: timings are noisy. A value is the "
+                + "median of the interleaved repetitions; `~` marks a median whose repetitions spread more than "
                 + Math.round(Measurements.NOISY_SPREAD * 100) + "% of it (drawn hollow in the plot). Counts "
                 + "(packets, replies, acks) do not depend on the load.\n");
         List<String> notes = meta.all("note");

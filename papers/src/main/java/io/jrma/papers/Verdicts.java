@@ -37,6 +37,7 @@ public final class Verdicts {
             case "lockless-spin-then-sleep" -> spinSleep(m);
             case "tmpi-threads-vs-processes" -> threadsVsProcesses(m);
             case "lockless-one-copy" -> oneCopy(m);
+            case "lockless-io-agent" -> ioAgent(m);
             default -> throw new IllegalArgumentException("no verdict rules for claim " + id);
         };
     }
@@ -57,8 +58,9 @@ public final class Verdicts {
         return p;
     }
 
-    /** Whether a is faster (smaller) than b with a ratio that noise cannot explain, false when unsure either way. */
-    private static int compareTime(Measurements m, String sa, String sb, String x, String metric, boolean higherBetter) {
+    /** 1 when a is better than b by a ratio the noise cannot explain, -1 when b is, 0 when unsure. */
+    private static int compareTime(Measurements m, String sa, String sb, String x, String metric,
+                                   boolean higherBetter) {
         double a = m.median(sa, x, metric);
         double b = m.median(sb, x, metric);
         if (Double.isNaN(a) || Double.isNaN(b)) {
@@ -108,7 +110,8 @@ public final class Verdicts {
         }
         if (slower == 0 && unsure == 0) {
             return new Verdict(HOLDS, "Every single-operation epoch was one request packet and one acknowledgement "
-                    + "(against three packets and two acks without coalescing), and it was faster on every path.", reasons);
+                    + "(against three packets and two acks without coalescing), and it was faster on every path.",
+                    reasons);
         }
         return new Verdict(PARTLY, "The counts hold on every path (one packet and one ack per epoch, three and two "
                 + "without coalescing); the time saved shows on " + faster + " of " + (faster + slower + unsure)
@@ -120,6 +123,7 @@ public final class Verdicts {
         List<String> reasons = new ArrayList<>();
         boolean counts = true;
         int faster = 0;
+        int slower = 0;
         int total = 0;
         for (String p : prefixes(m)) {
             String auto = p + " acks=auto";
@@ -132,6 +136,7 @@ public final class Verdicts {
                 counts &= fewer;
                 int c = compareTime(m, auto, always, x, "us", false);
                 faster += c > 0 ? 1 : 0;
+                slower += c < 0 ? 1 : 0;
                 total++;
                 reasons.add(String.format(Locale.ROOT, "%s, %s: %s ack message(s) back per epoch with elision "
                         + "(%s elided, %s piggy-backed; %s us) against %s always acking (%s us)%s", p, x, f(backA),
@@ -141,15 +146,16 @@ public final class Verdicts {
             }
         }
         if (!counts) {
-            return new Verdict(NOT, "In some case eliding or piggy-backing did not save an ack message (see the counts).",
-                    reasons);
+            return new Verdict(NOT, "In some case eliding or piggy-backing did not save an ack message (see the "
+                    + "counts).", reasons);
         }
         if (faster == total) {
             return new Verdict(HOLDS, "Each of the three cases saved one ack message per epoch, and the epochs were "
                     + "faster for it on every path.", reasons);
         }
         return new Verdict(PARTLY, "Each of the three cases saved one ack message per epoch; the time saved showed "
-                + "beyond the noise in " + faster + " of " + total + " comparisons.", reasons);
+                + "beyond the noise in " + faster + " of " + total + " comparisons" + (slower > 0 ? ", and " + slower
+                + " went the other way." : "; the rest stayed within the noise."), reasons);
     }
 
     static Verdict issue(Measurements m) {
@@ -168,9 +174,9 @@ public final class Verdicts {
                 int c = compareTime(m, s, eager, x, "us", false);
                 double bl = m.median(s, x, "batches");
                 double be = m.median(eager, x, "batches");
-                String line = String.format(Locale.ROOT, "%s B%s: lazy %s us (%s batches) / eager %s us (%s batches)",
-                        x, s.substring("lazy".length()), f(m.median(s, x, "us")), f(bl), f(m.median(eager, x, "us")),
-                        f(be));
+                String line = String.format(Locale.ROOT, "%s B, %s puts per epoch: lazy %s us (%s batches) / "
+                        + "eager %s us (%s batches)", x, s.substring("lazy x".length()), f(m.median(s, x, "us")),
+                        f(bl), f(m.median(eager, x, "us")), f(be));
                 if (size <= SMALL_BYTES) {
                     small++;
                     smallOk += c > 0 ? 1 : 0;
@@ -208,12 +214,12 @@ public final class Verdicts {
             for (String x : m.xs(s, "us")) {
                 total++;
                 int t = compareTime(m, s, spin, x, "us", false);
-                int c = compareTime(m, s, spin, x, "cpu", false);
+                int c = compareTime(m, s, spin, x, "cpu_us", false);
                 lessCpu += c > 0 ? 1 : 0;
                 notSlower += t >= 0 ? 1 : 0;
-                reasons.add(String.format(Locale.ROOT, "%s, %s: %s us and %s cores busy, against %s us and %s cores "
-                        + "spinning only", s, x, f(m.median(s, x, "us")), f(m.median(s, x, "cpu")),
-                        f(m.median(spin, x, "us")), f(m.median(spin, x, "cpu"))));
+                reasons.add(String.format(Locale.ROOT, "%s, %s: %s us and %s CPU us per operation, against %s us "
+                        + "and %s CPU us spinning only", s, x, f(m.median(s, x, "us")), f(m.median(s, x, "cpu_us")),
+                        f(m.median(spin, x, "us")), f(m.median(spin, x, "cpu_us"))));
             }
         }
         String level = lessCpu == total && notSlower == total ? HOLDS : lessCpu + notSlower == 0 ? NOT : PARTLY;
@@ -275,5 +281,42 @@ public final class Verdicts {
         return new Verdict(level, String.format(Locale.ROOT, "Thread ranks (one copy) were at least twice as fast as "
                 + "JVM ranks in %d of %d large-message comparisons; the best ratio was %sx.", twice, total, f(best)),
                 reasons);
+    }
+
+    /** IO agent claim: an epoch to a computing target counts as progressed when this much faster than without. */
+    static final double PROGRESS_RATIO = 5;
+
+    static Verdict ioAgent(Measurements m) {
+        List<String> reasons = new ArrayList<>();
+        boolean fewer = true;
+        int points = 0;
+        for (String x : m.xs("threads", "sockets")) {
+            double t = m.median("threads", x, "sockets");
+            double j = m.median("jvms", x, "sockets");
+            if (Double.isNaN(j)) {
+                continue;
+            }
+            points++;
+            fewer &= t < j;
+            reasons.add(String.format(Locale.ROOT, "%s ranks: %s sockets and %s MB resident as threads of one JVM, "
+                    + "%s sockets and %s MB as %s JVMs", x, f(t), f(m.median("threads", x, "rss_mb")), f(j),
+                    f(m.median("jvms", x, "rss_mb")), f(m.median("jvms", x, "jvms"))));
+        }
+        boolean progressed = false;
+        String agent = "agent-thread";
+        String caller = "callers-only";
+        for (String x : m.xs(agent, "epoch_ms")) {
+            double a = m.median(agent, x, "epoch_ms");
+            double c = m.median(caller, x, "epoch_ms");
+            progressed = a * PROGRESS_RATIO < c;
+            reasons.add(String.format(Locale.ROOT, "%s: lock + put + unlock took %s ms with the progress agent's "
+                    + "thread, %s ms when only callers progress", x, f(a), f(c)));
+        }
+        boolean sockets = points > 0 && fewer;
+        String level = sockets && progressed ? HOLDS : sockets || progressed ? PARTLY : NOT;
+        return new Verdict(level, (sockets ? "Thread ranks sharing one JVM (one agent) held fewer sockets than one "
+                + "JVM per rank at every size measured" : "Thread ranks did not hold fewer sockets at every size")
+                + (progressed ? ", and the agent's thread completed an epoch to a computing target without waiting "
+                + "for it." : ", and an epoch to a computing target was not progressed by the agent."), reasons);
     }
 }
