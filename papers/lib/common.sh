@@ -45,35 +45,51 @@ META="$TMP/meta.txt"
 : > "$RAW"
 : > "$META"
 FAILED=0
-trap 'rm -rf "$TMP"' EXIT
+CHILD=""
+# on any exit, the measuring program still running goes too (timeout makes it a process group of its own)
+papers_cleanup() {
+  if [ -n "$CHILD" ]; then kill -- -"$CHILD" 2>/dev/null || true; fi
+  rm -rf "$TMP"
+}
+trap papers_cleanup EXIT
+trap 'exit 143' TERM INT
+
+# papers_exec COMMAND...: runs it under the timeout, its output in $TMP/stdout and $TMP/stderr; returns its status
+papers_exec() {
+  timeout --kill-after=15 "$RUN_TIMEOUT" "$@" > "$TMP/stdout" 2> "$TMP/stderr" &
+  CHILD=$!
+  local rc=0
+  wait "$CHILD" || rc=$?
+  CHILD=""
+  return $rc
+}
 
 # papers_run LABEL COMMAND...: runs one measuring program under a timeout; its series,x,metric,rep,value lines go
 # to RAW; a failure is reported and counted (the row is then missing from the table), not fatal.
 papers_run() {
   local label="$1"; shift
-  local out rc=0
-  out=$(timeout --kill-after=15 "$RUN_TIMEOUT" "$@" 2>"$TMP/stderr") || rc=$?
+  local rc=0
+  papers_exec "$@" || rc=$?
   if [ $rc -ne 0 ]; then
     FAILED=$((FAILED + 1))
     echo "$NAME: $label failed (exit $rc):" >&2
     tail -5 "$TMP/stderr" | sed 's/^/    /' >&2
   fi
-  echo "$out" | grep -E '^[^,#]+,[^,]+,[^,]+,[0-9]+,[-0-9.eE+naNfiy]+$' >> "$RAW" || true
+  grep -E '^[^,#]+,[^,]+,[^,]+,[0-9]+,[-0-9.eE+naNfiy]+$' "$TMP/stdout" >> "$RAW" || true
 }
 
 # papers_osu LABEL SERIES METRIC REP COMMAND...: runs an OSU-style program ("size value" lines) and records them.
 papers_osu() {
   local label="$1" series="$2" metric="$3" rep="$4"; shift 4
-  local out rc=0
-  out=$(timeout --kill-after=15 "$RUN_TIMEOUT" "$@" 2>"$TMP/stderr") || rc=$?
+  local rc=0
+  papers_exec "$@" || rc=$?
   if [ $rc -ne 0 ]; then
     FAILED=$((FAILED + 1))
     echo "$NAME: $label failed (exit $rc):" >&2
     tail -5 "$TMP/stderr" | sed 's/^/    /' >&2
   fi
-  echo "$out" | awk -v s="$series" -v m="$metric" -v r="$rep" \
-    '/^[0-9]+ +[0-9.]+$/ {print s "," $1 "," m "," r "," $2}' \
-    >> "$RAW"
+  awk -v s="$series" -v m="$metric" -v r="$rep" \
+    '/^[0-9]+ +[0-9.]+$/ {print s "," $1 "," m "," r "," $2}' "$TMP/stdout" >> "$RAW"
 }
 
 meta() { local k="$1"; shift; echo "$k=$*" >> "$META"; } # meta KEY TEXT...: the words joined by spaces

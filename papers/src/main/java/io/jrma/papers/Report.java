@@ -101,6 +101,10 @@ public final class Report {
                 + "median of the interleaved repetitions; `~` marks a median whose repetitions spread more than "
                 + Math.round(Measurements.NOISY_SPREAD * 100) + "% of it (drawn hollow in the plot). Counts "
                 + "(packets, replies, acks) do not depend on the load.\n");
+        String load = underLoad(meta.get("machine"), meta.get("load.before"), meta.get("load.after"));
+        if (load != null) {
+            b.append("\n**Measured under load:** ").append(load).append('\n');
+        }
         List<String> notes = meta.all("note");
         if (!notes.isEmpty()) {
             b.append('\n');
@@ -137,6 +141,26 @@ public final class Report {
         }
         Files.writeString(out.resolve("RESULTS.md"), b.toString());
         return v;
+    }
+
+    /**
+     * A sentence when the 1-minute load average before or after the run exceeded the cores ("N cores, ..." in the
+     * machine line), else null.
+     */
+    static String underLoad(String machine, String before, String after) {
+        try {
+            int cores = Integer.parseInt(machine.substring(0, machine.indexOf(' ')));
+            double b = Double.parseDouble(before.split(" ")[0]);
+            double a = Double.parseDouble(after.split(" ")[0]);
+            if (Math.max(a, b) <= cores) {
+                return null;
+            }
+            return String.format(Locale.ROOT, "the 1-minute load average was %s before and %s after the run on %d "
+                    + "cores (other jobs were running), so every timing here is slowed and spread by them; the counts "
+                    + "are not. Rerun on a quiet machine before quoting a time.", cell(b), cell(a), cores);
+        } catch (RuntimeException unparsable) {
+            return null;
+        }
     }
 
     private static void row(StringBuilder b, String k, String v) {
