@@ -191,9 +191,23 @@ public final class Verdicts {
                 }
             }
         }
+        double lazyMax = 0;
+        double eagerMin = Double.MAX_VALUE;
+        for (String s : m.series()) {
+            for (String x : m.xs(s, "batches")) {
+                double b = m.median(s, x, "batches");
+                if (s.startsWith("lazy")) {
+                    lazyMax = Math.max(lazyMax, b);
+                } else if (s.startsWith("eager")) {
+                    eagerMin = Math.min(eagerMin, b);
+                }
+            }
+        }
         String summary = String.format(Locale.ROOT, "Lazy issue won %d of %d latency-bound comparisons (up to %d B "
-                + "per operation); early issue was at least as fast in %d of %d bandwidth-bound ones (from %d B).",
-                smallOk, small, SMALL_BYTES, largeOk, large, LARGE_BYTES);
+                + "per operation); early issue was at least as fast in %d of %d bandwidth-bound ones (from %d B). "
+                + "The counts are as designed: lazy issue handed each epoch to the transport in at most %s batch(es), "
+                + "eager issue in at least %s.", smallOk, small, SMALL_BYTES, largeOk, large, LARGE_BYTES, f(lazyMax),
+                f(eagerMin));
         String level = smallOk == small && largeOk == large ? HOLDS : smallOk + largeOk == 0 ? NOT : PARTLY;
         return new Verdict(level, summary, reasons);
     }
@@ -234,11 +248,13 @@ public final class Verdicts {
         int win = 0;
         int lose = 0;
         int total = 0;
+        int noisy = 0;
         for (String metric : List.of("latency", "bw", "allreduce")) {
             boolean higher = metric.equals("bw");
             for (String x : m.xs("threads", metric)) {
                 int c = compareTime(m, "threads", "jvms", x, metric, higher);
                 total++;
+                noisy += m.noisy("threads", x, metric) || m.noisy("jvms", x, metric) ? 1 : 0;
                 win += c > 0 ? 1 : 0;
                 lose += c < 0 ? 1 : 0;
                 reasons.add(String.format(Locale.ROOT, "%s %s B: threads %s, JVMs %s%s", metric, x,
@@ -248,7 +264,9 @@ public final class Verdicts {
         }
         String level = win == total ? HOLDS : win > lose ? PARTLY : NOT;
         return new Verdict(level, String.format(Locale.ROOT, "Thread ranks beat JVM ranks in %d of %d comparisons, "
-                + "lost %d, the rest within the noise.", win, total, lose), reasons);
+                + "lost %d, the rest within the noise; %d of the %d comparisons had a noisy side%s.", win, total, lose,
+                noisy, total, noisy * 2 > total ? " (most of them: the machine's load decides more than the design "
+                + "here, rerun on a quiet machine)" : ""), reasons);
     }
 
     static Verdict oneCopy(Measurements m) {
