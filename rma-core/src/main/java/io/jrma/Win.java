@@ -33,7 +33,8 @@ import net.openhft.chronicle.bytes.BytesStore;
  * {@code jrma_issue} ({@code lazy}: packets queue until a synchronization needs them sent, {@code eager}: each
  * operation leaves when issued, {@code flush_local}: as lazy, and a flush_local also sends what is queued,
  * without waiting for an ack), {@code jrma_max_pending_ops} (positive integer),
- * {@code jrma_lock_coalesce} ({@code true}|{@code false}: lock/unlock ride on operation packets) and
+ * {@code jrma_lock_coalesce} ({@code true}|{@code false}: lock/unlock ride on operation packets),
+ * {@code jrma_acks} ({@code auto}|{@code always}: {@code always} gives every flush and unlock an ack of its own) and
  * {@code jrma_path} (read-only: {@code direct}, {@code packet}, or {@code mixed} for a dynamic window, or a create
  * window over memory not from {@code Jrma.allocateMemory}, whose ranks in other JVMs of the host are locked and
  * signalled by load/store and reached by load/store where the target bytes lie in memory from

@@ -373,6 +373,10 @@ final class PacketOrigin {
         if (b == null || b.count() == 0) {
             return q.ackedNow();
         }
+        if (ack && w.config.alwaysAck
+                && PacketType.hasDataReply(PacketHeader.type(b.buffer(), b.offsetAt(b.count() - 1)))) {
+            appendControl(q, PacketType.SYNC, 0); // jrma.acks=always: the ack comes in a reply of its own
+        }
         io.jrma.spi.Transport transport = w.job.transportFor(b.dstRank()); // looked up once per batch
         MutableDirectBuffer buf = b.buffer();
         if (q.lockFlags != 0) {
@@ -385,7 +389,7 @@ final class PacketOrigin {
             q.lockSent = true;
         }
         int n = b.count();
-        if (ack && q.getIndex >= 0 && q.getIndex < n - 1
+        if (ack && !w.config.alwaysAck && q.getIndex >= 0 && q.getIndex < n - 1
                 && !PacketType.hasDataReply(PacketHeader.type(buf, b.offsetAt(n - 1)))) {
             b.moveToTail(q.getIndex);
         }
@@ -503,7 +507,7 @@ final class PacketOrigin {
                 } else if (hasOpen) {
                     want[i] = send(q, true, F_UNLOCK);
                     wait[i] = true;
-                } else if (!q.allAcked()) {
+                } else if (!q.allAcked() || w.config.alwaysAck) {
                     appendControl(q, PacketType.SYNC, 0);
                     want[i] = send(q, true, F_UNLOCK);
                     wait[i] = true;
@@ -529,7 +533,8 @@ final class PacketOrigin {
      */
     void flush(int t, boolean remote) {
         TargetQueue q = queues[t];
-        if (remote && q.quietNow()) { // flushLocked's elided case, without the monitor (see bypass)
+        // flushLocked's elided case, without the monitor (see bypass)
+        if (remote && !w.config.alwaysAck && q.quietNow()) {
             q.lastFlushOps = q.opsSinceFlush;
             q.opsSinceFlush = 0;
             w.counters.increment(Counter.ACKS_ELIDED);
@@ -579,7 +584,7 @@ final class PacketOrigin {
         q.opsSinceFlush = 0;
         if (remote) {
             boolean hasOpen = q.open != null && q.open.count() > 0;
-            if (!hasOpen && q.allAcked()) {
+            if (!hasOpen && q.allAcked() && !w.config.alwaysAck) {
                 w.counters.increment(Counter.ACKS_ELIDED);
                 return false;
             }

@@ -30,6 +30,8 @@ final class WinConfig {
     final boolean forcePacket;
     /** Lock/unlock ride on the first/last operation (jrma.lock.coalesce, info jrma_lock_coalesce). */
     final boolean coalesceLocks;
+    /** Every flush and unlock asks for an ack of its own: none elided or piggy-backed (jrma.acks, info jrma_acks). */
+    final boolean alwaysAck;
     /** Window memory in shared segments when other JVMs of the host use the window (jrma.shm.windows). */
     final boolean shmWindows;
     /**
@@ -73,6 +75,11 @@ final class WinConfig {
             throw bad("jrma_lock_coalesce", coalesce, "true|false");
         }
         coalesceLocks = coalesce.equals("true");
+        String acks = i.get("jrma_acks") != null ? i.get("jrma_acks") : job.param(Params.ACKS);
+        if (!acks.equals("auto") && !acks.equals("always")) {
+            throw bad("jrma_acks", acks, "auto|always");
+        }
+        alwaysAck = acks.equals("always");
         eagerBytes = job.params() == null ? 65536 : Params.EAGER_BYTES.getLong(job.params());
         String path = job.param(Params.PATH);
         if (!path.equals("auto") && !path.equals("packet")) {
@@ -188,6 +195,7 @@ final class WinConfig {
                 "jrma_issue", issue,
                 "jrma_max_pending_ops", Integer.toString(maxPendingOps),
                 "jrma_lock_coalesce", Boolean.toString(coalesceLocks),
+                "jrma_acks", alwaysAck ? "always" : "auto",
                 "jrma_path", path);
     }
 }

@@ -49,6 +49,12 @@ public final class Params {
             + "taken at `lock` either way, as Open MPI's osc/sm takes it); `false`: `lock`/`lock_all` "
             + "request the lock at once and wait for the grant, and `unlock` is a packet of its own after "
             + "the operations — for measuring what coalescing saves (info `jrma_lock_coalesce` overrides)");
+    /** Whether acknowledgements that carry no information are elided; the info key jrma_acks overrides it. */
+    public static final Param ACKS = new Param("jrma.acks", "auto", "window",
+            "`auto`: a flush with nothing unacknowledged and an unlock after everything was acknowledged send "
+            + "no ack request, and a GET moved to the tail of the batch carries the ack in its reply; `always`: "
+            + "every flush and unlock waits for an ack of its own (a packet, or the ring's applied position) — "
+            + "for measuring what eliding and piggy-backing save (info `jrma_acks` overrides)");
     /** Operations at least this large are sent at once even in lazy mode. */
     public static final Param EAGER_BYTES = new Param("jrma.issue.eagerBytes", "65536", "window",
             "in lazy mode, an operation of at least this many bytes sends its target's queue at once (large "
@@ -152,7 +158,7 @@ public final class Params {
 
     /** All parameters, for listing. */
     public static final List<Param> ALL = List.of(PATH, PROGRESS, WAIT_SPINS, WAIT_YIELDS, WAIT_MAX_PARK_NS,
-            AGENT_MAX_PARK_NS, ISSUE, EAGER_BYTES, MAX_PENDING, LOCK_COALESCE, JOB_TIMEOUT_MS, JVMS, JVMS_REUSE,
+            AGENT_MAX_PARK_NS, ISSUE, EAGER_BYTES, MAX_PENDING, LOCK_COALESCE, ACKS, JOB_TIMEOUT_MS, JVMS, JVMS_REUSE,
             LAUNCHER_HEARTBEAT_MS, LAUNCHER_SILENCE_MS,
             RANK_LOADERS, SHM_WINDOWS, CMA_MIN_BYTES, OP_SLOTS, OP_SLOTS_GETS, OP_SLOTS_WAIT_NS, SHM_DIR, TRANSPORTS,
             BIND, BIND_REPORT, COLL_SPIN_NS, COLL_ALLGATHER_SHORT, COLL_REDUCE_SCATTER_SHORT);

@@ -146,6 +146,41 @@ class PacketCountersTest {
         });
     }
 
+    /** jrma_acks=always: the three elided or piggy-backed cases above each get an ack of their own. */
+    @Test
+    @Timeout(60)
+    void acksAlwaysGivesEveryFlushAndUnlockAnAckOfItsOwn() {
+        originOnly("packet", Info.of("jrma_acks", "always"), (w, d) -> {
+            assertEquals("always", w.info().get("jrma_acks"));
+            w.lock(LockType.EXCLUSIVE, 1, 0);
+            w.put(new long[] {1}, 1, Datatype.LONG, 1, 0);
+            w.flush(1);
+            d.mark();
+            w.flush(1);
+            d.expect("empty flush", PACKETS_SENT, 1, REPLIES_RECEIVED, 1, ACKS_ELIDED, 0);
+            d.mark();
+            w.unlock(1);
+            d.expect("unlock after a flush", PACKETS_SENT, 1, REPLIES_RECEIVED, 1, ACKS_ELIDED, 0);
+            d.mark();
+            long[] g = new long[1];
+            w.lock(LockType.EXCLUSIVE, 1, 0);
+            w.get(g, 1, Datatype.LONG, 1, 0);
+            w.put(new long[] {6}, 1, Datatype.LONG, 1, 1);
+            w.unlock(1);
+            assertEquals(1L, g[0], "the GET still reads what the first epoch put");
+            d.expect("get, put, unlock: the GET stays first", PACKETS_SENT, 2, REPLIES_RECEIVED, 2,
+                    ACKS_PIGGYBACKED, 0);
+            d.mark();
+            w.lock(LockType.EXCLUSIVE, 1, 0);
+            w.put(new long[] {7}, 1, Datatype.LONG, 1, 1);
+            w.get(g, 1, Datatype.LONG, 1, 1);
+            w.unlock(1);
+            assertEquals(7L, g[0], "the GET after the put reads it");
+            d.expect("put, get, unlock: a sync packet after the GET asks for the ack", PACKETS_SENT, 3,
+                    REPLIES_RECEIVED, 2, ACKS_PIGGYBACKED, 0);
+        });
+    }
+
     @Test
     @Timeout(60)
     void emptyLockEpochSendsNothing() {
