@@ -144,6 +144,33 @@ public final class Collectives {
         }
     }
 
+    /** Reductions on shared memory this rank has made on this communicator: its scratch slot is their parity. */
+    private long sharedReductions;
+
+    /**
+     * Whether a reduction of {@code bytes} packed bytes may go through the ranks' scratch slots and a flag barrier
+     * ({@code Reductions}): every inbox mapped here, and the data fits a slot. The same answer on every rank.
+     */
+    boolean sharedReduction(long bytes) {
+        return p > 1 && bytes <= InboxLayout.SCRATCH_BYTES && m.flagBarrier();
+    }
+
+    /**
+     * Publishes this rank's contribution to its next shared reduction in its scratch slot; returns the slot. A slot
+     * is reused two reductions later, when every rank has passed the barrier of the reduction in between and so
+     * has read it.
+     */
+    int publishShared(ByteBuffer src, int bytes) {
+        int slot = (int) (sharedReductions++ & 1);
+        m.writeScratch(slot, src, bytes);
+        return slot;
+    }
+
+    /** Reads {@code rank}'s contribution from its scratch slot (after the barrier that follows its publication). */
+    void readShared(int rank, int slot, ByteBuffer dst, int bytes) {
+        m.readScratch(rank, slot, dst, bytes);
+    }
+
     /** Barriers this rank has entered on this communicator: the epoch the flags of the next one carry. */
     private long barrierEpoch;
 

@@ -18,6 +18,8 @@ package io.jrma.msg;
  *                                                              written by rank (owner - 2^r) mod P
  * rings    = align64(...)       P x S x SLOT      sender s     ring[s][i]: envelope of message i (mod S) of s
  * areas    = rings + P*S*SLOT   P x M             sender s     area[s]: payloads of s's medium messages
+ * scratch  = areas + P*M        2 x 256           owner        scratch[e mod 2]: the owner's contribution to
+ *                                                              its e-th shared-memory reduction, read by all
  * </pre>
  *
  * <h2>Envelope (one slot)</h2>
@@ -70,6 +72,9 @@ final class InboxLayout {
     private static final int BARRIER_FLAGS_AT = 16;
     final long rings;
     final long areas;
+    /** Two slots for the owner's contribution to reductions on shared memory ({@link #scratch}). */
+    static final int SCRATCH_BYTES = 256;
+    final long scratch;
     final long total;
 
     InboxLayout(int ranks, MsgConfig c) {
@@ -81,7 +86,8 @@ final class InboxLayout {
         this.wake = align64(credits + 16L * ranks);
         this.rings = wake + 64;
         this.areas = rings + (long) ranks * slots * slotBytes;
-        this.total = areas + (long) ranks * areaBytes;
+        this.scratch = areas + (long) ranks * areaBytes;
+        this.total = scratch + 2L * SCRATCH_BYTES;
     }
 
     private static long align64(long x) {
@@ -91,6 +97,11 @@ final class InboxLayout {
     /** The barrier flag of round {@code r} ({@code r < BARRIER_ROUNDS}): written by rank (owner - 2^r) mod P. */
     long barrierFlag(int r) {
         return wake + BARRIER_FLAGS_AT + 8L * r;
+    }
+
+    /** Scratch slot {@code slot} (0 or 1): written by the owner only, read by every rank after a barrier. */
+    long scratch(int slot) {
+        return scratch + (long) slot * SCRATCH_BYTES;
     }
 
     /** tail[s]: written by sender s. */

@@ -295,6 +295,17 @@ public final class Messenger implements AutoCloseable {
         return r >= 0 && flag(r) >= awaitedEpoch;
     }
 
+    /** Copies {@code bytes} of {@code src} into this rank's scratch slot {@code slot} ({@link InboxLayout#scratch}). */
+    void writeScratch(int slot, ByteBuffer src, int bytes) {
+        mem.put((int) lay.scratch(slot), src, 0, bytes);
+    }
+
+    /** Copies {@code bytes} of the scratch slot {@code slot} of {@code rank} (mapped here) into {@code dst}. */
+    void readScratch(int rank, int slot, ByteBuffer dst, int bytes) {
+        ByteBuffer from = rank == me ? mem : peerMem[rank];
+        dst.put(0, from, (int) lay.scratch(slot), bytes);
+    }
+
     /** Creates a messenger for {@code comm} with default settings. Collective over {@code comm}. */
     public static Messenger create(Comm comm) {
         return create(comm, null);

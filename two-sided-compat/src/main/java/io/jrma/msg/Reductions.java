@@ -180,7 +180,9 @@ final class Reductions {
         UserBuf.of(recvBuf, recvOffset, count, type, "allreduce receive buffer");
         ByteBuffer acc = packSend(d);
         if (p > 1 && d.n > 0) {
-            if (d.bytes() <= Collectives.ALLREDUCE_SHORT || d.n < p) {
+            if (c.sharedReduction(d.bytes())) {
+                sharedAllreduce(op, d, acc);
+            } else if (d.bytes() <= Collectives.ALLREDUCE_SHORT || d.n < p) {
                 recursiveDoubling(op, d, acc, Collectives.TAG_ALLREDUCE);
             } else {
                 long[] lo = new long[p];
@@ -197,6 +199,24 @@ final class Reductions {
             }
         }
         unpackResult(acc, 0, d.bytes(), recvBuf, recvOffset, count, type, "allreduce");
+    }
+
+    /**
+     * A small allreduce where every rank's inbox is mapped by every other (threads of a JVM, JVMs of a host): each
+     * rank publishes its contribution in its scratch slot, a barrier on shared flags, then every rank combines all
+     * contributions in rank order itself. No message; log2 p flag rounds and p small copies; and since every rank
+     * combines in the same order, every rank gets the same bits, floating point included.
+     */
+    private void sharedAllreduce(Op op, Packed d, ByteBuffer acc) {
+        int bytes = (int) d.bytes();
+        int slot = c.publishShared(acc, bytes);
+        c.barrier();
+        ByteBuffer tmp = c.scratch(1, bytes);
+        c.readShared(0, slot, acc, bytes);
+        for (int r = 1; r < p; r++) {
+            c.readShared(r, slot, tmp, bytes);
+            combine(op, d, tmp, 0, acc, 0, d.n);
+        }
     }
 
     /**
