@@ -161,14 +161,19 @@ public final class Collectives {
      * has read it.
      */
     int publishShared(ByteBuffer src, int bytes) {
-        int slot = (int) (sharedReductions++ & 1);
+        int slot = nextShared();
         m.writeScratch(slot, src, bytes);
         return slot;
     }
 
+    /** The slot of the next shared collective, for a rank that publishes nothing in it (every rank counts them). */
+    private int nextShared() {
+        return (int) (sharedReductions++ & 1);
+    }
+
     /** Reads {@code rank}'s contribution from its scratch slot (after the barrier that follows its publication). */
     void readShared(int rank, int slot, ByteBuffer dst, int bytes) {
-        m.readScratch(rank, slot, dst, bytes);
+        m.readScratch(rank, slot, dst, 0, bytes);
     }
 
     /** Barriers this rank has entered on this communicator: the epoch the flags of the next one carry. */
@@ -209,10 +214,35 @@ public final class Collectives {
         if (p == 1 || u.bytes == 0) {
             return;
         }
+        if (sharedReduction(u.bytes)) {
+            sharedBcast(u, buf, offset, count, type, root);
+            return;
+        }
         if (u.bytes >= BCAST_LONG && p > 2) {
             scatterAllgatherBcast(u, root);
         } else {
             binomialBcast(buf, offset, count, type, root);
+        }
+    }
+
+    /**
+     * A small broadcast where every inbox is mapped here: the root publishes the data in its scratch slot, a barrier
+     * on shared flags, and every other rank copies it from there. No message.
+     */
+    private void sharedBcast(UserBuf u, Object buf, long offset, long count, Datatype type, int root) {
+        ByteBuffer t = scratch(2, u.bytes);
+        int bytes = (int) u.bytes;
+        int slot;
+        if (me == root) {
+            u.packInto(t, 0);
+            slot = publishShared(t, bytes);
+        } else {
+            slot = nextShared();
+        }
+        barrier();
+        if (me != root) {
+            m.readScratch(root, slot, t, 0, bytes);
+            type.unpack(t, 0, bytes, buf, offset * type.extent(), count);
         }
     }
 
@@ -334,6 +364,14 @@ public final class Collectives {
      */
     public void allgather(Object sendBuf, long sendOffset, long sendCount, Datatype sendType,
                           Object recvBuf, long recvOffset, long recvCount, Datatype recvType) {
+        if (recvType != null && sendType != null && recvCount > 0) {
+            long block = recvCount * recvType.size();
+            if (block > 0 && sendCount * sendType.size() == block && sharedReduction(block)) {
+                sharedAllgather(sendBuf, sendOffset, sendCount, sendType, recvBuf, recvOffset, recvCount, recvType,
+                        (int) block);
+                return;
+            }
+        }
         if (p > 2 && recvType != null && sendType != null && recvCount > 0) {
             long block = recvCount * recvType.size();
             if (block > 0 && block * p <= allgatherShort && sendCount * sendType.size() == block) {
@@ -346,6 +384,24 @@ public final class Collectives {
             displs1[r] = r * recvCount;
         }
         allgatherv(sendBuf, sendOffset, sendCount, sendType, recvBuf, recvOffset, counts1, displs1, recvType);
+    }
+
+    /**
+     * A small allgather where every inbox is mapped here: each rank publishes its block (up to 256 bytes) in its
+     * scratch slot, a barrier on shared flags, and every rank copies the p blocks in rank order. No message.
+     */
+    private void sharedAllgather(Object sendBuf, long sendOffset, long sendCount, Datatype sendType,
+                                 Object recvBuf, long recvOffset, long recvCount, Datatype recvType, int block) {
+        UserBuf s = UserBuf.of(sendBuf, sendOffset, sendCount, sendType, "allgather send buffer");
+        UserBuf.of(recvBuf, recvOffset, p * recvCount, recvType, "allgather receive buffer"); // checks the bounds
+        ByteBuffer t = scratch(3, (long) p * block);
+        s.packInto(t, 0);
+        int slot = publishShared(t, block);
+        barrier();
+        for (int r = 0; r < p; r++) {
+            m.readScratch(r, slot, t, r * block, block);
+        }
+        recvType.unpack(t, 0, (long) p * block, recvBuf, recvOffset * recvType.extent(), p * recvCount);
     }
 
     /**

@@ -300,10 +300,10 @@ public final class Messenger implements AutoCloseable {
         mem.put((int) lay.scratch(slot), src, 0, bytes);
     }
 
-    /** Copies {@code bytes} of the scratch slot {@code slot} of {@code rank} (mapped here) into {@code dst}. */
-    void readScratch(int rank, int slot, ByteBuffer dst, int bytes) {
+    /** Copies {@code bytes} of the scratch slot {@code slot} of {@code rank} (mapped here) to {@code dst} at {@code at}. */
+    void readScratch(int rank, int slot, ByteBuffer dst, int at, int bytes) {
         ByteBuffer from = rank == me ? mem : peerMem[rank];
-        dst.put(0, from, (int) lay.scratch(slot), bytes);
+        dst.put(at, from, (int) lay.scratch(slot), bytes);
     }
 
     /** Creates a messenger for {@code comm} with default settings. Collective over {@code comm}. */
