@@ -1,0 +1,37 @@
+package io.jrma.transport.ucx;
+
+import io.jrma.core.runtime.Param;
+import io.jrma.core.runtime.Params;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/** Run-time parameters of the {@code ucx} transport component, each with one sentence. */
+public final class UcxParams {
+    public static final Param AUTO = new Param("jrma.ucx.auto", "false", "job",
+            "`false`: the ucx transport is opened only when `jrma.transports` names it (`tcp,ucx`, `shm,tcp,ucx`); "
+            + "`true`: also when `jrma.transports` leaves it in by default or by exclusion (every job over several "
+            + "JVMs then opens a UCX worker, and carries packets over it to the JVMs shm does not reach)");
+    public static final Param TLS = new Param("jrma.ucx.tls", "", "job",
+            "the UCX transports the worker may use, passed to UCX as its `TLS` setting (`sm,self`, `tcp,self`, "
+            + "`rc,ud,sm`); empty: the process environment's `UCX_TLS`, else UCX's own choice among all it finds");
+    public static final Param SEND_QUEUE_BYTES = new Param("jrma.ucx.sendQueueBytes", String.valueOf(64 << 20),
+            "job", "bytes of packets a JVM may have in UCX sends not yet completed before requests to other JVMs "
+            + "wait (back-pressure; replies are never held)");
+    public static final Param RDMA = new Param("jrma.ucx.rdma", "true", "job",
+            "`true`: windows whose peers the ucx transport reaches put, get and do their atomics straight on the "
+            + "target's registered memory (UCP put/get/atomics, no packet and no target CPU for the data); "
+            + "`false`: everything as packets over UCX's tagged messages");
+
+    public static final List<Param> ALL = List.of(AUTO, TLS, SEND_QUEUE_BYTES, RDMA);
+
+    private UcxParams() {
+    }
+
+    /** Whether {@code jrma.transports} names {@code ucx} (rather than leaving it in by default or exclusion). */
+    static boolean named(Map<String, String> params) {
+        String v = Params.TRANSPORTS.get(params).replace(" ", "").toLowerCase(Locale.ROOT);
+        return !v.startsWith("^") && Arrays.asList(v.split(",")).contains(UcxProvider.NAME);
+    }
+}
