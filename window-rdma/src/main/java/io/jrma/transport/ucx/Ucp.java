@@ -10,8 +10,8 @@ import java.util.Locale;
  * {@code ucp.h} they need. Handles ({@code ucp_context_h}, {@code ucp_worker_h}, {@code ucp_ep_h}, ...) and
  * request pointers are {@code long}s; out-parameters are one-element {@code long[]}s.
  *
- * <p>Loading: {@link #unavailableReason()} is null when the library loaded. Before loading it, {@code UCX_ERROR_SIGNALS}
- * is set empty in the process environment (unless already set): UCX's own handlers for SIGSEGV and SIGBUS would
+ * <p>Loading: {@link #unavailableReason()} is null when the library loaded. Before loading it,
+ * {@code UCX_ERROR_SIGNALS} is set empty in the process environment (unless already set): UCX's own handlers for SIGSEGV and SIGBUS would
  * take the signals the JVM raises on purpose (null checks, safepoints) and kill it. Also
  * {@code UCX_WARN_UNUSED_ENV_VARS=n}: a job's environment holds UCX variables meant for other tools.
  *

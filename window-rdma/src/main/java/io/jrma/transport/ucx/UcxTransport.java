@@ -8,12 +8,14 @@ import io.jrma.core.runtime.Job;
 import io.jrma.core.wire.Batch;
 import io.jrma.core.wire.PacketHeader;
 import io.jrma.core.wire.PacketType;
+import io.jrma.spi.RemoteMemory;
 import io.jrma.spi.Transport;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.Arrays;
 import java.util.Base64;
 import java.util.Iterator;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
@@ -37,7 +39,7 @@ import org.agrona.concurrent.UnsafeBuffer;
  * <p>Threads: {@link #send} from any thread; {@link #progress} and {@link #awaitInput} from the thread running the
  * progress agent; the worker serializes the calls into UCX.
  */
-public final class UcxTransport implements Transport {
+public final class UcxTransport implements Transport, RemoteMemory {
     /** The high half of every packet message's tag ("jrma"); the low half is the sender's JVM index. */
     static final long TAG_BASE = 0x6a726d61L << 32;
     static final long TAG_MASK = 0xFFFF_FFFF_0000_0000L;
@@ -55,6 +57,9 @@ public final class UcxTransport implements Transport {
     private final AtomicLong inFlightBytes = new AtomicLong();
     private final ArrayDeque<Incoming> receiving = new ArrayDeque<>();
     private volatile boolean closed;
+    private final boolean rdma;
+    /** Each thread's operand and result words for atomics (native: UCX reads and writes them). */
+    private static final ThreadLocal<Memory> ATOMIC_WORDS = ThreadLocal.withInitial(() -> new Memory(2 * Long.BYTES));
 
     final AtomicLong batchesSent = new AtomicLong();
     final AtomicLong packetsSent = new AtomicLong();
@@ -80,6 +85,7 @@ public final class UcxTransport implements Transport {
         this.epByJvm = epByJvm;
         this.waitIn = job.blockingTransport();
         this.sendQueueBytes = UcxParams.SEND_QUEUE_BYTES.getLong(job.params());
+        this.rdma = Boolean.parseBoolean(UcxParams.RDMA.getChoice(job.params(), "true", "false"));
     }
 
     /**
@@ -91,7 +97,8 @@ public final class UcxTransport implements Transport {
         int[] ranks = new int[job.size()];
         int n = 0;
         for (int j = 0; j < cards.length; j++) {
-            if (j == job.jvmIndex() || cards[j] == null || cards[j].isEmpty() || cards[j].equals(UcxProvider.NO_WORKER)) {
+            boolean none = cards[j] == null || cards[j].isEmpty() || cards[j].equals(UcxProvider.NO_WORKER);
+            if (j == job.jvmIndex() || none) {
                 continue;
             }
             eps[j] = worker.connect(Base64.getDecoder().decode(cards[j]));
@@ -301,10 +308,140 @@ public final class UcxTransport implements Transport {
     }
 
     /** Counts operations the RDMA lane did through this transport's worker. */
-    void countRdma(long bytes) {
+    private void countRdma(long bytes) {
         rdmaOps.incrementAndGet();
         rdmaBytes.addAndGet(bytes);
     }
+
+    /** This transport's memory side, unless {@link UcxParams#RDMA} turns it off. */
+    @Override
+    public RemoteMemory remoteMemory() {
+        return rdma ? this : null;
+    }
+
+    @Override
+    public Registration register(long address, long length) {
+        UcxWorker.Registration r = worker.register(address, length);
+        registrations.put(r.memh(), r);
+        return new Registration(r.memh(), r.key());
+    }
+
+    @Override
+    public void unregister(Registration registration) {
+        UcxWorker.Registration r = registrations.remove(registration.handle());
+        if (r != null && !closed) {
+            worker.unregister(r);
+        }
+    }
+
+    private final ConcurrentHashMap<Long, UcxWorker.Registration> registrations = new ConcurrentHashMap<>();
+
+    @Override
+    public long attach(int worldRank, byte[] key) {
+        long ep = endpointTo(worldRank);
+        return ep == 0 ? 0 : worker.unpack(ep, key);
+    }
+
+    @Override
+    public void detach(long handle) {
+        if (handle != 0 && !closed) {
+            worker.destroyKey(handle);
+        }
+    }
+
+    @Override
+    public void put(int worldRank, long address, long length, long remote, long handle) {
+        complete(worker.put(endpointTo(worldRank), address, length, remote, handle));
+        countRdma(length);
+    }
+
+    @Override
+    public void get(int worldRank, long address, long length, long remote, long handle) {
+        complete(worker.get(endpointTo(worldRank), address, length, remote, handle));
+        countRdma(length);
+    }
+
+    @Override
+    public long fetchAdd(int worldRank, long value, int size, long remote, long handle) {
+        return atomic(worldRank, UcxWorker.Atomic.ADD, value, 0, size, remote, handle);
+    }
+
+    @Override
+    public long swap(int worldRank, long value, int size, long remote, long handle) {
+        return atomic(worldRank, UcxWorker.Atomic.SWAP, value, 0, size, remote, handle);
+    }
+
+    @Override
+    public long compareAndSwap(int worldRank, long compare, long value, int size, long remote, long handle) {
+        return atomic(worldRank, UcxWorker.Atomic.CSWAP, compare, value, size, remote, handle);
+    }
+
+    /** One fetching atomic: operand at word 0, result (and CSWAP's new value on entry) at word 1. */
+    private long atomic(int worldRank, UcxWorker.Atomic op, long operand, long swapIn, int size, long remote,
+                        long handle) {
+        Memory words = ATOMIC_WORDS.get();
+        long at = Pointer.nativeValue(words);
+        if (size == Integer.BYTES) {
+            words.setInt(0, (int) operand);
+            words.setInt(Long.BYTES, (int) swapIn);
+        } else {
+            words.setLong(0, operand);
+            words.setLong(Long.BYTES, swapIn);
+        }
+        complete(worker.atomic(endpointTo(worldRank), op, at, size, remote, handle, at + Long.BYTES));
+        countRdma(size);
+        return size == Integer.BYTES ? words.getInt(Long.BYTES) : words.getLong(Long.BYTES);
+    }
+
+    @Override
+    public void flush(int worldRank) {
+        complete(worker.flush(endpointTo(worldRank)));
+    }
+
+    @Override
+    public void flushAll() {
+        complete(worker.flushAll());
+    }
+
+    private long endpointTo(int worldRank) {
+        long ep = worldRank >= 0 && worldRank < job.size() ? endpointToJvm(job.jvmOf(worldRank)) : 0;
+        if (ep == 0) {
+            throw new RmaException(ErrorClass.ERR_INTERN, "no UCX endpoint to world rank " + worldRank);
+        }
+        return ep;
+    }
+
+    /**
+     * Waits until {@code req} is complete: drives the worker, and after a while the whole progress agent (the target
+     * may be waiting for this JVM's packets, and a lost peer is noticed there), parking between rounds.
+     *
+     * @throws RmaException ERR_PROC_ABORTED when the job aborts meanwhile
+     */
+    private void complete(long req) {
+        int idle = 0;
+        while (!worker.done(req)) {
+            if (worker.progress() > 0) {
+                idle = 0;
+                continue;
+            }
+            if (++idle % AGENT_EVERY == 0) {
+                job.agent().tryProgress();
+                if (job.isAborted() || closed) {
+                    worker.cancel(req);
+                    job.checkAborted();
+                    throw new RmaException(ErrorClass.ERR_PROC_ABORTED, "the ucx transport of this JVM is closed");
+                }
+            }
+            if (idle > SPINS_BEFORE_PARK) {
+                LockSupport.parkNanos(WAIT_PARK_NS);
+            }
+        }
+    }
+
+    /** Idle rounds of {@link #complete} between turns of the whole progress agent. */
+    private static final int AGENT_EVERY = 64;
+    private static final int SPINS_BEFORE_PARK = 4096;
+    private static final long WAIT_PARK_NS = 10_000;
 
     /** Batches sent through UCX so far. */
     public long batchesSent() {
@@ -328,16 +465,15 @@ public final class UcxTransport implements Transport {
                 + " rejected=" + rejected + " rdma_ops=" + rdmaOps + " rdma_bytes=" + rdmaBytes;
     }
 
-    /** Flushes what this JVM sent (up to {@code timeoutMs}), then closes the endpoints and the worker. */
+    /**
+     * Closes the endpoints and the worker at once. Nothing needs flushing: the job ends after every epoch completed,
+     * so what this JVM sent was acknowledged (packets) or flushed (the RDMA lane); a flush here would wait for peers
+     * that may have closed their workers already.
+     */
     @Override
     public void close(long timeoutMs) {
         if (closed) {
             return;
-        }
-        try {
-            worker.await(worker.flushAll(), Math.max(1, timeoutMs) * 1_000_000L);
-        } catch (RuntimeException e) {
-            // a peer already gone: closing anyway
         }
         closed = true;
         for (Outgoing o : sending) {

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.sun.jna.Memory;
 import com.sun.jna.Pointer;
 import java.io.BufferedReader;
+import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.OutputStreamWriter;
 import java.io.Writer;
@@ -13,6 +14,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -35,7 +37,8 @@ class UcxAcrossJvmsTest {
         Process child = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
         try (UcxWorker w = UcxWorker.open(tls); Memory local = new Memory(UcxPeerMain.DATA);
              Memory op = new Memory(16); Memory reply = new Memory(16)) {
-            BufferedReader out = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8));
+            BufferedReader out = new BufferedReader(
+                    new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8));
             String line = out.readLine();
             assertTrue(line != null && line.startsWith("PEER "), "the child's first line: " + line);
             String[] f = line.split(" ");
@@ -72,7 +75,19 @@ class UcxAcrossJvmsTest {
             w.await(w.receive(m, Pointer.nativeValue(reply), 16), t);
             assertEquals(42, reply.getLong(0), "the child's window holds both adds");
             assertEquals(sum, reply.getLong(8), "the child's window holds the put's bytes");
-            assertEquals("DONE", out.readLine());
+            // the child flushes its endpoint before it ends, which over TCP needs this side's progress
+            CompletableFuture<String> last = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return out.readLine();
+                } catch (IOException e) {
+                    return e.toString();
+                }
+            });
+            while (!last.isDone()) {
+                w.progress();
+                assertTrue(System.nanoTime() < deadline + t, "the child did not end");
+            }
+            assertEquals("DONE", last.join());
             assertTrue(child.waitFor(30, TimeUnit.SECONDS), "the child ends");
             assertEquals(0, child.exitValue());
         } finally {

@@ -1,0 +1,118 @@
+package io.jrma.sync.conformance;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.jrma.Datatype;
+import io.jrma.LockType;
+import io.jrma.Op;
+import io.jrma.Win;
+import io.jrma.WinCounters.Counter;
+import io.jrma.core.runtime.CommCore;
+import io.jrma.core.runtime.Job;
+import io.jrma.transport.ucx.UcxTransport;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * The suite's UCX run (jrma.transports=tcp,ucx): puts and gets to ranks of the other JVM take the RDMA lane, straight
+ * into the target's registered window memory, in every kind of epoch; their bytes do not travel as packets (the ucx
+ * transport's packet bytes stay far below them) and the window counts them as RDMA_OPS; accumulates stay on the
+ * packets and stay atomic.
+ */
+class RdmaLaneTest {
+    static final int LONGS = 8192;
+    static final int ADDS = 10;
+
+    @ParameterizedTest(name = "[{index}] path={0} n={1}")
+    @MethodSource("io.jrma.sync.conformance.Ranks#pathsAndSmallSizes")
+    @Timeout(90)
+    void putAndGetToAnotherJvmGoStraightToItsMemory(String path, int n) {
+        assumeTrue(Ranks.UCX && Ranks.JVMS > 1, "the suite's UCX run only");
+        Ranks.run(path, n, world -> {
+            Job job = ((CommCore) world).job();
+            Win w = Win.allocate(world, 2L * LONGS * Long.BYTES, Long.BYTES, null);
+            int me = world.rank();
+            int remote = -1;
+            for (int r = 0; r < world.size(); r++) {
+                if (!job.isLocal(r) && (remote < 0 || r == (me + 1) % world.size())) {
+                    remote = r;
+                }
+            }
+            UcxTransport ucx = (UcxTransport) job.transportFor(remote);
+            long packetBytesBefore = bytesSent(ucx);
+            long[] mine = new long[LONGS];
+            for (int i = 0; i < LONGS; i++) {
+                mine[i] = (long) me << 32 | i;
+            }
+            // passive target: a put from a heap array, then a get into a direct buffer
+            w.lock(LockType.EXCLUSIVE, remote, 0);
+            w.put(mine, LONGS, Datatype.LONG, remote, 0);
+            w.unlock(remote);
+            world.barrier();
+            // fence: every rank puts into the second half of its successor in the other JVM
+            w.fence(0);
+            w.put(mine, LONGS, Datatype.LONG, remote, LONGS);
+            w.fence(0);
+            ByteBuffer got = ByteBuffer.allocateDirect(LONGS * Long.BYTES).order(ByteOrder.LITTLE_ENDIAN);
+            long[] back = new long[LONGS];
+            for (long disp : new long[] {0, LONGS}) {
+                w.lock(LockType.SHARED, remote, 0);
+                w.get(got, LONGS, Datatype.LONG, remote, disp);
+                w.flush(remote);
+                got.clear();
+                got.asLongBuffer().get(back);
+                w.unlock(remote);
+                // each writer wrote its own pattern whole (an exclusive lock, or a fence epoch: one writer per half)
+                long writer = back[0] >>> 32;
+                for (int i = 0; i < LONGS; i++) {
+                    assertEquals(writer << 32 | i, back[i], "element " + i + " at disp " + disp + " of rank " + remote);
+                }
+            }
+            world.barrier();
+            long rdmaOps = w.counters().get(Counter.RDMA_OPS);
+            long rdmaBytes = w.counters().get(Counter.RDMA_BYTES);
+            assertTrue(rdmaOps >= 4, "puts and gets took the RDMA lane: " + w.counters());
+            assertTrue(rdmaBytes >= 4L * LONGS * Long.BYTES, "their bytes went by RDMA: " + w.counters());
+            long packetBytes = bytesSent(ucx) - packetBytesBefore;
+            assertTrue(packetBytes < LONGS * Long.BYTES / 2, "the data did not travel as packets (" + packetBytes
+                    + " packet bytes sent; " + ucx.counters() + ")");
+            System.out.println("rank " + me + ": " + w.counters() + "; ucx " + ucx.counters());
+
+            w.free();
+
+            // accumulates stay on the packets and atomic; a get after them (RDMA) sees every one
+            Win c = Win.allocate(world, Long.BYTES, Long.BYTES, null);
+            long[] one = {1};
+            for (int r = 0; r < world.size(); r++) {
+                c.lock(LockType.SHARED, r, 0);
+                for (int k = 0; k < ADDS; k++) {
+                    c.accumulate(one, 1, Datatype.LONG, r, 0, Op.SUM);
+                }
+                c.unlock(r);
+            }
+            world.barrier();
+            long[] sum = new long[1];
+            c.lock(LockType.SHARED, remote, 0);
+            c.get(sum, 1, Datatype.LONG, remote, 0);
+            c.unlock(remote);
+            assertEquals((long) ADDS * world.size(), sum[0], "every accumulate at rank " + remote);
+            assertTrue(c.counters().get(Counter.RDMA_OPS) >= 1, "the get took the RDMA lane: " + c.counters());
+            world.barrier();
+            c.free();
+        });
+    }
+
+    private static long bytesSent(UcxTransport ucx) {
+        for (String kv : ucx.counters().split(" ")) {
+            if (kv.startsWith("bytes_sent=")) {
+                return Long.parseLong(kv.substring("bytes_sent=".length()));
+            }
+        }
+        throw new AssertionError("no bytes_sent in " + ucx.counters());
+    }
+}
