@@ -20,9 +20,9 @@ public final class UcxParams {
             "job", "bytes of packets a JVM may have in UCX sends not yet completed before requests to other JVMs "
             + "wait (back-pressure; replies are never held)");
     public static final Param RDMA = new Param("jrma.ucx.rdma", "true", "job",
-            "`true`: windows whose peers the ucx transport reaches put, get and do their atomics straight on the "
-            + "target's registered memory (UCP put/get/atomics, no packet and no target CPU for the data); "
-            + "`false`: everything as packets over UCX's tagged messages");
+            "`true`: allocate and create windows put and get straight on the registered memory of the peers the "
+            + "ucx transport reaches (UCP put/get: no packet, and no target CPU where UCX has RDMA hardware); "
+            + "accumulates stay packets; `false`: everything as packets over UCX's tagged messages");
 
     public static final List<Param> ALL = List.of(AUTO, TLS, SEND_QUEUE_BYTES, RDMA);
 

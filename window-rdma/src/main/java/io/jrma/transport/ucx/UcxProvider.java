@@ -50,7 +50,7 @@ public final class UcxProvider implements TransportProvider {
         return TransportQuery.priority(PRIORITY, "UCX " + UcxWorker.version() + " (UCX_TLS="
                 + (tls.isEmpty() ? "UCX's choice" : tls) + "): packets as tagged messages to every JVM shm does not"
                 + " reach" + (Boolean.parseBoolean(UcxParams.RDMA.get(layout.params()))
-                ? "; window puts, gets and atomics on their registered memory" : ""));
+                ? "; window puts and gets straight on the targets' registered memory" : ""));
     }
 
     @Override
