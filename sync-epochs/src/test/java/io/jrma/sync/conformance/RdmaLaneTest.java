@@ -107,6 +107,54 @@ class RdmaLaneTest {
         });
     }
 
+    /**
+     * A target computing without calling the library is served while it computes: its idle progress thread sleeps in
+     * the TCP selector with UCX's event descriptor armed, woken by the doorbell thread on a UCX event, or by the
+     * selector's timeout (UCX's shared-memory transport did not signal the descriptor across JVMs here: doorbells=0
+     * with sm, a few with tcp; so only the outcome is asserted, and the counters are printed).
+     */
+    @ParameterizedTest(name = "[{index}] path={0}")
+    @MethodSource("io.jrma.sync.conformance.Ranks#paths")
+    @Timeout(60)
+    void aComputingTargetServesPassiveEpochsOverUcx(String path) {
+        assumeTrue(Ranks.UCX && Ranks.JVMS > 1, "the suite's UCX run only");
+        Ranks.run(path, 2, world -> {
+            Job job = ((CommCore) world).job();
+            Win w = Win.allocate(world, Long.BYTES, Long.BYTES, null);
+            UcxTransport ucx = (UcxTransport) job.transportFor(1 - world.rank());
+            world.barrier();
+            long[] sum = new long[1];
+            if (world.rank() == 1) {
+                long end = System.nanoTime() + COMPUTE_NS;
+                long x = 1;
+                while (System.nanoTime() < end) { // compute, no jrma calls
+                    x = x * 6364136223846793005L + 1442695040888963407L;
+                }
+                sum[0] = x;
+            } else {
+                long t0 = System.nanoTime();
+                for (int i = 0; i < EPOCHS; i++) {
+                    w.lock(LockType.EXCLUSIVE, 1, 0);
+                    w.fetchAndAddLong(1, 0, 1);
+                    w.unlock(1);
+                }
+                System.out.println("lock/fetch_and_op/unlock to a computing target over UCX: "
+                        + (System.nanoTime() - t0) / EPOCHS / 1000 + " us per epoch (noisy)");
+            }
+            world.barrier();
+            if (world.rank() == 1) {
+                assertTrue(sum[0] != 0, "computed");
+                assertEquals(EPOCHS, w.buffer().getLong(0), "every fetch_and_op applied");
+                System.out.println("target: " + ucx.counters());
+            }
+            world.barrier();
+            w.free();
+        });
+    }
+
+    static final long COMPUTE_NS = 500_000_000L;
+    static final int EPOCHS = 20;
+
     private static long bytesSent(UcxTransport ucx) {
         for (String kv : ucx.counters().split(" ")) {
             if (kv.startsWith("bytes_sent=")) {

@@ -19,6 +19,28 @@ final class Env {
         static native int setenv(String name, String value, int overwrite);
 
         static native String getenv(String name);
+
+        static native int poll(long fds, long count, int timeoutMs);
+    }
+
+    /** {@code struct pollfd}: int fd, short events, short revents. */
+    private static final int POLLFD_BYTES = 8;
+    private static final int POLLFD_EVENTS = 4;
+    private static final int POLLFD_REVENTS = 6;
+    private static final short POLLIN = 1;
+
+    /**
+     * Waits up to {@code timeoutMs} until {@code fd} is readable ({@code poll}); true when it is. A failed call
+     * (interrupted) counts as not readable.
+     */
+    static boolean readable(int fd, int timeoutMs) {
+        try (com.sun.jna.Memory p = new com.sun.jna.Memory(POLLFD_BYTES)) {
+            p.setInt(0, fd);
+            p.setShort(POLLFD_EVENTS, POLLIN);
+            p.setShort(POLLFD_REVENTS, (short) 0);
+            int n = C.poll(com.sun.jna.Pointer.nativeValue(p), 1, timeoutMs);
+            return n > 0 && (p.getShort(POLLFD_REVENTS) & POLLIN) != 0;
+        }
     }
 
     /** Sets {@code name} to {@code value} unless the environment already has it. */

@@ -11,8 +11,8 @@ import java.util.Locale;
  * request pointers are {@code long}s; out-parameters are one-element {@code long[]}s.
  *
  * <p>Loading: {@link #unavailableReason()} is null when the library loaded. Before loading it,
- * {@code UCX_ERROR_SIGNALS} is set empty in the process environment (unless already set): UCX's own handlers for SIGSEGV and SIGBUS would
- * take the signals the JVM raises on purpose (null checks, safepoints) and kill it. Also
+ * {@code UCX_ERROR_SIGNALS} is set empty in the process environment (unless already set): UCX's own handlers for
+ * SIGSEGV and SIGBUS would take the signals the JVM raises on purpose (null checks, safepoints) and kill it. Also
  * {@code UCX_WARN_UNUSED_ENV_VARS=n}: a job's environment holds UCX variables meant for other tools.
  *
  * <p>Every call is thread-safe as UCX's are with {@code UCS_THREAD_MODE_SERIALIZED}: callers serialize the calls on

@@ -58,7 +58,7 @@ public final class UcxProvider implements TransportProvider {
         UcxWorker worker;
         String failed;
         try {
-            worker = UcxWorker.open(UcxParams.TLS.get(job.params()));
+            worker = UcxWorker.open(UcxParams.TLS.get(job.params()), true);
             failed = null;
         } catch (RuntimeException e) {
             worker = null;

@@ -29,9 +29,10 @@ import org.agrona.concurrent.UnsafeBuffer;
  * sent, as the contract asks. A batch is copied into a native buffer when it is sent, so it is consumed (locally
  * complete) at once.
  *
- * <p>Waiting: the idle progress thread sleeps in the TCP selector ({@link #awaitInput}); a tagged message arriving
- * then is seen when the selector's timeout ({@code jrma.agent.maxParkNs}, at least a millisecond) ends, unless
- * something on TCP wakes it earlier. Ranks waiting in the library drive progress themselves and see it at once.
+ * <p>Waiting: the idle progress thread sleeps in the TCP selector ({@link #awaitInput}) after it armed the worker's
+ * event descriptor ({@code ucp_worker_arm}); a doorbell thread polls that descriptor while it is armed and wakes the
+ * selector when UCX has an event (a message, a completion), so a packet arriving over UCX wakes an idle target at
+ * once, as one arriving over TCP does. Ranks waiting in the library drive progress themselves.
  *
  * <p>Back-pressure: requests wait ({@link #send} returns false) while more than {@link UcxParams#SEND_QUEUE_BYTES}
  * of sends are incomplete; UCX buffers what the receiver has not yet probed.
@@ -69,6 +70,10 @@ public final class UcxTransport implements Transport, RemoteMemory {
     final AtomicLong bytesReceived = new AtomicLong();
     final AtomicLong rejected = new AtomicLong();
     final AtomicLong rdmaOps = new AtomicLong();
+    final AtomicLong doorbells = new AtomicLong();
+    /** Sleeps of the progress thread with the event descriptor armed, and attempts UCX found events pending for. */
+    final AtomicLong sleeps = new AtomicLong();
+    final AtomicLong armBusy = new AtomicLong();
     final AtomicLong rdmaBytes = new AtomicLong();
 
     /** A send not yet complete: its request and the native copy it reads. */
@@ -86,6 +91,34 @@ public final class UcxTransport implements Transport, RemoteMemory {
         this.waitIn = job.blockingTransport();
         this.sendQueueBytes = UcxParams.SEND_QUEUE_BYTES.getLong(job.params());
         this.rdma = Boolean.parseBoolean(UcxParams.RDMA.getChoice(job.params(), "true", "false"));
+        this.eventFd = worker.eventFd();
+        this.doorbell = new Thread(this::ringDoorbell, "jrma-ucx-doorbell");
+        doorbell.setDaemon(true);
+        doorbell.start();
+    }
+
+    /** The worker's event descriptor ({@link UcxWorker#eventFd}). */
+    private final int eventFd;
+    /** Polls {@link #eventFd} while the progress thread sleeps with it armed, and wakes it. */
+    private final Thread doorbell;
+    /** Set by the progress thread once it armed the descriptor and is about to sleep; cleared by either thread. */
+    private volatile boolean armed;
+    /** How long one poll of the descriptor lasts at most (the doorbell thread then looks whether it must stop). */
+    private static final int DOORBELL_POLL_MS = 100;
+
+    /** The doorbell thread: while armed, waits for the descriptor and wakes the sleeping progress thread. */
+    private void ringDoorbell() {
+        while (!closed) {
+            if (!armed) {
+                LockSupport.park(this);
+                continue;
+            }
+            if (Env.readable(eventFd, DOORBELL_POLL_MS) && armed) {
+                armed = false;
+                doorbells.incrementAndGet();
+                wakeup();
+            }
+        }
     }
 
     /**
@@ -287,7 +320,10 @@ public final class UcxTransport implements Transport, RemoteMemory {
         return waitIn != null && waitIn.canAwaitInput();
     }
 
-    /** Sleeps in the TCP selector, or naps while receives or sends are incomplete (UCX finishes them unasked). */
+    /**
+     * Sleeps in the TCP selector with the worker's event descriptor armed (the doorbell thread wakes the selector on a
+     * UCX event); returns at once when UCX has events pending; naps while receives or sends are incomplete.
+     */
     @Override
     public void awaitInput(long timeoutNs) {
         if (closed) {
@@ -297,7 +333,18 @@ public final class UcxTransport implements Transport, RemoteMemory {
             LockSupport.parkNanos(Math.min(timeoutNs, NAP_NS));
             return;
         }
-        waitIn.awaitInput(timeoutNs);
+        if (!worker.arm()) {
+            armBusy.incrementAndGet();
+            return; // events pending: the next duty cycle takes them
+        }
+        sleeps.incrementAndGet();
+        armed = true;
+        LockSupport.unpark(doorbell);
+        try {
+            waitIn.awaitInput(timeoutNs);
+        } finally {
+            armed = false;
+        }
     }
 
     @Override
@@ -453,6 +500,11 @@ public final class UcxTransport implements Transport, RemoteMemory {
         return batchesReceived.get();
     }
 
+    /** Times the doorbell thread woke the sleeping progress thread for a UCX event so far. */
+    public long doorbells() {
+        return doorbells.get();
+    }
+
     /** Operations done on peers' registered memory (put, get, atomics) so far. */
     public long rdmaOps() {
         return rdmaOps.get();
@@ -462,7 +514,8 @@ public final class UcxTransport implements Transport, RemoteMemory {
     public String counters() {
         return "batches_sent=" + batchesSent + " packets_sent=" + packetsSent + " bytes_sent=" + bytesSent
                 + " refused=" + refused + " batches_received=" + batchesReceived + " bytes_received=" + bytesReceived
-                + " rejected=" + rejected + " rdma_ops=" + rdmaOps + " rdma_bytes=" + rdmaBytes;
+                + " rejected=" + rejected + " rdma_ops=" + rdmaOps + " rdma_bytes=" + rdmaBytes
+                + " sleeps=" + sleeps + " arm_busy=" + armBusy + " doorbells=" + doorbells;
     }
 
     /**
@@ -476,6 +529,7 @@ public final class UcxTransport implements Transport, RemoteMemory {
             return;
         }
         closed = true;
+        LockSupport.unpark(doorbell);
         for (Outgoing o : sending) {
             worker.cancel(o.request());
         }

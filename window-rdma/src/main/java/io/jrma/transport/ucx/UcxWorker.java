@@ -69,6 +69,15 @@ public final class UcxWorker implements AutoCloseable {
      *                      fails to initialize
      */
     public static UcxWorker open(String tls) {
+        return open(tls, false);
+    }
+
+    /**
+     * Opens a context and a worker, with UCP's wake-up support when {@code wakeup} ({@link #eventFd}, {@link #arm}).
+     *
+     * @see #open(String)
+     */
+    public static UcxWorker open(String tls, boolean wakeup) {
         String why = Ucp.unavailableReason();
         if (why != null) {
             throw new RmaException(ErrorClass.ERR_UNSUPPORTED_OPERATION, why);
@@ -83,7 +92,7 @@ public final class UcxWorker implements AutoCloseable {
             }
             p.clear();
             p.setLong(Ucp.PARAMS_FIELD_MASK, Ucp.UCP_PARAM_FIELD_FEATURES);
-            p.setLong(Ucp.PARAMS_FEATURES, FEATURES);
+            p.setLong(Ucp.PARAMS_FEATURES, FEATURES | (wakeup ? Ucp.UCP_FEATURE_WAKEUP : 0));
             check(Ucp.ucp_init_version(Ucp.API_MAJOR, Ucp.API_MINOR, Pointer.nativeValue(p), config, h),
                     "ucp_init (UCX_TLS=" + tls + ")");
             context = h[0];
@@ -133,6 +142,33 @@ public final class UcxWorker implements AutoCloseable {
             endpoints.add(out[0]);
             return out[0];
         }
+    }
+
+    /**
+     * The worker's event file descriptor (opened with wake-up support): readable after {@link #arm} when an event
+     * arrives. It stays the worker's; the caller only polls it.
+     */
+    public synchronized int eventFd() {
+        checkOpen();
+        int[] fd = new int[1];
+        check(Ucp.ucp_worker_get_efd(worker, fd), "ucp_worker_get_efd");
+        return fd[0];
+    }
+
+    /**
+     * Arms the event file descriptor for the next event; false when events are already pending (drive
+     * {@link #progress} instead of waiting).
+     */
+    public synchronized boolean arm() {
+        if (closed) {
+            return false;
+        }
+        int s = Ucp.ucp_worker_arm(worker);
+        if (s == Ucp.UCS_ERR_BUSY) {
+            return false;
+        }
+        check(s, "ucp_worker_arm");
+        return true;
     }
 
     /** Drives the worker once; returns how many events it handled (0 = idle). Never blocks. */

@@ -34,7 +34,8 @@ class UcxProviderTest {
         assertTrue(byDefault.reason().contains(UcxParams.AUTO.name()), byDefault.reason());
         TransportQuery excluded = ucx.query(new JobLayout(4, 2, Map.of("jrma.transports", "^shm")));
         assertFalse(excluded.available(), "left in by an exclusion is not named");
-        TransportQuery auto = ucx.query(new JobLayout(4, 2, Map.of("jrma.transports", "^shm", "jrma.ucx.auto", "true")));
+        TransportQuery auto = ucx.query(new JobLayout(4, 2,
+                Map.of("jrma.transports", "^shm", "jrma.ucx.auto", "true")));
         assertTrue(auto.available(), auto.reason());
     }
 

@@ -141,6 +141,40 @@ class UcxWorkerTest {
         }
     }
 
+    @ParameterizedTest
+    @ValueSource(strings = {UcxTls.SM, UcxTls.TCP})
+    @Timeout(60)
+    void anArmedWorkersEventDescriptorSignalsAnArrivingMessage(String tls) {
+        assumeUcx();
+        try (UcxWorker a = UcxWorker.open(tls, true); UcxWorker b = UcxWorker.open(tls, true);
+             Memory m = new Memory(8)) {
+            long ep = a.connect(b.address());
+            m.setLong(0, 42);
+            both(a, b, a.send(ep, Pointer.nativeValue(m), 8, 0x11_0000_0000L)); // the endpoints are wired up now
+            long msg = 0;
+            while (msg == 0) {
+                b.progress();
+                msg = b.probe(0x11_0000_0000L, 0xFF_0000_0000L);
+            }
+            both(a, b, b.receive(msg, Pointer.nativeValue(m), 8));
+            int fd = b.eventFd();
+            while (!b.arm()) {
+                b.progress();
+            }
+            assertEquals(false, Env.readable(fd, 50), "nothing arrived: the descriptor stays quiet");
+            long req = a.send(ep, Pointer.nativeValue(m), 8, 0x11_0000_0001L);
+            long deadline = System.nanoTime() + TIMEOUT_NS;
+            boolean woke = false;
+            while (!woke && System.nanoTime() < deadline) {
+                a.progress();
+                woke = Env.readable(fd, 10);
+            }
+            assertEquals(true, woke, "the message made the armed descriptor readable (" + tls + ")");
+            both(a, b, req);
+            a.closeEndpoint(ep);
+        }
+    }
+
     /** Drives both workers until {@code req} (of either) completes. */
     static void both(UcxWorker a, UcxWorker b, long req) {
         long deadline = System.nanoTime() + TIMEOUT_NS;
