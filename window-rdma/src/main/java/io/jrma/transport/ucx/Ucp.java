@@ -22,6 +22,11 @@ final class Ucp {
     /** The shared objects: Debian's runtime package has only the versioned names. */
     static final String LIB_UCP = "libucp.so.0";
     static final String LIB_UCS = "libucs.so.0";
+    /**
+     * The system property naming libucp's file instead ({@code /opt/ucx/lib/libucp.so.0} for a UCX built from source);
+     * libucs is then taken from the same directory. Read once, when UCX is first used in the JVM.
+     */
+    static final String LIBRARY_PROPERTY = "jrma.ucx.library";
 
     // ucs_status_t
     static final int UCS_OK = 0;
@@ -98,16 +103,29 @@ final class Ucp {
             try {
                 Env.defaultTo("UCX_ERROR_SIGNALS", "");
                 Env.defaultTo("UCX_WARN_UNUSED_ENV_VARS", "n");
-                Native.register(Ucp.class, NativeLibrary.getInstance(LIB_UCP));
-                Native.register(Ucs.class, NativeLibrary.getInstance(LIB_UCS));
+                String ucp = System.getProperty(LIBRARY_PROPERTY, LIB_UCP);
+                int slash = ucp.lastIndexOf('/');
+                String ucs = slash < 0 ? LIB_UCS : ucp.substring(0, slash + 1) + LIB_UCS;
+                Native.register(Ucp.class, NativeLibrary.getInstance(ucp));
+                Native.register(Ucs.class, NativeLibrary.getInstance(ucs));
             } catch (Throwable e) { // UnsatisfiedLinkError, or JNA refused by the JVM's native-access policy
-                why = "cannot load " + LIB_UCP + " (Debian/Ubuntu package libucx0): " + e.getMessage();
+                why = "cannot load " + System.getProperty(LIBRARY_PROPERTY, LIB_UCP)
+                        + " (Debian/Ubuntu package libucx0; or -D" + LIBRARY_PROPERTY + "=the file of libucp): "
+                        + firstLine(e.getMessage());
             }
         }
         REASON = why;
     }
 
     private Ucp() {
+    }
+
+    private static String firstLine(String s) {
+        if (s == null) {
+            return "";
+        }
+        int nl = s.indexOf('\n');
+        return nl < 0 ? s : s.substring(0, nl);
     }
 
     /** Why UCX cannot be used in this JVM, or null when libucp loaded. */
