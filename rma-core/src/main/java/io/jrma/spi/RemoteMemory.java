@@ -15,6 +15,14 @@ package io.jrma.spi;
  * the transport's reason when the operation fails. Threads: any.
  */
 public interface RemoteMemory {
+    /**
+     * The smallest put or get worth doing through this interface: smaller ones are cheaper as packets, which the
+     * window engine queues and sends in batches, while each operation here waits for its own completion.
+     */
+    default long minBytes() {
+        return 0;
+    }
+
     /** Registers {@code length} bytes at {@code address} of this process for peers' access; returns its key. */
     Registration register(long address, long length);
 

@@ -21,7 +21,9 @@ import org.agrona.BufferUtil;
  * transport has a memory side and accepted the key. Dynamic and shared windows do not take it (dynamic: regions are
  * attached later; shared: every peer is direct).
  *
- * <p>What takes the lane: put and get whose target bytes are contiguous. Everything of the accumulate family
+ * <p>What takes the lane: put and get whose target bytes are contiguous, from the transport's
+ * {@link RemoteMemory#minBytes} up (smaller ones are cheaper as packets, queued and sent in batches, since each lane
+ * operation waits for its own completion). Everything of the accumulate family
  * (accumulate, get_accumulate, fetch_and_op, compare_and_swap) stays on the packets for every peer, so that the
  * accumulates to one target are applied by one agent and stay atomic with each other per element, as MPI requires
  * (remote atomics of the transport would not be atomic with the target's own application of accumulate packets);
@@ -48,6 +50,8 @@ final class RdmaLane {
     private final long[] bases;
     private final int[] worldRanks;
     private final int[] lanePeers;
+    /** Per window rank: the smallest put or get the lane takes ({@link RemoteMemory#minBytes}). */
+    private final long[] minBytes;
 
     private RdmaLane(WindowImpl w, RemoteMemory[] memory, long[] handles, long[] bases, int[] worldRanks) {
         this.w = w;
@@ -55,6 +59,10 @@ final class RdmaLane {
         this.handles = handles;
         this.bases = bases;
         this.worldRanks = worldRanks;
+        this.minBytes = new long[memory.length];
+        for (int t = 0; t < memory.length; t++) {
+            minBytes[t] = memory[t] == null ? Long.MAX_VALUE : Math.max(1, memory[t].minBytes());
+        }
         int k = 0;
         int[] ts = new int[memory.length];
         for (int t = 0; t < memory.length; t++) {
@@ -132,7 +140,8 @@ final class RdmaLane {
     boolean issue(OpArgs a) {
         RemoteMemory m = memory[a.target];
         boolean put = a.kind == OpArgs.PUT;
-        if (m == null || !put && a.kind != OpArgs.GET || a.bytes == 0 || !a.targetLayout.isContiguous()) {
+        if (m == null || !put && a.kind != OpArgs.GET || a.bytes == 0 || a.bytes < minBytes[a.target]
+                || !a.targetLayout.isContiguous()) {
             return false;
         }
         long lo = a.targetOffset + a.targetLayout.dataLow(a.targetCount);

@@ -1,10 +1,13 @@
 package io.jrma.sync.conformance;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.jrma.Datatype;
+import io.jrma.ErrorClass;
+import io.jrma.Jrma;
 import io.jrma.LockType;
 import io.jrma.Op;
 import io.jrma.Win;
@@ -14,6 +17,8 @@ import io.jrma.core.runtime.Job;
 import io.jrma.transport.ucx.UcxTransport;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -27,6 +32,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 class RdmaLaneTest {
     static final int LONGS = 8192;
     static final int ADDS = 10;
+    /** Elements of the accumulate window: 4 KiB, the ucx transport's default smallest lane operation. */
+    static final int SUMS = 512;
 
     @ParameterizedTest(name = "[{index}] path={0} n={1}")
     @MethodSource("io.jrma.sync.conformance.Ranks#pathsAndSmallSizes")
@@ -85,22 +92,24 @@ class RdmaLaneTest {
 
             w.free();
 
-            // accumulates stay on the packets and atomic; a get after them (RDMA) sees every one
-            Win c = Win.allocate(world, Long.BYTES, Long.BYTES, null);
+            // accumulates stay on the packets and atomic; a get after them (RDMA: 4 KiB) sees every one
+            Win c = Win.allocate(world, (long) SUMS * Long.BYTES, Long.BYTES, null);
             long[] one = {1};
             for (int r = 0; r < world.size(); r++) {
                 c.lock(LockType.SHARED, r, 0);
                 for (int k = 0; k < ADDS; k++) {
-                    c.accumulate(one, 1, Datatype.LONG, r, 0, Op.SUM);
+                    c.accumulate(one, 1, Datatype.LONG, r, k % SUMS, Op.SUM);
                 }
                 c.unlock(r);
             }
             world.barrier();
-            long[] sum = new long[1];
+            long[] sums = new long[SUMS];
             c.lock(LockType.SHARED, remote, 0);
-            c.get(sum, 1, Datatype.LONG, remote, 0);
+            c.get(sums, SUMS, Datatype.LONG, remote, 0);
             c.unlock(remote);
-            assertEquals((long) ADDS * world.size(), sum[0], "every accumulate at rank " + remote);
+            for (int k = 0; k < SUMS; k++) {
+                assertEquals(k < ADDS ? world.size() : 0, sums[k], "element " + k + " at rank " + remote);
+            }
             assertTrue(c.counters().get(Counter.RDMA_OPS) >= 1, "the get took the RDMA lane: " + c.counters());
             world.barrier();
             c.free();
@@ -152,6 +161,41 @@ class RdmaLaneTest {
         });
     }
 
+    /**
+     * The target's JVM dies (halted) while the origin does RDMA puts and gets to it in lock epochs: the job fails
+     * within seconds with ERR_PROC_ABORTED naming the dead JVM (its exit, or the lost TCP connection, whichever the
+     * launcher hears first; a lane operation waiting on UCX sees the abort), never a hang or a crash of the origin's
+     * JVM. (The ranks run in child JVMs: what they caught is only seen in the job's failure.)
+     */
+    @Test
+    @Timeout(90)
+    void aTargetJvmKilledMidEpochFailsTheJobFast() {
+        assumeTrue(Ranks.UCX && Ranks.JVMS > 1 && Ranks.UCX_MISSING == null, "the suite's UCX run only");
+        long t0 = System.nanoTime();
+        Jrma.JobFailedException e = assertThrows(Jrma.JobFailedException.class, () ->
+                Jrma.job(2).param("jrma.path", "packet").timeout(Duration.ofSeconds(60)).run(world -> {
+                    Win w = Win.allocate(world, 1 << 16, 8, null);
+                    world.barrier();
+                    if (world.rank() == 1) {
+                        Thread.sleep(300); // the origin is in its loop by now
+                        Runtime.getRuntime().halt(HALT_STATUS);
+                    }
+                    ByteBuffer b = ByteBuffer.allocateDirect(1 << 13);
+                    while (true) {
+                        w.lock(LockType.SHARED, 1, 0);
+                        w.put(b, 1 << 10, Datatype.LONG, 1, 0);
+                        w.get(b, 1 << 10, Datatype.LONG, 1, 0);
+                        w.unlock(1);
+                    }
+                }));
+        long ms = (System.nanoTime() - t0) / 1_000_000;
+        assertTrue(ms < DEATH_NOTICED_MS, "the job ends within seconds, took " + ms + " ms: " + e.getMessage());
+        assertTrue(e.getMessage().contains("JVM 1"), e.getMessage());
+        assertTrue(e.getMessage().contains(ErrorClass.ERR_PROC_ABORTED.name()), e.getMessage());
+    }
+
+    static final int HALT_STATUS = 7;
+    static final long DEATH_NOTICED_MS = 30_000;
     static final long COMPUTE_NS = 500_000_000L;
     static final int EPOCHS = 20;
 

@@ -24,7 +24,12 @@ public final class UcxParams {
             + "ucx transport reaches (UCP put/get: no packet, and no target CPU where UCX has RDMA hardware); "
             + "accumulates stay packets; `false`: everything as packets over UCX's tagged messages");
 
-    public static final List<Param> ALL = List.of(AUTO, TLS, SEND_QUEUE_BYTES, RDMA);
+    public static final Param RDMA_MIN_BYTES = new Param("jrma.ucx.rdmaMinBytes", "4096", "job",
+            "puts and gets of fewer bytes take the packets instead of the RDMA lane: packets are queued and sent in "
+            + "batches, while each lane operation waits for its own completion (a stream of small gets would pay a "
+            + "round trip each); 0: every put and get with a contiguous target takes the lane");
+
+    public static final List<Param> ALL = List.of(AUTO, TLS, SEND_QUEUE_BYTES, RDMA, RDMA_MIN_BYTES);
 
     private UcxParams() {
     }

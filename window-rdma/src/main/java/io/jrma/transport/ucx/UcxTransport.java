@@ -59,6 +59,7 @@ public final class UcxTransport implements Transport, RemoteMemory {
     private final ArrayDeque<Incoming> receiving = new ArrayDeque<>();
     private volatile boolean closed;
     private final boolean rdma;
+    private final long rdmaMinBytes;
     /** Each thread's operand and result words for atomics (native: UCX reads and writes them). */
     private static final ThreadLocal<Memory> ATOMIC_WORDS = ThreadLocal.withInitial(() -> new Memory(2 * Long.BYTES));
 
@@ -91,6 +92,7 @@ public final class UcxTransport implements Transport, RemoteMemory {
         this.waitIn = job.blockingTransport();
         this.sendQueueBytes = UcxParams.SEND_QUEUE_BYTES.getLong(job.params());
         this.rdma = Boolean.parseBoolean(UcxParams.RDMA.getChoice(job.params(), "true", "false"));
+        this.rdmaMinBytes = Math.max(0, UcxParams.RDMA_MIN_BYTES.getLong(job.params()));
         this.eventFd = worker.eventFd();
         this.doorbell = new Thread(this::ringDoorbell, "jrma-ucx-doorbell");
         doorbell.setDaemon(true);
@@ -230,11 +232,28 @@ public final class UcxTransport implements Transport, RemoteMemory {
         return true;
     }
 
+    /**
+     * Drives the worker, completes sends, takes arrived messages and delivers those complete, in order. A failed send
+     * or receive means a broken connection to a peer JVM: the job is aborted with ERR_PROC_ABORTED (the progress
+     * agent never throws).
+     */
     @Override
     public int progress() {
         if (closed) {
             return 0;
         }
+        try {
+            return progressOnce();
+        } catch (RmaException e) {
+            if (!job.isAborted() && !closed) {
+                job.abort(ErrorClass.ERR_PROC_ABORTED, "a message over UCX failed (" + e.getMessage() + "): a peer JVM"
+                        + " exited, was killed or failed", e);
+            }
+            return 1;
+        }
+    }
+
+    private int progressOnce() {
         int work = worker.progress();
         work += reapSends();
         for (int i = 0; i < PROBES_PER_CYCLE; i++) {
@@ -367,6 +386,11 @@ public final class UcxTransport implements Transport, RemoteMemory {
     }
 
     @Override
+    public long minBytes() {
+        return rdmaMinBytes;
+    }
+
+    @Override
     public Registration register(long address, long length) {
         UcxWorker.Registration r = worker.register(address, length);
         registrations.put(r.memh(), r);
@@ -398,13 +422,13 @@ public final class UcxTransport implements Transport, RemoteMemory {
 
     @Override
     public void put(int worldRank, long address, long length, long remote, long handle) {
-        complete(worker.put(endpointTo(worldRank), address, length, remote, handle));
+        complete(worker.put(endpointTo(worldRank), address, length, remote, handle), worldRank);
         countRdma(length);
     }
 
     @Override
     public void get(int worldRank, long address, long length, long remote, long handle) {
-        complete(worker.get(endpointTo(worldRank), address, length, remote, handle));
+        complete(worker.get(endpointTo(worldRank), address, length, remote, handle), worldRank);
         countRdma(length);
     }
 
@@ -435,19 +459,19 @@ public final class UcxTransport implements Transport, RemoteMemory {
             words.setLong(0, operand);
             words.setLong(Long.BYTES, swapIn);
         }
-        complete(worker.atomic(endpointTo(worldRank), op, at, size, remote, handle, at + Long.BYTES));
+        complete(worker.atomic(endpointTo(worldRank), op, at, size, remote, handle, at + Long.BYTES), worldRank);
         countRdma(size);
         return size == Integer.BYTES ? words.getInt(Long.BYTES) : words.getLong(Long.BYTES);
     }
 
     @Override
     public void flush(int worldRank) {
-        complete(worker.flush(endpointTo(worldRank)));
+        complete(worker.flush(endpointTo(worldRank)), worldRank);
     }
 
     @Override
     public void flushAll() {
-        complete(worker.flushAll());
+        complete(worker.flushAll(), -1);
     }
 
     private long endpointTo(int worldRank) {
@@ -459,14 +483,16 @@ public final class UcxTransport implements Transport, RemoteMemory {
     }
 
     /**
-     * Waits until {@code req} is complete: drives the worker, and after a while the whole progress agent (the target
-     * may be waiting for this JVM's packets, and a lost peer is noticed there), parking between rounds.
+     * Waits until {@code req} (an operation to world rank {@code worldRank}, or -1 for every peer) is complete: drives
+     * the worker, and after a while the whole progress agent (the target may be waiting for this JVM's packets, and a
+     * lost peer is noticed there), parking between rounds.
      *
-     * @throws RmaException ERR_PROC_ABORTED when the job aborts meanwhile
+     * @throws RmaException ERR_PROC_ABORTED when the job aborts meanwhile, or when UCX fails the operation (its
+     *                      connection to the peer broke: the peer exited, was killed or failed)
      */
-    private void complete(long req) {
+    private void complete(long req, int worldRank) {
         int idle = 0;
-        while (!worker.done(req)) {
+        while (!done(req, worldRank)) {
             if (worker.progress() > 0) {
                 idle = 0;
                 continue;
@@ -482,6 +508,17 @@ public final class UcxTransport implements Transport, RemoteMemory {
             if (idle > SPINS_BEFORE_PARK) {
                 LockSupport.parkNanos(WAIT_PARK_NS);
             }
+        }
+    }
+
+    private boolean done(long req, int worldRank) {
+        try {
+            return worker.done(req);
+        } catch (RmaException e) {
+            job.checkAborted(); // the job's own reason first (TCP may have heard of the loss already)
+            String peer = worldRank < 0 ? "a peer" : "world rank " + worldRank + " (JVM " + job.jvmOf(worldRank) + ")";
+            throw new RmaException(ErrorClass.ERR_PROC_ABORTED, "an operation on the memory of " + peer + " over UCX"
+                    + " failed (" + e.getMessage() + "): it exited, was killed or failed", e);
         }
     }
 
