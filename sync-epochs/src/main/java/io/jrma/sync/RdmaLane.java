@@ -8,6 +8,7 @@ import io.jrma.core.mem.Memory;
 import io.jrma.core.runtime.Job;
 import io.jrma.spi.RemoteMemory;
 import java.nio.ByteBuffer;
+import java.util.concurrent.atomic.AtomicIntegerArray;
 import org.agrona.BufferUtil;
 
 /**
@@ -50,6 +51,12 @@ final class RdmaLane {
     private final long[] bases;
     private final int[] worldRanks;
     private final int[] lanePeers;
+    /**
+     * Per window rank: 1 once a lane operation to it returned since its last flush (set after the operation is
+     * posted, cleared before the flush: an operation that returned before a flush began is covered by it), so
+     * synchronization without lane operations (a fence after small puts, which went as packets) flushes nothing.
+     */
+    private final AtomicIntegerArray dirty;
     /** Per window rank: the smallest put or get the lane takes ({@link RemoteMemory#minBytes}). */
     private final long[] minBytes;
 
@@ -59,6 +66,7 @@ final class RdmaLane {
         this.handles = handles;
         this.bases = bases;
         this.worldRanks = worldRanks;
+        this.dirty = new AtomicIntegerArray(memory.length);
         this.minBytes = new long[memory.length];
         for (int t = 0; t < memory.length; t++) {
             minBytes[t] = memory[t] == null ? Long.MAX_VALUE : Math.max(1, memory[t].minBytes());
@@ -186,6 +194,9 @@ final class RdmaLane {
                 }
             }
         }
+        if (dirty.get(a.target) == 0) {
+            dirty.set(a.target, 1);
+        }
         w.counters.add(put ? Counter.BYTES_PUT : Counter.BYTES_GOT, a.bytes);
         w.counters.increment(Counter.RDMA_OPS);
         w.counters.add(Counter.RDMA_BYTES, a.bytes);
@@ -194,7 +205,7 @@ final class RdmaLane {
 
     /** Completes at target {@code t} what this lane did there. */
     void flush(int t) {
-        if (memory[t] != null) {
+        if (memory[t] != null && dirty.get(t) != 0 && dirty.getAndSet(t, 0) != 0) {
             memory[t].flush(worldRanks[t]);
         }
     }

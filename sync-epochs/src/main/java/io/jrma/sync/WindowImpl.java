@@ -607,6 +607,8 @@ final class WindowImpl implements Win {
     @Override
     public Info info() {
         Info i = config.toInfo(anyPacketPeer ? "packet" : mixedPeers ? "mixed" : "direct");
+        RdmaLane lane = rdma;
+        i.set("jrma_rdma_peers", Integer.toString(lane == null ? 0 : lane.peers()));
         synchronized (userInfo) {
             for (String k : userInfo.keys()) {
                 if (i.get(k) == null) {

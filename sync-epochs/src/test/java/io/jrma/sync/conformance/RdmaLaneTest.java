@@ -18,6 +18,7 @@ import io.jrma.transport.ucx.UcxTransport;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.time.Duration;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -52,6 +53,8 @@ class RdmaLaneTest {
             }
             UcxTransport ucx = (UcxTransport) job.transportFor(remote);
             long packetBytesBefore = bytesSent(ucx);
+            long otherJvm = IntStream.range(0, world.size()).filter(r -> !job.isLocal(r)).count();
+            assertEquals(Long.toString(otherJvm), w.info().get("jrma_rdma_peers"), "every rank of the other JVM");
             long[] mine = new long[LONGS];
             for (int i = 0; i < LONGS; i++) {
                 mine[i] = (long) me << 32 | i;
