@@ -29,7 +29,12 @@ public final class UcxParams {
             + "batches, while each lane operation waits for its own completion (a stream of small gets would pay a "
             + "round trip each); 0: every put and get with a contiguous target takes the lane");
 
-    public static final List<Param> ALL = List.of(AUTO, TLS, SEND_QUEUE_BYTES, RDMA, RDMA_MIN_BYTES);
+    public static final Param NAP_NS = new Param("jrma.ucx.napNs", "200000", "job",
+            "longest sleep (ns) of the idle progress thread while UCX carries packets: it parks instead of sleeping in "
+            + "the TCP selector (whose timeouts are whole milliseconds), since UCX's shared-memory transport does not "
+            + "always signal its event descriptor; 0: sleep in the selector, woken by UCX's event descriptor only");
+
+    public static final List<Param> ALL = List.of(AUTO, TLS, SEND_QUEUE_BYTES, RDMA, RDMA_MIN_BYTES, NAP_NS);
 
     private UcxParams() {
     }
