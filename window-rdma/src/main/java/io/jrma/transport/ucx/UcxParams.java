@@ -11,8 +11,8 @@ import java.util.Map;
 public final class UcxParams {
     public static final Param AUTO = new Param("jrma.ucx.auto", "false", "job",
             "`false`: the ucx transport is opened only when `jrma.transports` names it (`tcp,ucx`, `shm,tcp,ucx`); "
-            + "`true`: also when `jrma.transports` leaves it in by default or by exclusion (every job over several "
-            + "JVMs then opens a UCX worker, and carries packets over it to the JVMs shm does not reach)");
+            + "`true`: also when an exclusion leaves it in (`^shm`: then UCX, not TCP, carries the packets between "
+            + "JVMs); the default list `shm,tcp` leaves it out either way");
     public static final Param TLS = new Param("jrma.ucx.tls", "", "job",
             "the UCX transports the worker may use, passed to UCX as its `TLS` setting (`sm,self`, `tcp,self`, "
             + "`rc,ud,sm`); empty: the process environment's `UCX_TLS`, else UCX's own choice among all it finds");
