@@ -51,7 +51,10 @@ public final class WinCounters {
                 + "this origin had applied on private window memory of another JVM of the host through the "
                 + "target's request slot instead of a packet"),
         SLOT_OPS_APPLIED("as a target: single small operations applied from request slots in this rank's "
-                + "shared state (see SLOT_OPS)");
+                + "shared state (see SLOT_OPS)"),
+        RDMA_OPS("puts and gets this origin did straight on a target's registered window memory through a "
+                + "transport's memory side (the ucx transport's RDMA lane), with no packet"),
+        RDMA_BYTES("bytes this origin moved by RDMA_OPS");
 
         private final String description;
 

@@ -105,6 +105,14 @@ public interface Transport {
     default void close(long timeoutMs) {
     }
 
+    /**
+     * The transport's access to peers' registered memory (the window engine's RDMA lane), or null (the default) when
+     * it has none or its parameters turn it off.
+     */
+    default RemoteMemory remoteMemory() {
+        return null;
+    }
+
     /** This transport's counters as {@code name=value} pairs for diagnostics; empty when it keeps none. */
     default String counters() {
         return "";

@@ -363,6 +363,9 @@ final class Epochs {
                 throw w.fail(ErrorClass.ERR_RMA_SYNC, "fence asserted MODE_NOPRECEDE but operations were issued since the last fence");
             }
             int e = fenceEpoch++;
+            if (w.rdma != null) { // the RDMA lane's puts are in place at their targets before the FENCE signals
+                w.rdma.flushAll();
+            }
             if (w.mixedPeers) { // every target has all of this rank's operations before any is signalled
                 settleAll(true);
             }
@@ -427,6 +430,9 @@ final class Epochs {
         try {
             if (access() != Access.PSCW) {
                 throw w.fail(ErrorClass.ERR_RMA_SYNC, "complete without start (" + state() + "; expected PSCW access)");
+            }
+            if (w.rdma != null) {
+                w.rdma.flush(startRanks);
             }
             if (w.mixedPeers) {
                 settle(true, startRanks);
@@ -616,6 +622,9 @@ final class Epochs {
             }
             releaseDirect(t, false); // a full fence either way: the epoch's direct operations are complete
         } else {
+            if (w.rdma != null) {
+                w.rdma.flush(t); // before the unlock packet releases the target's lock
+            }
             w.packets.unlock(new int[] {t}, !lockNoCheck[t]);
         }
         lockNoCheck[t] = false;
@@ -688,6 +697,9 @@ final class Epochs {
                         ts[k++] = t;
                     }
                 }
+                if (w.rdma != null) {
+                    w.rdma.flushAll();
+                }
                 w.packets.unlock(ts, !lockAllNoCheck);
             }
             setAccess(Access.NONE);
@@ -723,6 +735,9 @@ final class Epochs {
             }
             java.lang.invoke.VarHandle.fullFence(); // direct operations are complete when issued
         } else {
+            if (w.rdma != null) {
+                w.rdma.flush(t);
+            }
             w.packets.flush(t, true);
         }
         w.packets.checkAsyncErrors();
@@ -734,6 +749,9 @@ final class Epochs {
             settleAll(true);
         }
         java.lang.invoke.VarHandle.fullFence();
+        if (w.rdma != null) {
+            w.rdma.flushAll();
+        }
         if (w.anyPacketPeer) {
             w.packets.flush(lockedPacketTargets(), true);
         }

@@ -158,6 +158,13 @@ final class Operations {
         Peer p = w.peers[a.target];
         w.counters.increment(OpArgs.counter(a.kind));
         if (!p.direct) {
+            RdmaLane lane = w.rdma;
+            if (lane != null && lane.issue(a)) {
+                if (r != null) {
+                    r.complete();
+                }
+                return;
+            }
             w.packets.issue(a, r);
             return;
         }

@@ -464,6 +464,33 @@ final class PacketOrigin {
     }
 
     /**
+     * Before an operation that reaches target {@code t} around the packets (the RDMA lane, {@link RdmaLane}) in a
+     * passive-target epoch: returns once the target has granted this rank's lock. A lock recorded but not yet sent
+     * (coalesced with the first operation) goes now as a packet of its own and is waited for; a lock sent with
+     * packets not all acknowledged yet is waited for by a flush; otherwise (granted, no lock, or another kind of
+     * epoch) nothing is done.
+     */
+    void awaitLockGranted(int t) {
+        TargetQueue q = queues[t];
+        int want = 0;
+        boolean send;
+        boolean flush;
+        synchronized (q) {
+            send = q.lockFlags != 0;
+            flush = !send && q.lockSent && !q.allAcked();
+            if (send) {
+                appendControl(q, PacketType.SYNC, 0);
+                want = send(q, true, 0);
+            }
+        }
+        if (send) {
+            awaitAck(q, want);
+        } else if (flush) {
+            flush(t, true);
+        }
+    }
+
+    /**
      * Sends the lock requests recorded for the targets (by {@link #onLock} without {@code now}) as packets of
      * their own, then waits until every target has granted them (jrma.lock.coalesce=false).
      */

@@ -12,8 +12,8 @@ package io.jrma.sync;
 final class Peer {
     /** What every rank contributes at creation: plain values, so it can travel between JVMs. */
     record Info(int rank, int worldRank, long size, int dispUnit, long base, String host, String segment,
-                long segmentSize, long memoryOffset, String stateSegment, long stateSegmentSize, long stateOffset)
-            implements java.io.Serializable {
+                long segmentSize, long memoryOffset, String stateSegment, long stateSegmentSize, long stateOffset,
+                byte[] rdmaKey) implements java.io.Serializable {
     }
 
     final int rank;

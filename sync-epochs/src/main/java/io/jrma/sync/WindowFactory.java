@@ -10,6 +10,7 @@ import io.jrma.core.runtime.CommCore;
 import io.jrma.core.runtime.Job;
 import io.jrma.shm.ShmArena;
 import io.jrma.shm.ShmSegment;
+import io.jrma.spi.RemoteMemory;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -262,9 +263,17 @@ public final class WindowFactory implements Win.WindowProvider {
         String memSeg = own == null || privateMemory ? null : arena != null ? arena.segment() : own.name();
         long memSegSize = own == null || privateMemory ? 0 : arena != null ? arena.segmentSize() : own.size();
         long memOffset = own == null || privateMemory ? 0 : arena != null ? arena.offset() : mem.address - segBase;
+        // the RDMA lane (decided here, once): this rank's memory registered with the transport that has a memory side
+        RemoteMemory.Registration rdmaKey = RdmaLane.register(job, flavor, mem);
+        if (rdmaKey != null) {
+            w.rdmaRegistration = rdmaKey;
+            w.rdmaMemory = RdmaLane.memoryOf(job);
+        }
         Object[] all = comm.allgather(new Peer.Info(w.rank, w.worldRanks[w.rank], mem.length, dispUnit, mem.address,
                 plan.myHost(), memSeg, memSegSize, memOffset, own == null ? null : own.name(), own == null ? 0 : own.size(),
-                own == null ? 0 : state.address() - segBase));
+                own == null ? 0 : state.address() - segBase, rdmaKey == null ? null : rdmaKey.key()));
+        byte[][] rdmaKeys = new byte[all.length][];
+        long[] rdmaBases = new long[all.length];
         Peer[] peers = new Peer[all.length];
         long[] slots = new long[all.length];
         WindowImpl[] local = new WindowImpl[all.length];
@@ -275,6 +284,8 @@ public final class WindowFactory implements Win.WindowProvider {
         String mapError = null;
         for (int i = 0; i < all.length; i++) {
             Peer.Info o = (Peer.Info) all[i];
+            rdmaKeys[i] = o.rdmaKey();
+            rdmaBases[i] = o.base();
             local[i] = router.localWindow(o.worldRank()); // decided once: same JVM means reachable by load/store
             TargetState ts = null;
             long base = o.base();
@@ -326,6 +337,9 @@ public final class WindowFactory implements Win.WindowProvider {
                     : new SharedMemory(i, view.length, o.dispUnit(), view.address, view.bytes, view.buffer);
         }
         w.peers = peers;
+        if (rdmaKey != null && mapError == null) {
+            w.rdma = RdmaLane.open(w, peers, rdmaKeys, rdmaBases);
+        }
         w.anyPacketPeer = anyPacket;
         w.mixedPeers = mixed;
         long ownSlots = 0;

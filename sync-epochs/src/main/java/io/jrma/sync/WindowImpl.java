@@ -17,6 +17,7 @@ import io.jrma.WinCounters;
 import io.jrma.WinCounters.Counter;
 import io.jrma.core.runtime.CommCore;
 import io.jrma.core.runtime.Job;
+import io.jrma.spi.RemoteMemory;
 import java.nio.ByteBuffer;
 import net.openhft.chronicle.bytes.BytesStore;
 
@@ -54,6 +55,11 @@ final class WindowImpl implements Win {
     /** Shared segments this rank created or mapped (its own memory, peers in other JVMs); unmapped at free. */
     final java.util.List<io.jrma.shm.ShmSegment> segments = new java.util.ArrayList<>();
     boolean anyPacketPeer;
+    /** The RDMA lane to the peers that take it, or null ({@link RdmaLane}); set at creation. */
+    RdmaLane rdma;
+    /** This rank's memory registered for peers' RDMA lanes, and with whom, or null; released at free. */
+    RemoteMemory.Registration rdmaRegistration;
+    RemoteMemory rdmaMemory;
     /**
      * Whether operations to a direct peer may travel as packets: a dynamic window (or a create window over private
      * memory) whose ranks in other JVMs of the host are direct for regions in shared segments and reached by kernel
@@ -601,6 +607,8 @@ final class WindowImpl implements Win {
     @Override
     public Info info() {
         Info i = config.toInfo(anyPacketPeer ? "packet" : mixedPeers ? "mixed" : "direct");
+        RdmaLane lane = rdma;
+        i.set("jrma_rdma_peers", Integer.toString(lane == null ? 0 : lane.peers()));
         synchronized (userInfo) {
             for (String k : userInfo.keys()) {
                 if (i.get(k) == null) {
@@ -693,6 +701,12 @@ final class WindowImpl implements Win {
     }
 
     private void releaseMemory() {
+        if (rdma != null) {
+            rdma.release();
+        }
+        if (rdmaRegistration != null) {
+            rdmaMemory.unregister(rdmaRegistration); // every peer passed the barrier of free: none reaches it now
+        }
         target.release();
         packets.release();
         memory.release();

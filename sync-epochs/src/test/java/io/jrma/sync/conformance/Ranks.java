@@ -1,10 +1,14 @@
 package io.jrma.sync.conformance;
 
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
 import io.jrma.Jrma;
+import io.jrma.transport.ucx.UcxWorker;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.params.provider.Arguments;
@@ -24,11 +28,28 @@ final class Ranks {
     /** Job timeout; every test method has a larger JUnit {@code @Timeout}. */
     static final Duration JOB_TIMEOUT = Duration.ofSeconds(20);
 
+    /** Whether the run names the ucx transport ({@code -Djrma.transports=tcp,ucx}: the suite's UCX run). */
+    static final boolean UCX = isUcxRun();
+    /** Why UCX cannot run here (libucp missing), or null. */
+    static final String UCX_MISSING = UCX && JVMS > 1 ? UcxWorker.unavailableReason() : null;
+
     private Ranks() {
     }
 
-    /** Runs {@code body} on {@code n} ranks with {@code jrma.path=path}. */
+    private static boolean isUcxRun() {
+        String t = System.getProperty("jrma.transports", "").replace(" ", "");
+        return !t.startsWith("^") && Arrays.asList(t.split(",")).contains("ucx");
+    }
+
+    /**
+     * Runs {@code body} on {@code n} ranks with {@code jrma.path=path}. In the UCX run on a host without libucp the
+     * test is skipped, with the reason printed.
+     */
     static void run(String path, int n, Jrma.RankMain body) {
+        if (UCX_MISSING != null) {
+            System.out.println("skipped: the suite's UCX run needs libucp: " + UCX_MISSING);
+        }
+        assumeTrue(UCX_MISSING == null, UCX_MISSING);
         Jrma.job(n).param("jrma.path", path).timeout(JOB_TIMEOUT).run(body);
     }
 

@@ -4,7 +4,9 @@ import io.jrma.ErrorClass;
 import io.jrma.RmaException;
 import io.jrma.core.runtime.Param;
 import io.jrma.core.runtime.Params;
+import io.jrma.spi.Components;
 import io.jrma.spi.Transports;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -33,9 +35,15 @@ public final class ShmParams {
     private ShmParams() {
     }
 
-    /** Whether the shared-memory rings may be used. */
+    /**
+     * Whether the shared-memory rings may be used. The selection is read against every component on the class path:
+     * {@code shm,tcp,ucx} names another component, which is no error.
+     */
     public static boolean shmEnabled(Map<String, String> params) {
-        return Transports.parse(TRANSPORTS.get(params), Set.of(ShmProvider.NAME)).contains(ShmProvider.NAME);
+        Set<String> known = new HashSet<>();
+        Components.transportProviders().forEach(p -> known.add(p.name()));
+        known.add(ShmProvider.NAME);
+        return Transports.parse(TRANSPORTS.get(params), known).contains(ShmProvider.NAME);
     }
 
     /** The ring capacity, checked. */

@@ -1,0 +1,199 @@
+package io.jrma.transport.ucx;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import com.sun.jna.Memory;
+import com.sun.jna.Pointer;
+import io.jrma.transport.ucx.UcxWorker.Atomic;
+import io.jrma.transport.ucx.UcxWorker.Registration;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * The UCP binding between two workers of this JVM, over UCX's shared-memory transports and over its TCP transport
+ * (no RDMA device here): put, get, the four atomics on 4 and 8 bytes, flushes and tagged messages.
+ */
+class UcxWorkerTest {
+    static final long TIMEOUT_NS = TimeUnit.SECONDS.toNanos(20);
+
+    static void assumeUcx() {
+        String why = UcxWorker.unavailableReason();
+        if (why != null) {
+            System.out.println("UcxWorkerTest skipped: " + why);
+        }
+        assumeTrue(why == null, why);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {UcxTls.SM, UcxTls.TCP})
+    @Timeout(60)
+    void putGetAndAtomicsReachRegisteredMemoryOfAnotherWorker(String tls) {
+        assumeUcx();
+        try (UcxWorker a = UcxWorker.open(tls); UcxWorker b = UcxWorker.open(tls);
+             Memory window = new Memory(4096); Memory local = new Memory(4096); Memory op = new Memory(16)) {
+            window.clear();
+            long ep = a.connect(b.address());
+            Registration reg = b.register(Pointer.nativeValue(window), window.size());
+            long rkey = a.unpack(ep, reg.key());
+            long base = reg.address();
+
+            byte[] data = new byte[1000];
+            for (int i = 0; i < data.length; i++) {
+                data[i] = (byte) (i * 7 + 1);
+            }
+            local.write(0, data, 0, data.length);
+            both(a, b, a.put(ep, Pointer.nativeValue(local), data.length, base + 100, rkey));
+            both(a, b, a.flush(ep));
+            assertArrayEquals(data, window.getByteArray(100, data.length), "put landed in the target's memory");
+
+            local.clear();
+            both(a, b, a.get(ep, Pointer.nativeValue(local), data.length, base + 100, rkey));
+            assertArrayEquals(data, local.getByteArray(0, data.length), "get read the target's memory");
+
+            long opAt = Pointer.nativeValue(op);
+            long reply = opAt + 8;
+            window.setLong(2048, 40);
+            op.setLong(0, 2);
+            both(a, b, a.atomic(ep, Atomic.ADD, opAt, 8, base + 2048, rkey, 0));
+            both(a, b, a.flush(ep));
+            assertEquals(42, window.getLong(2048), "add");
+            op.setLong(0, 8);
+            both(a, b, a.atomic(ep, Atomic.ADD, opAt, 8, base + 2048, rkey, reply));
+            assertEquals(42, op.getLong(8), "fetch-add returns the old value");
+            assertEquals(50, window.getLong(2048));
+            op.setLong(0, -1);
+            op.setLong(8, 0);
+            both(a, b, a.atomic(ep, Atomic.SWAP, opAt, 8, base + 2048, rkey, reply));
+            assertEquals(50, op.getLong(8), "swap returns the old value");
+            assertEquals(-1, window.getLong(2048));
+            op.setLong(0, -1);
+            op.setLong(8, 7);
+            both(a, b, a.atomic(ep, Atomic.CSWAP, opAt, 8, base + 2048, rkey, reply));
+            assertEquals(-1, op.getLong(8), "CAS that matched returns the old value");
+            assertEquals(7, window.getLong(2048));
+            op.setLong(0, 99);
+            op.setLong(8, 5);
+            both(a, b, a.atomic(ep, Atomic.CSWAP, opAt, 8, base + 2048, rkey, reply));
+            assertEquals(7, op.getLong(8), "CAS that failed returns the value found");
+            assertEquals(7, window.getLong(2048), "a failed CAS leaves the target");
+
+            window.setInt(3000, 10);
+            window.setInt(3004, 0x5a5a5a5a);
+            op.setInt(0, 5);
+            both(a, b, a.atomic(ep, Atomic.ADD, opAt, 4, base + 3000, rkey, reply));
+            assertEquals(10, op.getInt(8), "4-byte fetch-add");
+            op.setInt(0, 15);
+            op.setInt(8, -3);
+            both(a, b, a.atomic(ep, Atomic.CSWAP, opAt, 4, base + 3000, rkey, reply));
+            assertEquals(15, op.getInt(8));
+            assertEquals(-3, window.getInt(3000), "4-byte CAS");
+            assertEquals(0x5a5a5a5a, window.getInt(3004), "a 4-byte atomic leaves the next 4 bytes alone");
+
+            both(a, b, a.flushAll());
+            a.destroyKey(rkey);
+            b.unregister(reg);
+            a.closeEndpoint(ep);
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {UcxTls.SM, UcxTls.TCP})
+    @Timeout(60)
+    void taggedMessagesArriveInOrderWithTheirTag(String tls) {
+        assumeUcx();
+        try (UcxWorker a = UcxWorker.open(tls); UcxWorker b = UcxWorker.open(tls)) {
+            long ep = a.connect(b.address());
+            int[] sizes = {1, 100, 8192, 300_000, 17};
+            Memory[] out = new Memory[sizes.length];
+            long[] reqs = new long[sizes.length];
+            for (int i = 0; i < sizes.length; i++) {
+                out[i] = new Memory(sizes[i]);
+                for (int j = 0; j < sizes[i]; j++) {
+                    out[i].setByte(j, (byte) (i + j));
+                }
+                reqs[i] = a.send(ep, Pointer.nativeValue(out[i]), sizes[i], 0x77_0000_0000L + i);
+            }
+            for (int i = 0; i < sizes.length; i++) {
+                long deadline = System.nanoTime() + TIMEOUT_NS;
+                long msg;
+                while ((msg = b.probe(0x77_0000_0000L, 0xFF_0000_0000L)) == 0) {
+                    a.progress();
+                    b.progress();
+                    assertNotEquals(true, System.nanoTime() > deadline, "message " + i + " did not arrive");
+                }
+                assertEquals(sizes[i], b.probedLength(), "length of message " + i);
+                assertEquals(0x77_0000_0000L + i, b.probedTag(), "messages keep their order and tags");
+                try (Memory in = new Memory(sizes[i])) {
+                    both(a, b, b.receive(msg, Pointer.nativeValue(in), sizes[i]));
+                    assertArrayEquals(out[i].getByteArray(0, sizes[i]), in.getByteArray(0, sizes[i]));
+                }
+            }
+            for (long r : reqs) {
+                both(a, b, r);
+            }
+            assertEquals(0, b.probe(0, 0), "nothing more");
+            a.closeEndpoint(ep);
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {UcxTls.SM, UcxTls.TCP})
+    @Timeout(60)
+    void anArmedWorkersEventDescriptorSignalsAnArrivingMessage(String tls) {
+        assumeUcx();
+        try (UcxWorker a = UcxWorker.open(tls, true); UcxWorker b = UcxWorker.open(tls, true);
+             Memory m = new Memory(8)) {
+            long ep = a.connect(b.address());
+            m.setLong(0, 42);
+            both(a, b, a.send(ep, Pointer.nativeValue(m), 8, 0x11_0000_0000L)); // the endpoints are wired up now
+            long msg = 0;
+            while (msg == 0) {
+                b.progress();
+                msg = b.probe(0x11_0000_0000L, 0xFF_0000_0000L);
+            }
+            both(a, b, b.receive(msg, Pointer.nativeValue(m), 8));
+            int fd = b.eventFd();
+            while (!b.arm()) {
+                b.progress();
+            }
+            assertEquals(false, Env.readable(fd, 50), "nothing arrived: the descriptor stays quiet");
+            long req = a.send(ep, Pointer.nativeValue(m), 8, 0x11_0000_0001L);
+            long deadline = System.nanoTime() + TIMEOUT_NS;
+            boolean woke = false;
+            while (!woke && System.nanoTime() < deadline) {
+                a.progress();
+                woke = Env.readable(fd, 10);
+            }
+            assertEquals(true, woke, "the message made the armed descriptor readable (" + tls + ")");
+            both(a, b, req);
+            a.closeEndpoint(ep);
+        }
+    }
+
+    /** Drives both workers until {@code req} (of either) completes. */
+    static void both(UcxWorker a, UcxWorker b, long req) {
+        long deadline = System.nanoTime() + TIMEOUT_NS;
+        UcxWorker owner = a;
+        while (true) {
+            boolean d;
+            try {
+                d = owner.done(req);
+            } catch (RuntimeException e) {
+                throw e;
+            }
+            if (d) {
+                return;
+            }
+            a.progress();
+            b.progress();
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("a UCX request did not complete in time");
+            }
+        }
+    }
+}
