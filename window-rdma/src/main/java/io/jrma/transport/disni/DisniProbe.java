@@ -14,6 +14,8 @@ final class DisniProbe {
     static final String DISNI_CLASS = "com.ibm.disni.verbs.RdmaEventChannel";
     /** The native library's name for {@link System#loadLibrary} ({@code libdisni.so}). */
     static final String LIBRARY = "disni";
+    /** The librdmacm call that fails where the kernel has no RDMA device. */
+    static final String EVENT_CHANNEL_CALL = "rdma_create_event_channel";
 
     /** The three checks, in order; a test replaces them to see each reason. */
     interface Steps {
@@ -61,7 +63,10 @@ final class DisniProbe {
         try {
             steps.openEventChannel();
         } catch (IOException | RuntimeException | LinkageError e) {
-            return "no RDMA device: rdma_create_event_channel failed: " + e.getMessage();
+            // libdisni's text is "j2c::createEventChannel: rdma_create_event_channel failed: <strerror>"
+            String m = String.valueOf(e.getMessage());
+            int call = m.indexOf(EVENT_CHANNEL_CALL);
+            return "no RDMA device: " + (call >= 0 ? m.substring(call) : EVENT_CHANNEL_CALL + " failed: " + m);
         }
         return null;
     }

@@ -54,6 +54,13 @@ class DisniProviderTest {
     }
 
     @Test
+    void libdisnisOwnTextIsNotRepeated() {
+        String why = DisniProbe.reason(new Fake(true, null,
+                "j2c::createEventChannel: rdma_create_event_channel failed: No such device"));
+        assertEquals("no RDMA device: rdma_create_event_channel failed: No such device", why);
+    }
+
+    @Test
     void withEverythingItAcceptsAboveTcpBelowUcx() {
         assertNull(DisniProbe.reason(new Fake(true, null, null)));
         TransportQuery q = DisniProvider.query(TWO_JVMS, null);
