@@ -111,7 +111,7 @@ final class DisniTransport implements Transport, RemoteMemory {
     }
 
     /** DiSNI's native dispatcher: its constructor is package-private, its {@code _postSend} public. */
-    private static NativeDispatcher dispatcher() throws IOException {
+    static NativeDispatcher dispatcher() throws IOException {
         try {
             Constructor<NativeDispatcher> c = NativeDispatcher.class.getDeclaredConstructor();
             c.setAccessible(true);

@@ -19,7 +19,9 @@ import org.junit.jupiter.api.Timeout;
 /**
  * With a real libdisni (built from DiSNI's sources, docs/disni.md; its directory given as
  * {@code -Djrma.test.libdisni=DIR}) on a host without an RDMA device, the component declines with librdmacm's
- * reason and nothing escapes: no UnsatisfiedLinkError, no crash. Skips, printing why, without that directory.
+ * reason and nothing escapes: no UnsatisfiedLinkError, no crash; and libdisni's own {@code sizeof}/{@code offsetof}
+ * of the work request (compiled against the host's verbs.h) agree with {@link SendWorkRequest}. Skips, printing why,
+ * without that directory.
  */
 class DisniNoDeviceTest {
     /** The directory holding a libdisni.so built for this test. */
@@ -46,6 +48,10 @@ class DisniNoDeviceTest {
             assertFalse(out.stream().anyMatch(l -> l.contains("UnsatisfiedLinkError")), out.toString());
             String query = out.stream().filter(l -> l.startsWith("available=")).findFirst().orElse("none: " + out);
             System.out.println("DisniNoDeviceTest: " + query);
+            // libdisni's compiled view of the header agrees with the offsets SendWorkRequest writes at
+            String layout = out.stream().filter(l -> l.startsWith("layout ")).findFirst().orElse("none: " + out);
+            assertEquals("layout wr=" + SendWorkRequest.WR_SIZE + " sge=" + SendWorkRequest.SGE_SIZE + " remote_addr="
+                    + SendWorkRequest.REMOTE_ADDR_OFFSET + " rkey=" + SendWorkRequest.RDMA_RKEY_OFFSET, layout);
             if (hasRdmaDevice()) {
                 assertTrue(query.startsWith("available=true"), query);
             } else {
