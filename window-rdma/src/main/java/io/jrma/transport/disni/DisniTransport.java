@@ -2,7 +2,6 @@ package io.jrma.transport.disni;
 
 import com.ibm.disni.verbs.IbvMr;
 import com.ibm.disni.verbs.IbvPd;
-import com.ibm.disni.verbs.IbvRecvWR;
 import com.ibm.disni.verbs.IbvSendWR;
 import com.ibm.disni.verbs.IbvSge;
 import com.ibm.disni.verbs.IbvWC;
@@ -59,8 +58,6 @@ final class DisniTransport implements Transport, RemoteMemory {
     static final int ACCESS = 1 | 2 | 4 | 8;
     /** Completions taken per poll of one queue. */
     private static final int POLL_BATCH = 16;
-    /** Bytes of the identification message (the connecting JVM's index). */
-    private static final int HELLO_BYTES = Long.BYTES;
 
     private final Job job;
     private final DisniNode node;
@@ -167,12 +164,12 @@ final class DisniTransport implements Transport, RemoteMemory {
         DisniNode.Endpoint ep = node.group.createEndpoint();
         ep.connect(new InetSocketAddress(card.substring(0, colon), Integer.parseInt(card.substring(colon + 1))),
                 node.timeoutMs);
-        ByteBuffer hello = ByteBuffer.allocateDirect(HELLO_BYTES).order(ByteOrder.nativeOrder());
+        ByteBuffer hello = ByteBuffer.allocateDirect(DisniNode.HELLO_BYTES).order(ByteOrder.nativeOrder());
         hello.putLong(0, me);
         IbvMr mr = ep.registerMemory(hello).execute().free().getMr();
         IbvSge sge = new IbvSge();
         sge.setAddr(mr.getAddr());
-        sge.setLength(HELLO_BYTES);
+        sge.setLength(DisniNode.HELLO_BYTES);
         sge.setLkey(mr.getLkey());
         LinkedList<IbvSge> sges = new LinkedList<>(List.of(sge));
         IbvSendWR send = new IbvSendWR();
@@ -186,22 +183,10 @@ final class DisniTransport implements Transport, RemoteMemory {
         return ep;
     }
 
-    /** Posts a receive for the connecting JVM's hello on {@code ep}, waits for it and returns its index. */
+    /** Waits for the hello on accepted endpoint {@code ep} (its receive posted before the accept); its JVM index. */
     private static long awaitHello(DisniNode.Endpoint ep, int timeoutMs) throws IOException {
-        ByteBuffer hello = ByteBuffer.allocateDirect(HELLO_BYTES).order(ByteOrder.nativeOrder());
-        IbvMr mr = ep.registerMemory(hello).execute().free().getMr();
-        IbvSge sge = new IbvSge();
-        sge.setAddr(mr.getAddr());
-        sge.setLength(HELLO_BYTES);
-        sge.setLkey(mr.getLkey());
-        IbvRecvWR recv = new IbvRecvWR();
-        recv.setSg_list(new LinkedList<>(List.of(sge)));
-        recv.setNum_sge(1);
-        ep.postRecv(List.of(recv)).execute().free();
         awaitOne(ep, timeoutMs);
-        long jvm = hello.getLong(0);
-        ep.deregisterMemory(mr);
-        return jvm;
+        return ep.takeHello();
     }
 
     /** Waits for one completion on {@code ep}'s queue (connection set-up only); IOException on failure or timeout. */
