@@ -92,6 +92,13 @@ final class DisniTransport implements Transport, RemoteMemory {
         this.dispatcher = dispatcher();
         DisniNode.Endpoint any = Arrays.stream(eps).filter(e -> e != null).findFirst().orElseThrow();
         this.pd = any.getPd();
+        for (DisniNode.Endpoint e : eps) {
+            // DiSNI keeps one protection domain per device: window memory registered in it serves every queue pair
+            if (e != null && e.getPd() != pd) {
+                throw new IOException("the peers are reached through more than one RDMA device; jrma registers window"
+                        + " memory with one (set " + DisniParams.ADDRESS.name() + " to an address of one device)");
+            }
+        }
         this.wr = new UnsafeBuffer(ByteBuffer.allocateDirect(SendWorkRequest.ENCODED_LENGTH));
         this.staging = ByteBuffer.allocateDirect((int) DisniParams.STAGING_BYTES.getLong(job.params()))
                 .order(ByteOrder.nativeOrder());
