@@ -111,8 +111,9 @@ final class DisniNode {
             server.bind(new InetSocketAddress(address, 0), BACKLOG);
             InetSocketAddress bound = (InetSocketAddress) server.getSrcAddr();
             return new DisniNode(group, server, timeoutMs, address.getHostAddress() + ":" + bound.getPort());
-        } catch (Exception e) {
-            throw new RmaException(ErrorClass.ERR_OTHER, "disni: cannot listen for RDMA-CM connections: " + e, e);
+        } catch (Exception | LinkageError e) {
+            throw new RmaException(ErrorClass.ERR_OTHER, "disni: cannot listen for RDMA-CM connections (" + e
+                    + "); " + DisniParams.ADDRESS.name() + " names the IP address of this host's RDMA interface", e);
         }
     }
 

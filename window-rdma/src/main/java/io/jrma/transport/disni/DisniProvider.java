@@ -23,6 +23,8 @@ public final class DisniProvider implements TransportProvider {
     public static final String NAME = "disni";
     /** Above TCP's (10), below UCX's (30) and shm's (50). */
     public static final int PRIORITY = 20;
+    /** The card of a JVM whose listener could not start: the others reach it through the transport below. */
+    static final String NO_LISTENER = "-";
 
     @Override
     public String name() {
@@ -48,23 +50,38 @@ public final class DisniProvider implements TransportProvider {
 
     @Override
     public Opening open(Job job, String jobId, String secret) {
-        DisniNode node = DisniNode.listen(job);
+        DisniNode listening;
+        try {
+            listening = DisniNode.listen(job);
+        } catch (RuntimeException e) {
+            listening = null;
+            System.err.println("jrma: JVM " + job.jvmIndex() + " reaches its peers without DiSNI: " + e.getMessage());
+        }
+        DisniNode node = listening;
+        String card = node == null ? NO_LISTENER : node.card();
         return new Opening() {
             @Override
             public String card() {
-                return node.card();
+                return card;
             }
 
             @Override
             public Transport connect(String[] cards) {
-                return DisniTransport.connect(job, node, cards);
+                return node == null ? null : DisniTransport.connect(job, node, cards);
             }
 
             @Override
             public void abandon() {
-                node.close();
+                if (node != null) {
+                    node.close();
+                }
             }
         };
+    }
+
+    /** Whether {@code card} is a listener's (not {@link #NO_LISTENER}, not missing). */
+    static boolean listens(String card) {
+        return card != null && !card.isEmpty() && !card.equals(NO_LISTENER);
     }
 
     @Override

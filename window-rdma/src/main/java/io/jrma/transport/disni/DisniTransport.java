@@ -126,17 +126,23 @@ final class DisniTransport implements Transport, RemoteMemory {
     }
 
     /**
-     * Connects to every other JVM's listener ({@code cards}), registers the transport for their ranks and returns it;
-     * null (and the node closed) when there is no other JVM.
+     * Connects to every other JVM's listener ({@code cards}; a JVM whose card is {@link DisniProvider#NO_LISTENER}
+     * is left to the transport below), registers the transport for the ranks of the JVMs it connected and returns
+     * it; null (and the node closed) when it connected none.
      */
     static DisniTransport connect(Job job, DisniNode node, String[] cards) {
         int me = job.jvmIndex();
         DisniNode.Endpoint[] eps = new DisniNode.Endpoint[job.jvmCount()];
         try {
-            for (int j = 0; j < me; j++) {
-                eps[j] = connectTo(node, cards[j], me);
+            int above = 0;
+            for (int j = 0; j < job.jvmCount(); j++) {
+                if (j < me && DisniProvider.listens(cards[j])) {
+                    eps[j] = connectTo(node, cards[j], me);
+                } else if (j > me && DisniProvider.listens(cards[j])) {
+                    above++;
+                }
             }
-            for (int n = me + 1; n < job.jvmCount(); n++) {
+            for (int n = 0; n < above; n++) {
                 DisniNode.Endpoint ep = node.server.accept();
                 int j = (int) awaitHello(ep, node.timeoutMs);
                 if (j <= me || j >= eps.length || eps[j] != null) {
@@ -144,7 +150,7 @@ final class DisniTransport implements Transport, RemoteMemory {
                 }
                 eps[j] = ep;
             }
-            if (job.jvmCount() < 2) {
+            if (Arrays.stream(eps).allMatch(e -> e == null)) {
                 node.close();
                 return null;
             }
@@ -152,7 +158,7 @@ final class DisniTransport implements Transport, RemoteMemory {
             Transport[] below = new Transport[job.size()];
             int n = 0;
             for (int r = 0; r < job.size(); r++) {
-                if (!job.isLocal(r)) {
+                if (!job.isLocal(r) && eps[job.jvmOf(r)] != null) {
                     below[r] = job.transportFor(r);
                     ranks[n++] = r;
                 }

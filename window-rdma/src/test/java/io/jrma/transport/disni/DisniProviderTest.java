@@ -4,7 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.jrma.core.runtime.Job;
 import io.jrma.spi.JobLayout;
 import io.jrma.spi.TransportProvider;
 import io.jrma.spi.TransportQuery;
@@ -71,6 +73,23 @@ class DisniProviderTest {
     @Test
     void oneJvmIsDeclined() {
         assertFalse(DisniProvider.query(new JobLayout(4, 1, Map.of()), null).available());
+    }
+
+    /**
+     * A JVM whose listener cannot start (here: no libdisni, so DiSNI's native dispatcher cannot load) publishes no
+     * listener and connects nothing: its peers reach it through the transport below, and no error escapes.
+     */
+    @Test
+    void aJvmWithoutAListenerPublishesNoneAndConnectsNothing() {
+        assumeTrue(DisniProbe.unavailableReason() != null, "DiSNI works here: its listener would start");
+        Job job = new Job(2, Map.of(), 0, new int[] {0, 1});
+        TransportProvider.Opening o = new DisniProvider().open(job, "job", "secret");
+        assertEquals(DisniProvider.NO_LISTENER, o.card());
+        assertNull(o.connect(new String[] {o.card(), "10.0.0.2:7471"}));
+        o.abandon();
+        assertFalse(DisniProvider.listens(DisniProvider.NO_LISTENER));
+        assertFalse(DisniProvider.listens(""));
+        assertTrue(DisniProvider.listens("10.0.0.2:7471"));
     }
 
     /** On this machine (no libdisni, no RDMA device): declined with the reason, and nothing thrown. */
