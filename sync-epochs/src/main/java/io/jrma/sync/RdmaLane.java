@@ -8,6 +8,7 @@ import io.jrma.core.mem.Memory;
 import io.jrma.core.runtime.Job;
 import io.jrma.spi.RemoteMemory;
 import java.nio.ByteBuffer;
+import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import org.agrona.BufferUtil;
 
@@ -78,7 +79,7 @@ final class RdmaLane {
                 ts[k++] = t;
             }
         }
-        this.lanePeers = java.util.Arrays.copyOf(ts, k);
+        this.lanePeers = Arrays.copyOf(ts, k);
     }
 
     /** The memory side of this JVM's transports to other JVMs, or null (none has one, or it is turned off). */

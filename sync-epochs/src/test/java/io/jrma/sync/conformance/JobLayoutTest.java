@@ -10,8 +10,10 @@ import io.jrma.Op;
 import io.jrma.Win;
 import io.jrma.core.runtime.CommCore;
 import io.jrma.core.runtime.Job;
+import io.jrma.transport.shm.ShmParams;
 import io.jrma.transport.ucx.UcxTransport;
 import java.util.HashSet;
+import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -57,7 +59,7 @@ class JobLayoutTest {
     @MethodSource("io.jrma.sync.conformance.Ranks#pathsAndSizes")
     @Timeout(60)
     void peersInOtherJvmsAreReachedThroughTheSelectedTransport(String path, int n) {
-        String between = io.jrma.transport.shm.ShmParams.shmEnabled(java.util.Map.of()) ? "shm"
+        String between = ShmParams.shmEnabled(Map.of()) ? "shm"
                 : Ranks.UCX ? "ucx" : "tcp";
         Ranks.run(path, n, world -> {
             io.jrma.core.runtime.Job job = ((io.jrma.core.runtime.CommCore) world).job();

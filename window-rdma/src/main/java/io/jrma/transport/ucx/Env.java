@@ -1,6 +1,8 @@
 package io.jrma.transport.ucx;
 
+import com.sun.jna.Memory;
 import com.sun.jna.Native;
+import com.sun.jna.Pointer;
 
 /**
  * The process environment as the C library sees it ({@code getenv}, {@code setenv}): UCX reads its settings there
@@ -34,11 +36,11 @@ final class Env {
      * (interrupted) counts as not readable.
      */
     static boolean readable(int fd, int timeoutMs) {
-        try (com.sun.jna.Memory p = new com.sun.jna.Memory(POLLFD_BYTES)) {
+        try (Memory p = new Memory(POLLFD_BYTES)) {
             p.setInt(0, fd);
             p.setShort(POLLFD_EVENTS, POLLIN);
             p.setShort(POLLFD_REVENTS, (short) 0);
-            int n = C.poll(com.sun.jna.Pointer.nativeValue(p), 1, timeoutMs);
+            int n = C.poll(Pointer.nativeValue(p), 1, timeoutMs);
             return n > 0 && (p.getShort(POLLFD_REVENTS) & POLLIN) != 0;
         }
     }

@@ -11,8 +11,8 @@ import java.util.Map;
 public final class UcxParams {
     public static final Param AUTO = new Param("jrma.ucx.auto", "false", "job",
             "`false`: the ucx transport is opened only when `jrma.transports` names it (`tcp,ucx`, `shm,tcp,ucx`); "
-            + "`true`: also when `jrma.transports` leaves it in by default or by exclusion (every job over several "
-            + "JVMs then opens a UCX worker, and carries packets over it to the JVMs shm does not reach)");
+            + "`true`: also when an exclusion leaves it in (`^shm`: then UCX, not TCP, carries the packets between "
+            + "JVMs); the default list `shm,tcp` leaves it out either way");
     public static final Param TLS = new Param("jrma.ucx.tls", "", "job",
             "the UCX transports the worker may use, passed to UCX as its `TLS` setting (`sm,self`, `tcp,self`, "
             + "`rc,ud,sm`); empty: the process environment's `UCX_TLS`, else UCX's own choice among all it finds");
@@ -29,7 +29,12 @@ public final class UcxParams {
             + "batches, while each lane operation waits for its own completion (a stream of small gets would pay a "
             + "round trip each); 0: every put and get with a contiguous target takes the lane");
 
-    public static final List<Param> ALL = List.of(AUTO, TLS, SEND_QUEUE_BYTES, RDMA, RDMA_MIN_BYTES);
+    public static final Param NAP_NS = new Param("jrma.ucx.napNs", "200000", "job",
+            "longest sleep (ns) of the idle progress thread while UCX carries packets: it parks instead of sleeping in "
+            + "the TCP selector (whose timeouts are whole milliseconds), since UCX's shared-memory transport does not "
+            + "always signal its event descriptor; 0: sleep in the selector, woken by UCX's event descriptor only");
+
+    public static final List<Param> ALL = List.of(AUTO, TLS, SEND_QUEUE_BYTES, RDMA, RDMA_MIN_BYTES, NAP_NS);
 
     private UcxParams() {
     }

@@ -29,10 +29,11 @@ import org.agrona.concurrent.UnsafeBuffer;
  * sent, as the contract asks. A batch is copied into a native buffer when it is sent, so it is consumed (locally
  * complete) at once.
  *
- * <p>Waiting: the idle progress thread sleeps in the TCP selector ({@link #awaitInput}) after it armed the worker's
- * event descriptor ({@code ucp_worker_arm}); a doorbell thread polls that descriptor while it is armed and wakes the
- * selector when UCX has an event (a message, a completion), so a packet arriving over UCX wakes an idle target at
- * once, as one arriving over TCP does. Ranks waiting in the library drive progress themselves.
+ * <p>Waiting: the idle progress thread arms the worker's event descriptor ({@code ucp_worker_arm}) before it sleeps;
+ * a doorbell thread polls that descriptor while it is armed and wakes the sleeper when UCX has an event. While UCX
+ * carries packets the sleep is a park of at most {@link UcxParams#NAP_NS} (the TCP selector sleeps whole
+ * milliseconds, and UCX's shared-memory transport did not signal the descriptor across JVMs here); otherwise it
+ * is the TCP selector's. Ranks waiting in the library drive progress themselves.
  *
  * <p>Back-pressure: requests wait ({@link #send} returns false) while more than {@link UcxParams#SEND_QUEUE_BYTES}
  * of sends are incomplete; UCX buffers what the receiver has not yet probed.
@@ -60,6 +61,9 @@ public final class UcxTransport implements Transport, RemoteMemory {
     private volatile boolean closed;
     private final boolean rdma;
     private final long rdmaMinBytes;
+    private final long napNs;
+    /** The progress thread while it naps in {@link #awaitInput} ({@link #wakeup} unparks it), else null. */
+    private volatile Thread napping;
     /** Each thread's operand and result words for atomics (native: UCX reads and writes them). */
     private static final ThreadLocal<Memory> ATOMIC_WORDS = ThreadLocal.withInitial(() -> new Memory(2 * Long.BYTES));
 
@@ -93,6 +97,7 @@ public final class UcxTransport implements Transport, RemoteMemory {
         this.sendQueueBytes = UcxParams.SEND_QUEUE_BYTES.getLong(job.params());
         this.rdma = Boolean.parseBoolean(UcxParams.RDMA.getChoice(job.params(), "true", "false"));
         this.rdmaMinBytes = Math.max(0, UcxParams.RDMA_MIN_BYTES.getLong(job.params()));
+        this.napNs = Math.max(0, UcxParams.NAP_NS.getLong(job.params()));
         this.eventFd = worker.eventFd();
         this.doorbell = new Thread(this::ringDoorbell, "jrma-ucx-doorbell");
         doorbell.setDaemon(true);
@@ -360,14 +365,28 @@ public final class UcxTransport implements Transport, RemoteMemory {
         armed = true;
         LockSupport.unpark(doorbell);
         try {
-            waitIn.awaitInput(timeoutNs);
+            if (napNs > 0 && job.routesTo(this)) {
+                // UCX carries packets: nap (the selector sleeps whole milliseconds, and over shared memory UCX does
+                // not always ring the doorbell); TCP's input waits for the nap's end at most
+                napping = Thread.currentThread();
+                if (armed) {
+                    LockSupport.parkNanos(this, Math.min(timeoutNs, napNs));
+                }
+            } else {
+                waitIn.awaitInput(timeoutNs);
+            }
         } finally {
+            napping = null;
             armed = false;
         }
     }
 
     @Override
     public void wakeup() {
+        Thread t = napping;
+        if (t != null) {
+            LockSupport.unpark(t);
+        }
         if (waitIn != null) {
             waitIn.wakeup();
         }
