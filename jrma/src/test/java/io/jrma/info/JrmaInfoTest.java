@@ -47,6 +47,19 @@ class JrmaInfoTest {
         }
     }
 
+    /**
+     * The disni component, when named, is listed with why it declines where DiSNI cannot work (no libdisni, no RDMA
+     * device), which is every machine of this kind; where it can, with its priority.
+     */
+    @Test
+    void disniSaysWhyItDeclines() {
+        String out = info(0, "--param", "jrma.transports=shm,tcp,disni");
+        boolean declined = out.contains("- disni: declined: libdisni is not loadable")
+                || out.contains("- disni: declined: no RDMA device: rdma_create_event_channel failed");
+        assertTrue(declined || out.contains("+ disni: priority 20"), out);
+        assertTrue(out.contains("jrma.disni.queueDepth"), out);
+    }
+
     @Test
     void anExcludedOrUselessComponentSaysWhy() {
         String out = info(0, "--param", "jrma.transports=^shm");
