@@ -98,7 +98,9 @@ public final class JrmaRun {
             o = parse(argv);
         } catch (IllegalArgumentException e) {
             err.println("jrmarun: " + e.getMessage());
-            err.println(USAGE);
+            if (!(e instanceof RankMap.MappingException)) { // a mapping error's line names the choices itself
+                err.println(USAGE);
+            }
             return 2;
         }
         if (o == null) {

@@ -47,6 +47,15 @@ final class RankMap {
     /** Open MPI's --display-map rule line. */
     private static final String RULE = " =============================================================";
 
+    /** A map that cannot be made, or a policy that does not exist: one line that says which and why. */
+    static final class MappingException extends IllegalArgumentException {
+        private static final long serialVersionUID = 1L;
+
+        MappingException(String message) {
+            super(message);
+        }
+    }
+
     /** What {@code --map-by}, {@code --rank-by}, {@code --bind-to} and {@code --cpus-per-rank} ask for. */
     static final class Policy {
         /** slot, node, hwthread, core, socket, numa or ppr. */
@@ -72,7 +81,7 @@ final class RankMap {
                 case "package" -> mapBy = "socket";
                 case "ppr" -> {
                     if (parts.length < 3) {
-                        throw new IllegalArgumentException("--map-by " + v + ": ppr needs ppr:N:RESOURCE (e.g."
+                        throw new MappingException("--map-by " + v + ": ppr needs ppr:N:RESOURCE (e.g."
                                 + " ppr:2:socket)");
                     }
                     mapBy = "ppr";
@@ -80,14 +89,14 @@ final class RankMap {
                     pprKind = kind("--map-by " + v + ": the ppr resource", parts[2], true);
                     next = 3;
                 }
-                default -> throw new IllegalArgumentException("--map-by " + v + ": unknown mapping policy '" + policy
+                default -> throw new MappingException("--map-by " + v + ": unknown mapping policy '" + policy
                         + "' (" + MAP_POLICIES + ")");
             }
             for (int k = next; k < parts.length; k++) {
                 if (parts[k].startsWith("pe=")) {
                     pe = count("--map-by " + v + ": PE", parts[k].substring("pe=".length()));
                 } else if (!parts[k].equals("oversubscribe") && !parts[k].equals("nooversubscribe")) {
-                    throw new IllegalArgumentException("--map-by " + v + ": unknown modifier '" + parts[k]
+                    throw new MappingException("--map-by " + v + ": unknown modifier '" + parts[k]
                             + "' (PE=n, OVERSUBSCRIBE)");
                 }
                 oversubscribe |= parts[k].equals("oversubscribe");
@@ -97,7 +106,7 @@ final class RankMap {
         void rankBy(String v) {
             String p = v.toLowerCase(Locale.ROOT).split(":")[0];
             if (!Arrays.asList(RANK_POLICIES.split("\\|")).contains(p) && !p.equals("package")) {
-                throw new IllegalArgumentException("--rank-by " + v + ": unknown ranking policy (" + RANK_POLICIES
+                throw new MappingException("--rank-by " + v + ": unknown ranking policy (" + RANK_POLICIES
                         + ")");
             }
             rankBy = p.equals("package") ? "socket" : p;
@@ -109,7 +118,7 @@ final class RankMap {
                 case "none", "hwthread", "core", "socket", "numa" -> bindTo = p;
                 case "cpu" -> bindTo = "hwthread";
                 case "package" -> bindTo = "socket";
-                default -> throw new IllegalArgumentException("--bind-to " + v + ": unknown binding policy ("
+                default -> throw new MappingException("--bind-to " + v + ": unknown binding policy ("
                         + BIND_POLICIES + ")");
             }
             if (v.toLowerCase(Locale.ROOT).contains(":overload-allowed")) {
@@ -183,10 +192,9 @@ final class RankMap {
             int perHost = (int) Math.min(Integer.MAX_VALUE, perHostL);
             int want = n > 0 ? n : (int) Math.min(Integer.MAX_VALUE, perHostL * nh);
             if (want > perHostL * nh) {
-                throw new IllegalArgumentException("--map-by ppr:" + p.ppr + ":" + name(p.pprKind) + " places at most "
+                throw new MappingException("--map-by ppr:" + p.ppr + ":" + name(p.pprKind) + " places at most "
                         + perHost + " ranks on a host (" + p.ppr + " on each of its " + objects + " "
-                        + name(p.pprKind) + "(s)), " + perHostL * nh + " on " + nh + " host(s): " + want
-                        + " ranks do not fit");
+                        + name(p.pprKind) + "(s)): " + want + " ranks do not fit on " + nh + " host(s)");
             }
             int[] count = new int[nh];
             for (int h = 0, left = want; h < nh; h++) {
@@ -194,7 +202,7 @@ final class RankMap {
                 left -= count[h];
                 HostList.Host host = hosts.hosts().get(h);
                 if (count[h] > host.slots() && !p.oversubscribe) {
-                    throw new IllegalArgumentException("there are not enough slots for " + want + " ranks: --map-by ppr:"
+                    throw new MappingException("there are not enough slots for " + want + " ranks: --map-by ppr:"
                             + p.ppr + ":" + name(p.pprKind) + " puts " + count[h] + " on " + host.name() + ", which has "
                             + host.slots() + " slot(s) (give more slots, or allow it with --oversubscribe)");
                 }
@@ -218,7 +226,7 @@ final class RankMap {
                 }
                 if (!placed) {
                     if (beyondSlots || !p.oversubscribe) {
-                        throw new IllegalArgumentException("there are not enough slots for " + want + " ranks: the"
+                        throw new MappingException("there are not enough slots for " + want + " ranks: the"
                                 + " hosts have " + hosts.totalSlots() + " slots in all" + (beyondSlots
                                 ? " and every host is at its max_slots" : " (give more slots with --host NAME:N or"
                                 + " slots=N in the hostfile, or allow it with --oversubscribe)"));
@@ -257,13 +265,13 @@ final class RankMap {
             };
             List<int[]> granules = granulesOf(topo, objects.get(object), granule);
             if (p.pe > granules.size()) {
-                throw new IllegalArgumentException("PE=" + p.pe + " asks for " + p.pe + " " + name(granule)
+                throw new MappingException("PE=" + p.pe + " asks for " + p.pe + " " + name(granule)
                         + "s per rank, but a " + name(target) + " of " + host.name() + " has " + granules.size());
             }
             int at = cursor.getOrDefault(object, 0);
             if (at + p.pe > granules.size()) {
                 if (!binding.equals("none") && !p.oversubscribe) {
-                    throw new IllegalArgumentException("binding more ranks than cpus: --bind-to " + binding + " puts "
+                    throw new MappingException("binding more ranks than cpus: --bind-to " + binding + " puts "
                             + "more ranks" + (p.pe > 1 ? " of " + p.pe + " " + name(granule) + "s" : "") + " on "
                             + (target == Kind.NODE ? "" : name(target) + " " + object + " of ") + host.name()
                             + " than it has " + name(granule) + "s (" + granules.size() + "); allow it with"
@@ -434,11 +442,11 @@ final class RankMap {
             case "numa" -> Kind.NUMA;
             case "node" -> {
                 if (!allowNode) {
-                    throw new IllegalArgumentException(what + " cannot be node");
+                    throw new MappingException(what + " cannot be node");
                 }
                 yield Kind.NODE;
             }
-            default -> throw new IllegalArgumentException(what + " '" + v + "' is not one of"
+            default -> throw new MappingException(what + " '" + v + "' is not one of"
                     + " hwthread|core|socket|numa|node");
         };
     }
@@ -455,7 +463,7 @@ final class RankMap {
             }
             return x;
         } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(what + " needs a positive integer, got '" + v + "'");
+            throw new MappingException(what + " needs a positive integer, got '" + v + "'");
         }
     }
 }
