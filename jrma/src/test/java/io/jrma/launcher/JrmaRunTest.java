@@ -4,6 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.jrma.core.os.Affinity;
+import io.jrma.core.os.Topology;
+import io.jrma.core.os.Topology.Kind;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -13,6 +16,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -122,14 +126,14 @@ class JrmaRunTest {
     @Test
     @Timeout(120)
     void bindToCoreBindsJvmRanksWholeAndThreadRanksByThreadAndReportsEachAsMpirun() throws Exception {
-        org.junit.jupiter.api.Assumptions.assumeTrue(io.jrma.core.os.Affinity.available(), "binding needs Linux and JNA");
-        io.jrma.core.os.Topology here = io.jrma.core.os.Topology.here();
-        org.junit.jupiter.api.Assumptions.assumeTrue(here.count(io.jrma.core.os.Topology.Kind.CORE) >= 2,
+        Assumptions.assumeTrue(Affinity.available(), "binding needs Linux and JNA");
+        Topology here = Topology.here();
+        Assumptions.assumeTrue(here.count(Kind.CORE) >= 2,
                 "two ranks bound to a core each need two cores");
         String[] cpuOf = new String[2];
         for (int k = 0; k < 2; k++) {
-            int[] core = here.objects(io.jrma.core.os.Topology.Kind.CORE).get(k);
-            cpuOf[k] = io.jrma.core.os.Topology.formatList(here.osCpus(core));
+            int[] core = here.objects(Kind.CORE).get(k);
+            cpuOf[k] = Topology.formatList(here.osCpus(core));
         }
         // JVM ranks: the whole JVM is bound (its main thread too), so availableProcessors() says the core's threads
         Run jvms = new Run("-n", "2", "--jvms", "2", "--bind-to", "core", "--report-bindings", FIX + "Affinities");
@@ -142,7 +146,7 @@ class JrmaRunTest {
                     && l.matches(".*: \\[[B./]+\\](\\[[B./]+\\])*$")).count(), report + ": " + jvms.output());
         }
         // thread ranks in one JVM: each rank's thread is bound, the JVM's main thread is not
-        String all = io.jrma.core.os.Topology.formatList(io.jrma.core.os.Affinity.cpus());
+        String all = Topology.formatList(Affinity.cpus());
         Run threads = new Run("-n", "2", "--bind-to", "core", "--report-bindings", FIX + "Affinities");
         assertEquals(0, threads.exit(90), threads.output());
         for (int k = 0; k < 2; k++) {
@@ -169,13 +173,15 @@ class JrmaRunTest {
                 r.output());
         assertEquals(" \tProcess rank: 0 JVM: 0 Bound: N/A", r.lines.get(map + 3), r.output());
         assertEquals(" \tProcess rank: 1 JVM: 1 Bound: N/A", r.lines.get(map + 4), r.output());
-        int hello = r.lines.indexOf(r.lines.stream().filter(l -> l.startsWith("hello from rank")).findFirst().orElseThrow());
+        String first = r.lines.stream().filter(l -> l.startsWith("hello from rank")).findFirst().orElseThrow();
+        int hello = r.lines.indexOf(first);
         assertTrue(hello > map, "the map comes before the job: " + r.output());
-        int cores = io.jrma.core.os.Topology.here().count(io.jrma.core.os.Topology.Kind.CORE);
+        int cores = Topology.here().count(Kind.CORE);
         String[][] bad = {
             {"-n", String.valueOf(cores + 1), "--bind-to", "core"}, {"binding more ranks than cpus"},
             {"-n", "2", "--map-by", "diagonal"}, {"unknown mapping policy 'diagonal'"},
-            {"-n", String.valueOf(cores + 1), "--map-by", "ppr:1:core"}, {"places at most " + cores + " ranks on a host"},
+            {"-n", String.valueOf(cores + 1), "--map-by", "ppr:1:core"},
+            {"places at most " + cores + " ranks on a host"},
         };
         for (int k = 0; k < bad.length; k += 2) {
             List<String> args = new ArrayList<>(List.of(bad[k]));
@@ -184,6 +190,30 @@ class JrmaRunTest {
             assertEquals(2, e.exit(30), e.output());
             String want = bad[k + 1][0];
             assertTrue(e.lines.get(0).startsWith("jrmarun: ") && e.lines.get(0).contains(want), e.output());
+        }
+    }
+
+    @Test
+    @Timeout(90)
+    void mapByNodeOverTwoHostsPutsEveryOtherRankInEachHostsJvmBoundThere() throws Exception {
+        // two names of this host: two hosts to the mapper, both started directly (no launch agent)
+        Run r = new Run("--host", "localhost:2,127.0.0.1:2", "--map-by", "node", "--bind-to", "core",
+                "--report-bindings", FIX + "Hello");
+        assertEquals(0, r.exit(80), r.output());
+        String[] pid = new String[4];
+        for (int k = 0; k < 4; k++) {
+            String want = "hello from rank " + k + " of 4 pid=";
+            pid[k] = r.lines.stream().filter(l -> l.startsWith(want)).findFirst()
+                    .orElseThrow(() -> new AssertionError(want + ": " + r.output())).substring(want.length());
+        }
+        assertEquals(pid[0], pid[2], "ranks 0 and 2 on the first host: " + r.output());
+        assertEquals(pid[1], pid[3], "ranks 1 and 3 on the second host: " + r.output());
+        assertFalse(pid[0].equals(pid[1]), r.output());
+        if (Affinity.available() && Topology.here().count(Kind.CORE) >= 2) {
+            for (int k = 0; k < 4; k++) { // each host's two ranks on its cores 0 and 1
+                String report = ":" + pid[k] + "] MCW rank " + k + " bound to socket 0[core " + k / 2 + "[";
+                assertTrue(r.lines.stream().anyMatch(l -> l.contains(report)), report + ": " + r.output());
+            }
         }
     }
 

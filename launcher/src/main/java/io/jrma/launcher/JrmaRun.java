@@ -46,13 +46,15 @@ public final class JrmaRun {
             "                         (quicker kernel copies; the JDK prints a warning line per JVM); 22+ does it anyway",
             "  --grace SECONDS        after a failure, how long JVMs may take to stop before they are killed (default 3)",
             "  --cleanup              only remove the /dev/shm files of jrma JVMs that no longer run, and exit",
-            "  --map-by POLICY        where ranks go (as mpirun's): slot (default), node, core, hwthread, socket, numa,",
-            "                         ppr:N:RESOURCE (N per core|socket|numa|node), each with :PE=n (n cores a rank)",
-            "  --rank-by POLICY       how placed ranks are numbered: slot, node, core, socket, numa (default: as mapped)",
+            "  --map-by POLICY        where ranks go (as mpirun's): slot (default), node, core, hwthread, socket,",
+            "                         numa, ppr:N:RESOURCE (N per core|socket|numa|node), each with :PE=n (n cores",
+            "                         a rank)",
+            "  --rank-by POLICY       how placed ranks are numbered: slot, node, core, socket, numa (default: as",
+            "                         mapped)",
             "  --bind-to POLICY       none (default), core, hwthread, socket, numa: a JVM of one rank is bound whole,",
             "                         a JVM of several ranks binds each rank's thread (see docs/mapping.md)",
             "  --cpus-per-rank N      N cores per rank (as :PE=N; binds to them unless --bind-to says otherwise)",
-            "  --report-bindings      each rank prints its binding on stderr, as mpirun: [host:pid] MCW rank R bound to",
+            "  --report-bindings      each rank prints its binding on stderr, as mpirun does",
             "  --display-map          print the job map (hosts, slots, ranks, JVMs, bindings) before the job starts",
             "  -H, --host a,b:4,c     run on these hosts (:N slots each, 1 without); ranks fill them in order, slot",
             "                         by slot; JVMs on other hosts are started with the launch agent (default: one JVM",
@@ -109,14 +111,14 @@ public final class JrmaRun {
         }
         o.diagnostics = err;
         notes.forEach(err::println);
-        if (o.jobMap != null) {
-            System.out.print(o.jobMap);
-            System.out.flush();
-        }
         String missing = missingMainClass(o);
         if (missing != null) {
             err.println("jrmarun: " + missing);
             return 2;
+        }
+        if (o.jobMap != null) {
+            System.out.print(o.jobMap);
+            System.out.flush();
         }
         JobLauncher.Result r = JobLauncher.run(o);
         return r.exitCode;

@@ -203,8 +203,9 @@ final class RankMap {
                 HostList.Host host = hosts.hosts().get(h);
                 if (count[h] > host.slots() && !p.oversubscribe) {
                     throw new MappingException("there are not enough slots for " + want + " ranks: --map-by ppr:"
-                            + p.ppr + ":" + name(p.pprKind) + " puts " + count[h] + " on " + host.name() + ", which has "
-                            + host.slots() + " slot(s) (give more slots, or allow it with --oversubscribe)");
+                            + p.ppr + ":" + name(p.pprKind) + " puts " + count[h] + " on " + host.name()
+                            + ", which has " + host.slots() + " slot(s) (give more slots, or allow it with"
+                            + " --oversubscribe)");
                 }
             }
             return count;

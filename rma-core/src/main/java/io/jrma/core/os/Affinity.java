@@ -10,9 +10,10 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The CPUs of this host that the job may use, and binding of a rank's thread to one of them ({@code jrma.bind},
- * jrmarun's {@code --bind-to core}), through Linux {@code sched_setaffinity}/{@code sched_getaffinity} called by
- * JNA on the calling thread. A bound rank keeps its caches and, between JVMs over TCP, its socket's packets on
+ * The CPUs of this host that the job may use, and binding of a rank's thread, or of a whole JVM that runs one rank,
+ * to some of them ({@code jrma.bind}, {@code jrma.bind.cpus}: jrmarun's {@code --bind-to}), through Linux
+ * {@code sched_setaffinity}/{@code sched_getaffinity} called by JNA. A bound rank keeps its caches and, between JVMs
+ * over TCP, its socket's packets on
  * one CPU (an unbound rank thread migrates, as Open MPI's processes do not under {@code --bind-to core}).
  *
  * <p>{@link #cpus()} is read once, from the process's allowed CPU list (the main thread's, in

@@ -310,6 +310,9 @@ public final class Job {
         String mode = Params.BIND.getChoice(params, "none", "core");
         String map = Params.BIND_CPUS.get(params);
         boolean report = Boolean.parseBoolean(Params.BIND_REPORT.get(params));
+        if (map.isEmpty() && mode.equals("none") && !report) {
+            return; // nothing to bind or say: the topology is not even read
+        }
         Topology topo = Topology.here();
         int[] logical = new int[0];
         String why = null;
