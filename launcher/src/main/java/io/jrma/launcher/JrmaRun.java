@@ -148,7 +148,7 @@ public final class JrmaRun {
                 }
                 case "-n", "-np", "--np", "-c" -> n = positive(opt, value(a, i++));
                 case "--allow-run-as-root", "--use-hwthread-cpus" -> {
-                    // accepted for mpirun command lines: jrma never refuses more ranks than cores, runs as any user
+                    // accepted for mpirun command lines: jrma runs as any user; hardware threads: --bind-to hwthread
                 }
                 case "--oversubscribe", "-oversubscribe" -> policy.oversubscribe = true;
                 case "-H", "--host", "-host" -> hostArgs.add(value(a, i++));
