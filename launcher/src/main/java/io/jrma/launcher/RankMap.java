@@ -169,7 +169,7 @@ final class RankMap {
         int nh = hosts.hosts().size();
         int[] count = counts(hosts, topo, n, npernode, p);
         String binding = p.binding();
-        boolean byThread = p.mapBy.equals("hwthread") || binding.equals("hwthread");
+        boolean byThread = p.mapBy.equals("hwthread") || p.mapBy.equals("ppr") && p.pprKind == Kind.HWTHREAD;
         List<List<Placement>> perHost = new ArrayList<>();
         for (int h = 0; h < nh; h++) {
             perHost.add(place(hosts.hosts().get(h), h, topo, count[h], p, byThread, binding));
@@ -287,7 +287,7 @@ final class RankMap {
                     chosen.add(u);
                 }
             }
-            out.add(new Placement(-1, h, widen(topo, chosen, binding), chosen.first()));
+            out.add(new Placement(-1, h, widen(topo, chosen, binding, granule), chosen.first()));
         }
         return out;
     }
@@ -303,8 +303,16 @@ final class RankMap {
         return out;
     }
 
-    /** The units a rank placed on {@code chosen} is bound to under {@code binding}. */
-    private static int[] widen(Topology topo, TreeSet<Integer> chosen, String binding) {
+    /**
+     * The units a rank placed on {@code chosen} (whole {@code granule}s) is bound to under {@code binding}: the objects
+     * that hold them, or for {@code hwthread} over whole cores, the first thread of each core.
+     */
+    private static int[] widen(Topology topo, TreeSet<Integer> chosen, String binding, Kind granule) {
+        if (binding.equals("hwthread") && granule == Kind.CORE) {
+            TreeMap<Integer, Integer> firstOfCore = new TreeMap<>();
+            chosen.forEach(u -> firstOfCore.putIfAbsent(topo.objectOf(u, Kind.CORE), u));
+            return firstOfCore.values().stream().mapToInt(Integer::intValue).sorted().toArray();
+        }
         Kind to = switch (binding) {
             case "none" -> null;
             case "hwthread" -> Kind.HWTHREAD;

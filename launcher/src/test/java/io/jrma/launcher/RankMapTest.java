@@ -140,6 +140,19 @@ class RankMapTest {
     }
 
     @Test
+    void hardwareThreadsAreMappedOrBoundOnlyWhenAskedFor() {
+        Topology ht = Topology.uniform(1, 2, 2);
+        // map by core, bind to a hardware thread: the first thread of each rank's own core
+        assertEquals("0 [B./..]\n0 [../B.]\n",
+                bitmaps(map("h:2", ht, 2, "--map-by", "core", "--bind-to", "hwthread"), ht));
+        // map by hardware thread: consecutive threads, so two ranks share a core
+        assertEquals("0 [B./..]\n0 [.B/..]\n",
+                bitmaps(map("h:2", ht, 2, "--map-by", "hwthread", "--bind-to", "hwthread"), ht));
+        assertEquals("0 [BB/..]\n0 [BB/..]\n",
+                bitmaps(map("h:2", ht, 2, "--map-by", "hwthread", "--bind-to", "core"), ht));
+    }
+
+    @Test
     void withoutBindingNothingIsBoundAndAnyNumberFits() {
         RankMap m = map("h:16", Topology.uniform(1, 2, 1), 16);
         assertEquals(16, m.size());
