@@ -4,6 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.jrma.core.os.Affinity;
+import io.jrma.core.os.Topology;
+import io.jrma.core.os.Topology.Kind;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -13,6 +16,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -120,19 +124,97 @@ class JrmaRunTest {
     }
 
     @Test
-    @Timeout(60)
-    void bindToCoreBindsEachRankToACpuAndReportsIt() throws Exception {
-        org.junit.jupiter.api.Assumptions.assumeTrue(io.jrma.core.os.Affinity.available(), "binding needs Linux and JNA");
-        Run r = new Run("-n", "2", "--jvms", "2", "--bind-to", "core", "--report-bindings", FIX + "Hello");
-        assertEquals(0, r.exit(40), r.output());
+    @Timeout(120)
+    void bindToCoreBindsJvmRanksWholeAndThreadRanksByThreadAndReportsEachAsMpirun() throws Exception {
+        Assumptions.assumeTrue(Affinity.available(), "binding needs Linux and JNA");
+        Topology here = Topology.here();
+        Assumptions.assumeTrue(here.count(Kind.CORE) >= 2,
+                "two ranks bound to a core each need two cores");
+        String[] cpuOf = new String[2];
         for (int k = 0; k < 2; k++) {
-            String want = "jrma: rank " + k + " (pid ";
-            int cpu = io.jrma.core.os.Affinity.cpuOfRank(k);
-            assertTrue(r.lines.stream().anyMatch(l -> l.startsWith(want) && l.contains("bound to CPU " + cpu)), r.output());
+            int[] core = here.objects(Kind.CORE).get(k);
+            cpuOf[k] = Topology.formatList(here.osCpus(core));
+        }
+        // JVM ranks: the whole JVM is bound (its main thread too), so availableProcessors() says the core's threads
+        Run jvms = new Run("-n", "2", "--jvms", "2", "--bind-to", "core", "--report-bindings", FIX + "Affinities");
+        assertEquals(0, jvms.exit(90), jvms.output());
+        for (int k = 0; k < 2; k++) {
+            String rank = "rank " + k + " thread-cpus " + cpuOf[k] + " process-cpus " + cpuOf[k] + " available ";
+            assertTrue(jvms.lines.stream().anyMatch(l -> l.startsWith(rank)), rank + ": " + jvms.output());
+            String report = "] MCW rank " + k + " bound to socket ";
+            assertEquals(1, jvms.lines.stream().filter(l -> l.startsWith("[") && l.contains(report)
+                    && l.matches(".*: \\[[B./]+\\](\\[[B./]+\\])*$")).count(), report + ": " + jvms.output());
+        }
+        // thread ranks in one JVM: each rank's thread is bound, the JVM's main thread is not
+        String all = Topology.formatList(Affinity.cpus());
+        Run threads = new Run("-n", "2", "--bind-to", "core", "--report-bindings", FIX + "Affinities");
+        assertEquals(0, threads.exit(90), threads.output());
+        for (int k = 0; k < 2; k++) {
+            String rank = "rank " + k + " thread-cpus " + cpuOf[k] + " process-cpus " + all + " ";
+            assertTrue(threads.lines.stream().anyMatch(l -> l.startsWith(rank)), rank + ": " + threads.output());
+            String report = "] MCW rank " + k + " bound to socket ";
+            assertEquals(1, threads.lines.stream().filter(l -> l.contains(report)).count(), threads.output());
         }
         Run none = new Run("-n", "2", "--bind-to", "none", "--report-bindings", FIX + "Hello");
-        assertEquals(0, none.exit(40), none.output());
-        assertTrue(none.lines.stream().anyMatch(l -> l.startsWith("jrma: rank 1 (pid ") && l.contains("not bound")), none.output());
+        assertEquals(0, none.exit(60), none.output());
+        assertTrue(none.lines.stream().anyMatch(l -> l.endsWith("MCW rank 1 is not bound (or bound to all available"
+                + " processors)")), none.output());
+    }
+
+    @Test
+    @Timeout(60)
+    void displayMapPrintsTheJobMapBeforeTheJobAndMappingErrorsExitWith2() throws Exception {
+        Run r = new Run("-n", "2", "--jvms", "2", "--display-map", FIX + "Hello");
+        assertEquals(0, r.exit(50), r.output());
+        int map = r.lines.indexOf(" ========================   JOB MAP   ========================");
+        assertTrue(map >= 0, r.output());
+        String node = r.lines.get(map + 2);
+        assertTrue(node.startsWith(" Data for node: ") && node.endsWith("\tNum slots: 2\tMax slots: 0\tNum procs: 2"),
+                r.output());
+        assertEquals(" \tProcess rank: 0 JVM: 0 Bound: N/A", r.lines.get(map + 3), r.output());
+        assertEquals(" \tProcess rank: 1 JVM: 1 Bound: N/A", r.lines.get(map + 4), r.output());
+        String first = r.lines.stream().filter(l -> l.startsWith("hello from rank")).findFirst().orElseThrow();
+        int hello = r.lines.indexOf(first);
+        assertTrue(hello > map, "the map comes before the job: " + r.output());
+        int cores = Topology.here().count(Kind.CORE);
+        String[][] bad = {
+            {"-n", String.valueOf(cores + 1), "--bind-to", "core"}, {"binding more ranks than cpus"},
+            {"-n", "2", "--map-by", "diagonal"}, {"unknown mapping policy 'diagonal'"},
+            {"-n", String.valueOf(cores + 1), "--map-by", "ppr:1:core"},
+            {"places at most " + cores + " ranks on a host"},
+        };
+        for (int k = 0; k < bad.length; k += 2) {
+            List<String> args = new ArrayList<>(List.of(bad[k]));
+            args.add(FIX + "Hello");
+            Run e = new Run(args.toArray(new String[0]));
+            assertEquals(2, e.exit(30), e.output());
+            String want = bad[k + 1][0];
+            assertTrue(e.lines.get(0).startsWith("jrmarun: ") && e.lines.get(0).contains(want), e.output());
+        }
+    }
+
+    @Test
+    @Timeout(90)
+    void mapByNodeOverTwoHostsPutsEveryOtherRankInEachHostsJvmBoundThere() throws Exception {
+        // two names of this host: two hosts to the mapper, both started directly (no launch agent)
+        Run r = new Run("--host", "localhost:2,127.0.0.1:2", "--map-by", "node", "--bind-to", "core",
+                "--report-bindings", FIX + "Hello");
+        assertEquals(0, r.exit(80), r.output());
+        String[] pid = new String[4];
+        for (int k = 0; k < 4; k++) {
+            String want = "hello from rank " + k + " of 4 pid=";
+            pid[k] = r.lines.stream().filter(l -> l.startsWith(want)).findFirst()
+                    .orElseThrow(() -> new AssertionError(want + ": " + r.output())).substring(want.length());
+        }
+        assertEquals(pid[0], pid[2], "ranks 0 and 2 on the first host: " + r.output());
+        assertEquals(pid[1], pid[3], "ranks 1 and 3 on the second host: " + r.output());
+        assertFalse(pid[0].equals(pid[1]), r.output());
+        if (Affinity.available() && Topology.here().count(Kind.CORE) >= 2) {
+            for (int k = 0; k < 4; k++) { // each host's two ranks on its cores 0 and 1
+                String report = ":" + pid[k] + "] MCW rank " + k + " bound to socket 0[core " + k / 2 + "[";
+                assertTrue(r.lines.stream().anyMatch(l -> l.contains(report)), report + ": " + r.output());
+            }
+        }
     }
 
     @Test

@@ -135,6 +135,21 @@ class MultiHostTest {
 
     @Test
     @Timeout(JOB_S + 30)
+    void mapByNodeDealsRanksOverTheHostsAndEachHostBindsItsOwn() throws Exception {
+        JrmaRunTest.Run r = jrmarun("--host", both(2), "--map-by", "node", "--bind-to", "core",
+                "--report-bindings", FIX + "HostReport");
+        assertEquals(0, r.exit(JOB_S), r.output());
+        for (int rank = 0; rank < 4; rank++) {
+            // ranks 0, 2 on the first host, 1, 3 on the second, the two of a host in its one JVM
+            String line = "rank " + rank + " of 4 on " + hosts.name(rank % 2) + " shared=2";
+            assertTrue(r.lines.contains(line), line + " in:\n" + r.output());
+            String report = "] MCW rank " + rank + " bound to socket ";
+            assertEquals(1, r.lines.stream().filter(l -> l.contains(report)).count(), report + " in:\n" + r.output());
+        }
+    }
+
+    @Test
+    @Timeout(JOB_S + 30)
     void outputOfEveryHostComesBackTagged() throws Exception {
         JrmaRunTest.Run r = jrmarun("--host", both(2), "--tag-output", FIX + "Hello");
         assertEquals(0, r.exit(JOB_S), r.output());

@@ -39,6 +39,11 @@ final class HostList {
         this.hosts = List.copyOf(hosts);
     }
 
+    /** These hosts, in this order. */
+    static HostList of(List<Host> hosts) {
+        return new HostList(hosts);
+    }
+
     List<Host> hosts() {
         return hosts;
     }
@@ -205,19 +210,22 @@ final class HostList {
     }
 
     /**
-     * The JVM of each rank, given each rank's host (consecutive ranks on one host): one JVM per host by default;
-     * {@code perJvm > 0}: each host's ranks in JVMs of {@code perJvm} consecutive ranks; {@code jvms > 0}: that many
-     * JVMs in all, shared out over the hosts in proportion to their ranks (at least one each, at most one per rank).
-     * JVMs are numbered in rank order; a JVM never spans hosts.
+     * The JVM of each rank, given each rank's host: one JVM per host by default; {@code perJvm > 0}: each host's ranks
+     * in JVMs of {@code perJvm} consecutive ranks (of that host); {@code jvms > 0}: that many JVMs in all, shared out
+     * over the hosts in proportion to their ranks (at least one each, at most one per rank). JVMs are numbered host by
+     * host, hosts in the order of their first rank; a JVM never spans hosts. A host's ranks need not be consecutive
+     * ({@code --map-by node}, {@code --rank-by node}).
      */
     static int[] jvmMap(int[] hostOfRank, int jvms, int perJvm) {
         int n = hostOfRank.length;
-        List<int[]> runs = new ArrayList<>(); // {first rank, count} of each host's ranks, in rank order
+        Map<Integer, List<Integer>> ranksOfHost = new LinkedHashMap<>();
         for (int r = 0; r < n; r++) {
-            if (r == 0 || hostOfRank[r] != hostOfRank[r - 1]) {
-                runs.add(new int[] {r, 0});
-            }
-            runs.get(runs.size() - 1)[1]++;
+            ranksOfHost.computeIfAbsent(hostOfRank[r], k -> new ArrayList<>()).add(r);
+        }
+        List<int[]> runs = new ArrayList<>(); // {index in groups, count} of each host's ranks
+        List<List<Integer>> groups = new ArrayList<>(ranksOfHost.values());
+        for (int g = 0; g < groups.size(); g++) {
+            runs.add(new int[] {g, groups.get(g).size()});
         }
         int[] perHost = new int[runs.size()];
         if (perJvm > 0) {
@@ -262,8 +270,8 @@ final class HostList {
         int[] jvmOfRank = new int[n];
         int base = 0;
         for (int h = 0; h < perHost.length; h++) {
-            int first = runs.get(h)[0];
-            int count = runs.get(h)[1];
+            List<Integer> ranks = groups.get(h);
+            int count = ranks.size();
             int[] block = JobLauncher.blockMap(count, perHost[h]);
             if (perJvm > 0) {
                 for (int k = 0; k < count; k++) {
@@ -271,7 +279,7 @@ final class HostList {
                 }
             }
             for (int k = 0; k < count; k++) {
-                jvmOfRank[first + k] = base + block[k];
+                jvmOfRank[ranks.get(k)] = base + block[k];
             }
             base += perHost[h];
         }

@@ -84,6 +84,8 @@ public final class JobLauncher {
         public String[] hostOfJvm;
         /** The rsh-style command that starts a JVM on another host ({@code AGENT HOST COMMAND}). */
         public String launchAgent = RemoteStart.DEFAULT_AGENT;
+        /** jrmarun's {@code --display-map}: the job map, printed before the job starts; null: not printed. */
+        public String jobMap;
         /** jrma's own class path on the other hosts ({@code --prefix DIR}: DIR/lib/*); null: the same as here. */
         public String remoteLibraryClasspath;
     }

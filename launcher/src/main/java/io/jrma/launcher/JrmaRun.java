@@ -1,5 +1,7 @@
 package io.jrma.launcher;
 
+import io.jrma.core.os.HostId;
+import io.jrma.core.os.Topology;
 import io.jrma.core.runtime.Params;
 import io.jrma.spi.Components;
 import io.jrma.spi.TransportProvider;
@@ -44,8 +46,16 @@ public final class JrmaRun {
             "                         (quicker kernel copies; the JDK prints a warning line per JVM); 22+ does it anyway",
             "  --grace SECONDS        after a failure, how long JVMs may take to stop before they are killed (default 3)",
             "  --cleanup              only remove the /dev/shm files of jrma JVMs that no longer run, and exit",
-            "  --bind-to core|none    bind each rank's thread to one CPU, ranks in order over the CPUs (default none)",
-            "  --report-bindings      each rank prints where it is bound",
+            "  --map-by POLICY        where ranks go (as mpirun's): slot (default), node, core, hwthread, socket,",
+            "                         numa, ppr:N:RESOURCE (N per core|socket|numa|node), each with :PE=n (n cores",
+            "                         a rank)",
+            "  --rank-by POLICY       how placed ranks are numbered: slot, node, core, socket, numa (default: as",
+            "                         mapped)",
+            "  --bind-to POLICY       none (default), core, hwthread, socket, numa: a JVM of one rank is bound whole,",
+            "                         a JVM of several ranks binds each rank's thread (see docs/mapping.md)",
+            "  --cpus-per-rank N      N cores per rank (as :PE=N; binds to them unless --bind-to says otherwise)",
+            "  --report-bindings      each rank prints its binding on stderr, as mpirun does",
+            "  --display-map          print the job map (hosts, slots, ranks, JVMs, bindings) before the job starts",
             "  -H, --host a,b:4,c     run on these hosts (:N slots each, 1 without); ranks fill them in order, slot",
             "                         by slot; JVMs on other hosts are started with the launch agent (default: one JVM",
             "                         per host, all its ranks as threads; --jvms J spreads J JVMs over the hosts,",
@@ -58,8 +68,7 @@ public final class JrmaRun {
             "  --prefix DIR           jrma's install on the other hosts is in DIR (its jars in DIR/lib); default: the",
             "                         same class path as here (a shared file system)",
             "  -h, --help             this text",
-            "  (mpirun's --allow-run-as-root is accepted and needs nothing; --map-by/--rank-by core|slot are what",
-            "   jrmarun does anyway, other values are accepted with a note; the address of a job across hosts is",
+            "  (mpirun's --allow-run-as-root is accepted and needs nothing; the address of a job across hosts is",
             "   jrma.tcp.interface's, by default the one that routes to the other hosts: see docs/multi-host.md)");
 
     /** The option that only removes the shared-memory files of dead jrma JVMs (also run on other hosts). */
@@ -91,7 +100,9 @@ public final class JrmaRun {
             o = parse(argv);
         } catch (IllegalArgumentException e) {
             err.println("jrmarun: " + e.getMessage());
-            err.println(USAGE);
+            if (!(e instanceof RankMap.MappingException)) { // a mapping error's line names the choices itself
+                err.println(USAGE);
+            }
             return 2;
         }
         if (o == null) {
@@ -104,6 +115,10 @@ public final class JrmaRun {
         if (missing != null) {
             err.println("jrmarun: " + missing);
             return 2;
+        }
+        if (o.jobMap != null) {
+            System.out.print(o.jobMap);
+            System.out.flush();
         }
         JobLauncher.Result r = JobLauncher.run(o);
         return r.exitCode;
@@ -119,7 +134,8 @@ public final class JrmaRun {
         int jvms = -1;
         int perJvm = -1;
         int npernode = -1;
-        boolean oversubscribe = false;
+        RankMap.Policy policy = new RankMap.Policy();
+        boolean displayMap = false;
         List<String> hostArgs = new ArrayList<>();
         String hostfile = null;
         String userCp = null;
@@ -132,9 +148,9 @@ public final class JrmaRun {
                 }
                 case "-n", "-np", "--np", "-c" -> n = positive(opt, value(a, i++));
                 case "--allow-run-as-root", "--use-hwthread-cpus" -> {
-                    // accepted for mpirun command lines: jrma never refuses more ranks than cores, runs as any user
+                    // accepted for mpirun command lines: jrma runs as any user; hardware threads: --bind-to hwthread
                 }
-                case "--oversubscribe", "-oversubscribe" -> oversubscribe = true;
+                case "--oversubscribe", "-oversubscribe" -> policy.oversubscribe = true;
                 case "-H", "--host", "-host" -> hostArgs.add(value(a, i++));
                 case "--hostfile", "-hostfile", "--machinefile", "-machinefile" -> hostfile = value(a, i++);
                 case "-N", "--npernode", "-npernode" -> npernode = positive(opt, value(a, i++));
@@ -145,23 +161,13 @@ public final class JrmaRun {
                     }
                 }
                 case "--prefix", "-prefix" -> o.remoteLibraryClasspath = Path.of(value(a, i++), "lib", "*").toString();
-                case "--bind-to" -> {
-                    String v = value(a, i++);
-                    switch (v) {
-                        case "core", "hwthread", "cpu" -> o.params.put("jrma.bind", "core");
-                        case "none" -> o.params.put("jrma.bind", "none");
-                        default -> notes.add("jrmarun: --bind-to " + v + " is not supported: ranks are not bound"
-                                + " (--bind-to core binds each rank's thread to one CPU)");
-                    }
-                }
-                case "--report-bindings" -> o.params.put("jrma.bind.report", "true");
-                case "--map-by", "--rank-by" -> {
-                    String v = value(a, i++);
-                    if (!v.equals("core") && !v.equals("slot") && !v.equals("hwthread")) {
-                        notes.add("jrmarun: " + opt + " " + v + " is not supported: ranks are mapped in blocks of"
-                                + " consecutive ranks per JVM and bound (with --bind-to core) to CPUs in rank order");
-                    }
-                }
+                case "--bind-to", "-bind-to" -> policy.bindTo(value(a, i++));
+                case "--report-bindings", "-report-bindings" -> o.params.put(Params.BIND_REPORT.name(), "true");
+                case "--display-map", "-display-map" -> displayMap = true;
+                case "--map-by", "-map-by" -> policy.mapBy(value(a, i++));
+                case "--rank-by", "-rank-by" -> policy.rankBy(value(a, i++));
+                case "--cpus-per-rank", "-cpus-per-rank", "--cpus-per-proc", "-cpus-per-proc" ->
+                        policy.pe = positive(opt, value(a, i++));
                 case "--jvms" -> jvms = positive(opt, value(a, i++));
                 case "--ranks-per-jvm" -> perJvm = positive(opt, value(a, i++));
                 case "-cp", "--classpath", "-classpath" -> userCp = value(a, i++);
@@ -207,17 +213,25 @@ public final class JrmaRun {
         if (!hostArgs.isEmpty() && hostfile != null) {
             throw new IllegalArgumentException("give --host or --hostfile, not both");
         }
+        RankMap map;
         if (!hostArgs.isEmpty() || hostfile != null) {
-            mapOverHosts(o, hostfile != null ? HostList.ofHostfile(Path.of(hostfile)) : HostList.ofHostArgs(hostArgs),
-                    n, npernode, oversubscribe, jvms, perJvm);
+            HostList hosts = hostfile != null ? HostList.ofHostfile(Path.of(hostfile)) : HostList.ofHostArgs(hostArgs);
+            map = RankMap.compute(hosts, Topology.here(), n, npernode, policy);
+            mapOverHosts(o, hosts, map.hostOfRank(), jvms, perJvm);
         } else {
             if (npernode > 0 && n < 1) {
                 n = npernode; // -N alone: this host is the only one
+            }
+            if (n < 1 && policy.ppr > 0) { // ppr alone: as many as it places on this host
+                n = policy.ppr * Topology.here().count(policy.pprKind);
             }
             if (n < 1) {
                 throw new IllegalArgumentException(
                         "the number of ranks is required: -n N (or hosts: --host, --hostfile)");
             }
+            // one host, whose slots are the ranks asked for: jrmarun runs any number of ranks here, as threads
+            HostList here = HostList.of(List.of(new HostList.Host(HostId.hostName(), n, HostList.NO_MAX)));
+            map = RankMap.compute(here, Topology.here(), n, 0, policy);
             if (perJvm > 0) {
                 jvms = (n + perJvm - 1) / perJvm;
                 o.jvmOfRank = new int[n];
@@ -233,6 +247,14 @@ public final class JrmaRun {
             }
             o.nranks = n;
             o.njvms = jvms;
+        }
+        if (map.binds()) {
+            o.params.put(Params.BIND_CPUS.name(), map.bindParam());
+        } else if (policy.bindTo != null) {
+            o.params.put(Params.BIND.name(), "none");
+        }
+        if (displayMap) {
+            o.jobMap = map.display(o.jvmOfRank != null ? o.jvmOfRank : JobLauncher.blockMap(o.nranks, o.njvms));
         }
         if (i >= a.length) {
             throw new IllegalArgumentException("no MAINCLASS given");
@@ -282,16 +304,14 @@ public final class JrmaRun {
     }
 
     /**
-     * Maps the job over {@code hosts} (Open MPI's by-slot map, or {@code npernode} per host), then each host's ranks
-     * over JVMs there ({@link HostList#jvmMap}), and notes which JVMs run on other hosts.
+     * Puts each rank's host ({@code hostOfRank}, from the {@link RankMap}) and each host's ranks in JVMs there
+     * ({@link HostList#jvmMap}), and notes which JVMs run on other hosts.
      */
-    private static void mapOverHosts(JobLauncher.Options o, HostList hosts, int n, int npernode, boolean oversubscribe,
-            int jvms, int perJvm) {
-        int[] hostOfRank = hosts.map(n, Math.max(0, npernode), oversubscribe);
+    private static void mapOverHosts(JobLauncher.Options o, HostList hosts, int[] hostOfRank, int jvms, int perJvm) {
         int[] jvmOfRank = HostList.jvmMap(hostOfRank, jvms, perJvm);
         o.nranks = hostOfRank.length;
         o.jvmOfRank = jvmOfRank;
-        o.njvms = jvmOfRank[o.nranks - 1] + 1;
+        o.njvms = Arrays.stream(jvmOfRank).max().orElse(0) + 1;
         String[] hostOfJvm = new String[o.njvms];
         boolean remote = false;
         Map<String, Boolean> here = new HashMap<>();

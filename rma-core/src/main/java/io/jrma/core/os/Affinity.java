@@ -10,9 +10,10 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The CPUs of this host that the job may use, and binding of a rank's thread to one of them ({@code jrma.bind},
- * jrmarun's {@code --bind-to core}), through Linux {@code sched_setaffinity}/{@code sched_getaffinity} called by
- * JNA on the calling thread. A bound rank keeps its caches and, between JVMs over TCP, its socket's packets on
+ * The CPUs of this host that the job may use, and binding of a rank's thread, or of a whole JVM that runs one rank,
+ * to some of them ({@code jrma.bind}, {@code jrma.bind.cpus}: jrmarun's {@code --bind-to}), through Linux
+ * {@code sched_setaffinity}/{@code sched_getaffinity} called by JNA. A bound rank keeps its caches and, between JVMs
+ * over TCP, its socket's packets on
  * one CPU (an unbound rank thread migrates, as Open MPI's processes do not under {@code --bind-to core}).
  *
  * <p>{@link #cpus()} is read once, from the process's allowed CPU list (the main thread's, in
@@ -79,7 +80,7 @@ public final class Affinity {
     }
 
     /** Parses a Linux CPU list such as {@code 0-3,8,10-11}. */
-    static int[] parseList(String list) {
+    public static int[] parseList(String list) {
         List<Integer> out = new ArrayList<>();
         for (String part : list.split(",")) {
             String p = part.trim();
@@ -102,17 +103,61 @@ public final class Affinity {
      * @return null on success, else why not (no JNA/Linux, or the kernel's refusal)
      */
     public static String bindCurrentThread(int cpu) {
+        return bindCurrentThread(new int[] {cpu});
+    }
+
+    /**
+     * Binds the calling thread to {@code cpus} (OS CPU numbers).
+     *
+     * @return null on success, else why not (no JNA/Linux, a CPU out of range, or the kernel's refusal)
+     */
+    public static String bindCurrentThread(int[] cpus) {
+        return bindTask(0, cpus);
+    }
+
+    /**
+     * Binds every thread of this process to {@code cpus}, as {@code taskset} binds a process before it starts: the
+     * JVM's own threads (compiler, GC) too, and the threads they start later inherit it, so
+     * {@code availableProcessors()} answers the bound count. Threads started while this runs may escape; the list
+     * of threads is walked twice for them.
+     *
+     * @return null on success, else why not
+     */
+    public static String bindProcess(int[] cpus) {
+        cpus(); // the host's list is read before the main thread's own changes
+        if (LIBC == null) {
+            return "binding needs Linux and JNA";
+        }
+        for (int pass = 0; pass < 2; pass++) {
+            try (var tasks = Files.list(Path.of("/proc/self/task"))) {
+                for (Path t : (Iterable<Path>) tasks::iterator) {
+                    String why = bindTask(Integer.parseInt(t.getFileName().toString()), cpus);
+                    if (why != null && Files.exists(t)) { // a thread that ended meanwhile is no failure
+                        return why;
+                    }
+                }
+            } catch (IOException | RuntimeException e) {
+                return "cannot list this process's threads: " + e.getMessage();
+            }
+        }
+        return null;
+    }
+
+    private static String bindTask(int tid, int[] cpus) {
         if (LIBC == null) {
             return "thread binding needs Linux and JNA";
         }
-        if (cpu < 0 || cpu >= MASK_BYTES * 8) {
-            return "CPU " + cpu + " is out of range";
-        }
         Memory mask = new Memory(MASK_BYTES);
         mask.clear();
-        mask.setByte(cpu / 8, (byte) (1 << (cpu % 8)));
-        int rc = LIBC.sched_setaffinity(0, MASK_BYTES, mask);
-        return rc == 0 ? null : "sched_setaffinity(CPU " + cpu + ") failed (errno " + Native.getLastError() + ")";
+        for (int cpu : cpus) {
+            if (cpu < 0 || cpu >= MASK_BYTES * 8) {
+                return "CPU " + cpu + " is out of range";
+            }
+            mask.setByte(cpu / 8, (byte) (mask.getByte(cpu / 8) | (1 << (cpu % 8))));
+        }
+        int rc = LIBC.sched_setaffinity(tid, MASK_BYTES, mask);
+        return rc == 0 ? null : "sched_setaffinity(CPUs " + Topology.formatList(cpus) + ") failed (errno "
+                + Native.getLastError() + ")";
     }
 
     /** The CPUs the calling thread may run on now, or an empty array if that cannot be read. */

@@ -3,6 +3,8 @@ package io.jrma.core.runtime;
 import io.jrma.ErrorClass;
 import io.jrma.RmaException;
 import io.jrma.core.os.Affinity;
+import io.jrma.core.os.HostId;
+import io.jrma.core.os.Topology;
 import io.jrma.core.progress.ProgressAgent;
 import io.jrma.spi.Transport;
 import java.util.Arrays;
@@ -299,24 +301,57 @@ public final class Job {
     }
 
     /**
-     * Binds the calling thread, which runs world rank {@code rank}, as {@code jrma.bind} says (to CPU
-     * {@link Affinity#cpuOfRank}), and reports it on stderr if {@code jrma.bind.report} is true.
+     * Binds the calling thread, which runs world rank {@code rank}, as {@code jrma.bind.cpus} (jrmarun's map) or else
+     * {@code jrma.bind} says, and reports it on stderr, as Open MPI's {@code --report-bindings}, if
+     * {@code jrma.bind.report} is true. Under the map, a JVM that runs only this rank binds all its threads (a JVM
+     * rank, as a process is bound); a JVM of several ranks binds only this rank's thread.
      */
     public void bindRankThread(int rank) {
         String mode = Params.BIND.getChoice(params, "none", "core");
+        String map = Params.BIND_CPUS.get(params);
         boolean report = Boolean.parseBoolean(Params.BIND_REPORT.get(params));
-        String where;
-        if (mode.equals("core")) {
+        if (map.isEmpty() && mode.equals("none") && !report) {
+            return; // nothing to bind or say: the topology is not even read
+        }
+        Topology topo = Topology.here();
+        int[] logical = new int[0];
+        String why = null;
+        if (!map.isEmpty()) {
+            String[] perRank = map.split(";", -1);
+            String mine = rank < perRank.length ? perRank[rank].trim() : "";
+            if (!mine.isEmpty()) {
+                logical = Affinity.parseList(mine);
+                try {
+                    int[] cpus = topo.osCpus(logical);
+                    why = localRanks() == 1 ? Affinity.bindProcess(cpus) : Affinity.bindCurrentThread(cpus);
+                } catch (IllegalArgumentException e) {
+                    why = e.getMessage();
+                }
+            }
+        } else if (mode.equals("core")) {
             int cpu = Affinity.cpuOfRank(rank);
-            String why = Affinity.bindCurrentThread(cpu);
-            where = why == null ? "bound to CPU " + cpu + (size > Affinity.cores() ? " (more ranks than CPUs: shared)" : "")
-                    : "not bound: " + why;
-        } else {
-            where = "not bound (CPUs " + java.util.Arrays.toString(Affinity.currentThread()) + ")";
+            logical = topo.logicalOf(new int[] {cpu});
+            why = Affinity.bindCurrentThread(cpu);
         }
         if (report) {
-            System.err.println("jrma: rank " + rank + " (pid " + ProcessHandle.current().pid() + ") " + where);
+            String who = "[" + HostId.hostName() + ":" + ProcessHandle.current().pid() + "] MCW rank " + rank;
+            if (why != null) {
+                System.err.println(who + " is not bound: " + why);
+            } else if (logical.length == 0) {
+                System.err.println(who + " is not bound (or bound to all available processors)");
+            } else {
+                System.err.println(who + " bound to " + topo.describe(logical) + ": " + topo.bitmap(logical));
+            }
         }
+    }
+
+    /** How many ranks of the job run in this JVM. */
+    private int localRanks() {
+        int n = 0;
+        for (int r = 0; r < size; r++) {
+            n += isLocal(r) ? 1 : 0;
+        }
+        return n;
     }
 
     /** Records the thread that runs {@code rank}, so an abort can wake it. */

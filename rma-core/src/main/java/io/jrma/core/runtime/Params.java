@@ -137,7 +137,13 @@ public final class Params {
             + "ranks filling this host's allowed CPUs in rank order; `none`: not bound");
     /** Whether each rank says where it was bound. */
     public static final Param BIND_REPORT = new Param("jrma.bind.report", "false", "job",
-            "`true`: each rank prints the CPU it is bound to (jrmarun `--report-bindings`)");
+            "`true`: each rank prints where it is bound, one line on stderr as Open MPI's `--report-bindings`: "
+            + "`[host:pid] MCW rank R bound to socket 0[core 0[hwt 0]]: [B/.]`");
+    /** The binding of every rank that jrmarun's mapper computed. */
+    public static final Param BIND_CPUS = new Param("jrma.bind.cpus", "", "job",
+            "set by jrmarun (`--map-by`, `--bind-to`): each world rank's processing units, by logical index on its "
+            + "host (socket by socket, core by core), ranks separated by `;` (`0;1;0-1;`, empty: not bound); a JVM "
+            + "of one rank binds all its threads, a JVM of several binds each rank's thread; overrides `jrma.bind`");
 
     /** Collectives (two-sided-compat): how long a rank waiting in a collective spins before it yields. */
     public static final Param COLL_SPIN_NS = new Param("jrma.coll.spinNs", "auto", "job",
@@ -161,7 +167,7 @@ public final class Params {
             AGENT_MAX_PARK_NS, ISSUE, EAGER_BYTES, MAX_PENDING, LOCK_COALESCE, ACKS, JOB_TIMEOUT_MS, JVMS, JVMS_REUSE,
             LAUNCHER_HEARTBEAT_MS, LAUNCHER_SILENCE_MS,
             RANK_LOADERS, SHM_WINDOWS, CMA_MIN_BYTES, OP_SLOTS, OP_SLOTS_GETS, OP_SLOTS_WAIT_NS, SHM_DIR, TRANSPORTS,
-            BIND, BIND_REPORT, COLL_SPIN_NS, COLL_ALLGATHER_SHORT, COLL_REDUCE_SCATTER_SHORT);
+            BIND, BIND_REPORT, BIND_CPUS, COLL_SPIN_NS, COLL_ALLGATHER_SHORT, COLL_REDUCE_SCATTER_SHORT);
 
     private Params() {
     }
