@@ -13,6 +13,7 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * {@code jrmarun -n N [--jvms J | --ranks-per-jvm K] [-cp CLASSPATH] [options] MAINCLASS [ARGS...]}: runs
@@ -61,6 +62,8 @@ public final class JrmaRun {
             "                         per host, all its ranks as threads; --jvms J spreads J JVMs over the hosts,",
             "                         --ranks-per-jvm K splits each host's ranks into JVMs of K)",
             "  --hostfile FILE        the hosts from an Open MPI hostfile: 'node slots=N max_slots=M', # comments",
+            "                         (neither given inside a Slurm allocation, sbatch or salloc: the allocation's",
+            "                         nodes and slots, as mpirun takes them; JRMA_SLURM=0 turns that off)",
             "  -N, --npernode N       N ranks on each host",
             "  --oversubscribe        allow more ranks than slots (without it that is an error)",
             "  --launch-agent CMD     how to start a JVM on another host: CMD HOST COMMAND (default ssh; as mpirun's",
@@ -70,6 +73,23 @@ public final class JrmaRun {
             "  -h, --help             this text",
             "  (mpirun's --allow-run-as-root is accepted and needs nothing; the address of a job across hosts is",
             "   jrma.tcp.interface's, by default the one that routes to the other hosts: see docs/multi-host.md)");
+
+    /**
+     * The hosts of the Slurm allocation this jrmarun runs in (inside {@code sbatch} or {@code salloc}), in
+     * {@code --host} form ({@code n1:2,n2:2}), as {@code mpirun} takes an allocation's nodes and slots when it is given
+     * no hosts; empty outside an allocation or with {@code JRMA_SLURM=0}.
+     *
+     * <p>Throws ERR_ARG (an {@code RmaException}) when the allocation's variables do not parse.
+     */
+    static Optional<String> allocationHosts(Map<String, String> env) {
+        if ("0".equals(env.get(SLURM_OFF)) || !SlurmAllocation.inAllocation(env)) {
+            return Optional.empty();
+        }
+        return Optional.of(SlurmAllocation.from(env).hostSpec());
+    }
+
+    /** {@code JRMA_SLURM=0}: jrmarun ignores the Slurm allocation it runs in. */
+    static final String SLURM_OFF = "JRMA_SLURM";
 
     /** The option that only removes the shared-memory files of dead jrma JVMs (also run on other hosts). */
     static final String CLEANUP = "--cleanup";
@@ -212,6 +232,9 @@ public final class JrmaRun {
         }
         if (!hostArgs.isEmpty() && hostfile != null) {
             throw new IllegalArgumentException("give --host or --hostfile, not both");
+        }
+        if (hostArgs.isEmpty() && hostfile == null) {
+            allocationHosts(System.getenv()).ifPresent(hostArgs::add);
         }
         RankMap map;
         if (!hostArgs.isEmpty() || hostfile != null) {
