@@ -4,11 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -18,20 +14,6 @@ import org.junit.jupiter.api.Timeout;
  * checked by the twin itself ({@code # Validation: all results correct}, exit code 0).
  */
 class OsuCollSmokeTest {
-    private static String run(String... args) throws Exception {
-        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp", System.getProperty("java.class.path"), "io.jrma.launcher.JrmaRun", "--timeout", "60"));
-        cmd.addAll(List.of(args));
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-        try {
-            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            assertTrue(p.waitFor(90, TimeUnit.SECONDS), "jrmarun did not end");
-            assertEquals(0, p.exitValue(), out);
-            return out;
-        } finally {
-            p.destroyForcibly();
-        }
-    }
 
     /** The sizes of the rows bench/compare would take ("SIZE  LATENCY", two decimals). */
     private static long[] sizes(String out) {
@@ -51,17 +33,17 @@ class OsuCollSmokeTest {
         String main = OsuColl.class.getName();
         String[] tiny = {"-i", "3", "-x", "1"};
         // 3 ranks: reduce_scatter's uneven blocks (and the 4-byte size gives ranks 1 and 2 nothing)
-        assertRun(run(cat(new String[] {"-n", "3", main, "reduce_scatter", "-m", "1:64"}, tiny)), "Reduce_scatter",
+        assertRun(Jrmarun.run(Jrmarun.cat(new String[] {"-n", "3", main, "reduce_scatter", "-m", "1:64"}, tiny)), "Reduce_scatter",
                 4, 8, 16, 32, 64);
-        assertRun(run(cat(new String[] {"-n", "2", "--jvms", "2", main, "bcast", "-m", "1:16"}, tiny)), "Broadcast",
+        assertRun(Jrmarun.run(Jrmarun.cat(new String[] {"-n", "2", "--jvms", "2", main, "bcast", "-m", "1:16"}, tiny)), "Broadcast",
                 1, 2, 4, 8, 16);
-        assertRun(run(cat(new String[] {"-n", "4", "--jvms", "2", main, "allgather", "-m", "8:32"}, tiny)), "Allgather",
+        assertRun(Jrmarun.run(Jrmarun.cat(new String[] {"-n", "4", "--jvms", "2", main, "allgather", "-m", "8:32"}, tiny)), "Allgather",
                 8, 16, 32);
-        assertRun(run(cat(new String[] {"-n", "4", main, "alltoall", "-m", "4:16"}, tiny)),
+        assertRun(Jrmarun.run(Jrmarun.cat(new String[] {"-n", "4", main, "alltoall", "-m", "4:16"}, tiny)),
                 "All-to-All Personalized Exchange", 4, 8, 16);
-        assertRun(run(cat(new String[] {"-n", "2", main, "barrier"}, tiny)), "Barrier", 0);
+        assertRun(Jrmarun.run(Jrmarun.cat(new String[] {"-n", "2", main, "barrier"}, tiny)), "Barrier", 0);
         // past the large-message threshold, where the counts switch to OSU's large ones and bcast to its long algorithm
-        String full = run("-n", "3", main, "bcast", "-m", "8192:524288", "-i", "2", "-x", "0", "-f");
+        String full = Jrmarun.run("-n", "3", main, "bcast", "-m", "8192:524288", "-i", "2", "-x", "0", "-f");
         assertTrue(full.lines().filter(l -> l.matches("\\d+( +\\d+\\.\\d\\d){3} +2")).count() == 7, full);
         assertTrue(full.contains("# Validation: all results correct"), full);
     }
@@ -99,12 +81,5 @@ class OsuCollSmokeTest {
         assertArrayEquals(new int[] {3, 3, 2, 2}, OsuColl.counts(10, 4));
         assertArrayEquals(new int[] {1, 1, 0, 0}, OsuColl.counts(2, 4));
         assertArrayEquals(new int[] {4, 4}, OsuColl.counts(8, 2));
-    }
-
-    private static String[] cat(String[] a, String[] b) {
-        String[] r = new String[a.length + b.length];
-        System.arraycopy(a, 0, r, 0, a.length);
-        System.arraycopy(b, 0, r, a.length, b.length);
-        return r;
     }
 }

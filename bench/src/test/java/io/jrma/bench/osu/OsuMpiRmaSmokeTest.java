@@ -1,14 +1,8 @@
 package io.jrma.bench.osu;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
-import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -18,20 +12,6 @@ import org.junit.jupiter.api.Timeout;
  * operations left in the target's window and in the origin's buffers checked by the twin itself.
  */
 class OsuMpiRmaSmokeTest {
-    private static String run(String... args) throws Exception {
-        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp", System.getProperty("java.class.path"), "io.jrma.launcher.JrmaRun", "--timeout", "60"));
-        cmd.addAll(List.of(args));
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-        try {
-            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            assertTrue(p.waitFor(90, TimeUnit.SECONDS), "jrmarun did not end");
-            assertEquals(0, p.exitValue(), out);
-            return out;
-        } finally {
-            p.destroyForcibly();
-        }
-    }
 
     private static long[] sizes(String out) {
         return out.lines().filter(l -> l.matches("\\d+ +\\d+\\.\\d\\d")).mapToLong(l -> Long.parseLong(l.split(" +")[0]))
@@ -49,24 +29,17 @@ class OsuMpiRmaSmokeTest {
     void everyTestChecksWhatItsOperationsLeft() throws Exception {
         String main = OsuMpiRma.class.getName();
         String[] tiny = {"-i", "20", "-x", "2"};
-        assertRun(run(cat(new String[] {"-n", "2", main, "put_latency", "-m", "1:8"}, tiny)), "Put Latency", 1, 2, 4, 8);
-        assertRun(run(cat(new String[] {"-n", "2", "--jvms", "2", main, "get_latency", "-w", "create", "-s", "fence",
+        assertRun(Jrmarun.run(Jrmarun.cat(new String[] {"-n", "2", main, "put_latency", "-m", "1:8"}, tiny)), "Put Latency", 1, 2, 4, 8);
+        assertRun(Jrmarun.run(Jrmarun.cat(new String[] {"-n", "2", "--jvms", "2", main, "get_latency", "-w", "create", "-s", "fence",
             "-m", "8:16"}, tiny)), "Get Latency", 8, 16);
-        assertRun(run(cat(new String[] {"-n", "2", "--jvms", "2", main, "acc_latency", "-w", "dynamic", "-s", "lock",
+        assertRun(Jrmarun.run(Jrmarun.cat(new String[] {"-n", "2", "--jvms", "2", main, "acc_latency", "-w", "dynamic", "-s", "lock",
             "-m", "2:8"}, tiny)), "Accumulate Latency", 2, 4, 8);
-        assertRun(run(cat(new String[] {"-n", "2", main, "get_acc_latency", "-s", "pscw", "-m", "4:4"}, tiny)),
+        assertRun(Jrmarun.run(Jrmarun.cat(new String[] {"-n", "2", main, "get_acc_latency", "-s", "pscw", "-m", "4:4"}, tiny)),
                 "Get_accumulate Latency", 4);
-        assertRun(run(cat(new String[] {"-n", "2", "--jvms", "2", main, "fop_latency", "-s", "lock_all"}, tiny)),
+        assertRun(Jrmarun.run(Jrmarun.cat(new String[] {"-n", "2", "--jvms", "2", main, "fop_latency", "-s", "lock_all"}, tiny)),
                 "Fetch_and_op Latency", 8);
-        String cas = run(cat(new String[] {"-n", "2", main, "cas_latency", "-s", "flush_local", "-P", "5"}, tiny));
+        String cas = Jrmarun.run(Jrmarun.cat(new String[] {"-n", "2", main, "cas_latency", "-s", "flush_local", "-P", "5"}, tiny));
         assertRun(cas, "Compare_and_swap Latency", 8);
         assertTrue(cas.contains("# probe size 8: steady"), cas);
-    }
-
-    private static String[] cat(String[] a, String[] b) {
-        String[] r = new String[a.length + b.length];
-        System.arraycopy(a, 0, r, 0, a.length);
-        System.arraycopy(b, 0, r, a.length, b.length);
-        return r;
     }
 }

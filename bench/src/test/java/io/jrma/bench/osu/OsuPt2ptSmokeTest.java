@@ -1,32 +1,12 @@
 package io.jrma.bench.osu;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /** The two-sided OSU tests run under jrmarun (threads, and two JVMs) on tiny sizes and print one row per size. */
 class OsuPt2ptSmokeTest {
-    private static String run(String... args) throws Exception {
-        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp", System.getProperty("java.class.path"), "io.jrma.launcher.JrmaRun", "--timeout", "60"));
-        cmd.addAll(List.of(args));
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-        try {
-            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            assertTrue(p.waitFor(90, TimeUnit.SECONDS), "jrmarun did not end");
-            assertEquals(0, p.exitValue(), out);
-            return out;
-        } finally {
-            p.destroyForcibly();
-        }
-    }
 
     private static long rows(String out) {
         return out.lines().filter(l -> l.matches("\\d+\\s+\\d+\\.\\d\\d")).count();
@@ -36,11 +16,11 @@ class OsuPt2ptSmokeTest {
     @Timeout(180)
     void latencyBandwidthAndAllreduceRun() throws Exception {
         String main = OsuPt2pt.class.getName();
-        String lat = run("-n", "2", main, "latency", "-m", "1:8", "-i", "3", "-x", "1");
+        String lat = Jrmarun.run("-n", "2", main, "latency", "-m", "1:8", "-i", "3", "-x", "1");
         assertTrue(lat.contains("# OSU MPI Latency Test") && rows(lat) == 4, lat);
-        String bw = run("-n", "2", "--jvms", "2", main, "bw", "-m", "1024:2048", "-i", "2", "-x", "1");
+        String bw = Jrmarun.run("-n", "2", "--jvms", "2", main, "bw", "-m", "1024:2048", "-i", "2", "-x", "1");
         assertTrue(bw.contains("Bandwidth (MB/s)") && rows(bw) == 2, bw);
-        String ar = run("-n", "4", "--jvms", "2", main, "allreduce", "-m", "8:64", "-i", "3", "-x", "1");
+        String ar = Jrmarun.run("-n", "4", "--jvms", "2", main, "allreduce", "-m", "8:64", "-i", "3", "-x", "1");
         assertTrue(ar.contains("Allreduce") && rows(ar) == 4, ar);
     }
 }
