@@ -428,7 +428,8 @@ public final class Verdicts {
      * The SPI against hand wiring ({@code spi} vs {@code hand}) and the ucx and disni components on the class path
      * against none ({@code spi} vs {@code spi-bare}) decide whether the claim holds; a megamorphic call site
      * ({@code spi-mixed} vs {@code spi}) can only make it hold partly: it is the cost of running several components
-     * at once, not of choosing one. A comparison that was not measured (a failed run) cannot count for the claim.
+     * at once, not of choosing one. A comparison that was not measured (a failed run) cannot count for the claim,
+     * and a table whose rows are mostly noisy decides nothing either way (at most "holds partly", for the census).
      * The census (providers looked up, transport classes loaded) is reported with it.
      */
     static Verdict components(Measurements m) {
@@ -454,11 +455,14 @@ public final class Verdicts {
                     f(m.median(MIXED, x, "ns")), costWord(mix, "spi-mixed", "spi")));
         }
         for (String lane : m.xs(SPI, "providers_found")) {
-            reasons.add(String.format(Locale.ROOT, "census, %s: components looked up %s by hand, %s through the SPI, "
-                    + "%s without ucx and disni on the class path; transports opened %s and %s; transport classes "
+            reasons.add(String.format(Locale.ROOT, "census, %s: the wiring looked up %s components by hand, %s "
+                    + "through the SPI, %s without ucx and disni on the class path (provider classes the JVM loaded: "
+                    + "%s, %s, %s); transports opened %s and %s; transport classes "
                     + "loaded %s by hand, %s through the SPI; classes of the ucx and disni components loaded %s "
                     + "through the SPI (%s of them transports)", lane, f(m.median(HAND, lane, "providers_found")),
                     f(m.median(SPI, lane, "providers_found")), f(m.median(BARE, lane, "providers_found")),
+                    f(m.median(HAND, lane, "provider_classes")), f(m.median(SPI, lane, "provider_classes")),
+                    f(m.median(BARE, lane, "provider_classes")),
                     f(m.median(HAND, lane, "transports_opened")), f(m.median(SPI, lane, "transports_opened")),
                     f(m.median(HAND, lane, "transport_classes")), f(m.median(SPI, lane, "transport_classes")),
                     f(m.median(SPI, lane, "rdma_classes")), f(m.median(SPI, lane, "rdma_transport_classes"))));
@@ -466,27 +470,34 @@ public final class Verdicts {
         if (total == 0) {
             return new Verdict(NOT, "No timing was measured (every run failed).", reasons);
         }
-        String noise = noisy * 2 > total ? String.format(Locale.ROOT, " %d of the %d rows had a noisy variant: the "
-                + "machine's load limits what a difference of a few percent can show here.", noisy, total) : "";
+        boolean resolved = noisy * 2 <= total;
+        boolean noRdmaTransport = !m.xs(SPI, "rdma_transport_classes").isEmpty();
+        for (String lane : m.xs(SPI, "rdma_transport_classes")) {
+            noRdmaTransport &= m.median(SPI, lane, "rdma_transport_classes") < COUNT_EPS;
+        }
+        String census = noRdmaTransport ? " The components that were not used never loaded a transport class." : "";
         int missing = 3 * total - selection.measured - providers.measured - mixed.measured;
         String gaps = missing > 0 ? " " + missing + " comparison(s) were not measured (a failed run)." : "";
-        String level;
-        if (selection.measured + providers.measured == 0) {
-            return new Verdict(NOT, "The SPI could not be compared with hand wiring nor with a class path without "
-                    + "the extra components (their runs failed).", reasons);
+        String timings = String.format(Locale.ROOT, "Transports chosen through the SPI were slower than transports "
+                + "wired by hand in %d of %d comparisons, and the ucx and disni components on the class path slowed "
+                + "the hot path in %d of %d (more than %d%% beyond the noise); a JVM whose call sites had seen three "
+                + "transport classes (megamorphic) was slower in %d of %d.%s%s", selection.costs, selection.measured,
+                providers.costs, providers.measured, Math.round(SAME_TOLERANCE * 100), mixed.costs, mixed.measured,
+                gaps, census);
+        if (!resolved) {
+            return new Verdict(PARTLY, timings + String.format(Locale.ROOT, " But %d of the %d rows had a noisy "
+                    + "variant: the machine's load was larger than any effect of a few percent, so the timings decide "
+                    + "nothing here either way; only the census counts. Rerun on a quiet machine.", noisy, total),
+                    reasons);
         }
+        String level;
         if (selection.costs * 2 > selection.measured || providers.costs * 2 > providers.measured) {
             level = NOT;
-        } else if (missing == 0 && selection.costs + providers.costs + mixed.costs == 0) {
+        } else if (missing == 0 && noRdmaTransport && selection.costs + providers.costs + mixed.costs == 0) {
             level = HOLDS;
         } else {
             level = PARTLY;
         }
-        return new Verdict(level, String.format(Locale.ROOT, "Transports chosen through the SPI were slower than "
-                + "transports wired by hand in %d of %d comparisons, and the ucx and disni components on the class "
-                + "path slowed the hot path in %d of %d (more than %d%% beyond the noise); a JVM whose call sites had "
-                + "seen three transport classes (megamorphic) was slower in %d of %d.%s%s", selection.costs,
-                selection.measured, providers.costs, providers.measured, Math.round(SAME_TOLERANCE * 100),
-                mixed.costs, mixed.measured, gaps, noise), reasons);
+        return new Verdict(level, timings, reasons);
     }
 }

@@ -103,7 +103,11 @@ public final class WiredPair implements AutoCloseable {
         try {
             w = ready.get(SETUP_TIMEOUT_MS, TimeUnit.MILLISECONDS);
         } catch (Exception e) {
-            close();
+            try {
+                close();
+            } catch (RuntimeException closing) {
+                e.addSuppressed(closing);
+            }
             throw e;
         }
         win = w;
