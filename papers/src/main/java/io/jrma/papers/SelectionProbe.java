@@ -11,7 +11,7 @@ import java.util.Map;
  * The Open MPI components claim's probe, outside JMH: starts a {@link WiredPair} wired one way, drives 8-byte
  * put+flush and get+flush through it, and prints {@code series,x,metric,rep,value} lines: what the wiring found and
  * opened ({@code providers_found}, {@code transports_opened}, x = the lane), and with {@code --time} the time per
- * operation ({@code ns}, x = lane and operation) from a plain timing loop (the JMH figures come from
+ * operation ({@code us}, x = lane and operation) from a plain timing loop (the JMH figures come from
  * {@link SelectionBench}; this loop serves the reduced form in the tests).
  *
  * <pre>
@@ -29,6 +29,8 @@ public final class SelectionProbe {
     /** Displacement (bytes) of the put's target and of the get's source in the 8-byte-aligned window. */
     static final long PUT_DISP = 0;
     static final long GET_DISP = 8;
+    /** Nanoseconds per microsecond, for the times printed. */
+    static final double NS_PER_US = 1_000;
     /** Rounds of {@link #mixTransports}: each drives every transport class once more. */
     static final int MIX_ROUNDS = 2;
     /** Operations per transport and round in {@link #mixTransports}, at most ... */
@@ -82,8 +84,8 @@ public final class SelectionProbe {
                 long t1 = System.nanoTime();
                 gets(w, v, ops);
                 long t2 = System.nanoTime();
-                line(out, s, l + " put+flush", "ns", rep, (double) (t1 - t0) / ops);
-                line(out, s, l + " get+flush", "ns", rep, (double) (t2 - t1) / ops);
+                line(out, s, l + " put+flush", "us", rep, (t1 - t0) / NS_PER_US / ops);
+                line(out, s, l + " get+flush", "us", rep, (t2 - t1) / NS_PER_US / ops);
             } else {
                 traffic(w, ops);
             }

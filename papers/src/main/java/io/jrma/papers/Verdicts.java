@@ -391,14 +391,14 @@ public final class Verdicts {
      * neither, {@link Integer#MIN_VALUE} when a side was not measured.
      */
     private static int cost(Measurements m, String a, String b, String x) {
-        double r = m.median(a, x, "ns") / m.median(b, x, "ns");
+        double r = m.median(a, x, "us") / m.median(b, x, "us");
         if (Double.isNaN(r)) {
             return Integer.MIN_VALUE;
         }
         if (Math.abs(r - 1) <= SAME_TOLERANCE) {
             return 0;
         }
-        return compareTime(m, a, b, x, "ns", false);
+        return compareTime(m, a, b, x, "us", false);
     }
 
     /** How one comparison of the components claim came out, for the reasons' lines. */
@@ -439,20 +439,20 @@ public final class Verdicts {
         Tally providers = new Tally();
         Tally mixed = new Tally();
         int noisy = 0;
-        for (String x : m.xs(SPI, "ns")) {
+        for (String x : m.xs(SPI, "us")) {
             total++;
             int sel = selection.add(cost(m, SPI, HAND, x));
             int prov = providers.add(cost(m, SPI, BARE, x));
             int mix = mixed.add(cost(m, MIXED, SPI, x));
             boolean anyNoisy = false;
             for (String s : List.of(HAND, SPI, BARE, MIXED)) {
-                anyNoisy |= m.noisy(s, x, "ns");
+                anyNoisy |= m.noisy(s, x, "us");
             }
             noisy += anyNoisy ? 1 : 0;
-            reasons.add(String.format(Locale.ROOT, "%s: hand %s ns, spi %s ns (%s), spi-bare %s ns (%s), spi-mixed "
-                    + "%s ns (%s)", x, f(m.median(HAND, x, "ns")), f(m.median(SPI, x, "ns")),
-                    costWord(sel, "spi", "hand"), f(m.median(BARE, x, "ns")), costWord(prov, "spi", "spi-bare"),
-                    f(m.median(MIXED, x, "ns")), costWord(mix, "spi-mixed", "spi")));
+            reasons.add(String.format(Locale.ROOT, "%s: hand %s us, spi %s us (%s), spi-bare %s us (%s), spi-mixed "
+                    + "%s us (%s)", x, f(m.median(HAND, x, "us")), f(m.median(SPI, x, "us")),
+                    costWord(sel, "spi", "hand"), f(m.median(BARE, x, "us")), costWord(prov, "spi", "spi-bare"),
+                    f(m.median(MIXED, x, "us")), costWord(mix, "spi-mixed", "spi")));
         }
         for (String lane : m.xs(SPI, "providers_found")) {
             reasons.add(String.format(Locale.ROOT, "census, %s: the wiring looked up %s components by hand, %s "

@@ -101,16 +101,16 @@ class PapersTest {
             assertEquals(opened, m.median("hand", lane, "transports_opened"), 1e-9, lane);
             assertEquals(opened, m.median("spi", lane, "transports_opened"), 1e-9, lane);
             for (String op : new String[] {" put+flush", " get+flush"}) {
-                assertEquals(REPS, m.reps("spi", lane + op, "ns"));
-                assertTrue(m.median("hand", lane + op, "ns") > 0, lane + op);
+                assertEquals(REPS, m.reps("spi", lane + op, "us"));
+                assertTrue(m.median("hand", lane + op, "us") > 0, lane + op);
             }
         }
         Path meta = dir.resolve("meta.txt");
         Files.writeString(meta, String.join("\n",
                 "id=openmpi-components-no-cost", "title=components (reduced)", "command=PapersTest", "source=test",
                 "claim=no cost", "date=now", "machine=this", "commit=HEAD", "jdk=this", "load.before=0",
-                "load.after=0", "mode=test", "seconds=0", "metric=ns|Time per operation|time",
-                "metric=providers_found|Components looked up|count", "plot=ns|time per operation|lane|ns",
+                "load.after=0", "mode=test", "seconds=0", "metric=us|Time per operation|time",
+                "metric=providers_found|Components looked up|count", "plot=us|time per operation|lane|us",
                 "listing.title=jrma-info", "listing=|  + tcp: priority 10", ""));
         Verdicts.Verdict v = Report.write(raw, meta, dir);
         String md = Files.readString(dir.resolve("RESULTS.md"));
