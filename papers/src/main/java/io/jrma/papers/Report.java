@@ -20,7 +20,9 @@ import java.util.Map;
  * {@code id} (which {@link Verdicts} judge applies), {@code title}, {@code claim}, {@code source}, {@code command},
  * {@code date}, {@code machine}, {@code commit}, {@code jdk}, {@code load.before}, {@code load.after}, {@code mode},
  * {@code seconds}, {@code plot} ({@code metric|title|x label|y label}), and repeatable {@code metric}
- * ({@code id|label|time or count}), {@code series.NAME} (what the series is), {@code method} and {@code note} lines.
+ * ({@code id|label|time or count}), {@code series.NAME} (what the series is), {@code method} and {@code note}
+ * lines, and {@code listing} lines (a program's output, shown verbatim under {@code listing.title}; a leading
+ * {@code |} keeps the indentation).
  * Every number in the file comes from RAW.csv or META.txt.
  */
 public final class Report {
@@ -28,6 +30,8 @@ public final class Report {
     public static final String PNG = "plot.png";
     /** The line of RESULTS.md that papers/run-all reads the verdict from starts with this. */
     public static final String VERDICT_PREFIX = "**Verdict: ";
+    /** A {@code listing} line may start with this, so that the indentation after it survives the trimming. */
+    static final String LISTING_MARGIN = "|";
 
     private Report() {
     }
@@ -134,6 +138,12 @@ public final class Report {
             b.append('\n');
         }
         b.append("![").append(plot[1]).append("](").append(PNG).append(")\n\n");
+        List<String> listing = meta.all("listing");
+        if (!listing.isEmpty()) {
+            b.append("## ").append(meta.one().getOrDefault("listing.title", "Listing")).append("\n\n```\n");
+            listing.forEach(l -> b.append(l.startsWith(LISTING_MARGIN) ? l.substring(1) : l).append('\n'));
+            b.append("```\n\n");
+        }
         List<String> method = meta.all("method");
         if (!method.isEmpty()) {
             b.append("## Method\n\n");

@@ -39,6 +39,7 @@ public final class Verdicts {
             case "lockless-one-copy" -> oneCopy(m);
             case "lockless-io-agent" -> ioAgent(m);
             case "lama-mapping-binding" -> binding(m);
+            case "openmpi-components-no-cost" -> components(m);
             default -> throw new IllegalArgumentException("no verdict rules for claim " + id);
         };
     }
@@ -370,5 +371,133 @@ public final class Verdicts {
         return new Verdict(level, String.format(Locale.ROOT, "Binding made ranks faster in %d of %d comparisons and "
                 + "slower in %d; mapping could not be tested on this one-socket machine (see the note for a larger "
                 + "host).", better, total, worse), reasons);
+    }
+
+    /**
+     * Components claim: a variant "costs" when its median is slower than the reference's by more than this fraction
+     * and the difference survives the noise ({@link #compareTime}); Open MPI measured its component layer at about
+     * 1%, below what a shared 2-core machine resolves.
+     */
+    static final double SAME_TOLERANCE = 0.05;
+
+    /** The components claim's series (papers/openmpi-components-no-cost/run). */
+    static final String HAND = "hand";
+    static final String SPI = "spi";
+    static final String BARE = "spi-bare";
+    static final String MIXED = "spi-mixed";
+
+    /**
+     * -1 when {@code a} is slower than {@code b} beyond {@link #SAME_TOLERANCE} and the noise, 1 when faster, 0 when
+     * neither, {@link Integer#MIN_VALUE} when a side was not measured.
+     */
+    private static int cost(Measurements m, String a, String b, String x) {
+        double r = m.median(a, x, "us") / m.median(b, x, "us");
+        if (Double.isNaN(r)) {
+            return Integer.MIN_VALUE;
+        }
+        if (Math.abs(r - 1) <= SAME_TOLERANCE) {
+            return 0;
+        }
+        return compareTime(m, a, b, x, "us", false);
+    }
+
+    /** How one comparison of the components claim came out, for the reasons' lines. */
+    private static String costWord(int c, String a, String b) {
+        if (c == Integer.MIN_VALUE) {
+            return "not measured";
+        }
+        return c < 0 ? a + " slower than " + b : c > 0 ? a + " faster than " + b : "no difference beyond "
+                + Math.round(SAME_TOLERANCE * 100) + "% or the noise";
+    }
+
+    /** The comparisons of one kind in the components claim: how many were measured, how many showed a cost. */
+    private static final class Tally {
+        int measured;
+        int costs;
+
+        int add(int c) {
+            if (c != Integer.MIN_VALUE) {
+                measured++;
+                costs += c < 0 ? 1 : 0;
+            }
+            return c;
+        }
+    }
+
+    /**
+     * The SPI against hand wiring ({@code spi} vs {@code hand}) and the ucx and disni components on the class path
+     * against none ({@code spi} vs {@code spi-bare}) decide whether the claim holds; a megamorphic call site
+     * ({@code spi-mixed} vs {@code spi}) can only make it hold partly: it is the cost of running several components
+     * at once, not of choosing one. A comparison that was not measured (a failed run) cannot count for the claim,
+     * and a table whose rows are mostly noisy decides nothing either way (at most "holds partly", for the census).
+     * The census (providers looked up, transport classes loaded) is reported with it.
+     */
+    static Verdict components(Measurements m) {
+        List<String> reasons = new ArrayList<>();
+        int total = 0;
+        Tally selection = new Tally();
+        Tally providers = new Tally();
+        Tally mixed = new Tally();
+        int noisy = 0;
+        for (String x : m.xs(SPI, "us")) {
+            total++;
+            int sel = selection.add(cost(m, SPI, HAND, x));
+            int prov = providers.add(cost(m, SPI, BARE, x));
+            int mix = mixed.add(cost(m, MIXED, SPI, x));
+            boolean anyNoisy = false;
+            for (String s : List.of(HAND, SPI, BARE, MIXED)) {
+                anyNoisy |= m.noisy(s, x, "us");
+            }
+            noisy += anyNoisy ? 1 : 0;
+            reasons.add(String.format(Locale.ROOT, "%s: hand %s us, spi %s us (%s), spi-bare %s us (%s), spi-mixed "
+                    + "%s us (%s)", x, f(m.median(HAND, x, "us")), f(m.median(SPI, x, "us")),
+                    costWord(sel, "spi", "hand"), f(m.median(BARE, x, "us")), costWord(prov, "spi", "spi-bare"),
+                    f(m.median(MIXED, x, "us")), costWord(mix, "spi-mixed", "spi")));
+        }
+        for (String lane : m.xs(SPI, "providers_found")) {
+            reasons.add(String.format(Locale.ROOT, "census, %s: the wiring looked up %s components by hand, %s "
+                    + "through the SPI, %s without ucx and disni on the class path (provider classes the JVM loaded: "
+                    + "%s, %s, %s); transports opened %s and %s; transport classes "
+                    + "loaded %s by hand, %s through the SPI; classes of the ucx and disni components loaded %s "
+                    + "through the SPI (%s of them transports)", lane, f(m.median(HAND, lane, "providers_found")),
+                    f(m.median(SPI, lane, "providers_found")), f(m.median(BARE, lane, "providers_found")),
+                    f(m.median(HAND, lane, "provider_classes")), f(m.median(SPI, lane, "provider_classes")),
+                    f(m.median(BARE, lane, "provider_classes")),
+                    f(m.median(HAND, lane, "transports_opened")), f(m.median(SPI, lane, "transports_opened")),
+                    f(m.median(HAND, lane, "transport_classes")), f(m.median(SPI, lane, "transport_classes")),
+                    f(m.median(SPI, lane, "rdma_classes")), f(m.median(SPI, lane, "rdma_transport_classes"))));
+        }
+        if (total == 0) {
+            return new Verdict(NOT, "No timing was measured (every run failed).", reasons);
+        }
+        boolean resolved = noisy * 2 <= total;
+        boolean noRdmaTransport = !m.xs(SPI, "rdma_transport_classes").isEmpty();
+        for (String lane : m.xs(SPI, "rdma_transport_classes")) {
+            noRdmaTransport &= m.median(SPI, lane, "rdma_transport_classes") < COUNT_EPS;
+        }
+        String census = noRdmaTransport ? " The components that were not used never loaded a transport class." : "";
+        int missing = 3 * total - selection.measured - providers.measured - mixed.measured;
+        String gaps = missing > 0 ? " " + missing + " comparison(s) were not measured (a failed run)." : "";
+        String timings = String.format(Locale.ROOT, "Transports chosen through the SPI were slower than transports "
+                + "wired by hand in %d of %d comparisons, and the ucx and disni components on the class path slowed "
+                + "the hot path in %d of %d (more than %d%% beyond the noise); a JVM whose call sites had seen three "
+                + "transport classes (megamorphic) was slower in %d of %d.%s%s", selection.costs, selection.measured,
+                providers.costs, providers.measured, Math.round(SAME_TOLERANCE * 100), mixed.costs, mixed.measured,
+                gaps, census);
+        if (!resolved) {
+            return new Verdict(PARTLY, timings + String.format(Locale.ROOT, " But %d of the %d rows had a noisy "
+                    + "variant: the machine's load was larger than any effect of a few percent, so the timings decide "
+                    + "nothing here either way; only the census counts. Rerun on a quiet machine.", noisy, total),
+                    reasons);
+        }
+        String level;
+        if (selection.costs * 2 > selection.measured || providers.costs * 2 > providers.measured) {
+            level = NOT;
+        } else if (missing == 0 && noRdmaTransport && selection.costs + providers.costs + mixed.costs == 0) {
+            level = HOLDS;
+        } else {
+            level = PARTLY;
+        }
+        return new Verdict(level, timings, reasons);
     }
 }
