@@ -14,16 +14,16 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * suite then takes JVMs from the launcher's pool ({@code jrma.jvms.reuse}), as all but the first job of each JVM
  * count did before.
  *
- * <p>Why: on a loaded host (load average 40-50 on 2 cores, issue 34 fault 5) starting 4 JVMs and setting up their
- * first job took 15-27 s of wall time, for about 1 s of CPU time per JVM (class loading and interpreted code at a 4%
- * share of a core), and a 30 s test whose job then ran 3-5 s timed out; the job itself never stalled. The warm-up has
- * its own time limit ({@link #WARM_TIMEOUT}); if it fails, it says so and the tests start their JVMs themselves.
+ * <p>Why: on a loaded host, starting fresh JVMs and setting up their first job is CPU-bound work (class loading,
+ * interpreted code) that a 2-core machine shared with other builds stretches past a test's whole timeout, while the job
+ * itself never stalls (issue 34 fault 5; the figures are in docs/reliability.md). The warm-up has its own time limit
+ * ({@link #WARM_TIMEOUT}); if it fails, it says so and the tests start their JVMs themselves.
  *
  * <p>Registered through {@code META-INF/services} with Jupiter's extension autodetection (test resources); it does
  * nothing in the single-JVM run, in other packages, or where the run's transport is missing (UCX without libucp).
  */
 public final class PooledJvms implements BeforeAllCallback {
-    /** Time allowed to start the JVMs of one count and run their first job (start-up alone may take 60 s). */
+    /** Time limit of the warm-up job (the start of its JVMs before it has the launcher's 60 s limit). */
     static final Duration WARM_TIMEOUT = Duration.ofSeconds(90);
     /** The suite's rank counts whose JVM counts are warmed. */
     private static final int[] SIZES = {2, 4, 8};
