@@ -18,7 +18,6 @@ import java.io.InputStreamReader;
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -213,6 +212,12 @@ public final class JobLauncher {
 
     /** How long a failed agent's stderr may take to reach its reader after the agent ended. */
     static final long STDERR_DRAIN_MS = 200;
+
+    /** How long the JVMs of a job have to start and join its rendezvous. */
+    static final long JOIN_TIMEOUT_MS = 60_000;
+
+    /** How often the wait for JVMs to join looks whether start-up failed meanwhile. */
+    private static final long JOIN_POLL_MS = 200;
 
     /** ssh's exit code when the connection broke or the remote command was killed by a signal. */
     static final int REMOTE_LOST = 255;
@@ -419,13 +424,20 @@ public final class JobLauncher {
             return false;
         }
         InetAddress bind = where == null ? InetAddress.getLoopbackAddress() : where.bind();
-        try (ServerSocket rv = new ServerSocket(0, 64, bind)) {
+        int handshakeMs;
+        try {
+            handshakeMs = handshakeTimeoutMs(o.params);
+        } catch (RmaException e) {
+            fail(P_JVM, 1, -1, e.getMessage(), e, null);
+            return false;
+        }
+        try (RendezvousJoins rv = new RendezvousJoins(bind, linkId, secret, handshakeMs)) {
             for (int j = 0; j < o.njvms; j++) {
                 String host = hostOf(j);
                 InetAddress told = where == null ? bind : where.forHost(host);
                 Process proc;
                 try {
-                    proc = spawn(j, linkId, secret, told, rv.getLocalPort());
+                    proc = spawn(j, linkId, secret, told, rv.port(), handshakeMs);
                 } catch (IOException e) {
                     if (host == null) {
                         throw e;
@@ -451,7 +463,7 @@ public final class JobLauncher {
                     }
                 });
             }
-            long deadline = System.currentTimeMillis() + 60_000;
+            long deadline = System.currentTimeMillis() + JOIN_TIMEOUT_MS;
             int joined = 0;
             while (joined < o.njvms) {
                 if (failed()) {
@@ -465,29 +477,29 @@ public final class JobLauncher {
                             missing.add(describe(j));
                         }
                     }
-                    fail(P_JVM, 1, -1, "only " + joined + " of " + o.njvms + " JVMs joined the job within 60 s;"
-                            + " missing: " + String.join(", ", missing), null, null);
+                    fail(P_JVM, 1, -1, "only " + joined + " of " + o.njvms + " JVMs joined the job within "
+                            + JOIN_TIMEOUT_MS / 1000 + " s; missing: " + String.join(", ", missing)
+                            + (rv.refused() == 0 ? "" : "; " + rv.refused() + " connection(s) to the rendezvous were"
+                            + " refused, the last one: " + rv.lastRefusal()), null, null);
                     return false;
                 }
-                rv.setSoTimeout((int) Math.min(left, 500));
-                Socket s;
+                RendezvousJoins.Joined in;
                 try {
-                    s = rv.accept();
-                } catch (java.net.SocketTimeoutException e) {
+                    in = rv.next(Math.min(left, JOIN_POLL_MS));
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    fail(P_TIMEOUT, 130, -1, "the launcher was interrupted", null, null);
+                    return false;
+                }
+                if (in == null) {
                     continue;
                 }
-                int j;
-                try {
-                    j = Handshake.server(s, linkId, secret, 10_000);
-                } catch (IOException e) {
-                    s.close();
-                    continue;
-                }
+                int j = in.jvm();
+                Socket s = in.socket();
                 if (j < 0 || j >= o.njvms || workers[j].socket != null) {
-                    s.close();
+                    s.close(); // proved the secret but claims no JVM still missing: not one of ours now
                     continue;
                 }
-                s.setTcpNoDelay(true);
                 Worker w = workers[j];
                 w.socket = s;
                 w.joined();
@@ -516,7 +528,8 @@ public final class JobLauncher {
         return m;
     }
 
-    private Process spawn(int j, String jobId, String secret, InetAddress rendezvous, int port) throws IOException {
+    private Process spawn(int j, String jobId, String secret, InetAddress rendezvous, int port, int handshakeMs)
+            throws IOException {
         List<String> cmd = new ArrayList<>();
         cmd.add(o.javaCommand);
         String flags = o.jdkLinker ? JvmFlags.withJdkLinker(Runtime.version().feature()) : JvmFlags.current();
@@ -537,6 +550,8 @@ public final class JobLauncher {
         env.put(JvmHost.ENV_RENDEZVOUS, hostPort(rendezvous, port));
         env.put(JvmHost.ENV_JVM, String.valueOf(j));
         env.put(JvmHost.ENV_LINK_ID, jobId);
+        // the JVM's side of the handshake waits as long as this side (a --param of jrmarun is not in its properties)
+        env.put(Params.LAUNCHER_HANDSHAKE_TIMEOUT_MS.envName(), String.valueOf(handshakeMs));
         ProcessBuilder pb;
         if (host == null) {
             pb = new ProcessBuilder(cmd);
@@ -585,6 +600,20 @@ public final class JobLauncher {
             pump(p.getErrorStream(), System.err, "jrma-err-" + j);
         }
         return p;
+    }
+
+    /**
+     * {@link Params#LAUNCHER_HANDSHAKE_TIMEOUT_MS} for a job of {@code params}: a positive number of milliseconds.
+     *
+     * @throws RmaException {@code ERR_ARG} for anything else
+     */
+    static int handshakeTimeoutMs(Map<String, String> params) {
+        long ms = Params.LAUNCHER_HANDSHAKE_TIMEOUT_MS.getLong(params);
+        if (ms <= 0 || ms > Integer.MAX_VALUE) {
+            throw new RmaException(ErrorClass.ERR_ARG, Params.LAUNCHER_HANDSHAKE_TIMEOUT_MS.name() + "=" + ms
+                    + " is no time limit: give a positive number of milliseconds up to " + Integer.MAX_VALUE);
+        }
+        return (int) ms;
     }
 
     /** {@code host:port}, an IPv6 address in brackets. */

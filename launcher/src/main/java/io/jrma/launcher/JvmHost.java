@@ -60,6 +60,9 @@ public final class JvmHost {
     /** How long a JVM whose launcher went away lets its ranks fail before it halts. */
     private static final long ORPHAN_HALT_MS = 3_000;
 
+    /** How often the wait for the end of a job looks at the job and the link besides being notified. */
+    private static final long END_LOOK_MS = 100;
+
     /** How long closing waits for the goodbyes to leave. */
     private static final long CLOSE_TIMEOUT_MS = 1_000;
 
@@ -74,6 +77,8 @@ public final class JvmHost {
             if (t instanceof RmaException e && e.errorClass() == ErrorClass.ERR_ARG) {
                 // the program's mistake (a main class that is not there, main not static): the message is the story
                 System.err.println("jrma: JVM " + System.getenv(ENV_JVM) + " cannot run its ranks: " + e.getMessage());
+            } else if (t instanceof RmaException e && e.errorClass() == ErrorClass.ERR_ACCESS) {
+                System.err.println("jrma: " + e.getMessage()); // its handshake with the launcher failed: one line
             } else {
                 System.err.println("jrma: JVM " + System.getenv(ENV_JVM) + " failed to run its ranks: " + t);
                 t.printStackTrace();
@@ -98,7 +103,15 @@ public final class JvmHost {
         String rvHost = rv.substring(0, colon).replace("[", "").replace("]", "");
         Socket s = new Socket(rvHost, Integer.parseInt(rv.substring(colon + 1)));
         s.setTcpNoDelay(true);
-        Handshake.client(s, linkId, secret, jvm, 30_000);
+        int handshakeMs = JobLauncher.handshakeTimeoutMs(null); // the launcher's value, through the environment
+        try {
+            Handshake.client(s, linkId, secret, jvm, handshakeMs);
+        } catch (Handshake.Refused e) {
+            s.close();
+            throw new RmaException(e.errorClass(), "JVM " + jvm + " cannot join its job at the launcher's rendezvous "
+                    + rv + ": " + e.getMessage() + " (" + Params.LAUNCHER_HANDSHAKE_TIMEOUT_MS.name() + " = "
+                    + handshakeMs + " ms)", e);
+        }
         DataInputStream in = new DataInputStream(new BufferedInputStream(s.getInputStream()));
         DataOutputStream out = new DataOutputStream(new BufferedOutputStream(s.getOutputStream()));
         boolean tagged = false;
@@ -158,7 +171,11 @@ public final class JvmHost {
             Rendezvous.writeObject(out, Rendezvous.ENDPOINT, mine);
             return (String[][]) expect(in, Rendezvous.ENDPOINTS).object();
         });
+        final boolean[] ended = {false}; // the launcher's END came; notified too when the job aborts
         job.onAbort(e -> {
+            synchronized (ended) {
+                ended.notifyAll(); // no END follows an abort: the wait after the ranks ends now
+            }
             for (Transport t : transports) {
                 t.abortPeers(e.getMessage());
             }
@@ -170,7 +187,6 @@ public final class JvmHost {
         });
         Rendezvous.write(out, Rendezvous.READY, new byte[0]);
         expect(in, Rendezvous.GO);
-        final boolean[] ended = {false};
         long[] lastHeard = {System.currentTimeMillis()};
         Thread reader = new Thread(() -> listen(in, job, ended, lastHeard), "jrma-launcher-link");
         reader.setDaemon(true);
@@ -221,17 +237,27 @@ public final class JvmHost {
         } catch (IllegalStateException ignored) {
             // already exiting
         }
-        if (job.isAborted()) {
-            reader.join(500); // the launcher tears the job down; do not wait for an END that will not come
-        } else {
-            reader.join();
-        }
+        awaitEnd(job, ended, reader);
         job.stop();
         for (int i = transports.size() - 1; i >= 0; i--) {
             transports.get(i).close(CLOSE_TIMEOUT_MS); // the narrower ones first; TCP says goodbye last
         }
         boolean clean = !job.isAborted() && outcome.firstFailure == null && !outcome.timedOut && ended[0];
         return clean ? 0 : Math.max(1, firstCode[0]);
+    }
+
+    /**
+     * Waits, once this JVM's ranks ended, until the launcher says the job is over ({@code END}), or the job is
+     * aborted (the launcher then tears the job down and sends no {@code END}: each JVM must end on its own within
+     * the grace period), or the link to the launcher is gone. {@code END} and an abort notify {@code ended}; the
+     * periodic look is a safety net for a reader that ended otherwise.
+     */
+    private static void awaitEnd(Job job, boolean[] ended, Thread reader) throws InterruptedException {
+        synchronized (ended) {
+            while (!ended[0] && !job.isAborted() && reader.isAlive()) {
+                ended.wait(END_LOOK_MS);
+            }
+        }
     }
 
     /**
@@ -319,6 +345,7 @@ public final class JvmHost {
                 } else if (m.type() == Rendezvous.END) {
                     synchronized (ended) {
                         ended[0] = true;
+                        ended.notifyAll();
                     }
                     return;
                 }

@@ -81,6 +81,12 @@ public final class Params {
             + "unreachable and the job is aborted; a JVM that has not heard from the launcher for this long aborts "
             + "its ranks and exits (a host whose link went down)");
 
+    /** How long each side of the handshake between jrmarun and a JVM of its job waits for the other side. */
+    public static final Param LAUNCHER_HANDSHAKE_TIMEOUT_MS = new Param("jrma.launcher.handshakeTimeoutMs", "30000",
+            "job", "how long (ms) jrmarun and a JVM joining its job each wait for the other side's next handshake "
+            + "message (the proof of the job secret); a JVM whose launcher does not answer in time fails with "
+            + "`ERR_ACCESS`, and a connection to the launcher that does not prove the secret in time is closed");
+
     /** Whether each rank of a jrmarun program gets its own class loader. */
     public static final Param RANK_LOADERS = new Param("jrma.rankLoaders", "isolated", "job",
             "`isolated`: under jrmarun each rank loads the program's classes (and the mpi package) in its own class loader,"
@@ -165,7 +171,7 @@ public final class Params {
     /** All parameters, for listing. */
     public static final List<Param> ALL = List.of(PATH, PROGRESS, WAIT_SPINS, WAIT_YIELDS, WAIT_MAX_PARK_NS,
             AGENT_MAX_PARK_NS, ISSUE, EAGER_BYTES, MAX_PENDING, LOCK_COALESCE, ACKS, JOB_TIMEOUT_MS, JVMS, JVMS_REUSE,
-            LAUNCHER_HEARTBEAT_MS, LAUNCHER_SILENCE_MS,
+            LAUNCHER_HEARTBEAT_MS, LAUNCHER_SILENCE_MS, LAUNCHER_HANDSHAKE_TIMEOUT_MS,
             RANK_LOADERS, SHM_WINDOWS, CMA_MIN_BYTES, OP_SLOTS, OP_SLOTS_GETS, OP_SLOTS_WAIT_NS, SHM_DIR, TRANSPORTS,
             BIND, BIND_REPORT, BIND_CPUS, COLL_SPIN_NS, COLL_ALLGATHER_SHORT, COLL_REDUCE_SCATTER_SHORT);
 
