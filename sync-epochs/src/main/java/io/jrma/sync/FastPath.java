@@ -10,6 +10,8 @@ import io.jrma.core.mem.BulkCopy;
 import io.jrma.core.mem.Memory;
 import io.jrma.core.op.AccumulateKernel;
 import io.jrma.core.os.CrossMemory;
+import io.jrma.shm.window.OpSlots;
+import io.jrma.shm.window.RemoteRegions;
 import java.nio.ByteBuffer;
 import org.agrona.BufferUtil;
 
@@ -144,8 +146,8 @@ final class FastPath {
         if (r != null) {
             RemoteRegions.Snapshot s = r.current();
             int i = s.find(disp, disp + 1);
-            if (i != RemoteRegions.NONE && s.locks[i] != null) {
-                return s.locks[i];
+            if (i != RemoteRegions.NONE && s.locks(i) != null) {
+                return s.locks(i);
             }
         }
         return p.target.elementLocks;

@@ -12,6 +12,8 @@ import io.jrma.core.mem.Memory;
 import io.jrma.core.op.AccumulateKernel;
 import io.jrma.core.op.OpCode;
 import io.jrma.core.os.CrossMemory;
+import io.jrma.shm.window.OpSlots;
+import io.jrma.shm.window.RemoteRegions;
 
 /**
  * The general path of every communication call of a window: checks arguments (rank, counts, datatypes and
@@ -203,7 +205,7 @@ final class Operations {
                     w.packets.issue(a, r);
                     return;
                 }
-                locks = s.locks[i];
+                locks = s.locks(i);
             }
         } else if (w.flavor == Flavor.DYNAMIC) {
             addr = a.targetOffset;
@@ -241,10 +243,10 @@ final class Operations {
      */
     private boolean slot(OpArgs a, long lo, long hi) {
         OpSlots s = w.slots;
-        if (s == null || !OpSlots.fits(a, lo, hi) || !s.open(a.target) || !w.packets.bypass(a.target, a.blocking)) {
+        if (s == null || !SlotOwner.fits(a, lo, hi) || !s.open(a.target) || !w.packets.bypass(a.target, a.blocking)) {
             return false;
         }
-        if (!s.call(a, lo)) {
+        if (!SlotOwner.call(s, a, lo)) {
             w.packets.bypassFailed(a.target);
             return false;
         }

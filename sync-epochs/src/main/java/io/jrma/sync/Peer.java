@@ -1,5 +1,7 @@
 package io.jrma.sync;
 
+import io.jrma.shm.window.RemoteRegions;
+
 /**
  * What one rank of a window knows about another, exchanged once at creation: its size and displacement
  * unit (for origin-side range checks), its base address (in this process: a peer in another JVM of the host
