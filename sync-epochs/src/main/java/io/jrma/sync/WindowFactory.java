@@ -340,10 +340,11 @@ public final class WindowFactory implements Win.WindowProvider {
             shared[i] = view == null ? new SharedMemory(i, 0, o.dispUnit(), 0, null, null)
                     : new SharedMemory(i, view.length, o.dispUnit(), view.address, view.bytes, view.buffer);
         }
-        w.peers = peers;
         if (rdmaKey != null && mapError == null) {
             w.rdma = RdmaLane.open(w, peers, rdmaKeys, rdmaBases);
         }
+        w.lanes = Lanes.decide(w, peers, slots); // every peer on its lane, once
+        w.peers = peers;
         w.anyPacketPeer = anyPacket;
         w.mixedPeers = mixed;
         long ownSlots = 0;

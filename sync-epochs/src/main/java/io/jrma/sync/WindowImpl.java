@@ -58,6 +58,8 @@ final class WindowImpl implements Win {
     boolean anyPacketPeer;
     /** The RDMA lane to the peers that take it, or null ({@link RdmaLane}); set at creation. */
     RdmaLane rdma;
+    /** Each peer's lane and the rules for memory private to other JVMs of the host (set at creation). */
+    Lanes lanes;
     /** This rank's memory registered for peers' RDMA lanes, and with whom, or null; released at free. */
     RemoteMemory.Registration rdmaRegistration;
     RemoteMemory rdmaMemory;
@@ -610,6 +612,8 @@ final class WindowImpl implements Win {
         Info i = config.toInfo(anyPacketPeer ? "packet" : mixedPeers ? "mixed" : "direct");
         RdmaLane lane = rdma;
         i.set("jrma_rdma_peers", Integer.toString(lane == null ? 0 : lane.peers()));
+        Lanes l = lanes;
+        i.set("jrma_peer_lanes", l == null ? "" : l.describe());
         synchronized (userInfo) {
             for (String k : userInfo.keys()) {
                 if (i.get(k) == null) {
