@@ -47,6 +47,10 @@ final class WindowImpl implements Win {
     /** A private duplicate of the communicator for the window's own collectives (free). */
     CommCore ctrl;
     final Epochs epochs;
+    /** Fence ({@link FenceEpochs}), PSCW ({@link PscwEpochs}) and passive target ({@link PassiveTarget}). */
+    private final FenceEpochs fences;
+    private final PscwEpochs pscw;
+    private final PassiveTarget passive;
     final PacketOrigin packets;
     final PacketTarget receiver;
     final FastPath fast;
@@ -99,6 +103,9 @@ final class WindowImpl implements Win {
         this.target = state != null ? state : new TargetState(groupSize);
         this.regions = flavor == Flavor.DYNAMIC ? new DynamicRegions() : null;
         this.epochs = new Epochs(this);
+        this.fences = new FenceEpochs(epochs);
+        this.pscw = new PscwEpochs(epochs);
+        this.passive = new PassiveTarget(epochs);
         this.packets = new PacketOrigin(this);
         this.receiver = new PacketTarget(this);
         this.fast = new FastPath(this);
@@ -355,7 +362,7 @@ final class WindowImpl implements Win {
     public void fence(int assertion) {
         try {
             checkLive();
-            epochs.fence(assertion);
+            fences.fence(assertion);
         } catch (RmaException e) {
             throw handle(e);
         }
@@ -365,7 +372,7 @@ final class WindowImpl implements Win {
     public void start(Group group, int assertion) {
         try {
             checkLive();
-            epochs.start(group, assertion);
+            pscw.start(group, assertion);
         } catch (RmaException e) {
             throw handle(e);
         }
@@ -375,7 +382,7 @@ final class WindowImpl implements Win {
     public void complete() {
         try {
             checkLive();
-            epochs.complete();
+            pscw.complete();
         } catch (RmaException e) {
             throw handle(e);
         }
@@ -385,7 +392,7 @@ final class WindowImpl implements Win {
     public void post(Group group, int assertion) {
         try {
             checkLive();
-            epochs.post(group, assertion);
+            pscw.post(group, assertion);
         } catch (RmaException e) {
             throw handle(e);
         }
@@ -395,7 +402,7 @@ final class WindowImpl implements Win {
     public void waitFor() {
         try {
             checkLive();
-            epochs.waitFor();
+            pscw.waitFor();
         } catch (RmaException e) {
             throw handle(e);
         }
@@ -405,7 +412,7 @@ final class WindowImpl implements Win {
     public boolean test() {
         try {
             checkLive();
-            return epochs.test();
+            return pscw.test();
         } catch (RmaException e) {
             throw handle(e);
         }
@@ -415,7 +422,7 @@ final class WindowImpl implements Win {
     public void lock(LockType type, int t, int assertion) {
         try {
             checkLive();
-            epochs.lock(type, t, assertion);
+            passive.lock(type, t, assertion);
         } catch (RmaException e) {
             throw handle(e);
         }
@@ -425,7 +432,7 @@ final class WindowImpl implements Win {
     public void unlock(int t) {
         try {
             checkLive();
-            epochs.unlock(t);
+            passive.unlock(t);
         } catch (RmaException e) {
             throw handle(e);
         }
@@ -435,7 +442,7 @@ final class WindowImpl implements Win {
     public void lockAll(int assertion) {
         try {
             checkLive();
-            epochs.lockAll(assertion);
+            passive.lockAll(assertion);
         } catch (RmaException e) {
             throw handle(e);
         }
@@ -445,7 +452,7 @@ final class WindowImpl implements Win {
     public void unlockAll() {
         try {
             checkLive();
-            epochs.unlockAll();
+            passive.unlockAll();
         } catch (RmaException e) {
             throw handle(e);
         }
@@ -455,7 +462,7 @@ final class WindowImpl implements Win {
     public void flush(int t) {
         try {
             checkLive();
-            epochs.flush(t);
+            passive.flush(t);
         } catch (RmaException e) {
             throw handle(e);
         }
@@ -465,7 +472,7 @@ final class WindowImpl implements Win {
     public void flushAll() {
         try {
             checkLive();
-            epochs.flushAll();
+            passive.flushAll();
         } catch (RmaException e) {
             throw handle(e);
         }
@@ -475,7 +482,7 @@ final class WindowImpl implements Win {
     public void flushLocal(int t) {
         try {
             checkLive();
-            epochs.flushLocal(t);
+            passive.flushLocal(t);
         } catch (RmaException e) {
             throw handle(e);
         }
@@ -485,7 +492,7 @@ final class WindowImpl implements Win {
     public void flushLocalAll() {
         try {
             checkLive();
-            epochs.flushLocalAll();
+            passive.flushLocalAll();
         } catch (RmaException e) {
             throw handle(e);
         }
