@@ -17,6 +17,7 @@ import io.jrma.WinCounters.Counter;
 import io.jrma.WinCounters;
 import io.jrma.core.runtime.CommCore;
 import io.jrma.core.runtime.Job;
+import io.jrma.shm.ShmSegment;
 import io.jrma.shm.window.OpSlots;
 import io.jrma.spi.RemoteMemory;
 import java.nio.ByteBuffer;
@@ -58,7 +59,7 @@ final class WindowImpl implements Win {
     Peer[] peers;
     SharedMemory[] shared;
     /** Shared segments this rank created or mapped (its own memory, peers in other JVMs); unmapped at free. */
-    final java.util.List<io.jrma.shm.ShmSegment> segments = new java.util.ArrayList<>();
+    private final WindowSegments segments;
     boolean anyPacketPeer;
     /** The RDMA lane to the peers that take it, or null ({@link RdmaLane}); set at creation. */
     RdmaLane rdma;
@@ -79,8 +80,6 @@ final class WindowImpl implements Win {
      * (volatile: the progress agent reads it).
      */
     volatile OpSlots slots;
-    /** Segments mapped by name, once each (peers' memory, regions attached to dynamic windows). */
-    private final java.util.Map<String, io.jrma.shm.ShmSegment> mapped = new java.util.HashMap<>();
     private volatile boolean freed;
     private volatile String name;
     private volatile ErrorHandler errorHandler = ErrorHandler.ERRORS_THROW;
@@ -98,6 +97,7 @@ final class WindowImpl implements Win {
         this.memory = memory;
         this.dispUnit = dispUnit;
         this.config = config;
+        this.segments = new WindowSegments(config.shmDir);
         this.router = router;
         this.name = "win" + windowId;
         this.target = state != null ? state : new TargetState(groupSize);
@@ -669,6 +669,7 @@ final class WindowImpl implements Win {
             packets.drain();
             ctrl.barrier();
             freed = true;
+            segments.close();
             slots = null;
             if (router.unregister(worldRanks[rank])) {
                 job.agent().unregister(windowId);
@@ -689,27 +690,17 @@ final class WindowImpl implements Win {
      *
      * @throws RmaException when it cannot be mapped (it is gone, or too small)
      */
-    io.jrma.shm.ShmSegment mapShared(String name, long size) {
-        synchronized (mapped) {
-            io.jrma.shm.ShmSegment seg = mapped.get(name);
-            if (seg == null || seg.size() < size) {
-                if (freed) {
-                    throw fail(ErrorClass.ERR_WIN, "the window was freed");
-                }
-                seg = io.jrma.shm.ShmSegment.open(io.jrma.shm.ShmSegment.directory(config.shmDir), name, size);
-                mapped.put(name, seg);
-                segments.add(seg);
-            }
-            return seg;
+    ShmSegment mapShared(String name, long size) {
+        ShmSegment seg = segments.map(name, size);
+        if (seg == null) {
+            throw fail(ErrorClass.ERR_WIN, "the window was freed");
         }
+        return seg;
     }
 
     /** Records a segment this window created or mapped at creation, so {@link #mapShared} finds it. */
-    void addSegment(io.jrma.shm.ShmSegment seg) {
-        synchronized (mapped) {
-            mapped.putIfAbsent(seg.name(), seg);
-            segments.add(seg);
-        }
+    void addSegment(ShmSegment seg) {
+        segments.add(seg);
     }
 
     private void releaseMemory() {
@@ -722,18 +713,14 @@ final class WindowImpl implements Win {
         target.release();
         packets.release();
         memory.release();
-        synchronized (mapped) {
-            for (io.jrma.shm.ShmSegment s : segments) {
-                s.close();
-            }
-            mapped.clear();
-        }
+        segments.unmapAll();
         WindowFactory.retire(this);
     }
 
     /** Undoes a creation that failed after this window was registered (collectively: every rank calls it). */
     void abandon() {
         freed = true;
+        segments.close();
         slots = null;
         if (router.unregister(worldRanks[rank])) {
             job.agent().unregister(windowId);
