@@ -39,8 +39,8 @@ final class Peer {
      */
     final Lane lane;
 
-    Peer(int rank, int worldRank, long size, int dispUnit, long base, boolean direct, WindowImpl local, TargetState target,
-         RemoteRegions regions) {
+    Peer(int rank, int worldRank, long size, int dispUnit, long base, boolean direct, WindowImpl local,
+            TargetState target, RemoteRegions regions) {
         this(rank, worldRank, size, dispUnit, base, direct, local, target, regions, null);
     }
 

@@ -18,7 +18,8 @@ import java.util.function.BooleanSupplier;
  * compare_and_swap of at most {@value #MAX_BYTES} contiguous bytes, which the target must apply itself (no other
  * process can reach the bytes atomically), and a put of at most {@value #MAX_PUT} or a get of at most
  * {@value #MAX_GET} contiguous bytes that the kernel does not copy (a small put when the system call goes through JNA,
- * which costs more than a slot round trip, or anything where the kernel refuses; the window's lane table decides). Instead of a packet through the rings and a reply through the other ring, the
+ * which costs more than a slot round trip, or anything where the kernel refuses; the window's lane table decides).
+ * Instead of a packet through the rings and a reply through the other ring, the
  * origin writes the request into its own slot in the target's shared state segment, and the target's progress agent,
  * which looks at the slots in every duty cycle, applies it and writes the result back into the same cache line. One
  * line goes each way instead of a ring record, a batch and a reply batch: about half the round trip. The operation is
@@ -224,8 +225,8 @@ public final class OpSlots {
      * any, is there on return. Returns false when it was not applied (the slot busy with another thread's call, the
      * request withdrawn, or refused by the target): the caller sends it as a packet.
      */
-    public boolean call(int t, int kind, OpCode op, BasicType elem, int count, long address, Object ob, long oo, Object cb,
-            long co, Object rb, long ro) {
+    public boolean call(int t, int kind, OpCode op, BasicType elem, int count, long address, Object ob, long oo,
+            Object cb, long co, Object rb, long ro) {
         AtomicBoolean b = busy[t];
         if (!b.compareAndSet(false, true)) {
             return false;
@@ -383,15 +384,15 @@ public final class OpSlots {
                     if (op == null || !AccumulateKernel.isValid(op, elem)) {
                         return ErrorClass.ERR_OP.code();
                     }
-                    AccumulateKernel.getAccumulate(op, elem, null, slot + ORIGIN, null, address, null, slot + RESULT, count,
-                            w.locks());
+                    AccumulateKernel.getAccumulate(op, elem, null, slot + ORIGIN, null, address, null, slot + RESULT,
+                            count, w.locks());
                     break;
                 case CAS:
                     if (count != 1) {
                         return ErrorClass.ERR_COUNT.code();
                     }
-                    AccumulateKernel.compareAndSwap(elem, null, slot + COMPARE, null, slot + ORIGIN, null, address, null,
-                            slot + RESULT, w.locks());
+                    AccumulateKernel.compareAndSwap(elem, null, slot + COMPARE, null, slot + ORIGIN, null, address,
+                            null, slot + RESULT, w.locks());
                     break;
                 default:
                     return ErrorClass.ERR_ARG.code();

@@ -96,10 +96,11 @@ public final class RemoteRegions {
         int result = -1;
         if (CrossMemory.available() && owner[0] > 0 && owner[0] <= Integer.MAX_VALUE
                 && owner[0] != ProcessHandle.current().pid()) { // the owner is always another JVM
-            long scratch = Memory.allocate(8);
+            long scratch = Memory.allocate(Long.BYTES);
             try {
                 Memory.putLongPlain(scratch, 0);
-                if (CrossMemory.read((int) owner[0], owner[1], scratch, 8) && Memory.getLongPlain(scratch) == owner[2]) {
+                if (CrossMemory.read((int) owner[0], owner[1], scratch, Long.BYTES)
+                        && Memory.getLongPlain(scratch) == owner[2]) {
                     result = (int) owner[0];
                 }
             } finally {

@@ -119,7 +119,8 @@ class RegionDirectoryTest {
                 }
             }
             org.junit.jupiter.api.Assumptions.assumeTrue(value != 0,
-                    "the kernel refuses cross memory attach to another process here (Yama ptrace_scope or a container policy)");
+                    "the kernel refuses cross memory attach to another process here"
+                            + " (Yama ptrace_scope or a container policy)");
             RegionDirectory d = fresh();
             RemoteRegions early = new RemoteRegions(null, null, d, 0);
             assertEquals(-1, early.crossMemoryPid(), "not identified yet");
