@@ -2,6 +2,7 @@ package io.jrma.sync;
 
 import io.jrma.ErrorClass;
 import io.jrma.RmaException;
+import io.jrma.shm.window.RegionDirectory;
 import java.util.Arrays;
 
 /**

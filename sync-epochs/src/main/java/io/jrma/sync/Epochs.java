@@ -3,7 +3,6 @@ package io.jrma.sync;
 import io.jrma.ErrorClass;
 import io.jrma.Group;
 import io.jrma.LockType;
-import io.jrma.RmaException;
 import io.jrma.Win;
 import io.jrma.WinCounters.Counter;
 import io.jrma.core.mem.IntSlots;
@@ -11,10 +10,12 @@ import io.jrma.core.wire.PacketType;
 import java.util.function.BooleanSupplier;
 
 /**
- * The epoch state machine of one rank's window and the synchronization algorithms: fence by completion
- * counting, PSCW matched by groups, passive-target locks. Access and exposure epochs are separate fields;
- * every synchronization call begins with a named check that raises {@code ERR_RMA_SYNC} with the current and
- * expected state.
+ * The epoch state machine of one rank's window: the access and exposure states, the per-target lock state, the
+ * checks every operation makes ({@link #checkAccess}, {@link #ensureDirectLock}) and what the synchronization
+ * algorithms share (signals, settling packets, lock words). The algorithms live by MPI concept beside it:
+ * {@link FenceEpochs} (fence by completion counting), {@link PscwEpochs} (PSCW matched by groups) and
+ * {@link PassiveTarget} (locks and flushes). Access and exposure epochs are separate fields; every synchronization
+ * call begins with a named check that raises {@code ERR_RMA_SYNC} with the current and expected state.
  *
  * <p>Fence, post, complete and start/wait are <em>signals</em> to peers: on the direct path the origin
  * increments the counter in the peer's {@link TargetState} itself (after its direct operations, so the
@@ -38,22 +39,21 @@ final class Epochs {
     /** Exposure epoch states. */
     enum Exposure { NONE, FENCE, POST }
 
-    private static final int MODE_FENCE = Win.MODE_NOSTORE | Win.MODE_NOPUT | Win.MODE_NOPRECEDE | Win.MODE_NOSUCCEED;
-    private static final int MODE_POST = Win.MODE_NOCHECK | Win.MODE_NOSTORE | Win.MODE_NOPUT;
-
-    private final WindowImpl w;
-    private final int n;
-    private final EpochMutex lock = new EpochMutex();
+    final WindowImpl w;
+    /** Ranks in the window's group. */
+    final int n;
+    /** The epoch mutex: transitions other than a passive-target lock or unlock of one target are made under it. */
+    final EpochMutex lock = new EpochMutex();
     private static final Access[] ACCESSES = Access.values();
     /** {@link Access} ordinals, for the hot paths that test {@link #accessState} without mapping it to the enum. */
-    private static final int A_NONE = 0, A_FENCE = 1, A_PSCW = 2, A_LOCK = 3, A_LOCK_ALL = 4;
+    static final int A_NONE = 0, A_FENCE = 1, A_PSCW = 2, A_LOCK = 3, A_LOCK_ALL = 4;
     private static final Exposure[] EXPOSURES = Exposure.values();
     /**
      * The {@link Access} state by ordinal. An int, not the enum reference: a reference store into this (old)
      * object runs G1's card-marking barrier, whose StoreLoad fence costs as much as an atomic, and a passive-target
      * epoch stores the state twice.
      */
-    private volatile int accessState;
+    volatile int accessState;
     /**
      * Release-mode stores of {@link #accessState} for the passive-target calls: other threads of the rank read it
      * only when issuing operations, which MPI orders after the epoch's opening by the program's own
@@ -74,23 +74,23 @@ final class Epochs {
     }
     /** The {@link Exposure} state by ordinal (an int for the reason given at {@link #accessState}). */
     private volatile int exposureState;
-    private volatile boolean opsSinceFence;
-    private boolean[] startMember;
-    private int[] startRanks = new int[0];
-    private boolean startNoCheck;
-    private int[] postRanks = new int[0];
-    private final IntSlots lockMode;
-    private final boolean[] lockNoCheck;
-    private final IntSlots lockHeld;
+    /** Whether operations were issued since the last fence (or since access opened). */
+    volatile boolean opsSinceFence;
+    /** Per target, whether it is in the group of the open PSCW access epoch ({@link PscwEpochs#start}). */
+    boolean[] startMember;
+    /** Per target: this rank's lock type on it ({@link LockType#mpiValue}), 0 when unlocked ({@link PassiveTarget}). */
+    final IntSlots lockMode;
+    /** Per target: locked with MODE_NOCHECK. */
+    final boolean[] lockNoCheck;
+    /** Per target: the target's lock word is held, exclusive (1) or shared (2), or being taken ({@link #ACQUIRING}). */
+    final IntSlots lockHeld;
     /**
      * Per target, on a window with {@link WindowImpl#mixedPeers}: operations to a direct peer travelled as packets
      * (private memory of a dynamic window or of a create window) and may not be complete at the target yet.
      */
     private final IntSlots packetsTo;
-    private volatile boolean lockAllNoCheck;
-    private int fenceEpoch;
-    private final long[] postConsumed;
-    private final long[] completeConsumed;
+    /** lock_all with MODE_NOCHECK. */
+    volatile boolean lockAllNoCheck;
 
     Epochs(WindowImpl w) {
         this.w = w;
@@ -99,8 +99,6 @@ final class Epochs {
         this.lockNoCheck = new boolean[n];
         this.lockHeld = new IntSlots(n);
         this.packetsTo = new IntSlots(n);
-        this.postConsumed = new long[n];
-        this.completeConsumed = new long[n];
     }
 
     Access access() {
@@ -113,7 +111,7 @@ final class Epochs {
      * after the last unlock ("sticky"): with no target locked it means no access epoch, so that lock and unlock
      * need no epoch-wide bookkeeping (a count under the epoch mutex cost two atomics per epoch).
      */
-    private boolean anyLocked() {
+    boolean anyLocked() {
         for (int t = 0; t < n; t++) {
             if (lockMode.get(t) != 0) {
                 return true;
@@ -126,19 +124,27 @@ final class Epochs {
         return EXPOSURES[exposureState];
     }
 
-    private void setAccess(Access a) {
+    void setAccess(Access a) {
         accessState = a.ordinal();
     }
 
-    private void setExposure(Exposure e) {
+    /**
+     * Opens passive-target access with a release-mode store ({@link #ACCESS}: the rank's other threads read the
+     * state only when issuing operations, which the program orders after the lock).
+     */
+    void setAccessLockRelease() {
+        ACCESS.setRelease(this, A_LOCK);
+    }
+
+    void setExposure(Exposure e) {
         exposureState = e.ordinal();
     }
 
-    private String state() {
+    String state() {
         return "access epoch " + access() + ", exposure epoch " + exposure();
     }
 
-    private void checkAssert(int assertion, int allowed, String call) {
+    void checkAssert(int assertion, int allowed, String call) {
         if ((assertion & ~allowed) != 0) {
             throw w.fail(ErrorClass.ERR_ASSERT, call + ": assert 0x" + Integer.toHexString(assertion)
                     + " has bits not allowed here (allowed: 0x" + Integer.toHexString(allowed) + ")");
@@ -154,7 +160,7 @@ final class Epochs {
         throw w.fail(ErrorClass.ERR_GROUP, call + ": world rank " + worldRank + " is not in the window's group");
     }
 
-    private int[] toWindowRanks(Group g, String call) {
+    int[] toWindowRanks(Group g, String call) {
         if (g == null) {
             throw w.fail(ErrorClass.ERR_GROUP, call + ": group is null");
         }
@@ -166,7 +172,7 @@ final class Epochs {
     }
 
     /** Whether access is allowed to open a new epoch kind (fence epochs end implicitly if nothing was issued). */
-    private boolean accessFree() {
+    boolean accessFree() {
         int a = accessState;
         return a == A_NONE || (a == A_FENCE && !opsSinceFence) || (a == A_LOCK && !anyLocked());
     }
@@ -234,7 +240,7 @@ final class Epochs {
     /** {@code lockHeld[t]} while an issuing thread takes the target's lock word. */
     private static final int ACQUIRING = 3;
 
-    private void acquireDirect(int t, boolean exclusive) {
+    void acquireDirect(int t, boolean exclusive) {
         LockWord lw = w.peers[t].target.lockWord;
         if (!exclusive && lw.tryEnterShared()) { // nobody holds or waits for it exclusively: one atomic
             lockHeld.lazySet(t, 2);
@@ -253,7 +259,7 @@ final class Epochs {
      * the epoch's direct stores are visible to whoever takes the lock next; when no word is held (never taken, or
      * MODE_NOCHECK) a full fence completes them instead, unless the caller has {@code fenced} already.
      */
-    private void releaseDirect(int t, boolean fenced) {
+    void releaseDirect(int t, boolean fenced) {
         int held = lockHeld.get(t);
         if (held == 0) {
             if (!fenced) {
@@ -270,12 +276,12 @@ final class Epochs {
         lockHeld.lazySet(t, 0);
     }
 
-    private void await(BooleanSupplier done) {
+    void await(BooleanSupplier done) {
         w.awaitSync(done);
     }
 
     /** Waits, sleeping on {@code state} (woken by its signals from any process) once spinning is over. */
-    private void await(BooleanSupplier done, TargetState state) {
+    void await(BooleanSupplier done, TargetState state) {
         w.awaitSync(done, state);
     }
 
@@ -296,7 +302,7 @@ final class Epochs {
      * {@code targets} null: every rank. Callers test {@link WindowImpl#mixedPeers} first, so other windows pay
      * neither the call nor its array.
      */
-    private void settle(boolean remote, int... targets) {
+    void settle(boolean remote, int... targets) {
         int count = targets == null ? n : targets.length;
         int k = 0;
         int[] due = new int[count];
@@ -312,7 +318,7 @@ final class Epochs {
     }
 
     /** {@link #settle} at one target, without the arrays (a flush to one rank runs it per operation). */
-    private void settle(boolean remote, int t) {
+    void settle(boolean remote, int t) {
         if (due(t)) {
             w.packets.flush(t, remote);
         }
@@ -329,12 +335,12 @@ final class Epochs {
     }
 
     /** {@link #settle} at every rank. */
-    private void settleAll(boolean remote) {
+    void settleAll(boolean remote) {
         settle(remote, (int[]) null);
     }
 
     /** Sends a FENCE/POST/COMPLETE signal to peer {@code p}: directly, or behind the queued packets. */
-    private void signal(int p, int type, int aux) {
+    void signal(int p, int type, int aux) {
         Peer peer = w.peers[p];
         if (!peer.direct) {
             w.packets.signal(p, type, aux);
@@ -348,176 +354,7 @@ final class Epochs {
         }
     }
 
-    // ------------------------------------------------------------------ fence
-
-    void fence(int assertion) {
-        checkAssert(assertion, MODE_FENCE, "fence");
-        lock.lock();
-        try {
-            Access acc = access();
-            Exposure exp = exposure();
-            if (!(acc == Access.NONE || acc == Access.FENCE) || !(exp == Exposure.NONE || exp == Exposure.FENCE)) {
-                throw w.fail(ErrorClass.ERR_RMA_SYNC, "fence inside another epoch (" + state() + "; expected none or fence)");
-            }
-            if ((assertion & Win.MODE_NOPRECEDE) != 0 && opsSinceFence) {
-                throw w.fail(ErrorClass.ERR_RMA_SYNC, "fence asserted MODE_NOPRECEDE but operations were issued since the last fence");
-            }
-            int e = fenceEpoch++;
-            if (w.rdma != null) { // the RDMA lane's puts are in place at their targets before the FENCE signals
-                w.rdma.flushAll();
-            }
-            if (w.mixedPeers) { // every target has all of this rank's operations before any is signalled
-                settleAll(true);
-            }
-            for (int p = 0; p < n; p++) {
-                signal(p, PacketType.FENCE, e);
-            }
-            TargetState ts = w.target;
-            await(() -> ts.fenceCount(e & 1) >= n && w.packets.pendingReplies() == 0, ts);
-            ts.fenceConsume(e & 1, n);
-            w.packets.checkAsyncErrors();
-            // With every peer direct, each rank signalled after its own stores completed: the markers are the barrier.
-            if ((assertion & Win.MODE_NOPRECEDE) == 0 && n > 1 && w.anyPacketPeer) {
-                // Every operation targeting this rank is now applied here, but not yet everywhere: a rank that
-                // leaves first could read another target (directly, or by a packet that overtakes the puts from a
-                // third rank) before that target has applied them. The next epoch starts when all have.
-                w.ctrl.barrier();
-            }
-            opsSinceFence = false;
-            boolean end = (assertion & Win.MODE_NOSUCCEED) != 0;
-            setAccess(end ? Access.NONE : Access.FENCE);
-            setExposure(end ? Exposure.NONE : Exposure.FENCE);
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    // ------------------------------------------------------------------ PSCW
-
-    void start(Group g, int assertion) {
-        checkAssert(assertion, Win.MODE_NOCHECK, "start");
-        lock.lock();
-        try {
-            if (!accessFree()) {
-                throw w.fail(ErrorClass.ERR_RMA_SYNC, "start inside another access epoch (" + state() + "; expected none)");
-            }
-            int[] ranks = toWindowRanks(g, "start");
-            boolean noCheck = (assertion & Win.MODE_NOCHECK) != 0;
-            if (!noCheck) {
-                for (int t : ranks) {
-                    long want = postConsumed[t] + 1;
-                    TargetState ts = w.target;
-                    await(() -> ts.posts(t) >= want, ts);
-                    postConsumed[t] = want;
-                }
-            }
-            boolean[] member = new boolean[n];
-            for (int t : ranks) {
-                member[t] = true;
-            }
-            startMember = member;
-            startRanks = ranks;
-            startNoCheck = noCheck;
-            opsSinceFence = false;
-            setAccess(Access.PSCW);
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    void complete() {
-        lock.lock();
-        try {
-            if (access() != Access.PSCW) {
-                throw w.fail(ErrorClass.ERR_RMA_SYNC, "complete without start (" + state() + "; expected PSCW access)");
-            }
-            if (w.rdma != null) {
-                w.rdma.flush(startRanks);
-            }
-            if (w.mixedPeers) {
-                settle(true, startRanks);
-            }
-            for (int t : startRanks) {
-                signal(t, PacketType.COMPLETE, 0);
-            }
-            await(() -> w.packets.pendingReplies() == 0);
-            w.packets.awaitLocal(startRanks); // large puts sent from the user's buffers: out of them by now
-            w.packets.checkAsyncErrors();
-            setAccess(Access.NONE);
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    void post(Group g, int assertion) {
-        checkAssert(assertion, MODE_POST, "post");
-        lock.lock();
-        try {
-            Exposure e = exposure();
-            if (!(e == Exposure.NONE || (e == Exposure.FENCE && !opsSinceFence))) {
-                throw w.fail(ErrorClass.ERR_RMA_SYNC, "post inside another exposure epoch (" + state() + "; expected none)");
-            }
-            int[] ranks = toWindowRanks(g, "post");
-            if (e == Exposure.FENCE && accessState == A_FENCE) {
-                setAccess(Access.NONE);
-            }
-            postRanks = ranks;
-            setExposure(Exposure.POST);
-            java.lang.invoke.VarHandle.fullFence();
-            if ((assertion & Win.MODE_NOCHECK) == 0) {
-                for (int o : ranks) {
-                    signal(o, PacketType.POST, 0);
-                }
-            }
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    void waitFor() {
-        lock.lock();
-        try {
-            if (exposure() != Exposure.POST) {
-                throw w.fail(ErrorClass.ERR_RMA_SYNC, "wait without post (" + state() + "; expected PSCW exposure)");
-            }
-            TargetState ts = w.target;
-            for (int o : postRanks) {
-                long want = completeConsumed[o] + 1;
-                await(() -> ts.completes(o) >= want, ts);
-                completeConsumed[o] = want;
-            }
-            setExposure(Exposure.NONE);
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    boolean test() {
-        lock.lock();
-        try {
-            if (exposure() != Exposure.POST) {
-                throw w.fail(ErrorClass.ERR_RMA_SYNC, "test without post (" + state() + "; expected PSCW exposure)");
-            }
-            w.job.agent().tryProgress();
-            TargetState ts = w.target;
-            for (int o : postRanks) {
-                if (ts.completes(o) < completeConsumed[o] + 1) {
-                    return false;
-                }
-            }
-            for (int o : postRanks) {
-                completeConsumed[o]++;
-            }
-            setExposure(Exposure.NONE);
-            return true;
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    // ------------------------------------------------------------------ passive target
-
-    private boolean checkTarget(int t, String call) {
+    boolean checkTarget(int t, String call) {
         if (t == Win.PROC_NULL) {
             return false;
         }
@@ -525,273 +362,6 @@ final class Epochs {
             throw w.fail(ErrorClass.ERR_RANK, call + ": rank " + t + " is not in the window's group of size " + n);
         }
         return true;
-    }
-
-    /** {@link #lockMode} of a target while {@code lock} takes it (no operation may use it yet). */
-    private static final int CLAIMING = -1;
-
-    void lock(LockType type, int t, int assertion) {
-        if (type == null || (assertion & ~Win.MODE_NOCHECK) != 0 || t < 0 || t >= n || w.config.noLocks) {
-            if (!checkLockArguments(type, t, assertion)) {
-                return; // PROC_NULL
-            }
-        }
-        // The target's mode word is this lock's claim: one compare-and-set, and no epoch mutex once passive-target
-        // access is open (the epoch mutex and a locked-target count cost two atomics per lock and two per unlock;
-        // Open MPI's osc/sm spends three atomics and two fences on lock/put/unlock, this path now three atomics).
-        // Threads of the rank may lock different targets at once; a second lock of a target is an error.
-        if (!lockMode.compareAndSet(t, 0, CLAIMING)) {
-            throw lockStateError(t);
-        }
-        boolean noCheck = (assertion & Win.MODE_NOCHECK) != 0;
-        boolean exclusive = type == LockType.EXCLUSIVE;
-        try {
-            if (accessState != A_LOCK) {
-                openPassive(t);
-            }
-            lockNoCheck[t] = noCheck;
-            if (!noCheck) {
-                // coalesced (default): over packets the lock travels with the first operation, except on the
-                // calling rank itself, where MPI requires it to be held when lock returns. A direct peer's lock
-                // word is taken here, as Open MPI's osc/sm does: taking it at the first operation instead cost a
-                // compare-and-set per epoch to elect the taking thread (JMH lock(SHARED)/put/unlock 39 -> 35 ns,
-                // exclusive 43 -> 37; an epoch without operations pays the word, 19 -> 25 ns)
-                if (w.peers[t].direct) {
-                    acquireDirect(t, exclusive);
-                } else {
-                    w.packets.onLock(t, exclusive, t == w.rank || !w.config.coalesceLocks);
-                }
-            }
-        } catch (RuntimeException | Error e) {
-            lockNoCheck[t] = false;
-            lockMode.set(t, 0);
-            throw e;
-        }
-        lockMode.lazySet(t, type.mpiValue()); // operations of the rank's threads may use the target from now on
-    }
-
-    /** Opens passive-target access (under the epoch mutex: other kinds of epoch open and close under it). */
-    private void openPassive(int t) {
-        lock.lock();
-        try {
-            if (accessState != A_LOCK) {
-                if (!accessFree()) {
-                    throw w.fail(ErrorClass.ERR_RMA_SYNC, "lock inside another access epoch (" + state() + "; expected none or lock)");
-                }
-                opsSinceFence = false;
-                ACCESS.setRelease(this, A_LOCK);
-            }
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    /**
-     * The argument checks of {@code lock}, off its hot path (which must stay small enough for the JIT to inline
-     * it into the caller): throws for bad arguments; false for {@code PROC_NULL}.
-     */
-    private boolean checkLockArguments(LockType type, int t, int assertion) {
-        if (type == null) {
-            throw w.fail(ErrorClass.ERR_LOCKTYPE, "lock: lock type is null");
-        }
-        checkAssert(assertion, Win.MODE_NOCHECK, "lock");
-        if (!checkTarget(t, "lock")) {
-            return false;
-        }
-        if (w.config.noLocks) {
-            throw w.fail(ErrorClass.ERR_RMA_SYNC, "lock on a window created with info no_locks=true");
-        }
-        return true;
-    }
-
-    private RmaException lockStateError(int t) {
-        return w.fail(ErrorClass.ERR_RMA_SYNC, "lock: rank " + t + " is already locked by this rank");
-    }
-
-    void unlock(int t) {
-        if (!checkTarget(t, "unlock")) {
-            return;
-        }
-        // no epoch mutex (see lock): the target's mode word says whether this rank holds it; access stays "sticky"
-        if (accessState != A_LOCK || lockMode.get(t) <= 0) {
-            throw w.fail(ErrorClass.ERR_RMA_SYNC, "unlock of rank " + t + " which this rank has not locked (" + state() + ")");
-        }
-        if (w.peers[t].direct) {
-            if (w.mixedPeers) {
-                settle(true, t);
-            }
-            releaseDirect(t, false); // a full fence either way: the epoch's direct operations are complete
-        } else {
-            if (w.rdma != null) {
-                w.rdma.flush(t); // before the unlock packet releases the target's lock
-            }
-            w.packets.unlock(new int[] {t}, !lockNoCheck[t]);
-        }
-        lockNoCheck[t] = false;
-        lockMode.lazySet(t, 0); // after the release: the next lock of t by this rank finds it free
-        w.packets.checkAsyncErrors();
-    }
-
-    void lockAll(int assertion) {
-        checkAssert(assertion, Win.MODE_NOCHECK, "lock_all");
-        if (w.config.noLocks) {
-            throw w.fail(ErrorClass.ERR_RMA_SYNC, "lock_all on a window created with info no_locks=true");
-        }
-        lock.lock();
-        try {
-            if (!accessFree()) {
-                throw w.fail(ErrorClass.ERR_RMA_SYNC, "lock_all inside another access epoch (" + state() + "; expected none)");
-            }
-            boolean noCheck = (assertion & Win.MODE_NOCHECK) != 0;
-            lockAllNoCheck = noCheck;
-            opsSinceFence = false;
-            setAccess(Access.LOCK_ALL);
-            if (!noCheck) {
-                boolean now = !w.config.coalesceLocks;
-                int packetPeers = 0;
-                for (int t = 0; t < n; t++) {
-                    if (!w.peers[t].direct) {
-                        packetPeers++;
-                        w.packets.onLock(t, false, false);
-                    } else if (now) {
-                        acquireDirect(t, false);
-                    }
-                }
-                if (now && packetPeers > 0) {
-                    int[] ts = new int[packetPeers];
-                    for (int t = 0, k = 0; t < n; t++) {
-                        if (!w.peers[t].direct) {
-                            ts[k++] = t;
-                        }
-                    }
-                    w.packets.lockNow(ts);
-                }
-            }
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    void unlockAll() {
-        lock.lock();
-        try {
-            if (access() != Access.LOCK_ALL) {
-                throw w.fail(ErrorClass.ERR_RMA_SYNC, "unlock_all without lock_all (" + state() + ")");
-            }
-            if (w.mixedPeers) {
-                settleAll(true);
-            }
-            java.lang.invoke.VarHandle.fullFence();
-            int packetPeers = 0;
-            for (int t = 0; t < n; t++) {
-                if (w.peers[t].direct) {
-                    releaseDirect(t, true);
-                } else {
-                    packetPeers++;
-                }
-            }
-            if (packetPeers > 0) {
-                int[] ts = new int[packetPeers];
-                for (int t = 0, k = 0; t < n; t++) {
-                    if (!w.peers[t].direct) {
-                        ts[k++] = t;
-                    }
-                }
-                if (w.rdma != null) {
-                    w.rdma.flushAll();
-                }
-                w.packets.unlock(ts, !lockAllNoCheck);
-            }
-            setAccess(Access.NONE);
-        } finally {
-            lock.unlock();
-        }
-        w.packets.checkAsyncErrors();
-    }
-
-    private void checkPassive(int t, String call) {
-        int a = accessState;
-        if (a == A_LOCK_ALL || (a == A_LOCK && lockMode.get(t) > 0)) {
-            return;
-        }
-        throw w.fail(ErrorClass.ERR_RMA_SYNC, call + " of rank " + t + " outside a passive-target epoch to it (" + state() + ")");
-    }
-
-    private void checkPassiveAny(String call) {
-        int a = accessState;
-        if (a != A_LOCK_ALL && (a != A_LOCK || !anyLocked())) {
-            throw w.fail(ErrorClass.ERR_RMA_SYNC, call + " outside a passive-target epoch (" + state() + ")");
-        }
-    }
-
-    void flush(int t) {
-        if (!checkTarget(t, "flush")) {
-            return;
-        }
-        checkPassive(t, "flush");
-        if (w.peers[t].direct) {
-            if (w.mixedPeers) {
-                settle(true, t);
-            }
-            java.lang.invoke.VarHandle.fullFence(); // direct operations are complete when issued
-        } else {
-            if (w.rdma != null) {
-                w.rdma.flush(t);
-            }
-            w.packets.flush(t, true);
-        }
-        w.packets.checkAsyncErrors();
-    }
-
-    void flushAll() {
-        checkPassiveAny("flush_all");
-        if (w.mixedPeers) {
-            settleAll(true);
-        }
-        java.lang.invoke.VarHandle.fullFence();
-        if (w.rdma != null) {
-            w.rdma.flushAll();
-        }
-        if (w.anyPacketPeer) {
-            w.packets.flush(lockedPacketTargets(), true);
-        }
-        w.packets.checkAsyncErrors();
-    }
-
-    void flushLocal(int t) {
-        if (!checkTarget(t, "flush_local")) {
-            return;
-        }
-        checkPassive(t, "flush_local");
-        if (!w.peers[t].direct) {
-            w.packets.flush(t, false);
-        } else if (w.mixedPeers) {
-            settle(false, t);
-        }
-        w.packets.checkAsyncErrors();
-    }
-
-    void flushLocalAll() {
-        checkPassiveAny("flush_local_all");
-        if (w.mixedPeers) {
-            settleAll(false);
-        }
-        if (w.anyPacketPeer) {
-            w.packets.flush(lockedPacketTargets(), false);
-        }
-        w.packets.checkAsyncErrors();
-    }
-
-    private int[] lockedPacketTargets() {
-        int[] out = new int[n];
-        int k = 0;
-        boolean all = access() == Access.LOCK_ALL;
-        for (int t = 0; t < n; t++) {
-            if (!w.peers[t].direct && (all || lockMode.get(t) > 0)) {
-                out[k++] = t;
-            }
-        }
-        return java.util.Arrays.copyOf(out, k);
     }
 
     void checkFreeable() {

@@ -9,7 +9,7 @@ import io.jrma.core.dt.BasicType;
 import io.jrma.core.mem.BulkCopy;
 import io.jrma.core.mem.Memory;
 import io.jrma.core.op.AccumulateKernel;
-import io.jrma.core.os.CrossMemory;
+import io.jrma.shm.window.RemoteRegions;
 import java.nio.ByteBuffer;
 import org.agrona.BufferUtil;
 
@@ -84,29 +84,30 @@ final class FastPath {
         return ((ByteBuffer) buf).capacity();
     }
 
-    /** Target address for {@code bytes} at {@code disp} of rank t, or -1 if the fast lane does not apply. */
+    /**
+     * Target address for {@code bytes} at {@code disp} of rank t when the peer's lane stores there
+     * ({@link Lane#DIRECT_STORE}, or a dynamic window's region in a shared segment of a peer on
+     * {@link Lane#PRIVATE_MEMORY}), or -1: then {@link Lanes} or the general path take it.
+     */
     private long target(int t, long disp, long bytes) {
         if (t < 0 || t >= w.groupSize || disp < 0 || w.isFreed()) {
             return -1;
         }
         Peer p = w.peers[t];
-        if (!p.direct) {
-            return -1;
+        Lane lane = p.lane;
+        if (lane == Lane.DIRECT_STORE) {
+            if (dynamic) {
+                return localTarget(p, disp, bytes);
+            }
+            long off = windowOffset(p, disp, bytes);
+            return off < 0 ? -1 : p.base + off;
         }
-        if (dynamic) {
-            return dynamicTarget(p, disp, bytes);
-        }
-        if (p.regions != null) {
-            // (a create window's rank in another JVM whose memory is private there: the private lanes, crossMemory
-            // and slot, else the general path)
-            return -1;
-        }
-        long off = windowOffset(p, disp, bytes);
-        return off < 0 ? -1 : p.base + off;
+        // (a create window's rank in another JVM whose memory is private there: Lanes' kernel copy and slot)
+        return lane == Lane.PRIVATE_MEMORY && dynamic ? sharedRegionTarget(p, disp, bytes) : -1;
     }
 
     /** A create or allocate window's byte offset of {@code bytes} at {@code disp} of peer p, or -1 outside it. */
-    private static long windowOffset(Peer p, long disp, long bytes) {
+    static long windowOffset(Peer p, long disp, long bytes) {
         if (disp > (Long.MAX_VALUE >> 8) / p.dispUnit) {
             return -1;
         }
@@ -115,23 +116,28 @@ final class FastPath {
     }
 
     /**
-     * A dynamic window's target address: {@code disp} is the target's own address of the bytes. A rank of this
-     * JVM is reached where it attached them; a rank of another JVM where they lie in a shared segment (mapped
-     * here). -1 for anything else (private memory of another JVM, bytes attached nowhere): the general path
-     * sends packets or reports the error.
+     * A dynamic window's target address on a rank of this JVM ({@code disp} is its own address of the bytes), where
+     * it attached them; else -1 (bytes attached nowhere: the general path reports the error).
      */
-    private static long dynamicTarget(Peer p, long disp, long bytes) {
+    private static long localTarget(Peer p, long disp, long bytes) {
         if (disp > Long.MAX_VALUE - bytes) {
             return -1;
         }
-        RemoteRegions r = p.regions;
-        if (r != null) {
-            RemoteRegions.Snapshot s = r.current();
-            int i = s.find(disp, disp + bytes);
-            return i == RemoteRegions.NONE ? -1 : s.address(i, disp);
-        }
         WindowImpl l = p.local;
         return l != null && l.regions.contains(disp, disp + bytes) ? disp : -1;
+    }
+
+    /**
+     * A dynamic window's target address on a rank of another JVM where the bytes lie in a shared segment (mapped
+     * here); -1 for private memory there (kernel copies, slots, packets) or bytes attached nowhere.
+     */
+    private static long sharedRegionTarget(Peer p, long disp, long bytes) {
+        if (disp > Long.MAX_VALUE - bytes) {
+            return -1;
+        }
+        RemoteRegions.Snapshot s = p.regions.current();
+        int i = s.find(disp, disp + bytes);
+        return i == RemoteRegions.NONE ? -1 : s.address(i, disp);
     }
 
     /**
@@ -144,8 +150,8 @@ final class FastPath {
         if (r != null) {
             RemoteRegions.Snapshot s = r.current();
             int i = s.find(disp, disp + 1);
-            if (i != RemoteRegions.NONE && s.locks[i] != null) {
-                return s.locks[i];
+            if (i != RemoteRegions.NONE && s.locks(i) != null) {
+                return s.locks(i);
             }
         }
         return p.target.elementLocks;
@@ -194,98 +200,6 @@ final class FastPath {
         return true;
     }
 
-    /**
-     * The target's own address of [disp, disp + bytes) when those bytes lie in memory private to the JVM of rank
-     * {@code t} (in another JVM of the host): a region a dynamic window's rank attached there, or a create window's
-     * memory there (one region at its own addresses); with the epoch checked and the lock word taken (what cross memory
-     * attach and the request slots start from). Else -1, and the general path decides (and reports any error).
-     */
-    private long privateTarget(int t, long disp, long bytes, String what) {
-        if (t < 0 || t >= w.groupSize || bytes <= 0 || disp < 0 || w.isFreed()) {
-            return -1;
-        }
-        Peer p = w.peers[t];
-        RemoteRegions r = p.regions;
-        if (!p.direct || r == null) {
-            return -1;
-        }
-        long at;
-        if (dynamic) {
-            if (disp > Long.MAX_VALUE - bytes) {
-                return -1;
-            }
-            at = disp;
-        } else {
-            long off = windowOffset(p, disp, bytes);
-            if (off < 0) {
-                return -1;
-            }
-            at = p.base + off;
-        }
-        RemoteRegions.Snapshot s = r.current();
-        int i = s.find(at, at + bytes);
-        if (i == RemoteRegions.NONE || s.address(i, at) >= 0) {
-            return -1;
-        }
-        w.epochs.checkAccess(t, what);
-        w.epochs.ensureDirectLock(t);
-        return at;
-    }
-
-    /**
-     * A put or get from or to a direct buffer on bytes private to the JVM of rank {@code t} ({@link #privateTarget}:
-     * a dynamic or create window), by cross memory attach, under the general path's rules ({@link Operations}:
-     * contiguous, nothing queued or unacknowledged, large or latency-bound, the owner's process proven). False when
-     * any of that does not hold or the kernel refuses: the general path then decides, and reports any error.
-     */
-    private boolean crossMemory(boolean put, Object origin, long bytes, int t, long disp) {
-        if (!w.ops.crossMemoryMay(put, bytes) || !(origin instanceof ByteBuffer) || !((ByteBuffer) origin).isDirect()
-                || bytes > capacity(origin)) {
-            return false;
-        }
-        long at = privateTarget(t, disp, bytes, put ? "put" : "get");
-        if (at < 0) {
-            return false;
-        }
-        RemoteRegions r = w.peers[t].regions;
-        int pid = w.ops.crossMemoryBegin(r, t, bytes);
-        if (pid <= 0 || !w.ops.crossMemoryEnd(CrossMemory.transfer(put, pid, offset(origin), at, bytes), r, t, put, bytes)) {
-            return false;
-        }
-        w.counters.bump(put ? Counter.PUTS : Counter.GETS);
-        return true;
-    }
-
-    /**
-     * An accumulate, get_accumulate, fetch_and_op, compare_and_swap, small put or small get on bytes private to the JVM of
-     * rank {@code t} ({@link #privateTarget}: a dynamic or create window), through the target's request slot
-     * ({@link OpSlots}) under the general path's rules ({@link Operations}: nothing queued or unacknowledged,
-     * latency-bound). True when it was applied, and the operation counted (with its bytes for puts and the accumulate
-     * kinds); false when any of that does not hold or the target refused: the general path then decides, and reports
-     * any error.
-     */
-    private boolean slot(int kind, io.jrma.core.op.OpCode op, BasicType e, int t, long disp, long size, Object ob, long oo,
-            Object cb, long co, Object rb, long ro) {
-        OpSlots s = w.slots;
-        long at;
-        if (s == null || size > OpSlots.max(kind) || (at = privateTarget(t, disp, size, OpArgs.kindName(kind))) < 0
-                || !s.open(t) || !w.packets.bypass(t, false)) {
-            return false;
-        }
-        int count = kind == OpArgs.PUT || kind == OpArgs.GET ? (int) size : (int) (size / e.size());
-        if (!s.call(t, kind, op, e, count, at, ob, oo, cb, co, rb, ro)) {
-            w.packets.bypassFailed(t);
-            return false;
-        }
-        w.counters.bump(Counter.SLOT_OPS);
-        w.epochs.notePackets(t); // complete already; but the next flush must count it (PacketOrigin.bypass)
-        w.counters.bump(OpArgs.counter(kind));
-        if (kind != OpArgs.FOP && kind != OpArgs.CAS) {
-            w.counters.bumpBy(kind == OpArgs.GET || kind == OpArgs.GET_ACC ? Counter.BYTES_GOT : Counter.BYTES_PUT, size);
-        }
-        return true;
-    }
-
     boolean put(Object origin, long count, Datatype type, int t, long disp) {
         if (!type.isPredefined() || count < 0 || count > (1L << 40) || origin == null) {
             return false;
@@ -293,15 +207,8 @@ final class FastPath {
         Object base = base(origin);
         long bytes = count * type.size();
         long addr = target(t, disp, bytes);
-        if (addr < 0) {
-            if (base == null && crossMemory(true, origin, bytes, t, disp)) {
-                return true;
-            }
-            // a small put the kernel does not copy (by size; where it refuses, the general path finds out): through
-            // the target's slot
-            return base != NO && bytes <= OpSlots.MAX_PUT && bytes <= capacity(origin)
-                    && !w.ops.crossMemoryMay(true, bytes)
-                    && slot(OpArgs.PUT, null, BasicType.BYTE, t, disp, bytes, base, offset(origin), null, 0, null, 0);
+        if (addr < 0) { // another lane: private memory of another JVM (Lanes), else the general path
+            return base != NO && bytes <= capacity(origin) && w.lanes.put(t, disp, bytes, base, offset(origin));
         }
         if (base == NO || addr < 0 || bytes > capacity(origin)) {
             return false;
@@ -327,14 +234,8 @@ final class FastPath {
         Object base = base(origin);
         long bytes = count * type.size();
         long addr = target(t, disp, bytes);
-        if (addr < 0) {
-            // a small get from a target that polls the library: through its slot (a cache-line round trip); else, or
-            // if it is not taken in time, by the kernel's copy, which needs no target CPU
-            if (base != NO && bytes > 0 && bytes <= OpSlots.MAX_GET && bytes <= capacity(origin) && w.ops.slotFirst(t)
-                    && slot(OpArgs.GET, null, BasicType.BYTE, t, disp, bytes, null, 0, null, 0, base, offset(origin))) {
-                return true;
-            }
-            return base == null && crossMemory(false, origin, bytes, t, disp);
+        if (addr < 0) { // another lane: private memory of another JVM (Lanes), else the general path
+            return base != NO && bytes <= capacity(origin) && w.lanes.get(t, disp, bytes, base, offset(origin));
         }
         if (base == NO || bytes > capacity(origin)) {
             return false;
@@ -366,7 +267,7 @@ final class FastPath {
         }
         long addr = target(t, disp, bytes);
         if (addr < 0) {
-            return slot(OpArgs.ACC, op.code(), e, t, disp, bytes, base, offset(origin), null, 0, null, 0);
+            return w.lanes.slot(OpArgs.ACC, op.code(), e, t, disp, bytes, base, offset(origin), null, 0, null, 0);
         }
         w.epochs.checkAccess(t, "accumulate");
         w.epochs.ensureDirectLock(t);
@@ -419,7 +320,7 @@ final class FastPath {
         long ro = offset(result);
         long addr = target(t, disp, bytes);
         if (addr < 0) {
-            return slot(kind, op.code(), e, t, disp, bytes, ob, oo, null, 0, rb, ro);
+            return w.lanes.slot(kind, op.code(), e, t, disp, bytes, ob, oo, null, 0, rb, ro);
         }
         w.epochs.checkAccess(t, OpArgs.kindName(kind));
         w.epochs.ensureDirectLock(t);
@@ -450,7 +351,7 @@ final class FastPath {
             return false;
         }
         if (addr < 0) {
-            return slot(OpArgs.CAS, null, type.elementType(), t, disp, size, ob, offset(origin), cb, offset(compare),
+            return w.lanes.slot(OpArgs.CAS, null, type.elementType(), t, disp, size, ob, offset(origin), cb, offset(compare),
                     rb, offset(result));
         }
         w.epochs.checkAccess(t, "compare_and_swap");

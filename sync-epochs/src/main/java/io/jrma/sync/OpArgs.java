@@ -4,6 +4,7 @@ import io.jrma.WinCounters.Counter;
 import io.jrma.core.dt.BasicType;
 import io.jrma.core.dt.TypeLayout;
 import io.jrma.core.op.OpCode;
+import io.jrma.shm.window.OpSlots;
 
 /**
  * One validated communication call, ready for a path: resolved buffers, layouts, the target's byte offset
@@ -12,12 +13,13 @@ import io.jrma.core.op.OpCode;
  * <p>Created and used by the issuing thread; handed to the progress agent only through a {@link PendingOp}.
  */
 final class OpArgs {
-    static final int PUT = 1;
-    static final int GET = 2;
-    static final int ACC = 3;
-    static final int GET_ACC = 4;
-    static final int FOP = 5;
-    static final int CAS = 6;
+    // the kinds' codes are the request slots' (they travel in a slot's head)
+    static final int PUT = OpSlots.PUT;
+    static final int GET = OpSlots.GET;
+    static final int ACC = OpSlots.ACC;
+    static final int GET_ACC = OpSlots.GET_ACC;
+    static final int FOP = OpSlots.FOP;
+    static final int CAS = OpSlots.CAS;
 
     int kind;
     Buffers.Ref origin = Buffers.NONE;

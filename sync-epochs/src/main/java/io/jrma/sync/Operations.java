@@ -8,15 +8,15 @@ import io.jrma.Op;
 import io.jrma.RmaException;
 import io.jrma.WinCounters.Counter;
 import io.jrma.core.dt.TypeLayout;
-import io.jrma.core.mem.Memory;
 import io.jrma.core.op.AccumulateKernel;
 import io.jrma.core.op.OpCode;
-import io.jrma.core.os.CrossMemory;
+import io.jrma.shm.window.RemoteRegions;
 
 /**
  * The general path of every communication call of a window: checks arguments (rank, counts, datatypes and
  * their signatures, ops, buffers, target range) and the epoch in MPI's terms, then runs the operation on the
- * path chosen for the target at creation: {@link DirectOps} or {@link PacketOrigin}. The direct fast lane
+ * lane chosen for the target at creation ({@link Lanes}): {@link DirectOps}, the private-memory rules of
+ * {@link Lanes}, {@link RdmaLane} or {@link PacketOrigin}. The direct fast lane
  * ({@link FastPath}) handles the commonest calls before they get here.
  *
  * <p>Stateless apart from its window; any of the rank's threads.
@@ -157,9 +157,9 @@ final class Operations {
     void issue(OpArgs a, CompletionRequest r) {
         Peer p = w.peers[a.target];
         w.counters.increment(OpArgs.counter(a.kind));
-        if (!p.direct) {
-            RdmaLane lane = w.rdma;
-            if (lane != null && lane.issue(a)) {
+        Lane lane = p.lane; // decided at creation (Lanes): one dispatch
+        if (lane == Lane.PACKET || lane == Lane.RDMA) {
+            if (lane == Lane.RDMA && w.rdma.issue(a)) {
                 if (r != null) {
                     r.complete();
                 }
@@ -171,7 +171,7 @@ final class Operations {
         w.epochs.ensureDirectLock(a.target);
         long addr;
         io.jrma.core.op.ElementLocks locks = p.target.elementLocks;
-        if (p.regions != null) {
+        if (lane == Lane.PRIVATE_MEMORY) {
             // a dynamic window's rank in another JVM of the host: direct where the region is shared memory (a create
             // window's rank there whose memory is private to its JVM: one private region, at its own addresses)
             RemoteRegions.Snapshot s = p.regions.current();
@@ -188,10 +188,8 @@ final class Operations {
                 }
                 addr = i == RemoteRegions.NONE ? -1 : s.address(i, at);
                 if (addr < 0 && i != RemoteRegions.NONE) {
-                    // the target's private bytes: by the kernel's copy, else by its request slot, when either applies
-                    // (a small get first by the slot of a target that polls: slotFirst)
-                    if (a.kind == OpArgs.GET && slotFirst(a.target) && slot(a, lo, hi)
-                            || crossMemory(a, p.regions, lo, hi) || slot(a, lo, hi)) {
+                    // the target's private bytes: by the kernel's copy or its request slot, by Lanes' rules
+                    if (w.lanes.issuePrivate(a, p.regions, lo, hi)) {
                         if (r != null) {
                             r.complete();
                         }
@@ -203,7 +201,7 @@ final class Operations {
                     w.packets.issue(a, r);
                     return;
                 }
-                locks = s.locks[i];
+                locks = s.locks(i);
             }
         } else if (w.flavor == Flavor.DYNAMIC) {
             addr = a.targetOffset;
@@ -230,152 +228,6 @@ final class Operations {
         if (r != null) {
             r.complete();
         }
-    }
-
-    /**
-     * A single small atomic, put or get on the target's private bytes [lo, hi) through its request slot
-     * ({@link OpSlots}), when the operation fits one, the window has slots, and the target's traffic is latency-bound
-     * with nothing queued or unacknowledged ({@link PacketOrigin#bypass}, which counts it for the next flush); a call
-     * that waits for its result at once (fetchAndAddLong, compareAndSwapLong) is latency-bound whatever came before.
-     * Returns false when it does not apply or was not applied: the packets then do it, and report any error.
-     */
-    private boolean slot(OpArgs a, long lo, long hi) {
-        OpSlots s = w.slots;
-        if (s == null || !OpSlots.fits(a, lo, hi) || !s.open(a.target) || !w.packets.bypass(a.target, a.blocking)) {
-            return false;
-        }
-        if (!s.call(a, lo)) {
-            w.packets.bypassFailed(a.target);
-            return false;
-        }
-        w.counters.bump(Counter.SLOT_OPS);
-        if (a.kind == OpArgs.PUT || a.kind == OpArgs.GET) {
-            w.counters.add(a.kind == OpArgs.PUT ? Counter.BYTES_PUT : Counter.BYTES_GOT, a.bytes);
-        }
-        w.epochs.notePackets(a.target); // complete already; but the next flush must count it (PacketOrigin.bypass)
-        return true;
-    }
-
-    /** Bytes staged at a time for a put or get by cross memory attach from or to a heap array. */
-    private static final int STAGE = 256 << 10;
-    private static final ThreadLocal<java.nio.ByteBuffer> STAGING = new ThreadLocal<>();
-
-    /**
-     * A put or get on the target's private bytes [lo, hi) (its own addresses, in a region it attached) by cross
-     * memory attach: the kernel copies between this process and the target's, which takes no part, so the
-     * operation is complete on return like a direct one. Applies to contiguous target bytes when the target's
-     * process is proven reachable ({@link RemoteRegions#crossMemoryPid}) and nothing is queued for it or in flight
-     * ({@link PacketOrigin#bypass}): always from {@link WinConfig#crossMemoryMin} bytes; below that, gets while the
-     * target's traffic is latency-bound (one system call, about a microsecond here through JNA, beats a get's round
-     * trip through the rings). Small puts likewise, but only when the call goes through the JDK's linker
-     * ({@link CrossMemory#viaJdkLinker}, about 0.5 µs): through JNA a small put through the rings, acknowledged by
-     * the ring's applied position, is quicker than the call. An origin buffer off the heap is copied from or to in
-     * place, anything else through a staging buffer (a non-contiguous origin only up to {@value #STAGE} bytes).
-     * Returns false when it does not apply or the kernel refuses (a region the target has unmapped meanwhile): the
-     * packets then do it, and report any error.
-     */
-    private boolean crossMemory(OpArgs a, RemoteRegions regions, long lo, long hi) {
-        boolean put = a.kind == OpArgs.PUT;
-        boolean contiguous = a.originLayout.isContiguous();
-        if (!put && a.kind != OpArgs.GET || !crossMemoryMay(put, a.bytes) || hi - lo != a.bytes
-                || !a.targetLayout.isContiguous() || !contiguous && a.bytes > STAGE) {
-            return false;
-        }
-        int pid = crossMemoryBegin(regions, a.target, a.bytes);
-        if (pid <= 0) {
-            return false;
-        }
-        long origin = a.origin.offset + a.originLayout.dataLow(a.originCount);
-        int errno;
-        if (a.origin.base == null && contiguous) {
-            errno = CrossMemory.transfer(put, pid, origin, lo, a.bytes);
-        } else {
-            long stage = staging(a.bytes);
-            errno = 0;
-            for (long at = 0; errno == 0 && at < a.bytes; at += STAGE) {
-                long n = Math.min(STAGE, a.bytes - at);
-                if (put) {
-                    if (contiguous) {
-                        Memory.copy(a.origin.base, origin + at, null, stage, n);
-                    } else {
-                        TypeLayout.copy(a.origin.base, a.origin.offset, a.originCount, a.originLayout, null, stage, n,
-                                Datatype.BYTE.layout());
-                    }
-                    errno = CrossMemory.transfer(true, pid, stage, lo + at, n);
-                } else {
-                    errno = CrossMemory.transfer(false, pid, stage, lo + at, n);
-                    if (errno == 0 && contiguous) {
-                        Memory.copy(null, stage, a.origin.base, origin + at, n);
-                    } else if (errno == 0) {
-                        TypeLayout.copy(null, stage, n, Datatype.BYTE.layout(), a.origin.base, a.origin.offset,
-                                a.originCount, a.originLayout);
-                    }
-                }
-            }
-        }
-        return crossMemoryEnd(errno, regions, a.target, put, a.bytes);
-    }
-
-    /**
-     * The first test of {@link #crossMemory}, shared with {@link FastPath}, cheap enough to run before the epoch
-     * checks: cross memory attach is on, and the size suits it (a put from {@link WinConfig#crossMemoryMin} bytes
-     * unless the call is cheap, a get of any size; at most what the packets can redo).
-     */
-    boolean crossMemoryMay(boolean put, long bytes) {
-        long min = w.config.crossMemoryMin;
-        return min != Long.MAX_VALUE && (!put || bytes >= min || CrossMemory.viaJdkLinker())
-                && bytes <= PacketOrigin.MAX_BYTES;
-    }
-
-    /**
-     * Whether a small get, which the kernel could copy, takes target {@code t}'s request slot instead: slots on,
-     * jrma.shm.opSlots.gets, and the target polls the library now ({@link OpSlots#polled}), so that the slot's
-     * round trip (two cache lines) replaces a system call; a target that does not poll would make the slot wait
-     * for its CPU. The fast lane asks before any rank check, so {@code t} may be PROC_NULL or outside the group:
-     * then false, and the general path makes the call a no-op or reports ERR_RANK.
-     */
-    boolean slotFirst(int t) {
-        OpSlots s = w.slots;
-        return w.config.slotGets && s != null && t >= 0 && t < w.groupSize && s.polled(t);
-    }
-
-    /**
-     * After the epoch checks: the owner's pid when the copy may go ahead now ({@link RemoteRegions#crossMemoryPid},
-     * {@link PacketOrigin#bypass}, which counts it), else -1.
-     */
-    int crossMemoryBegin(RemoteRegions regions, int t, long bytes) {
-        int pid = regions.crossMemoryPid();
-        return pid > 0 && w.packets.bypass(t, bytes >= w.config.crossMemoryMin) ? pid : -1;
-    }
-
-    /**
-     * Ends a copy {@link #crossMemoryBegin} let through, with the kernel's {@code errno} (0: done). Returns whether
-     * it was done; if not, the packets redo it whole (a put writes the same bytes again) and report any error.
-     */
-    boolean crossMemoryEnd(int errno, RemoteRegions regions, int t, boolean put, long bytes) {
-        if (errno != 0) {
-            regions.refused(errno);
-            w.packets.bypassFailed(t);
-            return false;
-        }
-        w.counters.bumpBy(put ? Counter.BYTES_PUT : Counter.BYTES_GOT, bytes);
-        w.counters.bump(Counter.CROSS_MEMORY_OPS);
-        w.epochs.notePackets(t); // complete already; but the next flush must count it (PacketOrigin.bypass)
-        return true;
-    }
-
-    /**
-     * This thread's staging buffer, at least {@code bytes} long up to {@value #STAGE} (grown on demand, so small
-     * operations keep a small one; freed with the thread's last reference to it).
-     */
-    private static long staging(long bytes) {
-        java.nio.ByteBuffer b = STAGING.get();
-        long need = Math.min(STAGE, bytes);
-        if (b == null || b.capacity() < need) {
-            b = java.nio.ByteBuffer.allocateDirect((int) Math.max(need, b == null ? 256 : Math.min(STAGE, 2L * b.capacity())));
-            STAGING.set(b);
-        }
-        return org.agrona.BufferUtil.address(b);
     }
 
     private Buffers.Ref resolve(Object buf, String role, String what) {

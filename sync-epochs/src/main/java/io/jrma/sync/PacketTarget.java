@@ -23,6 +23,7 @@ import io.jrma.core.op.OpCode;
 import io.jrma.core.wire.Batch;
 import io.jrma.core.wire.PacketHeader;
 import io.jrma.core.wire.PacketType;
+import io.jrma.shm.window.OpSlots;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import org.agrona.BufferUtil;

@@ -1,5 +1,7 @@
 package io.jrma.sync;
 
+import io.jrma.shm.window.RemoteRegions;
+
 /**
  * What one rank of a window knows about another, exchanged once at creation: its size and displacement
  * unit (for origin-side range checks), its base address (in this process: a peer in another JVM of the host
@@ -31,9 +33,19 @@ final class Peer {
      * whose memory is private to its JVM: that memory as one private region (null otherwise).
      */
     final RemoteRegions regions;
+    /**
+     * The lane this peer's operations take ({@link Lanes}, decided once at creation; null only while the window is
+     * being created): what every operation dispatches on.
+     */
+    final Lane lane;
 
-    Peer(int rank, int worldRank, long size, int dispUnit, long base, boolean direct, WindowImpl local, TargetState target,
-         RemoteRegions regions) {
+    Peer(int rank, int worldRank, long size, int dispUnit, long base, boolean direct, WindowImpl local,
+            TargetState target, RemoteRegions regions) {
+        this(rank, worldRank, size, dispUnit, base, direct, local, target, regions, null);
+    }
+
+    private Peer(int rank, int worldRank, long size, int dispUnit, long base, boolean direct, WindowImpl local,
+            TargetState target, RemoteRegions regions, Lane lane) {
         this.rank = rank;
         this.worldRank = worldRank;
         this.size = size;
@@ -43,10 +55,16 @@ final class Peer {
         this.local = local;
         this.target = target;
         this.regions = regions;
+        this.lane = lane;
+    }
+
+    /** This peer on {@code lane} (the lane table's decision). */
+    Peer on(Lane lane) {
+        return new Peer(rank, worldRank, size, dispUnit, base, direct, local, target, regions, lane);
     }
 
     /** Whether every operation to this peer is complete when issued (direct, and never sent as packets). */
     boolean completesAtIssue() {
-        return direct && regions == null;
+        return lane == Lane.DIRECT_STORE;
     }
 }

@@ -5,6 +5,7 @@ import io.jrma.Info;
 import io.jrma.RmaException;
 import io.jrma.core.runtime.Job;
 import io.jrma.core.runtime.Params;
+import io.jrma.shm.window.OpSlots;
 
 /**
  * The info keys of one window, parsed and validated once at creation (MPICH: decisions are made once).

@@ -10,6 +10,10 @@ import io.jrma.core.runtime.CommCore;
 import io.jrma.core.runtime.Job;
 import io.jrma.shm.ShmArena;
 import io.jrma.shm.ShmSegment;
+import io.jrma.shm.window.OpSlots;
+import io.jrma.shm.window.RegionDirectory;
+import io.jrma.shm.window.RemoteRegions;
+import io.jrma.shm.window.ShmPlan;
 import io.jrma.spi.RemoteMemory;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -33,7 +37,7 @@ public final class WindowFactory implements Win.WindowProvider {
     public Win create(CommCore comm, Object memory, int dispUnit, Info info) {
         WindowMemory m = WindowMemory.wrap(memory);
         WinConfig config = new WinConfig(comm.job(), info);
-        ShmPlan plan = ShmPlan.of(comm, config);
+        ShmPlan plan = ShmPlan.of(comm, config.shmWindows, config.shmDir);
         // memory from Jrma.allocateMemory lives in a shared segment: peers in other JVMs of the host can map it,
         // and only the target state needs a segment of its own
         ShmArena.Slot slot = plan.segments && m.length > 0 ? ShmArena.lookup(m.address, m.length) : null;
@@ -57,7 +61,7 @@ public final class WindowFactory implements Win.WindowProvider {
         }
         checkDispUnit(comm, dispUnit);
         WinConfig config = new WinConfig(comm.job(), info);
-        ShmPlan plan = ShmPlan.of(comm, config);
+        ShmPlan plan = ShmPlan.of(comm, config.shmWindows, config.shmDir);
         if (!shared) {
             if (plan.segments) {
                 Own own = ownSegment(comm, plan, size, true);
@@ -70,7 +74,7 @@ public final class WindowFactory implements Win.WindowProvider {
             int other = plan.firstOffHost();
             if (other >= 0) {
                 throw new RmaException(ErrorClass.ERR_RMA_SHARED, "allocateShared: rank " + other + " of the communicator"
-                        + " runs on another host (" + plan.hosts[other] + "), and only ranks of one host can share memory;"
+                        + " runs on another host (" + plan.host(other) + "), and only ranks of one host can share memory;"
                         + " split the communicator with Comm.splitShared (MPI: splitType(COMM_TYPE_SHARED)) first");
             }
             if (!plan.shmAllowed) {
@@ -213,7 +217,7 @@ public final class WindowFactory implements Win.WindowProvider {
     @Override
     public Win createDynamic(CommCore comm, Info info) {
         WinConfig config = new WinConfig(comm.job(), info);
-        ShmPlan plan = ShmPlan.of(comm, config);
+        ShmPlan plan = ShmPlan.of(comm, config.shmWindows, config.shmDir);
         // when other JVMs of the host use the window, its synchronization state and the directory of attached
         // regions go into a shared segment, so those origins lock, signal and reach shared regions directly
         ShmSegment seg = segmentEverywhere(comm, plan, plan.segments, stateBytes(comm.size()) + RegionDirectory.BYTES
@@ -304,7 +308,7 @@ public final class WindowFactory implements Win.WindowProvider {
                         ShmSegment st = w.mapShared(o.stateSegment(), o.stateSegmentSize());
                         long sa = st.address() + o.stateOffset();
                         ts = new TargetState(sa, all.length, 0);
-                        regions = new RemoteRegions(w, new RegionDirectory(sa + stateBytes(all.length)),
+                        regions = new RemoteRegions(w::mapShared, w.job::checkAborted, new RegionDirectory(sa + stateBytes(all.length)),
                                 TargetState.elementTable(sa, all.length));
                         slots[i] = sa + stateBytes(all.length) + RegionDirectory.BYTES;
                     } catch (RmaException e) {
@@ -336,10 +340,11 @@ public final class WindowFactory implements Win.WindowProvider {
             shared[i] = view == null ? new SharedMemory(i, 0, o.dispUnit(), 0, null, null)
                     : new SharedMemory(i, view.length, o.dispUnit(), view.address, view.bytes, view.buffer);
         }
-        w.peers = peers;
         if (rdmaKey != null && mapError == null) {
             w.rdma = RdmaLane.open(w, peers, rdmaKeys, rdmaBases);
         }
+        w.lanes = Lanes.decide(w, peers, slots); // every peer on its lane, once
+        w.peers = peers;
         w.anyPacketPeer = anyPacket;
         w.mixedPeers = mixed;
         long ownSlots = 0;
@@ -355,7 +360,7 @@ public final class WindowFactory implements Win.WindowProvider {
         }
         if (ownSlots != 0 || mixed) {
             // served whatever this rank's setting: jrma.shm.opSlots=false only keeps its own calls off them
-            w.slots = new OpSlots(w, ownSlots, config.opSlots ? slots : new long[all.length]);
+            w.slots = new OpSlots(new SlotOwner(w), ownSlots, config.opSlots ? slots : new long[all.length]);
         }
         if (flavor == Flavor.SHARED && !allShared && mapError == null) {
             mapError = "allocateShared: the ranks of the communicator do not all share memory with rank " + w.rank;

@@ -13,10 +13,12 @@ import io.jrma.Request;
 import io.jrma.RmaException;
 import io.jrma.SharedMemory;
 import io.jrma.Win;
-import io.jrma.WinCounters;
 import io.jrma.WinCounters.Counter;
+import io.jrma.WinCounters;
 import io.jrma.core.runtime.CommCore;
 import io.jrma.core.runtime.Job;
+import io.jrma.shm.ShmSegment;
+import io.jrma.shm.window.OpSlots;
 import io.jrma.spi.RemoteMemory;
 import java.nio.ByteBuffer;
 import net.openhft.chronicle.bytes.BytesStore;
@@ -46,6 +48,10 @@ final class WindowImpl implements Win {
     /** A private duplicate of the communicator for the window's own collectives (free). */
     CommCore ctrl;
     final Epochs epochs;
+    /** Fence ({@link FenceEpochs}), PSCW ({@link PscwEpochs}) and passive target ({@link PassiveTarget}). */
+    private final FenceEpochs fences;
+    private final PscwEpochs pscw;
+    private final PassiveTarget passive;
     final PacketOrigin packets;
     final PacketTarget receiver;
     final FastPath fast;
@@ -53,10 +59,12 @@ final class WindowImpl implements Win {
     Peer[] peers;
     SharedMemory[] shared;
     /** Shared segments this rank created or mapped (its own memory, peers in other JVMs); unmapped at free. */
-    final java.util.List<io.jrma.shm.ShmSegment> segments = new java.util.ArrayList<>();
+    private final WindowSegments segments;
     boolean anyPacketPeer;
     /** The RDMA lane to the peers that take it, or null ({@link RdmaLane}); set at creation. */
     RdmaLane rdma;
+    /** Each peer's lane and the rules for memory private to other JVMs of the host (set at creation). */
+    Lanes lanes;
     /** This rank's memory registered for peers' RDMA lanes, and with whom, or null; released at free. */
     RemoteMemory.Registration rdmaRegistration;
     RemoteMemory rdmaMemory;
@@ -72,8 +80,6 @@ final class WindowImpl implements Win {
      * (volatile: the progress agent reads it).
      */
     volatile OpSlots slots;
-    /** Segments mapped by name, once each (peers' memory, regions attached to dynamic windows). */
-    private final java.util.Map<String, io.jrma.shm.ShmSegment> mapped = new java.util.HashMap<>();
     private volatile boolean freed;
     private volatile String name;
     private volatile ErrorHandler errorHandler = ErrorHandler.ERRORS_THROW;
@@ -91,11 +97,15 @@ final class WindowImpl implements Win {
         this.memory = memory;
         this.dispUnit = dispUnit;
         this.config = config;
+        this.segments = new WindowSegments(config.shmDir);
         this.router = router;
         this.name = "win" + windowId;
         this.target = state != null ? state : new TargetState(groupSize);
         this.regions = flavor == Flavor.DYNAMIC ? new DynamicRegions() : null;
         this.epochs = new Epochs(this);
+        this.fences = new FenceEpochs(epochs);
+        this.pscw = new PscwEpochs(epochs);
+        this.passive = new PassiveTarget(epochs);
         this.packets = new PacketOrigin(this);
         this.receiver = new PacketTarget(this);
         this.fast = new FastPath(this);
@@ -352,7 +362,7 @@ final class WindowImpl implements Win {
     public void fence(int assertion) {
         try {
             checkLive();
-            epochs.fence(assertion);
+            fences.fence(assertion);
         } catch (RmaException e) {
             throw handle(e);
         }
@@ -362,7 +372,7 @@ final class WindowImpl implements Win {
     public void start(Group group, int assertion) {
         try {
             checkLive();
-            epochs.start(group, assertion);
+            pscw.start(group, assertion);
         } catch (RmaException e) {
             throw handle(e);
         }
@@ -372,7 +382,7 @@ final class WindowImpl implements Win {
     public void complete() {
         try {
             checkLive();
-            epochs.complete();
+            pscw.complete();
         } catch (RmaException e) {
             throw handle(e);
         }
@@ -382,7 +392,7 @@ final class WindowImpl implements Win {
     public void post(Group group, int assertion) {
         try {
             checkLive();
-            epochs.post(group, assertion);
+            pscw.post(group, assertion);
         } catch (RmaException e) {
             throw handle(e);
         }
@@ -392,7 +402,7 @@ final class WindowImpl implements Win {
     public void waitFor() {
         try {
             checkLive();
-            epochs.waitFor();
+            pscw.waitFor();
         } catch (RmaException e) {
             throw handle(e);
         }
@@ -402,7 +412,7 @@ final class WindowImpl implements Win {
     public boolean test() {
         try {
             checkLive();
-            return epochs.test();
+            return pscw.test();
         } catch (RmaException e) {
             throw handle(e);
         }
@@ -412,7 +422,7 @@ final class WindowImpl implements Win {
     public void lock(LockType type, int t, int assertion) {
         try {
             checkLive();
-            epochs.lock(type, t, assertion);
+            passive.lock(type, t, assertion);
         } catch (RmaException e) {
             throw handle(e);
         }
@@ -422,7 +432,7 @@ final class WindowImpl implements Win {
     public void unlock(int t) {
         try {
             checkLive();
-            epochs.unlock(t);
+            passive.unlock(t);
         } catch (RmaException e) {
             throw handle(e);
         }
@@ -432,7 +442,7 @@ final class WindowImpl implements Win {
     public void lockAll(int assertion) {
         try {
             checkLive();
-            epochs.lockAll(assertion);
+            passive.lockAll(assertion);
         } catch (RmaException e) {
             throw handle(e);
         }
@@ -442,7 +452,7 @@ final class WindowImpl implements Win {
     public void unlockAll() {
         try {
             checkLive();
-            epochs.unlockAll();
+            passive.unlockAll();
         } catch (RmaException e) {
             throw handle(e);
         }
@@ -452,7 +462,7 @@ final class WindowImpl implements Win {
     public void flush(int t) {
         try {
             checkLive();
-            epochs.flush(t);
+            passive.flush(t);
         } catch (RmaException e) {
             throw handle(e);
         }
@@ -462,7 +472,7 @@ final class WindowImpl implements Win {
     public void flushAll() {
         try {
             checkLive();
-            epochs.flushAll();
+            passive.flushAll();
         } catch (RmaException e) {
             throw handle(e);
         }
@@ -472,7 +482,7 @@ final class WindowImpl implements Win {
     public void flushLocal(int t) {
         try {
             checkLive();
-            epochs.flushLocal(t);
+            passive.flushLocal(t);
         } catch (RmaException e) {
             throw handle(e);
         }
@@ -482,7 +492,7 @@ final class WindowImpl implements Win {
     public void flushLocalAll() {
         try {
             checkLive();
-            epochs.flushLocalAll();
+            passive.flushLocalAll();
         } catch (RmaException e) {
             throw handle(e);
         }
@@ -609,6 +619,8 @@ final class WindowImpl implements Win {
         Info i = config.toInfo(anyPacketPeer ? "packet" : mixedPeers ? "mixed" : "direct");
         RdmaLane lane = rdma;
         i.set("jrma_rdma_peers", Integer.toString(lane == null ? 0 : lane.peers()));
+        Lanes l = lanes;
+        i.set("jrma_peer_lanes", l == null ? "" : l.describe());
         synchronized (userInfo) {
             for (String k : userInfo.keys()) {
                 if (i.get(k) == null) {
@@ -657,6 +669,7 @@ final class WindowImpl implements Win {
             packets.drain();
             ctrl.barrier();
             freed = true;
+            segments.close();
             slots = null;
             if (router.unregister(worldRanks[rank])) {
                 job.agent().unregister(windowId);
@@ -677,27 +690,17 @@ final class WindowImpl implements Win {
      *
      * @throws RmaException when it cannot be mapped (it is gone, or too small)
      */
-    io.jrma.shm.ShmSegment mapShared(String name, long size) {
-        synchronized (mapped) {
-            io.jrma.shm.ShmSegment seg = mapped.get(name);
-            if (seg == null || seg.size() < size) {
-                if (freed) {
-                    throw fail(ErrorClass.ERR_WIN, "the window was freed");
-                }
-                seg = io.jrma.shm.ShmSegment.open(io.jrma.shm.ShmSegment.directory(config.shmDir), name, size);
-                mapped.put(name, seg);
-                segments.add(seg);
-            }
-            return seg;
+    ShmSegment mapShared(String name, long size) {
+        ShmSegment seg = segments.map(name, size);
+        if (seg == null) {
+            throw fail(ErrorClass.ERR_WIN, "the window was freed");
         }
+        return seg;
     }
 
     /** Records a segment this window created or mapped at creation, so {@link #mapShared} finds it. */
-    void addSegment(io.jrma.shm.ShmSegment seg) {
-        synchronized (mapped) {
-            mapped.putIfAbsent(seg.name(), seg);
-            segments.add(seg);
-        }
+    void addSegment(ShmSegment seg) {
+        segments.add(seg);
     }
 
     private void releaseMemory() {
@@ -710,18 +713,14 @@ final class WindowImpl implements Win {
         target.release();
         packets.release();
         memory.release();
-        synchronized (mapped) {
-            for (io.jrma.shm.ShmSegment s : segments) {
-                s.close();
-            }
-            mapped.clear();
-        }
+        segments.unmapAll();
         WindowFactory.retire(this);
     }
 
     /** Undoes a creation that failed after this window was registered (collectively: every rank calls it). */
     void abandon() {
         freed = true;
+        segments.close();
         slots = null;
         if (router.unregister(worldRanks[rank])) {
             job.agent().unregister(windowId);

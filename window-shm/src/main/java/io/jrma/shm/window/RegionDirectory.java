@@ -1,5 +1,4 @@
-package io.jrma.sync;
-
+package io.jrma.shm.window;
 
 import io.jrma.core.mem.Memory;
 import io.jrma.core.os.CrossMemory;
@@ -17,7 +16,7 @@ import java.nio.charset.StandardCharsets;
  * region, so the origins of other JVMs treat it as a dynamic window's private region (kernel copies, request slots,
  * packets), at the owner's addresses.
  *
- * <p>Layout, in the rank's own state segment after its {@link TargetState}:
+ * <p>Layout, in the rank's own state segment after its target state (lock word, signals, element locks):
  * <pre>
  *  +0    version (long; odd while the owner rewrites the table: a sequence lock)
  *  +8    count (int)
@@ -30,12 +29,15 @@ import java.nio.charset.StandardCharsets;
  *        size, name length (int, 0 for private memory), name (UTF-8, at most {@value #NAME_MAX} bytes)
  * </pre>
  *
- * <p>One writer (the owning rank, under {@link DynamicRegions}' monitor); readers in any process, any thread.
+ * <p>One writer (the owning rank, under the monitor of its window's regions); readers in any process, any thread.
  */
-final class RegionDirectory {
-    static final int CAPACITY = 256;
-    static final int ENTRY = 96;
-    static final int NAME_MAX = ENTRY - 36;
+public final class RegionDirectory {
+    /** Regions the table holds. */
+    public static final int CAPACITY = 256;
+    /** Bytes of one entry. */
+    public static final int ENTRY = 96;
+    /** The longest segment name an entry holds, in UTF-8 bytes. */
+    public static final int NAME_MAX = ENTRY - 36;
     private static final long VERSION = 0;
     private static final long COUNT = 8;
     private static final long OVERFLOW = 12;
@@ -44,18 +46,23 @@ final class RegionDirectory {
     private static final long NONCE = 32;
     private static final long ENTRIES = 64;
 
+    /** The page size segments are mapped in. */
+    private static final long PAGE = 4096;
+
     /** Bytes the directory needs (a multiple of the page size). */
-    static final long BYTES = (ENTRIES + (long) CAPACITY * ENTRY + 4095) & ~4095L;
+    public static final long BYTES = (ENTRIES + (long) CAPACITY * ENTRY + PAGE - 1) & -PAGE;
 
     private final long base;
 
-    RegionDirectory(long address) {
+    /** The directory at {@code address} (zeroed when new). */
+    public RegionDirectory(long address) {
         this.base = address;
     }
 
     /** One region as published: where the owner has it and, for shared memory, where it lives. */
-    record Region(long start, long end, String segment, long segmentSize, long offset) {
-        boolean shared() {
+    public record Region(long start, long end, String segment, long segmentSize, long offset) {
+        /** Whether the region lies in a shared segment. */
+        public boolean shared() {
             return segment != null;
         }
     }
@@ -64,25 +71,25 @@ final class RegionDirectory {
      * Identifies the owner's process (once, by the owner, before the window is used): its pid, and where its
      * private nonce lies with the nonce's value, so that origins can prove a pid is the owner's before copying.
      */
-    void identify() {
+    public void identify() {
         identify(ProcessHandle.current().pid(), CrossMemory.nonceAddress(), CrossMemory.nonce());
     }
 
     /** {@link #identify()} with the given values (tests). */
-    void identify(long pid, long nonceAddress, long nonce) {
+    public void identify(long pid, long nonceAddress, long nonce) {
         Memory.putLongPlain(base + PID, pid);
         Memory.putLongPlain(base + NONCE_ADDRESS, nonceAddress);
         Memory.putLongVolatile(null, base + NONCE, nonce); // release: pid and address are whole before the nonce
     }
 
     /** The owner's identity as {@link #identify()} wrote it: {pid, address of its nonce there, nonce}. */
-    long[] owner() {
+    public long[] owner() {
         long nonce = Memory.getLongVolatile(null, base + NONCE); // acquire
         return new long[] {Memory.getLongPlain(base + PID), Memory.getLongPlain(base + NONCE_ADDRESS), nonce};
     }
 
     /** Rewrites the table from the owner's sorted regions (the owner's monitor is held). */
-    void publish(long[] starts, long[] ends) {
+    public void publish(long[] starts, long[] ends) {
         long v = Memory.getLongPlain(base + VERSION);
         Memory.putLongVolatile(null, base + VERSION, v + 1); // odd: readers retry
         Memory.storeFence(); // the table's stores stay behind the odd version
@@ -109,7 +116,7 @@ final class RegionDirectory {
     }
 
     /** The version now (even when the table is whole); a cheap test of whether a cached copy is current. */
-    long version() {
+    public long version() {
         return Memory.getLongVolatile(null, base + VERSION);
     }
 
@@ -118,7 +125,7 @@ final class RegionDirectory {
      * While the owner rewrites the table this waits; {@code aborted} runs now and then meanwhile and throws when
      * the job is aborting (an owner killed in the middle of a rewrite leaves the version odd for good).
      */
-    Region[] read(long[] versionOut, boolean[] overflow, Runnable aborted) {
+    public Region[] read(long[] versionOut, boolean[] overflow, Runnable aborted) {
         for (long spins = 0; ; spins++) {
             long v = version();
             if ((v & 1) != 0) {

@@ -1,4 +1,4 @@
-package io.jrma.sync;
+package io.jrma.shm.window;
 
 import io.jrma.core.runtime.CommCore;
 import io.jrma.core.runtime.Job;
@@ -17,21 +17,22 @@ import java.nio.file.Path;
  *
  * <p>Immutable; used by the creating thread.
  */
-final class ShmPlan {
+public final class ShmPlan {
     /** Whether the job spans JVMs (then the agreements below are all-gathers). */
-    final boolean collective;
-    final String[] hosts;
-    final int[] jvms;
-    final int me;
+    private final boolean collective;
+    private final String[] hosts;
+    private final int[] jvms;
+    private final int me;
     /** Whether the communicator has ranks in more than one JVM. */
-    final boolean spansJvms;
+    public final boolean spansJvms;
     /** Whether shared segments are allowed (jrma.shm.windows). */
-    final boolean shmAllowed;
+    public final boolean shmAllowed;
     /** Whether this rank puts an allocate window's memory in a shared segment. */
-    final boolean segments;
-    final Path dir;
+    public final boolean segments;
+    /** The directory of the window's segments. */
+    public final Path dir;
 
-    private ShmPlan(CommCore comm, WinConfig config, String[] hosts) {
+    private ShmPlan(CommCore comm, boolean shmWindows, String shmDir, String[] hosts) {
         Job job = comm.job();
         this.collective = job.jvmCount() > 1;
         this.hosts = hosts;
@@ -48,35 +49,46 @@ final class ShmPlan {
             otherJvmHere |= jvms[r] != jvms[me] && HostId.sameHost(hosts[r], hosts[me]);
         }
         this.spansJvms = spans;
-        this.shmAllowed = config != null && config.shmWindows;
+        this.shmAllowed = shmWindows;
         this.segments = shmAllowed && otherJvmHere;
-        this.dir = config == null ? null : ShmSegment.directory(config.shmDir);
+        this.dir = shmDir == null ? null : ShmSegment.directory(shmDir);
     }
 
-    /** Learns the hosts of the communicator's ranks (an all-gather when the job spans JVMs). */
-    static ShmPlan of(CommCore comm, WinConfig config) {
+    /**
+     * Learns the hosts of the communicator's ranks (an all-gather when the job spans JVMs).
+     *
+     * @param shmWindows whether shared segments are allowed (jrma.shm.windows)
+     * @param shmDir the segments' directory as configured (jrma.shm.dir)
+     */
+    public static ShmPlan of(CommCore comm, boolean shmWindows, String shmDir) {
         if (comm.job().jvmCount() <= 1) {
-            return new ShmPlan(comm, config, null);
+            return new ShmPlan(comm, shmWindows, shmDir, null);
         }
         Object[] got = comm.allgather(HostId.current());
         String[] hosts = new String[got.length];
         for (int i = 0; i < got.length; i++) {
             hosts[i] = (String) got[i];
         }
-        return new ShmPlan(comm, config, hosts);
+        return new ShmPlan(comm, shmWindows, shmDir, hosts);
     }
 
     /** A plan without shared segments and without communication (create and dynamic windows). */
-    static ShmPlan none(CommCore comm) {
-        return new ShmPlan(comm, null, null);
+    public static ShmPlan none(CommCore comm) {
+        return new ShmPlan(comm, false, null, null);
     }
 
-    String myHost() {
+    /** The host of rank {@code r} of the communicator (known when the job spans JVMs). */
+    public String host(int r) {
+        return hosts != null ? hosts[r] : HostId.current();
+    }
+
+    /** This rank's host. */
+    public String myHost() {
         return hosts != null ? hosts[me] : HostId.current();
     }
 
     /** The first rank on another host than this rank, or -1. */
-    int firstOffHost() {
+    public int firstOffHost() {
         for (int r = 0; hosts != null && r < hosts.length; r++) {
             if (jvms[r] != jvms[me] && !HostId.sameHost(hosts[r], hosts[me])) {
                 return r;
@@ -89,7 +101,7 @@ final class ShmPlan {
      * Tells every rank whether some rank failed a local step: returns the first rank's error message, or
      * null when none failed. An all-gather when the job spans JVMs; otherwise only this rank's own error.
      */
-    String agree(CommCore comm, String error) {
+    public String agree(CommCore comm, String error) {
         if (!collective) {
             return error;
         }
@@ -101,7 +113,8 @@ final class ShmPlan {
         return null;
     }
 
-    void agreeNoError(CommCore comm) {
+    /** {@link #agree} for a rank that did not fail. */
+    public void agreeNoError(CommCore comm) {
         agree(comm, null);
     }
 }

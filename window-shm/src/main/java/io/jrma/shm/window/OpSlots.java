@@ -1,13 +1,16 @@
-package io.jrma.sync;
-
+package io.jrma.shm.window;
 
 import io.jrma.ErrorClass;
+import io.jrma.RmaException;
 import io.jrma.core.dt.BasicType;
 import io.jrma.core.mem.Memory;
 import io.jrma.core.op.AccumulateKernel;
+import io.jrma.core.op.ElementLocks;
 import io.jrma.core.op.OpCode;
 import io.jrma.spi.Transport;
+import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BooleanSupplier;
 
 /**
  * Request slots for single small operations on private memory of a rank in another JVM of the host (a dynamic window's
@@ -15,8 +18,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * compare_and_swap of at most {@value #MAX_BYTES} contiguous bytes, which the target must apply itself (no other
  * process can reach the bytes atomically), and a put of at most {@value #MAX_PUT} or a get of at most
  * {@value #MAX_GET} contiguous bytes that the kernel does not copy (a small put when the system call goes through JNA,
- * whose 0.7-0.9 µs here is more than a slot round trip, or anything where the kernel refuses; see
- * {@link Operations#crossMemoryMay}). Instead of a packet through the rings and a reply through the other ring, the
+ * which costs more than a slot round trip, or anything where the kernel refuses; the window's lane table decides).
+ * Instead of a packet through the rings and a reply through the other ring, the
  * origin writes the request into its own slot in the target's shared state segment, and the target's progress agent,
  * which looks at the slots in every duty cycle, applies it and writes the result back into the same cache line. One
  * line goes each way instead of a ring record, a batch and a reply batch: about half the round trip. The operation is
@@ -51,25 +54,68 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * it and sends a packet instead: that wait, not a hang. After a withdrawal the origin skips the slot for the next
  * {@value #COLD_CALLS} calls to that target, twice as many after each further withdrawal in a row (up to
  * {@value #COLD_MAX}): a target that computes outside the library without a progress thread costs a withdrawal per
- * thousand calls. Whether a call may use the slot at all is {@link PacketOrigin#bypass}'s rule: nothing queued for the
+ * thousand calls. Whether a call may use the slot at all is the packet origin's bypass rule: nothing queued for the
  * target or unacknowledged, and the target's traffic latency-bound (a stream of operations goes as batches).
  *
- * <p>A small get has a second way, the kernel's copy, which needs no target CPU ({@link Operations}); it goes through
- * the slot instead only while the target's slots are {@link #polled} (jrma.shm.opSlots.gets): then the slot's round
- * trip is two cache lines, while the system call costs 0.6-1.1 µs on this machine's VM by the hour. A get the target
+ * <p>A small get has a second way, the kernel's copy, which needs no target CPU; it goes through the slot instead only
+ * while the target's slots are {@link #polled} (jrma.shm.opSlots.gets): then the slot's round trip is two cache lines,
+ * cheaper than the system call. A get the target
  * does not take in time is withdrawn as usual and then copied by the kernel, not sent as a packet.
  *
  * <p>Threads: {@link #call} from any of the rank's threads (one at a time per target: a busy slot sends a packet);
  * {@link #serve} from the thread running the progress agent.
  */
-final class OpSlots {
+public final class OpSlots {
+    /** Request kind: a put (the codes are the window's operation kinds). */
+    public static final int PUT = 1;
+    /** Request kind: a get. */
+    public static final int GET = 2;
+    /** Request kind: an accumulate. */
+    public static final int ACC = 3;
+    /** Request kind: a get_accumulate. */
+    public static final int GET_ACC = 4;
+    /** Request kind: a fetch_and_op. */
+    public static final int FOP = 5;
+    /** Request kind: a compare_and_swap. */
+    public static final int CAS = 6;
+
+    /**
+     * What the slots need of their window. Implemented by the window; called from the threads that call
+     * {@link #call} ({@link #wakeIfAsleep}, {@link #await}) or from the progress agent ({@link #inWindow},
+     * {@link #locks}, {@link #applied}).
+     */
+    public interface Owner {
+        /** This rank's rank in the window's group (the slot it posts into at its targets). */
+        int rank();
+
+        /** How long an origin waits for a request to be taken before it withdraws it (jrma.shm.opSlots.waitNs). */
+        long waitNs();
+
+        /** Rings the doorbell of target {@code t}'s JVM if its progress thread announced a sleep. */
+        void wakeIfAsleep(int t);
+
+        /** Waits, driving progress, until {@code done} holds (a request taken and being applied). */
+        void await(BooleanSupplier done);
+
+        /** Whether the given bytes are this rank's window memory (a region attached, or its memory). */
+        boolean inWindow(long address, long bytes);
+
+        /** The element locks guarding this rank's window memory against concurrent accumulates. */
+        ElementLocks locks();
+
+        /** Counts a request this rank applied. */
+        void applied();
+    }
+
     /** The largest atomic a slot carries (two 8-byte elements, or one 16-byte one). */
-    static final int MAX_BYTES = 16;
+    public static final int MAX_BYTES = 16;
     /** The largest put a slot carries. */
-    static final int MAX_PUT = 32;
+    public static final int MAX_PUT = 32;
     /** The largest get a slot carries. */
-    static final int MAX_GET = 16;
+    public static final int MAX_GET = 16;
+    /** Calls to a target that skip its slot after a withdrawal. */
     static final int COLD_CALLS = 8;
+    /** The most calls that skip a target's slot after withdrawals in a row. */
     static final int COLD_MAX = 1024;
     /** Windows of at most this many ranks have no bell: the target reads every slot's state. */
     static final int SCAN_MAX = 32;
@@ -96,13 +142,20 @@ final class OpSlots {
     private static final long POSTED = 1;
     private static final long TAKEN = 2;
     private static final long DONE = 3;
+    private static final long PHASE_MASK = 3;
+    private static final int BYTE_MASK = 0xff;
+    private static final int OP_SHIFT = 8;
+    private static final int TYPE_SHIFT = 16;
+    private static final int COUNT_SHIFT = 24;
+    /** The page size segments are mapped in. */
+    private static final long PAGE = 4096;
 
     /** Bytes the slots of a window of {@code n} ranks need (a multiple of the page size). */
-    static long bytes(int n) {
-        return (SLOTS + STRIDE * n + 4095) & ~4095L;
+    public static long bytes(int n) {
+        return (SLOTS + STRIDE * n + PAGE - 1) & -PAGE;
     }
 
-    private final WindowImpl w;
+    private final Owner w;
     private final long own;
     private final long[] peer;
     private final AtomicBoolean[] busy;
@@ -114,10 +167,11 @@ final class OpSlots {
     private int cycles;
 
     /**
+     * @param w the window (not used by {@link #serve} while nothing is posted, nor by {@link #polled})
      * @param own this rank's slots (served here), 0 when none
      * @param peer per target, that rank's slots as mapped here, 0 where the slots do not apply
      */
-    OpSlots(WindowImpl w, long own, long[] peer) {
+    public OpSlots(Owner w, long own, long[] peer) {
         this.w = w;
         this.own = own;
         this.peer = peer;
@@ -129,35 +183,19 @@ final class OpSlots {
         this.cold = new int[peer.length];
         this.coldNext = new int[peer.length];
         this.bell = peer.length > SCAN_MAX;
-        java.util.Arrays.fill(coldNext, COLD_CALLS);
+        Arrays.fill(coldNext, COLD_CALLS);
     }
 
     /** The largest operation of {@code kind} a slot carries. */
-    static int max(int kind) {
-        return kind == OpArgs.PUT ? MAX_PUT : kind == OpArgs.GET ? MAX_GET : MAX_BYTES;
-    }
-
-    /** Whether operation {@code a} has the shape a slot carries (the caller then asks {@link #call}). */
-    static boolean fits(OpArgs a, long lo, long hi) {
-        int k = a.kind;
-        if (a.bytes <= 0 || a.bytes > max(k) || hi - lo != a.bytes || !a.targetLayout.isContiguous()) {
-            return false; // (a target type that spans its bytes exactly may still reorder them)
-        }
-        if (k == OpArgs.PUT || k == OpArgs.GET) {
-            return a.originLayout.isContiguous();
-        }
-        if (a.elem == null || a.bytes % a.elem.size() != 0) {
-            return false;
-        }
-        return (a.originCount == 0 || a.originLayout.isContiguous())
-                && (k == OpArgs.ACC || a.resultLayout.isContiguous());
+    public static int max(int kind) {
+        return kind == PUT ? MAX_PUT : kind == GET ? MAX_GET : MAX_BYTES;
     }
 
     /**
      * Whether target {@code t} has slots and is not cold after a withdrawal. (Threads of the rank may race on the
      * countdown; it only paces retries.)
      */
-    boolean open(int t) {
+    public boolean open(int t) {
         if (peer[t] == 0) {
             return false;
         }
@@ -174,51 +212,35 @@ final class OpSlots {
      * is taken within a cache-line round trip. One load of a line the target writes once per {@value #BEAT_CYCLES}
      * duty cycles. Any thread.
      */
-    boolean polled(int t) {
+    public boolean polled(int t) {
         long p = peer[t];
         return p != 0 && System.nanoTime() - Memory.getLongVolatile(null, p + SERVED) < POLLED_NS;
     }
 
     /**
-     * Has the target apply {@code a} (which {@link #fits}) at its address {@code address}; the result, if any, is
-     * in the result buffer on return. Returns false when it was not applied (the slot busy with another thread's
-     * call, the request withdrawn, or refused by the target): the caller sends it as a packet.
+     * Has target {@code t} apply an operation of {@code kind} (at most {@link #max} bytes, contiguous): {@code count}
+     * elements of {@code elem} (a put's or get's bytes: BYTE) at the target's {@code address}; the origin values or a
+     * put's data at {@code ob}/{@code oo} (not read for NO_OP or a get), the compare value of a CAS at
+     * {@code cb}/{@code co}, the result or a get's data (not for ACC or a put) to {@code rb}/{@code ro}; the result, if
+     * any, is there on return. Returns false when it was not applied (the slot busy with another thread's call, the
+     * request withdrawn, or refused by the target): the caller sends it as a packet.
      */
-    boolean call(OpArgs a, long address) {
-        if (a.kind == OpArgs.PUT || a.kind == OpArgs.GET) {
-            long at = a.origin.offset + a.originLayout.dataLow(a.originCount);
-            boolean put = a.kind == OpArgs.PUT;
-            return call(a.target, a.kind, null, BasicType.BYTE, (int) a.bytes, address, put ? a.origin.base : null,
-                    put ? at : 0, null, 0, put ? null : a.origin.base, put ? 0 : at);
-        }
-        return call(a.target, a.kind, a.op, a.elem, (int) (a.bytes / a.elem.size()), address, a.origin.base,
-                a.originCount == 0 ? 0 : a.origin.offset + a.originLayout.dataLow(a.originCount),
-                a.compare.base, a.kind == OpArgs.CAS ? a.compare.offset + a.targetLayout.dataLow(1) : 0,
-                a.result.base, a.kind == OpArgs.ACC ? 0 : a.result.offset + a.resultLayout.dataLow(a.resultCount));
-    }
-
-    /**
-     * {@link #call(OpArgs, long)} on its parts: {@code count} elements of {@code elem} (a put's or get's bytes:
-     * BYTE) at the target's {@code address}; the origin values or a put's data at {@code ob}/{@code oo} (not read for
-     * NO_OP or a get), the compare value of a CAS at {@code cb}/{@code co}, the result or a get's data (not for ACC
-     * or a put) to {@code rb}/{@code ro}.
-     */
-    boolean call(int t, int kind, OpCode op, BasicType elem, int count, long address, Object ob, long oo, Object cb,
-            long co, Object rb, long ro) {
+    public boolean call(int t, int kind, OpCode op, BasicType elem, int count, long address, Object ob, long oo,
+            Object cb, long co, Object rb, long ro) {
         AtomicBoolean b = busy[t];
         if (!b.compareAndSet(false, true)) {
             return false;
         }
         try {
-            long slot = peer[t] + SLOTS + STRIDE * w.rank;
+            long slot = peer[t] + SLOTS + STRIDE * w.rank();
             long bytes = (long) count * elem.size();
-            Memory.putIntPlain(slot + HEAD, (kind & 0xff) | (op == null ? 0 : op.id() & 0xff) << 8
-                    | (elem.id() & 0xff) << 16 | count << 24);
+            Memory.putIntPlain(slot + HEAD, (kind & BYTE_MASK) | (op == null ? 0 : op.id() & BYTE_MASK) << OP_SHIFT
+                    | (elem.id() & BYTE_MASK) << TYPE_SHIFT | count << COUNT_SHIFT);
             Memory.putLongPlain(slot + ADDRESS, address);
-            if (op != OpCode.NO_OP && kind != OpArgs.GET) {
+            if (op != OpCode.NO_OP && kind != GET) {
                 Memory.copy(ob, oo, null, slot + ORIGIN, bytes);
             }
-            if (kind == OpArgs.CAS) {
+            if (kind == CAS) {
                 Memory.copy(cb, co, null, slot + COMPARE, bytes);
             }
             long s = ++seq[t] << 2;
@@ -231,9 +253,8 @@ final class OpSlots {
                 // not answered at once (within 2 µs): if the target's progress thread announced a sleep, ring its
                 // doorbell (its last look before sleeping, after the announcement, sees this request; or this sees
                 // the flag)
-                int dst = w.worldRanks[t];
-                w.job.transportFor(dst).wakeIfAsleep(dst);
-                st = spin(slot, s, w.config.opSlotsWaitNs);
+                w.wakeIfAsleep(t);
+                st = spin(slot, s, w.waitNs());
             }
             if (st == (s | POSTED) && Memory.casLong(null, slot + STATE, s | POSTED, 0)) {
                 cold[t] = coldNext[t]; // not taken in time: the target's progress sleeps or is stalled
@@ -242,12 +263,12 @@ final class OpSlots {
             }
             coldNext[t] = COLD_CALLS;
             if (st != (s | DONE)) { // taken: the target is applying it now
-                w.awaitReplies(() -> Memory.getLongVolatile(null, slot + STATE) == (s | DONE));
+                w.await(() -> Memory.getLongVolatile(null, slot + STATE) == (s | DONE));
             }
             if (Memory.getIntPlain(slot + STATUS) != 0) {
                 return false;
             }
-            if (kind != OpArgs.ACC && kind != OpArgs.PUT) {
+            if (kind != ACC && kind != PUT) {
                 Memory.copy(null, slot + RESULT, rb, ro, bytes);
             }
             return true;
@@ -281,12 +302,12 @@ final class OpSlots {
     }
 
     /** Whether a request is posted and not yet taken (the progress thread's last look before it sleeps). */
-    boolean posted() {
+    public boolean posted() {
         if (own == 0) {
             return false;
         }
         for (int o = 0; o < peer.length; o++) {
-            if ((Memory.getLongVolatile(null, own + SLOTS + STRIDE * o + STATE) & 3) == POSTED) {
+            if ((Memory.getLongVolatile(null, own + SLOTS + STRIDE * o + STATE) & PHASE_MASK) == POSTED) {
                 return true;
             }
         }
@@ -294,7 +315,7 @@ final class OpSlots {
     }
 
     /** Applies the requests posted since the last call; returns how many. Progress agent only. */
-    int serve() {
+    public int serve() {
         if (own == 0) {
             return 0;
         }
@@ -312,13 +333,13 @@ final class OpSlots {
         for (int o = 0; o < peer.length; o++) {
             long slot = own + SLOTS + STRIDE * o;
             long st = Memory.getLongVolatile(null, slot + STATE);
-            if ((st & 3) == POSTED && Memory.casLong(null, slot + STATE, st, (st & ~3L) | TAKEN)) {
+            if ((st & PHASE_MASK) == POSTED && Memory.casLong(null, slot + STATE, st, (st & ~PHASE_MASK) | TAKEN)) {
                 int status = ErrorClass.ERR_INTERN.code();
                 try {
                     status = apply(slot, o);
                 } finally { // whatever happened, the origin is answered (a refusal: it sends the packet, which reports)
                     Memory.putIntPlain(slot + STATUS, status);
-                    Memory.putLongVolatile(null, slot + STATE, (st & ~3L) | DONE);
+                    Memory.putLongVolatile(null, slot + STATE, (st & ~PHASE_MASK) | DONE);
                 }
                 work++;
             }
@@ -326,70 +347,62 @@ final class OpSlots {
         return work;
     }
 
-    /** Whether [address, address + bytes) is this rank's: in a region it attached, or in its create window's memory. */
-    private boolean inWindow(long address, long bytes) {
-        if (w.regions != null) {
-            return w.regions.contains(address, address + bytes);
-        }
-        return address >= w.memory.address && address + bytes <= w.memory.address + w.memory.length;
-    }
-
     /**
-     * Checks and applies one request as {@link PacketTarget} would its packet; returns 0, or the error class code of
+     * Checks and applies one request as the packet target would its packet; returns 0, or the error class code of
      * why it was not applied (nothing was touched; the origin's packet then reports it).
      */
     private int apply(long slot, int origin) {
         int head = Memory.getIntPlain(slot + HEAD);
-        int kind = head & 0xff;
-        OpCode op = OpCode.ofId(head >>> 8 & 0xff);
-        BasicType elem = BasicType.ofId(head >>> 16 & 0xff);
-        int count = head >>> 24;
+        int kind = head & BYTE_MASK;
+        OpCode op = OpCode.ofId(head >>> OP_SHIFT & BYTE_MASK);
+        BasicType elem = BasicType.ofId(head >>> TYPE_SHIFT & BYTE_MASK);
+        int count = head >>> COUNT_SHIFT;
         long address = Memory.getLongPlain(slot + ADDRESS);
         if (elem == null || count <= 0 || (long) count * elem.size() > max(kind)) {
             return ErrorClass.ERR_TYPE.code();
         }
         long bytes = (long) count * elem.size();
-        if (address < 0 || address > Long.MAX_VALUE - bytes || !inWindow(address, bytes)) {
+        if (address < 0 || address > Long.MAX_VALUE - bytes || !w.inWindow(address, bytes)) {
             return ErrorClass.ERR_RMA_RANGE.code();
         }
         try {
             switch (kind) {
-                case OpArgs.PUT:
+                case PUT:
                     Memory.copy(slot + ORIGIN, address, bytes);
                     break;
-                case OpArgs.GET:
+                case GET:
                     Memory.copy(address, slot + RESULT, bytes);
                     break;
-                case OpArgs.ACC:
+                case ACC:
                     if (op == null || !AccumulateKernel.isValid(op, elem)) {
                         return ErrorClass.ERR_OP.code();
                     }
-                    AccumulateKernel.accumulate(op, elem, null, slot + ORIGIN, null, address, count, w.target.elementLocks);
+                    AccumulateKernel.accumulate(op, elem, null, slot + ORIGIN, null, address, count, w.locks());
                     break;
-                case OpArgs.GET_ACC:
-                case OpArgs.FOP:
+                case GET_ACC:
+                case FOP:
                     if (op == null || !AccumulateKernel.isValid(op, elem)) {
                         return ErrorClass.ERR_OP.code();
                     }
-                    AccumulateKernel.getAccumulate(op, elem, null, slot + ORIGIN, null, address, null, slot + RESULT, count,
-                            w.target.elementLocks);
+                    AccumulateKernel.getAccumulate(op, elem, null, slot + ORIGIN, null, address, null, slot + RESULT,
+                            count, w.locks());
                     break;
-                case OpArgs.CAS:
+                case CAS:
                     if (count != 1) {
                         return ErrorClass.ERR_COUNT.code();
                     }
-                    AccumulateKernel.compareAndSwap(elem, null, slot + COMPARE, null, slot + ORIGIN, null, address, null,
-                            slot + RESULT, w.target.elementLocks);
+                    AccumulateKernel.compareAndSwap(elem, null, slot + COMPARE, null, slot + ORIGIN, null, address,
+                            null, slot + RESULT, w.locks());
                     break;
                 default:
                     return ErrorClass.ERR_ARG.code();
             }
-        } catch (io.jrma.RmaException e) {
+        } catch (RmaException e) {
             return e.errorClass().code();
         } catch (RuntimeException e) {
             return ErrorClass.ERR_INTERN.code();
         }
-        w.counters.increment(io.jrma.WinCounters.Counter.SLOT_OPS_APPLIED);
+        w.applied();
         return 0;
     }
 }

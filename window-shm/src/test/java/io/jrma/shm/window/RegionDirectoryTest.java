@@ -1,4 +1,4 @@
-package io.jrma.sync;
+package io.jrma.shm.window;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -119,20 +119,21 @@ class RegionDirectoryTest {
                 }
             }
             org.junit.jupiter.api.Assumptions.assumeTrue(value != 0,
-                    "the kernel refuses cross memory attach to another process here (Yama ptrace_scope or a container policy)");
+                    "the kernel refuses cross memory attach to another process here"
+                            + " (Yama ptrace_scope or a container policy)");
             RegionDirectory d = fresh();
-            RemoteRegions early = new RemoteRegions(null, d, 0);
+            RemoteRegions early = new RemoteRegions(null, null, d, 0);
             assertEquals(-1, early.crossMemoryPid(), "not identified yet");
             d.identify(pid, at, value);
             assertEquals(pid, early.crossMemoryPid(), "an early refusal is not remembered: identified now");
             d.identify(pid, at, value + 1);
-            assertEquals(-1, new RemoteRegions(null, d, 0).crossMemoryPid(), "a value that is not there");
+            assertEquals(-1, new RemoteRegions(null, null, d, 0).crossMemoryPid(), "a value that is not there");
             d.identify(other.pid(), at, value);
-            assertEquals(-1, new RemoteRegions(null, d, 0).crossMemoryPid(), "a pid of another process");
+            assertEquals(-1, new RemoteRegions(null, null, d, 0).crossMemoryPid(), "a pid of another process");
             d.identify();
-            assertEquals(-1, new RemoteRegions(null, d, 0).crossMemoryPid(), "this process itself");
+            assertEquals(-1, new RemoteRegions(null, null, d, 0).crossMemoryPid(), "this process itself");
             d.identify(pid, at, value);
-            RemoteRegions proven = new RemoteRegions(null, d, 0);
+            RemoteRegions proven = new RemoteRegions(null, null, d, 0);
             assertEquals(pid, proven.crossMemoryPid());
             proven.refused(14); // EFAULT: that copy only
             assertEquals(pid, proven.crossMemoryPid());

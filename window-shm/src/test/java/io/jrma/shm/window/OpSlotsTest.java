@@ -1,4 +1,4 @@
-package io.jrma.sync;
+package io.jrma.shm.window;
 
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;

@@ -1,11 +1,11 @@
-package io.jrma.sync;
-
+package io.jrma.shm.window;
 
 import io.jrma.RmaException;
 import io.jrma.core.mem.Memory;
 import io.jrma.core.op.ElementLocks;
 import io.jrma.core.os.CrossMemory;
 import io.jrma.shm.ShmSegment;
+import java.util.Arrays;
 
 /**
  * An origin's view of the regions a rank of another JVM of the host attached to a dynamic window (or the one
@@ -17,25 +17,44 @@ import io.jrma.shm.ShmSegment;
  *
  * <p>Thread-safe: the rank's threads share the cached snapshot; a refresh is serialized.
  */
-final class RemoteRegions {
+public final class RemoteRegions {
     /** {@link Snapshot#find} result for bytes that no attached region holds. */
-    static final int NONE = -1;
+    public static final int NONE = -1;
 
-    private final WindowImpl w;
+    /** How the window maps a shared segment once for all its peers and regions (unmapped when the window is freed). */
+    @FunctionalInterface
+    public interface SegmentMapper {
+        /**
+         * The segment {@code name} of at least {@code size} bytes, mapped here.
+         *
+         * @throws RmaException when it cannot be mapped (it is gone, or too small)
+         */
+        ShmSegment map(String name, long size);
+    }
+
+    private final SegmentMapper mapper;
+    private final Runnable aborted;
     private final RegionDirectory directory;
     private final long lockTable;
     private volatile Snapshot snapshot;
     /** The owner's pid once proven reachable by cross memory attach; -1 when it is not; 0 before the first try. */
     private volatile int crossPid;
 
-    RemoteRegions(WindowImpl w, RegionDirectory directory, long lockTable) {
-        this.w = w;
+    /**
+     * @param mapper maps the segments regions lie in
+     * @param aborted throws when the job is aborting (run now and then while the owner rewrites its directory)
+     * @param directory the owner's directory, mapped here
+     * @param lockTable the owner's element-lock table, mapped here
+     */
+    public RemoteRegions(SegmentMapper mapper, Runnable aborted, RegionDirectory directory, long lockTable) {
+        this.mapper = mapper;
+        this.aborted = aborted;
         this.directory = directory;
         this.lockTable = lockTable;
     }
 
     /** The regions as attached now (one volatile load when nothing changed since the last look). */
-    Snapshot current() {
+    public Snapshot current() {
         Snapshot s = snapshot;
         if (s != null && s.version == directory.version()) {
             return s;
@@ -51,7 +70,7 @@ final class RemoteRegions {
      * pid namespace), nor this process itself passes; a process that has gone since is refused at the first copy
      * ({@link #refused}).
      */
-    int crossMemoryPid() {
+    public int crossMemoryPid() {
         int c = crossPid;
         return c != 0 ? c : probe();
     }
@@ -60,7 +79,7 @@ final class RemoteRegions {
      * A copy to the owner failed with {@code errno}: when the process is gone or the kernel no longer allows it,
      * no further copy is tried (other errors, such as a region unmapped meanwhile, concern that copy only).
      */
-    void refused(int errno) {
+    public void refused(int errno) {
         if (errno == CrossMemory.ESRCH || errno == CrossMemory.EPERM || errno < 0) {
             crossPid = -1;
         }
@@ -77,10 +96,11 @@ final class RemoteRegions {
         int result = -1;
         if (CrossMemory.available() && owner[0] > 0 && owner[0] <= Integer.MAX_VALUE
                 && owner[0] != ProcessHandle.current().pid()) { // the owner is always another JVM
-            long scratch = Memory.allocate(8);
+            long scratch = Memory.allocate(Long.BYTES);
             try {
                 Memory.putLongPlain(scratch, 0);
-                if (CrossMemory.read((int) owner[0], owner[1], scratch, 8) && Memory.getLongPlain(scratch) == owner[2]) {
+                if (CrossMemory.read((int) owner[0], owner[1], scratch, Long.BYTES)
+                        && Memory.getLongPlain(scratch) == owner[2]) {
                     result = (int) owner[0];
                 }
             } finally {
@@ -94,7 +114,7 @@ final class RemoteRegions {
     private synchronized Snapshot refresh() {
         long[] version = new long[1];
         boolean[] overflow = new boolean[1];
-        RegionDirectory.Region[] rs = directory.read(version, overflow, w.job::checkAborted);
+        RegionDirectory.Region[] rs = directory.read(version, overflow, aborted);
         Snapshot old = snapshot;
         if (old != null && old.version == version[0]) {
             return old;
@@ -110,7 +130,7 @@ final class RemoteRegions {
             ends[i] = r.end();
             if (r.shared()) {
                 try {
-                    ShmSegment seg = w.mapShared(r.segment(), r.segmentSize());
+                    ShmSegment seg = mapper.map(r.segment(), r.segmentSize());
                     if (r.offset() >= 0 && r.offset() + (r.end() - r.start()) <= seg.size()) {
                         local[i] = seg.address() + r.offset();
                         // keyed by the owner's address, as the owner and the packet path key them
@@ -127,15 +147,15 @@ final class RemoteRegions {
     }
 
     /** The regions at one version. Immutable. */
-    static final class Snapshot {
-        final long version;
-        final long[] starts;
-        final long[] ends;
+    public static final class Snapshot {
+        private final long version;
+        private final long[] starts;
+        private final long[] ends;
         /** This process's address of each region's start, or 0 for a private region. */
-        final long[] local;
-        final ElementLocks[] locks;
+        private final long[] local;
+        private final ElementLocks[] locks;
         /** Whether the owner attached more regions than the directory lists (unknown bytes may be attached). */
-        final boolean overflow;
+        public final boolean overflow;
 
         Snapshot(long version, long[] starts, long[] ends, long[] local, ElementLocks[] locks, boolean overflow) {
             this.version = version;
@@ -147,8 +167,8 @@ final class RemoteRegions {
         }
 
         /** The region holding the owner's bytes [lo, hi), or {@link #NONE}. */
-        int find(long lo, long hi) {
-            int i = java.util.Arrays.binarySearch(starts, lo);
+        public int find(long lo, long hi) {
+            int i = Arrays.binarySearch(starts, lo);
             if (i < 0) {
                 i = -i - 2;
             }
@@ -159,11 +179,17 @@ final class RemoteRegions {
          * This process's address of the owner's byte {@code disp} in region {@code i}, or -1 when the region is
          * private to the owner's JVM.
          */
-        long address(int i, long disp) {
+        public long address(int i, long disp) {
             return local[i] == 0 ? -1 : local[i] + (disp - starts[i]);
         }
 
-        String describe() {
+        /** The element locks of region {@code i}, keyed by the owner's addresses; null for a private region. */
+        public ElementLocks locks(int i) {
+            return locks[i];
+        }
+
+        /** The regions, for error messages. */
+        public String describe() {
             StringBuilder sb = new StringBuilder();
             for (int i = 0; i < starts.length; i++) {
                 sb.append(i == 0 ? "" : ", ").append("[0x").append(Long.toHexString(starts[i])).append(", 0x")
