@@ -6,10 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jrma.Comm;
 import io.jrma.ErrorClass;
-import io.jrma.Jrma;
 import io.jrma.RmaException;
 import java.nio.ByteBuffer;
-import java.time.Duration;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.function.Executable;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -27,7 +25,7 @@ class ErrorTest {
     @ValueSource(strings = {"auto", "packet"})
     @Timeout(60)
     void badInput(String path) {
-        Jrma.job(2).param("jrma.path", path).timeout(Duration.ofSeconds(50)).run(world -> {
+        TestSupport.JOBS.run(path, 2, world -> {
             GlobalArray a = GlobalArray.builder(world, ElemType.DOUBLE, 6, 5).name("A").create();
             double[] buf = new double[30];
             expect(ErrorClass.ERR_RMA_RANGE, "outside array 'A'", () -> a.get(new int[] {0, 0}, new int[] {6, 4}, buf));
@@ -76,7 +74,7 @@ class ErrorTest {
     @ValueSource(strings = {"auto", "packet"})
     @Timeout(60)
     void ranksDisagreeingOnCreationArguments(String path) {
-        Jrma.job(3).param("jrma.path", path).timeout(Duration.ofSeconds(50)).run(world -> {
+        TestSupport.JOBS.run(path, 3, world -> {
             int n = world.rank() == 1 ? 9 : 8;
             expect(ErrorClass.ERR_NOT_SAME, "ranks passed different", () -> GlobalArray.create(world, ElemType.INT, n));
         });

@@ -3,9 +3,7 @@ package io.jrma.ga;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import io.jrma.Jrma;
 import io.jrma.ga.examples.Histogram;
-import java.time.Duration;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -16,7 +14,7 @@ class ExamplesTest {
     @Timeout(60)
     void histogramMatchesSequential(String path, int nranks) {
         long[] ref = Jrma1.histogramSequential(20_000, 16, 37, 7);
-        Jrma.job(nranks).param("jrma.path", path).timeout(Duration.ofSeconds(50)).run(world -> {
+        TestSupport.JOBS.run(path, nranks, world -> {
             long[] h = Histogram.histogram(world, 20_000, 16, 37, 7);
             assertArrayEquals(ref, h);
             long total = 0;

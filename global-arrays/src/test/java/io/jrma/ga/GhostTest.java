@@ -2,8 +2,6 @@ package io.jrma.ga;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import io.jrma.Jrma;
-import java.time.Duration;
 import java.util.Arrays;
 import java.util.Random;
 import org.junit.jupiter.api.Timeout;
@@ -16,7 +14,7 @@ class GhostTest {
     @CsvSource({"auto,1", "auto,4", "auto,6", "packet,2", "packet,4", "packet,8"})
     @Timeout(60)
     void ghostsMatchModel(String path, int nranks) {
-        Jrma.job(nranks).param("jrma.path", path).timeout(Duration.ofSeconds(50)).run(world -> {
+        TestSupport.JOBS.run(path, nranks, world -> {
             Random rnd = new Random(99 + nranks);
             for (int cs = 0; cs < 8; cs++) {
                 int[] dims = TestSupport.randomDims(rnd);
@@ -95,7 +93,7 @@ class GhostTest {
         int ny = 13;
         int iters = 12;
         double[][] ref = io.jrma.ga.examples.Jacobi2D.sequential(nx, ny, iters);
-        Jrma.job(nranks).param("jrma.path", path).timeout(Duration.ofSeconds(50)).run(world -> {
+        TestSupport.JOBS.run(path, nranks, world -> {
             GlobalArray u = io.jrma.ga.examples.Jacobi2D.solve(world, nx, ny, iters, null);
             double[] got = new double[nx * ny];
             u.get(new int[] {0, 0}, new int[] {nx - 1, ny - 1}, got);

@@ -4,9 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.jrma.ErrorClass;
-import io.jrma.Jrma;
 import io.jrma.RmaException;
-import java.time.Duration;
 import java.util.Arrays;
 import java.util.Random;
 import java.util.stream.Stream;
@@ -97,7 +95,7 @@ class PatchOpsTest {
     @MethodSource("jobs")
     @Timeout(60)
     void patchOperationsMatchModel(String path, int nranks) {
-        Jrma.job(nranks).param("jrma.path", path).timeout(Duration.ofSeconds(50)).run(world -> {
+        TestSupport.JOBS.run(path, nranks, world -> {
             Random rnd = new Random(77L * nranks + path.hashCode());
             jrmaComm w = new jrmaComm(world);
             for (int cs = 0; cs < 6; cs++) {
@@ -162,7 +160,7 @@ class PatchOpsTest {
     @MethodSource("jobs")
     @Timeout(60)
     void badPatchArgumentsGetTheirErrorClass(String path, int nranks) {
-        Jrma.job(nranks).param("jrma.path", path).timeout(Duration.ofSeconds(50)).run(world -> {
+        TestSupport.JOBS.run(path, nranks, world -> {
             GlobalArray a = GlobalArray.create(world, ElemType.DOUBLE, 6, 5);
             GlobalArray l = GlobalArray.create(world, ElemType.LONG, 6, 5);
             int[] lo = {0, 0};

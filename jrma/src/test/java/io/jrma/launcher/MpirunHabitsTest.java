@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.jrma.testsupport.ChildProcess;
+import io.jrma.testsupport.Command;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -11,9 +13,6 @@ import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.jar.Attributes;
 import java.util.jar.JarEntry;
 import java.util.jar.JarOutputStream;
@@ -31,6 +30,8 @@ import org.junit.jupiter.api.Timeout;
  * current directory, stdin forwarded to rank 0, and a main class that is not there as one line before any JVM starts.
  */
 class MpirunHabitsTest {
+    /** How long a jrmarun of these tests may take to end. */
+    private static final long JOB_WAIT_S = 50;
     private static Path dir;
 
     @BeforeAll
@@ -72,37 +73,17 @@ class MpirunHabitsTest {
 
     /** Runs jrmarun in {@code cwd} with {@code stdin}; returns exit code and output (stdout and stderr). */
     private static String[] jrmarun(Path cwd, String stdin, String... args) throws Exception {
-        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp", System.getProperty("java.class.path"), JrmaRun.class.getName()));
-        cmd.addAll(List.of(args));
-        ProcessBuilder pb = new ProcessBuilder(cmd).directory(cwd.toFile()).redirectErrorStream(true);
+        ProcessBuilder pb = new ProcessBuilder(Command.jrmarun(args)).directory(cwd.toFile());
         pb.environment().remove("CLASSPATH");
-        Process p = pb.start();
+        ChildProcess p = ChildProcess.start(pb);
         try {
-            try (OutputStream in = p.getOutputStream()) {
+            try (OutputStream in = p.process().getOutputStream()) {
                 in.write(stdin.getBytes(StandardCharsets.UTF_8));
             }
-            StringBuilder out = new StringBuilder();
-            Thread reader = new Thread(() -> {
-                try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
-                    r.lines().forEach(l -> {
-                        synchronized (out) {
-                            out.append(l).append('\n');
-                        }
-                    });
-                } catch (IOException ignored) {
-                    // gone
-                }
-            });
-            reader.start();
-            assertTrue(p.waitFor(50, TimeUnit.SECONDS), "jrmarun did not end: " + out);
-            reader.join(2_000);
-            synchronized (out) {
-                return new String[] {String.valueOf(p.exitValue()), out.toString()};
-            }
+            int code = p.exit(JOB_WAIT_S);
+            return new String[] {String.valueOf(code), p.output() + "\n"};
         } finally {
-            p.descendants().forEach(ProcessHandle::destroyForcibly);
-            p.destroyForcibly();
+            p.kill();
         }
     }
 
