@@ -13,7 +13,9 @@ import io.jrma.core.wire.PacketHeader;
 import io.jrma.core.wire.PacketType;
 import io.jrma.testsupport.fuzz.FuzzCampaign;
 import io.jrma.testsupport.fuzz.PatternPackets;
+import java.io.IOException;
 import java.io.OutputStream;
+import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -113,11 +115,12 @@ class TcpFrameFuzzTest {
                     Socket s = listener.accept();
                     assertEquals(1, Handshake.server(s, jobId, secret, 5_000));
                     return s;
-                } catch (java.io.IOException e) {
-                    throw new java.io.UncheckedIOException(e);
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
                 }
             });
-            tcp.connectMesh(new InetSocketAddress[] {(InetSocketAddress) listener.getLocalSocketAddress(), tcp.endpoint()});
+            tcp.connectMesh(new InetSocketAddress[] {(
+                    InetSocketAddress) listener.getLocalSocketAddress(), tcp.endpoint()});
             peer = accepted.get(10, TimeUnit.SECONDS);
             job.addRemote(tcp, 0);
             job.agent().register(WINDOW, receiver);
@@ -130,7 +133,8 @@ class TcpFrameFuzzTest {
             for (int i = 0; i < n; i++) {
                 int kind = rnd.nextInt(10);
                 if (kind < 4) { // honest: 1..4 packets from rank 0 to rank 1
-                    ByteBuffer body = ByteBuffer.allocate(4 * (PacketHeader.HEADER_LENGTH + 256)).order(ByteOrder.LITTLE_ENDIAN);
+                    ByteBuffer body = ByteBuffer.allocate(4 * (PacketHeader.HEADER_LENGTH + 256))
+                    .order(ByteOrder.LITTLE_ENDIAN);
                     int packets = 1 + rnd.nextInt(4);
                     for (int p = 0; p < packets; p++) {
                         packet(body, rnd.nextInt(), rnd.nextInt(256), 0, 1);
@@ -138,7 +142,8 @@ class TcpFrameFuzzTest {
                     frame(buf, FrameDescriptor.BATCH, body.flip(), 0);
                     honest++;
                 } else if (kind < 7) { // garbage, or honest packets claiming a rank JVM 0 may not speak for
-                    ByteBuffer body = ByteBuffer.allocate(PacketHeader.HEADER_LENGTH + 256).order(ByteOrder.LITTLE_ENDIAN);
+                    ByteBuffer body = ByteBuffer.allocate(PacketHeader.HEADER_LENGTH + 256)
+                    .order(ByteOrder.LITTLE_ENDIAN);
                     if (rnd.nextBoolean()) {
                         packet(body, rnd.nextInt(), rnd.nextInt(256), rnd.nextBoolean() ? 1 : 2 + rnd.nextInt(100),
                                 rnd.nextBoolean() ? 0 : -1 - rnd.nextInt(100));
@@ -163,8 +168,8 @@ class TcpFrameFuzzTest {
                 try {
                     out.write(buf.array(), 0, buf.position());
                     out.flush();
-                } catch (java.io.IOException e) {
-                    throw new java.io.UncheckedIOException(e);
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
                 }
             });
             long wantRejected = rejected;
@@ -193,7 +198,8 @@ class TcpFrameFuzzTest {
                     : ErrorClass.ERR_INTERN;
             assertEquals(want, why.errorClass(), end + ": " + why.getMessage());
             if (end == End.BAD_HEADER || end == End.FLIPPED_HEADER || end == End.BAD_CONTROL) {
-                assertEquals(wantRejected + 1, tcp.framesRejected(), end + ": the bad frame is counted: " + why.getMessage());
+                assertEquals(wantRejected + 1, tcp.framesRejected(),
+                        end + ": the bad frame is counted: " + why.getMessage());
                 assertEquals(ErrorClass.ERR_INTERN, tcp.lastRejection().errorClass(), tcp.lastRejection().getMessage());
             }
             assertNull(job.agent().lastError(), "an exception escaped into the progress agent");
@@ -213,7 +219,8 @@ class TcpFrameFuzzTest {
                             ? FrameDescriptor.MAX_BODY + 1 + rnd.nextInt(1 << 20) : rnd.nextInt(64);
                     int type = what == 2 ? (rnd.nextBoolean() ? 0 : 7 + rnd.nextInt(249)) : FrameDescriptor.CREDIT;
                     int version = what == 3 ? FrameDescriptor.VERSION + 1 + rnd.nextInt(250) : FrameDescriptor.VERSION;
-                    long credit = what == 4 ? -1 - rnd.nextInt(1 << 20) : what == 5 ? CREDITS + 1 + rnd.nextInt(1 << 20) : 0;
+                    long credit = what == 4 ? -1 - rnd.nextInt(1 << 20) : what == 5
+                            ? CREDITS + 1 + rnd.nextInt(1 << 20) : 0;
                     if (what >= 2) {
                         len = 0;
                     }
@@ -231,7 +238,8 @@ class TcpFrameFuzzTest {
                     }
                 }
                 case TRUNCATED -> {
-                    ByteBuffer body = ByteBuffer.allocate(PacketHeader.HEADER_LENGTH + 256).order(ByteOrder.LITTLE_ENDIAN);
+                    ByteBuffer body = ByteBuffer.allocate(PacketHeader.HEADER_LENGTH + 256)
+                            .order(ByteOrder.LITTLE_ENDIAN);
                     packet(body, 1, 200, 0, 1);
                     frame(buf, FrameDescriptor.BATCH, body.flip(), 0);
                     buf.position(rnd.nextInt(buf.position())); // and the connection closes
@@ -277,8 +285,10 @@ class TcpFrameFuzzTest {
     static void packet(ByteBuffer body, int seq, int payload, int src, int dst) {
         int at = body.position();
         int len = PacketHeader.HEADER_LENGTH + payload;
-        body.putInt(at + PacketHeader.LENGTH_OFFSET, len).put(at + PacketHeader.VERSION_OFFSET, (byte) PacketHeader.VERSION)
-                .put(at + PacketHeader.TYPE_OFFSET, (byte) PacketType.PUT).putInt(at + PacketHeader.WINDOW_OFFSET, WINDOW)
+        body.putInt(at + PacketHeader.LENGTH_OFFSET, len)
+                .put(at + PacketHeader.VERSION_OFFSET, (byte) PacketHeader.VERSION)
+                .put(at + PacketHeader.TYPE_OFFSET, (byte) PacketType.PUT)
+                .putInt(at + PacketHeader.WINDOW_OFFSET, WINDOW)
                 .putInt(at + PacketHeader.SRC_OFFSET, src).putInt(at + PacketHeader.DST_OFFSET, dst)
                 .putInt(at + PacketHeader.SEQ_OFFSET, seq);
         PatternPackets.fill(body, at, seq, len);
