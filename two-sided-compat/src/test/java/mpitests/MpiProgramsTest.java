@@ -26,7 +26,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 class MpiProgramsTest {
     static Stream<Arguments> programs() {
         List<Arguments> out = new ArrayList<>();
-        for (String program : new String[] {"PointToPoint", "Collective", "GroupsComms", "Datatypes", "Windows", "Errors", "SendModes", "FileIO", "Intercomms", "StatusIndex"}) {
+        for (String program : new String[] {"PointToPoint", "Collective", "GroupsComms", "Datatypes", "Windows",
+                "Errors", "SendModes", "FileIO", "Intercomms", "StatusIndex"}) {
             out.add(Arguments.of(program, "1"));
             out.add(Arguments.of(program, "2"));
         }
@@ -61,10 +62,12 @@ class MpiProgramsTest {
     @Test
     @Timeout(120)
     void oddSizesAndMoreJvms() throws Exception {
-        for (String[] shape : new String[][] {{"3", "3", "PointToPoint"}, {"5", "2", "Collective"}, {"3", "1", "Collective"}, {"6", "2", "Collective"}, {"5", "2", "Windows"},
+        for (String[] shape : new String[][] {{"3", "3", "PointToPoint"}, {"5", "2", "Collective"},
+                {"3", "1", "Collective"}, {"6", "2", "Collective"}, {"5", "2", "Windows"},
             {"2", "1", "Windows"}, {"1", "1", "Collective"}, {"6", "2", "GroupsComms"},
             {"5", "2", "Intercomms"}, {"2", "1", "Intercomms"}}) {
-            ChildProcess r = ChildProcess.jrmarun("-n", shape[0], "--jvms", shape[1], "--timeout", "60", "mpitests." + shape[2]);
+            ChildProcess r = ChildProcess.jrmarun("-n", shape[0], "--jvms", shape[1], "--timeout", "60",
+                    "mpitests." + shape[2]);
             assertEquals(0, r.exit(70), String.join(" ", shape) + ":\n" + r.output());
             assertTrue(r.printed(shape[2] + " OK on " + shape[0] + " ranks"), r.output());
         }
@@ -88,7 +91,8 @@ class MpiProgramsTest {
     void systemExitAfterFinalizeEndsTheJobCleanly() throws Exception {
         for (int round = 0; round < 3; round++) {
             for (String jvms : new String[] {"1", "2"}) {
-                ChildProcess r = ChildProcess.jrmarun("-n", "8", "--jvms", jvms, "--timeout", "30", "mpitests.ExitAfterFinalize");
+                ChildProcess r = ChildProcess.jrmarun("-n", "8", "--jvms", jvms, "--timeout", "30",
+                        "mpitests.ExitAfterFinalize");
                 assertEquals(0, r.exit(40), "round " + round + ", " + jvms + " JVM(s):\n" + r.output());
                 r.assertNoProcessLeft();
             }
@@ -99,7 +103,8 @@ class MpiProgramsTest {
     @Timeout(60)
     void abortEndsTheJobWithItsCode() throws Exception {
         for (String jvms : new String[] {"1", "2"}) {
-            ChildProcess r = ChildProcess.jrmarun("-n", "4", "--jvms", jvms, "--timeout", "40", "mpitests.Abort", "2", "42");
+            ChildProcess r = ChildProcess.jrmarun("-n", "4", "--jvms", jvms, "--timeout", "40",
+                    "mpitests.Abort", "2", "42");
             assertEquals(42, r.exit(50), r.output());
             assertTrue(r.output().contains("rank 2 called abort(42)"), r.output());
             assertFalse(r.output().contains("NOT REACHED"), r.output());
