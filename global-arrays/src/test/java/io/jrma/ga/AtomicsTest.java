@@ -3,6 +3,7 @@ package io.jrma.ga;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.Arrays;
 import java.util.BitSet;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -125,7 +126,7 @@ class AtomicsTest {
             order.sync();
             long[] o = new long[3];
             order.get(new int[] {0}, new int[] {2}, o);
-            assertEquals("[1, 2, 3]", java.util.Arrays.toString(o), "FIFO hand-off order");
+            assertEquals("[1, 2, 3]", Arrays.toString(o), "FIFO hand-off order");
             mx.free();
             arrived.free();
             order.free();

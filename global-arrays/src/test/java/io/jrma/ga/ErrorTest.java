@@ -34,8 +34,10 @@ class ErrorTest {
             expect(ErrorClass.ERR_ARG, "hi < lo - 1", () -> a.get(new int[] {3, 0}, new int[] {1, 1}, buf));
             expect(ErrorClass.ERR_TYPE, "int[]", () -> a.get(new int[] {0, 0}, new int[] {1, 1}, new int[4]));
             expect(ErrorClass.ERR_TYPE, "float[]", () -> a.acc(new int[] {0, 0}, new int[] {1, 1}, new float[4], 1));
-            expect(ErrorClass.ERR_BUFFER, "needs 6 buffer elements", () -> a.get(new int[] {0, 0}, new int[] {1, 2}, new double[5]));
-            expect(ErrorClass.ERR_BUFFER, "needs", () -> a.put(new int[] {0, 0}, new int[] {1, 2}, ByteBuffer.allocateDirect(40)));
+            expect(ErrorClass.ERR_BUFFER, "needs 6 buffer elements",
+                    () -> a.get(new int[] {0, 0}, new int[] {1, 2}, new double[5]));
+            expect(ErrorClass.ERR_BUFFER, "needs",
+                    () -> a.put(new int[] {0, 0}, new int[] {1, 2}, ByteBuffer.allocateDirect(40)));
             expect(ErrorClass.ERR_BUFFER, "String", () -> a.put(new int[] {0, 0}, new int[] {1, 2}, "x"));
             expect(ErrorClass.ERR_BUFFER, "null", () -> a.put(new int[] {0, 0}, new int[] {1, 2}, null));
             expect(ErrorClass.ERR_ARG, "ld[0]", () -> a.get(new int[] {0, 0}, new int[] {1, 2}, buf, 0, new int[] {2}));
@@ -43,11 +45,13 @@ class ErrorTest {
             expect(ErrorClass.ERR_RMA_RANGE, "subscript", () -> a.scatter(new double[1], new int[][] {{0, 5}}));
             expect(ErrorClass.ERR_RANK, "rank 7", () -> a.distribution(7));
             expect(ErrorClass.ERR_ARG, "block or irregular", () ->
-                    GlobalArray.builder(world, ElemType.INT, 8).distribution(Distribution.blockCyclic(2)).ghosts(1).create());
+                    GlobalArray.builder(world, ElemType.INT,
+                    8).distribution(Distribution.blockCyclic(2)).ghosts(1).create());
             expect(ErrorClass.ERR_ARG, "needs 3 ranks", () ->
                     GlobalArray.create(world, ElemType.INT, new int[] {8}, Distribution.block(3)));
             expect(ErrorClass.ERR_ARG, "increase strictly", () ->
-                    GlobalArray.create(world, ElemType.INT, new int[] {8}, Distribution.irregular(new int[][] {{0, 9}})));
+                    GlobalArray.create(world, ElemType.INT, new int[] {8},
+                    Distribution.irregular(new int[][] {{0, 9}})));
             expect(ErrorClass.ERR_DIMS, "dimension 0", () -> GlobalArray.create(world, ElemType.INT, 0));
             // an array of another communicator (a split of the world) used with this one
             Comm self = world.split(world.rank(), 0);

@@ -4,6 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.jrma.ga.examples.Histogram;
+import io.jrma.ga.examples.Jacobi2D;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -30,7 +33,7 @@ class ExamplesTest {
         static long[] histogramSequential(int values, int bins, int chunks, long seed) {
             long[] h = new long[bins];
             for (long c = 0; c < chunks; c++) {
-                java.util.Random rnd = new java.util.Random(seed + c);
+                Random rnd = new Random(seed + c);
                 for (long i = c * values / chunks; i < (c + 1) * values / chunks; i++) {
                     int b = (int) Math.floor((rnd.nextGaussian() / 6 + 0.5) * bins);
                     h[Math.max(0, Math.min(bins - 1, b))]++;
@@ -40,10 +43,10 @@ class ExamplesTest {
         }
     }
 
-    @org.junit.jupiter.api.Test
+    @Test
     @Timeout(60)
     void mainsRun() throws Exception {
-        io.jrma.ga.examples.Jacobi2D.main(new String[] {"32", "32", "5", "4"});
+        Jacobi2D.main(new String[] {"32", "32", "5", "4"});
         Histogram.main(new String[] {"10000", "8", "10", "3"});
     }
 }

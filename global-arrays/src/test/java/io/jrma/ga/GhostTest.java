@@ -2,6 +2,8 @@ package io.jrma.ga;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.jrma.ga.examples.Jacobi2D;
+import java.nio.LongBuffer;
 import java.util.Arrays;
 import java.util.Random;
 import org.junit.jupiter.api.Timeout;
@@ -46,7 +48,7 @@ class GhostTest {
                 LocalBlock lb = a.access();
                 Patch p = lb.patch();
                 if (!p.isEmpty()) {
-                    java.nio.LongBuffer data = lb.longs();
+                    LongBuffer data = lb.longs();
                     int[] sd = lb.storageDims();
                     int[] k = new int[n];
                     long total = TestSupport.size(sd);
@@ -65,8 +67,10 @@ class GhostTest {
                         }
                         long expect = inside ? (long) m.v[m.lin(gi)] : 0;
                         assertEquals(expect, data.get(lb.localIndex(minus(k, g))),
-                                "case " + cs + " dims " + Arrays.toString(dims) + " " + dist + " ghosts " + Arrays.toString(g)
-                                        + " periodic " + Arrays.toString(periodic) + " storage index " + Arrays.toString(k));
+                                "case " + cs + " dims " + Arrays.toString(dims) + " " + dist + " ghosts "
+                                + Arrays.toString(g)
+                                        + " periodic " + Arrays.toString(periodic) + " storage index "
+                                        + Arrays.toString(k));
                         for (int d = n - 1; d >= 0 && ++k[d] == sd[d]; d--) {
                             k[d] = 0;
                         }
@@ -92,9 +96,9 @@ class GhostTest {
         int nx = 17;
         int ny = 13;
         int iters = 12;
-        double[][] ref = io.jrma.ga.examples.Jacobi2D.sequential(nx, ny, iters);
+        double[][] ref = Jacobi2D.sequential(nx, ny, iters);
         TestSupport.JOBS.run(path, nranks, world -> {
-            GlobalArray u = io.jrma.ga.examples.Jacobi2D.solve(world, nx, ny, iters, null);
+            GlobalArray u = Jacobi2D.solve(world, nx, ny, iters, null);
             double[] got = new double[nx * ny];
             u.get(new int[] {0, 0}, new int[] {nx - 1, ny - 1}, got);
             for (int i = 0; i < nx; i++) {

@@ -3,10 +3,12 @@ package io.jrma.ga;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import io.jrma.Comm;
 import io.jrma.ErrorClass;
 import io.jrma.RmaException;
 import java.util.Arrays;
 import java.util.Random;
+import java.util.function.BiConsumer;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -31,7 +33,7 @@ class PatchOpsTest {
     }
 
     /** Calls v with (row-major index in the whole array of lo+i, i) for each element i of a patch of {@code shape}. */
-    private static void eachInPatch(int[] dims, int[] lo, int[] shape, java.util.function.BiConsumer<Long, Integer> v) {
+    private static void eachInPatch(int[] dims, int[] lo, int[] shape, BiConsumer<Long, Integer> v) {
         long total = TestSupport.size(shape);
         int[] c = new int[dims.length];
         for (int i = 0; i < total; i++) {
@@ -46,7 +48,8 @@ class PatchOpsTest {
         }
     }
 
-    private static GlobalArray filled(Random rnd, jrmaComm world, ElemType t, int[] dims, int nranks, double[] model, String name) {
+    private static GlobalArray filled(Random rnd, jrmaComm world, ElemType t, int[] dims, int nranks,
+            double[] model, String name) {
         GlobalArray ga = GlobalArray.create(world.c, t, dims, TestSupport.randomDist(rnd, dims, nranks));
         for (int k = 0; k < model.length; k++) {
             model[k] = rnd.nextInt(200) - 100;
@@ -65,9 +68,9 @@ class PatchOpsTest {
 
     /** Holder so the helper above reads clearly. */
     private static final class jrmaComm {
-        final io.jrma.Comm c;
+        final Comm c;
 
-        jrmaComm(io.jrma.Comm c) {
+        jrmaComm(Comm c) {
             this.c = c;
         }
     }
@@ -164,9 +167,11 @@ class PatchOpsTest {
             GlobalArray a = GlobalArray.create(world, ElemType.DOUBLE, 6, 5);
             GlobalArray l = GlobalArray.create(world, ElemType.LONG, 6, 5);
             int[] lo = {0, 0};
-            RmaException e = assertThrows(RmaException.class, () -> a.copyPatch(a, lo, new int[] {1, 1}, lo, new int[] {2, 0}));
+            RmaException e = assertThrows(RmaException.class,
+                    () -> a.copyPatch(a, lo, new int[] {1, 1}, lo, new int[] {2, 0}));
             assertEquals(ErrorClass.ERR_ARG, e.errorClass(), e.getMessage());
-            e = assertThrows(RmaException.class, () -> a.copyPatch(a, lo, new int[] {1, 1}, new int[] {5, 4}, new int[] {6, 5}));
+            e = assertThrows(RmaException.class,
+                    () -> a.copyPatch(a, lo, new int[] {1, 1}, new int[] {5, 4}, new int[] {6, 5}));
             assertEquals(ErrorClass.ERR_RMA_RANGE, e.errorClass(), e.getMessage());
             e = assertThrows(RmaException.class, () -> a.dotPatch(l, lo, new int[] {1, 1}, lo, new int[] {1, 1}));
             assertEquals(ErrorClass.ERR_TYPE, e.errorClass(), e.getMessage());
