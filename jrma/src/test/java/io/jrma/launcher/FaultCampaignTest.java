@@ -13,6 +13,7 @@ import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -127,7 +128,8 @@ class FaultCampaignTest {
                 pids.add(Long.parseLong(r.awaitLine(l -> l.startsWith("RANK " + kk + " "), 1_000).split(" ")[2]));
             }
             new ProcessBuilder("kill", "-STOP", String.valueOf(pids.get(2))).start().waitFor();
-            assertTrue(r.process().waitFor(timeoutS + 30, TimeUnit.SECONDS), "jrmarun did not end after the job's timeout: "
+            assertTrue(r.process().waitFor(timeoutS + 30, TimeUnit.SECONDS),
+                    "jrmarun did not end after the job's timeout: "
                     + r.output());
             Thread.sleep(300);
             assertEquals(124, r.process().exitValue(), r.output());
@@ -139,7 +141,9 @@ class FaultCampaignTest {
         }
     }
 
-    /** The RUNNING line, or null (and a note) when start-up took so long on this machine that the timeout came first. */
+    /**
+     * The RUNNING line, or null (and a note) when start-up took so long on this machine that the timeout came first.
+     */
     private static String awaitOrSkip(ChildProcess r, long timeoutS) throws InterruptedException {
         long until = System.currentTimeMillis() + timeoutS * 1000;
         while (System.currentTimeMillis() < until) {
@@ -151,9 +155,11 @@ class FaultCampaignTest {
             }
             Thread.sleep(100);
         }
-        System.out.println("SKIPPED aStoppedJvmIsNamedWhenTheJobTimesOut: the job had not started within its " + timeoutS
-                + " s timeout on this machine (loaded?); -Djrma.faults.stopTimeoutS=N gives it longer. Output: " + r.output());
-        org.junit.jupiter.api.Assumptions.assumeTrue(false, "start-up slower than the job's timeout");
+        System.out.println(
+                "SKIPPED aStoppedJvmIsNamedWhenTheJobTimesOut: the job had not started within its " + timeoutS
+                + " s timeout on this machine (loaded?); -Djrma.faults.stopTimeoutS=N gives it longer. Output: "
+                + r.output());
+        Assumptions.assumeTrue(false, "start-up slower than the job's timeout");
         return null;
     }
 
@@ -161,7 +167,8 @@ class FaultCampaignTest {
     private static String leftBehind(List<Long> pids) throws Exception {
         long until = System.currentTimeMillis() + 2_000;
         for (long pid : pids) {
-            while (ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false) && System.currentTimeMillis() < until) {
+            while (ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false)
+                    && System.currentTimeMillis() < until) {
                 Thread.sleep(20);
             }
             if (ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false)) {

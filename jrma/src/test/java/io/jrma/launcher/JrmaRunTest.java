@@ -5,9 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jrma.core.os.Affinity;
+import io.jrma.core.os.CrossMemory;
 import io.jrma.core.os.Topology;
 import io.jrma.core.os.Topology.Kind;
 import io.jrma.testsupport.ChildProcess;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -30,9 +33,12 @@ class JrmaRunTest {
         assertEquals(0, r.exit(40), r.output());
         for (int k = 0; k < 4; k++) {
             final int rank = k;
-            assertTrue(r.lines().stream().anyMatch(l -> l.startsWith("hello from rank " + rank + " of 4 var=v42")), r.output());
+            assertTrue(r.lines().stream().anyMatch(l -> l.startsWith("hello from rank " + rank
+                    + " of 4 var=v42")), r.output());
         }
-        long pids = r.lines().stream().filter(l -> l.startsWith("hello")).map(l -> l.substring(l.indexOf("pid="))).distinct().count();
+        long pids =
+                r.lines().stream().filter(l -> l.startsWith("hello")).map(l -> l.substring(l.indexOf("pid=")))
+                .distinct().count();
         assertEquals(2, pids, "ranks in 2 JVMs: " + r.output());
     }
 
@@ -49,7 +55,8 @@ class JrmaRunTest {
             cpuOf[k] = Topology.formatList(here.osCpus(core));
         }
         // JVM ranks: the whole JVM is bound (its main thread too), so availableProcessors() says the core's threads
-        ChildProcess jvms = ChildProcess.jrmarun("-n", "2", "--jvms", "2", "--bind-to", "core", "--report-bindings", FIX + "Affinities");
+        ChildProcess jvms = ChildProcess.jrmarun("-n", "2", "--jvms", "2", "--bind-to", "core", "--report-bindings",
+                FIX + "Affinities");
         assertEquals(0, jvms.exit(90), jvms.output());
         for (int k = 0; k < 2; k++) {
             String rank = "rank " + k + " thread-cpus " + cpuOf[k] + " process-cpus " + cpuOf[k] + " available ";
@@ -60,7 +67,8 @@ class JrmaRunTest {
         }
         // thread ranks in one JVM: each rank's thread is bound, the JVM's main thread is not
         String all = Topology.formatList(Affinity.cpus());
-        ChildProcess threads = ChildProcess.jrmarun("-n", "2", "--bind-to", "core", "--report-bindings", FIX + "Affinities");
+        ChildProcess threads = ChildProcess.jrmarun("-n", "2", "--bind-to", "core", "--report-bindings",
+                FIX + "Affinities");
         assertEquals(0, threads.exit(90), threads.output());
         for (int k = 0; k < 2; k++) {
             String rank = "rank " + k + " thread-cpus " + cpuOf[k] + " process-cpus " + all + " ";
@@ -110,7 +118,8 @@ class JrmaRunTest {
     @Timeout(90)
     void mapByNodeOverTwoHostsPutsEveryOtherRankInEachHostsJvmBoundThere() throws Exception {
         // two names of this host: two hosts to the mapper, both started directly (no launch agent)
-        ChildProcess r = ChildProcess.jrmarun("--host", "localhost:2,127.0.0.1:2", "--map-by", "node", "--bind-to", "core",
+        ChildProcess r = ChildProcess.jrmarun("--host", "localhost:2,127.0.0.1:2", "--map-by", "node",
+                "--bind-to", "core",
                 "--report-bindings", FIX + "Hello");
         assertEquals(0, r.exit(80), r.output());
         String[] pid = new String[4];
@@ -134,9 +143,9 @@ class JrmaRunTest {
     @Timeout(60)
     void jdkLinkerPutsSystemCallsOnTheJdksLinker() throws Exception {
         int feature = Runtime.version().feature();
-        org.junit.jupiter.api.Assumptions.assumeTrue(feature == 17 || feature >= 22,
+        Assumptions.assumeTrue(feature == 17 || feature >= 22,
                 "JDK " + feature + " has no linker jrma uses (17 or 22+)");
-        org.junit.jupiter.api.Assumptions.assumeTrue(io.jrma.core.os.CrossMemory.available(),
+        Assumptions.assumeTrue(CrossMemory.available(),
                 "process_vm_readv is not available here (not Linux, or JNA)");
         String linker = feature == 17 ? "jdk.incubator.foreign" : "java.lang.foreign";
         ChildProcess with = ChildProcess.jrmarun("-n", "2", "--jvms", "2", "--jdk-linker", FIX + "Binding");
@@ -146,7 +155,8 @@ class JrmaRunTest {
         }
         ChildProcess without = ChildProcess.jrmarun("-n", "1", FIX + "Binding");
         assertEquals(0, without.exit(40), without.output());
-        assertTrue(without.lines().contains("rank 0 binding " + (feature == 17 ? "procmem+jna" : linker)), without.output());
+        assertTrue(without.lines().contains("rank 0 binding "
+                + (feature == 17 ? "procmem+jna" : linker)), without.output());
     }
 
     @Test
@@ -156,7 +166,8 @@ class JrmaRunTest {
         assertEquals(0, r.exit(40), r.output());
         for (int k = 0; k < 3; k++) {
             String prefix = "[1," + k + "]<stdout>:hello from rank " + k + " of 3";
-            assertTrue(r.lines().stream().anyMatch(l -> l.startsWith(prefix)), "missing " + prefix + " in\n" + r.output());
+            assertTrue(r.lines().stream().anyMatch(l -> l.startsWith(prefix)),
+                    "missing " + prefix + " in\n" + r.output());
         }
     }
 
@@ -227,7 +238,8 @@ class JrmaRunTest {
     @Timeout(120)
     void aKilledJvmsSignalIsTheJobsExitCodeEvenWhenItsPeersReportTheLostConnectionFirst() throws Exception {
         for (int round = 0; round < 2; round++) {
-            ChildProcess r = ChildProcess.jrmarun(List.of("-Djrma.launcher.test.exitReportDelayMs=4000"), "-n", "4", "--jvms", "4",
+            ChildProcess r = ChildProcess.jrmarun(List.of("-Djrma.launcher.test.exitReportDelayMs=4000"),
+                    "-n", "4", "--jvms", "4",
                     "--grace", "0.001", FIX + "LockHolder");
             try {
                 String locked = r.awaitLine(l -> l.startsWith("LOCKED "), 40_000);
@@ -250,7 +262,8 @@ class JrmaRunTest {
     @Timeout(90)
     void aJvmKilledWhileDataStreamsThroughTheRingsFailsTheJobFastAndLeavesNoRingFile() throws Exception {
         // (no kernel copies: the megabyte puts to private memory of the other JVMs then stream through the rings)
-        ChildProcess r = ChildProcess.jrmarun("-n", "3", "--jvms", "3", "--param", "jrma.cma.minBytes=-1", FIX + "RingStreamer");
+        ChildProcess r = ChildProcess.jrmarun("-n", "3", "--jvms", "3", "--param", "jrma.cma.minBytes=-1",
+                FIX + "RingStreamer");
         try {
             String streaming = r.awaitLine(l -> l.startsWith("STREAMING "), 40_000);
             String[] f = streaming.split(" ");
@@ -266,7 +279,7 @@ class JrmaRunTest {
             assertTrue(ms < 15_000, "teardown took " + ms + " ms");
             r.assertNoJvmLeft();
             for (ProcessHandle h : r.seen()) {
-                try (java.nio.file.DirectoryStream<Path> ds = java.nio.file.Files.newDirectoryStream(Path.of("/dev/shm"),
+                try (DirectoryStream<Path> ds = Files.newDirectoryStream(Path.of("/dev/shm"),
                         "jrma-" + h.pid() + "-ring-*")) {
                     assertFalse(ds.iterator().hasNext(), "ring files of JVM " + h.pid() + " left in /dev/shm");
                 }
@@ -281,25 +294,26 @@ class JrmaRunTest {
     void cleanupRemovesTheShmFilesOfDeadJvmsOnly() throws Exception {
         Process p = new ProcessBuilder("true").start();
         p.waitFor();
-        java.nio.file.Path shm = java.nio.file.Path.of("/dev/shm");
-        java.nio.file.Path dead = shm.resolve("jrma-" + p.pid() + "-win-1");
-        java.nio.file.Path live = shm.resolve("jrma-" + ProcessHandle.current().pid() + "-test-1");
+        Path shm = Path.of("/dev/shm");
+        Path dead = shm.resolve("jrma-" + p.pid() + "-win-1");
+        Path live = shm.resolve("jrma-" + ProcessHandle.current().pid() + "-test-1");
         try {
-            java.nio.file.Files.write(dead, new byte[16]);
-            java.nio.file.Files.write(live, new byte[16]);
+            Files.write(dead, new byte[16]);
+            Files.write(live, new byte[16]);
             assertEquals(0, JrmaRun.run(new String[] {"--cleanup"}, System.err));
-            assertFalse(java.nio.file.Files.exists(dead), "file of a dead JVM reclaimed");
-            assertTrue(java.nio.file.Files.exists(live), "file of a live JVM kept");
+            assertFalse(Files.exists(dead), "file of a dead JVM reclaimed");
+            assertTrue(Files.exists(live), "file of a live JVM kept");
         } finally {
-            java.nio.file.Files.deleteIfExists(dead);
-            java.nio.file.Files.deleteIfExists(live);
+            Files.deleteIfExists(dead);
+            Files.deleteIfExists(live);
         }
     }
 
     @Test
     @Timeout(60)
     void timeoutTearsDownRanksThatComputeForever() throws Exception {
-        ChildProcess r = ChildProcess.jrmarun("-n", "2", "--jvms", "2", "--timeout", "3", "--grace", "1", FIX + "Sleeper");
+        ChildProcess r = ChildProcess.jrmarun("-n", "2", "--jvms", "2", "--timeout", "3", "--grace",
+                "1", FIX + "Sleeper");
         assertEquals(124, r.exit(40), r.output());
         assertTrue(r.output().contains("job timed out after 3000 ms"), r.output());
         r.assertNoJvmLeft();
@@ -313,7 +327,8 @@ class JrmaRunTest {
         assertTrue(r.output().contains("the number of ranks is required"), r.output());
         ChildProcess r2 = ChildProcess.jrmarun("-n", "2", "--jvms", "3", FIX + "Hello");
         assertEquals(2, r2.exit(20), r2.output());
-        ChildProcess r3 = ChildProcess.jrmarun("-n", "2", FIX + "NoSuchClass"); // found missing before any JVM starts (MpirunHabitsTest)
+        // found missing before any JVM starts (MpirunHabitsTest)
+        ChildProcess r3 = ChildProcess.jrmarun("-n", "2", FIX + "NoSuchClass");
         assertEquals(2, r3.exit(30), r3.output());
         assertTrue(r3.output().contains("cannot find the main class " + FIX + "NoSuchClass"), r3.output());
     }
@@ -334,12 +349,14 @@ class JrmaRunTest {
     @Test
     @Timeout(90)
     void globalArrayExamplesRunUnderJrmarun() throws Exception {
-        ChildProcess jacobi = ChildProcess.jrmarun("-n", "4", "--jvms", "2", "io.jrma.ga.examples.Jacobi2D", "64", "64", "20");
+        ChildProcess jacobi = ChildProcess.jrmarun("-n", "4", "--jvms", "2",
+                "io.jrma.ga.examples.Jacobi2D", "64", "64", "20");
         assertEquals(0, jacobi.exit(60), jacobi.output());
         assertTrue(jacobi.output().contains("Jacobi 64x64, 4 ranks, 20 iterations"), jacobi.output());
         ChildProcess histo = ChildProcess.jrmarun("-n", "3", "io.jrma.ga.examples.Histogram", "30000", "16", "20");
         assertEquals(0, histo.exit(60), histo.output());
-        assertTrue(histo.output().contains("histogram of 30000 values in 16 bins on 3 ranks") && histo.output().contains("total 30000"),
+        assertTrue(histo.output().contains("histogram of 30000 values in 16 bins on 3 ranks")
+                && histo.output().contains("total 30000"),
                 histo.output());
     }
 

@@ -13,6 +13,7 @@ import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Comparator;
 import java.util.jar.Attributes;
 import java.util.jar.JarEntry;
 import java.util.jar.JarOutputStream;
@@ -43,7 +44,8 @@ class MpirunHabitsTest {
                 "    public static void main(String[] a) throws Exception {",
                 "        mpi.MPI.Init(a);",
                 "        int r = mpi.MPI.COMM_WORLD.getRank();",
-                "        String line = r == 0 ? new java.io.BufferedReader(new java.io.InputStreamReader(System.in)).readLine()",
+                "        String line = r == 0 ? new java.io.BufferedReader(new "
+                + "java.io.InputStreamReader(System.in)).readLine()",
                 "                : \"-\";",
                 "        System.out.println(\"rank \" + r + \" read: \" + line + \" args=\" + String.join(\",\", a)",
                 "                + \" prop=\" + System.getProperty(\"habits.prop\"));",
@@ -67,7 +69,7 @@ class MpirunHabitsTest {
     @AfterAll
     static void removeIt() throws IOException {
         try (var files = Files.walk(dir)) {
-            files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
         }
     }
 
@@ -100,7 +102,8 @@ class MpirunHabitsTest {
     @Test
     @Timeout(60)
     void javaDashJarRunsTheManifestsMainClass() throws Exception {
-        String[] r = jrmarun(Path.of("/"), "jar\n", "-np", "2", "java", "-jar", dir.resolve("echo.jar").toString(), "q");
+        String[] r = jrmarun(Path.of("/"), "jar\n", "-np", "2", "java", "-jar",
+                dir.resolve("echo.jar").toString(), "q");
         assertEquals("0", r[0], r[1]);
         assertTrue(r[1].contains("rank 0 read: jar args=q"), r[1]);
     }
