@@ -104,13 +104,15 @@ class RingRecordFuzzTest {
                     int len = rnd.nextInt(300);
                     random(buf, rnd, len);
                     if (len >= 4) {
-                        buf.putInt(0, rnd.nextBoolean() ? rnd.nextInt(PacketHeader.HEADER_LENGTH) : len + 1 + rnd.nextInt(999));
+                        buf.putInt(0, rnd.nextBoolean() ? rnd.nextInt(PacketHeader.HEADER_LENGTH)
+                                : len + 1 + rnd.nextInt(999));
                     }
                     rig.injectRecord(RingFileDescriptor.MSG_PACKETS, buf, 0, len);
                     lies++;
                 }
                 case 6 -> { // a first piece shorter than a packet header, or claiming an impossible length
-                    int len = rnd.nextBoolean() ? rnd.nextInt(PacketHeader.HEADER_LENGTH) : PacketHeader.HEADER_LENGTH + 16;
+                    int len = rnd.nextBoolean() ? rnd.nextInt(PacketHeader.HEADER_LENGTH)
+                    : PacketHeader.HEADER_LENGTH + 16;
                     random(buf, rnd, len);
                     if (len >= PacketHeader.HEADER_LENGTH) {
                         buf.putInt(0, rnd.nextBoolean() ? PacketHeader.MAX_PACKET_LENGTH + 1 + rnd.nextInt(1 << 20)
@@ -201,7 +203,8 @@ class RingRecordFuzzTest {
     /** Writes an honest packet from rank 0 to rank 1 of window {@link #WINDOW} (byte k is seq + k); its length. */
     static int packet(UnsafeBuffer buf, int at, int seq, int payload) {
         int len = PacketHeader.HEADER_LENGTH + payload;
-        PacketHeader.write(buf, at, len, PacketType.PUT, PacketType.F_CONTIG, WINDOW, 0, 1, seq, 0, 0, 0, 0, payload, 0);
+        PacketHeader.write(buf, at, len, PacketType.PUT, PacketType.F_CONTIG, WINDOW, 0, 1, seq, 0,
+                0, 0, 0, payload, 0);
         PatternPackets.fill(buf, at, seq, len);
         return len;
     }
