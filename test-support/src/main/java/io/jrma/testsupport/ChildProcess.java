@@ -25,8 +25,14 @@ import java.util.function.Predicate;
 public final class ChildProcess {
     /** How long {@link #exit} lets the reader take the last lines after the process ended. */
     private static final long LAST_LINES_MS = 200;
-    /** How long {@link #assertNoJvmLeft} gives the JVMs of a job that ended to go away. */
+    /** How long {@link #assertNoJvmLeft} waits at least after the job ended (its JVMs remove their files). */
     private static final long JVMS_GONE_MS = 300;
+    /**
+     * How long a killed process may still be seen (a zombie until its new parent reaps it, slow on a loaded
+     * machine) before {@link #assertNoProcessLeft} calls it left running.
+     */
+    private static final long REAPED_MS = 10_000;
+    private static final long REAPED_POLL_MS = 50;
     /** How often {@link #awaitLine} looks again when no line arrives. */
     private static final long LINE_POLL_MS = 100;
 
@@ -164,6 +170,10 @@ public final class ChildProcess {
     /** Asserts that no process the child started is still running. */
     public void assertNoProcessLeft() throws InterruptedException {
         Thread.sleep(JVMS_GONE_MS);
+        long until = System.nanoTime() + REAPED_MS * 1_000_000L;
+        while (seen.stream().anyMatch(ProcessHandle::isAlive) && System.nanoTime() < until) {
+            Thread.sleep(REAPED_POLL_MS);
+        }
         for (ProcessHandle h : seen) {
             assertFalse(h.isAlive(), "process " + h.pid() + " of the job is still running");
         }
