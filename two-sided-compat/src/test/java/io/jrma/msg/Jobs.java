@@ -20,7 +20,7 @@ import org.junit.jupiter.params.provider.Arguments;
 final class Jobs {
     /** JVMs the jobs spread over ({@code -Djrma.jvms=2}: the multi-JVM run of the suite). */
     static final int JVMS = JobMatrix.JVMS;
-    /** Across JVMs only {@code auto}: the packet path is the same there. */
+    /** The paths the jobs run on: auto and packet, only auto when the ranks spread over JVMs. */
     static final String[] PATHS = JVMS > 1 ? new String[] {"auto"} : new String[] {"auto", "packet"};
 
     /** Job timeout; every test method has a larger JUnit {@code @Timeout}. */
