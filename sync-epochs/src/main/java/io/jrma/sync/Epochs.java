@@ -8,9 +8,6 @@ import io.jrma.Win;
 import io.jrma.WinCounters.Counter;
 import io.jrma.core.mem.IntSlots;
 import io.jrma.core.wire.PacketType;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
-import java.util.Arrays;
 import java.util.function.BooleanSupplier;
 
 /**
@@ -62,7 +59,7 @@ final class Epochs {
      * only when issuing operations, which MPI orders after the epoch's opening by the program's own
      * synchronization, so the StoreLoad fence of a volatile store (a locked instruction on x86) buys nothing there.
      */
-    private static final VarHandle ACCESS;
+    private static final java.lang.invoke.VarHandle ACCESS;
 
     static {
         if (Access.NONE.ordinal() != A_NONE || Access.FENCE.ordinal() != A_FENCE || Access.PSCW.ordinal() != A_PSCW
@@ -70,7 +67,7 @@ final class Epochs {
             throw new ExceptionInInitializerError("Access ordinals out of step with their int constants");
         }
         try {
-            ACCESS = MethodHandles.lookup().findVarHandle(Epochs.class, "accessState", int.class);
+            ACCESS = java.lang.invoke.MethodHandles.lookup().findVarHandle(Epochs.class, "accessState", int.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -260,7 +257,7 @@ final class Epochs {
         int held = lockHeld.get(t);
         if (held == 0) {
             if (!fenced) {
-                VarHandle.fullFence();
+                java.lang.invoke.VarHandle.fullFence();
             }
             return;
         }
@@ -310,7 +307,7 @@ final class Epochs {
             }
         }
         if (k > 0) {
-            w.packets.flush(Arrays.copyOf(due, k), remote);
+            w.packets.flush(java.util.Arrays.copyOf(due, k), remote);
         }
     }
 
@@ -360,12 +357,10 @@ final class Epochs {
             Access acc = access();
             Exposure exp = exposure();
             if (!(acc == Access.NONE || acc == Access.FENCE) || !(exp == Exposure.NONE || exp == Exposure.FENCE)) {
-                throw w.fail(ErrorClass.ERR_RMA_SYNC,
-                        "fence inside another epoch (" + state() + "; expected none or fence)");
+                throw w.fail(ErrorClass.ERR_RMA_SYNC, "fence inside another epoch (" + state() + "; expected none or fence)");
             }
             if ((assertion & Win.MODE_NOPRECEDE) != 0 && opsSinceFence) {
-                throw w.fail(ErrorClass.ERR_RMA_SYNC,
-                        "fence asserted MODE_NOPRECEDE but operations were issued since the last fence");
+                throw w.fail(ErrorClass.ERR_RMA_SYNC, "fence asserted MODE_NOPRECEDE but operations were issued since the last fence");
             }
             int e = fenceEpoch++;
             if (w.rdma != null) { // the RDMA lane's puts are in place at their targets before the FENCE signals
@@ -404,8 +399,7 @@ final class Epochs {
         lock.lock();
         try {
             if (!accessFree()) {
-                throw w.fail(ErrorClass.ERR_RMA_SYNC,
-                        "start inside another access epoch (" + state() + "; expected none)");
+                throw w.fail(ErrorClass.ERR_RMA_SYNC, "start inside another access epoch (" + state() + "; expected none)");
             }
             int[] ranks = toWindowRanks(g, "start");
             boolean noCheck = (assertion & Win.MODE_NOCHECK) != 0;
@@ -461,8 +455,7 @@ final class Epochs {
         try {
             Exposure e = exposure();
             if (!(e == Exposure.NONE || (e == Exposure.FENCE && !opsSinceFence))) {
-                throw w.fail(ErrorClass.ERR_RMA_SYNC,
-                        "post inside another exposure epoch (" + state() + "; expected none)");
+                throw w.fail(ErrorClass.ERR_RMA_SYNC, "post inside another exposure epoch (" + state() + "; expected none)");
             }
             int[] ranks = toWindowRanks(g, "post");
             if (e == Exposure.FENCE && accessState == A_FENCE) {
@@ -470,7 +463,7 @@ final class Epochs {
             }
             postRanks = ranks;
             setExposure(Exposure.POST);
-            VarHandle.fullFence();
+            java.lang.invoke.VarHandle.fullFence();
             if ((assertion & Win.MODE_NOCHECK) == 0) {
                 for (int o : ranks) {
                     signal(o, PacketType.POST, 0);
@@ -583,8 +576,7 @@ final class Epochs {
         try {
             if (accessState != A_LOCK) {
                 if (!accessFree()) {
-                    throw w.fail(ErrorClass.ERR_RMA_SYNC,
-                            "lock inside another access epoch (" + state() + "; expected none or lock)");
+                    throw w.fail(ErrorClass.ERR_RMA_SYNC, "lock inside another access epoch (" + state() + "; expected none or lock)");
                 }
                 opsSinceFence = false;
                 ACCESS.setRelease(this, A_LOCK);
@@ -622,8 +614,7 @@ final class Epochs {
         }
         // no epoch mutex (see lock): the target's mode word says whether this rank holds it; access stays "sticky"
         if (accessState != A_LOCK || lockMode.get(t) <= 0) {
-            throw w.fail(ErrorClass.ERR_RMA_SYNC,
-                    "unlock of rank " + t + " which this rank has not locked (" + state() + ")");
+            throw w.fail(ErrorClass.ERR_RMA_SYNC, "unlock of rank " + t + " which this rank has not locked (" + state() + ")");
         }
         if (w.peers[t].direct) {
             if (w.mixedPeers) {
@@ -649,8 +640,7 @@ final class Epochs {
         lock.lock();
         try {
             if (!accessFree()) {
-                throw w.fail(ErrorClass.ERR_RMA_SYNC,
-                        "lock_all inside another access epoch (" + state() + "; expected none)");
+                throw w.fail(ErrorClass.ERR_RMA_SYNC, "lock_all inside another access epoch (" + state() + "; expected none)");
             }
             boolean noCheck = (assertion & Win.MODE_NOCHECK) != 0;
             lockAllNoCheck = noCheck;
@@ -691,7 +681,7 @@ final class Epochs {
             if (w.mixedPeers) {
                 settleAll(true);
             }
-            VarHandle.fullFence();
+            java.lang.invoke.VarHandle.fullFence();
             int packetPeers = 0;
             for (int t = 0; t < n; t++) {
                 if (w.peers[t].direct) {
@@ -724,8 +714,7 @@ final class Epochs {
         if (a == A_LOCK_ALL || (a == A_LOCK && lockMode.get(t) > 0)) {
             return;
         }
-        throw w.fail(ErrorClass.ERR_RMA_SYNC,
-                call + " of rank " + t + " outside a passive-target epoch to it (" + state() + ")");
+        throw w.fail(ErrorClass.ERR_RMA_SYNC, call + " of rank " + t + " outside a passive-target epoch to it (" + state() + ")");
     }
 
     private void checkPassiveAny(String call) {
@@ -744,7 +733,7 @@ final class Epochs {
             if (w.mixedPeers) {
                 settle(true, t);
             }
-            VarHandle.fullFence(); // direct operations are complete when issued
+            java.lang.invoke.VarHandle.fullFence(); // direct operations are complete when issued
         } else {
             if (w.rdma != null) {
                 w.rdma.flush(t);
@@ -759,7 +748,7 @@ final class Epochs {
         if (w.mixedPeers) {
             settleAll(true);
         }
-        VarHandle.fullFence();
+        java.lang.invoke.VarHandle.fullFence();
         if (w.rdma != null) {
             w.rdma.flushAll();
         }
@@ -802,7 +791,7 @@ final class Epochs {
                 out[k++] = t;
             }
         }
-        return Arrays.copyOf(out, k);
+        return java.util.Arrays.copyOf(out, k);
     }
 
     void checkFreeable() {

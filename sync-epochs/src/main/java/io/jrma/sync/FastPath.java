@@ -9,8 +9,6 @@ import io.jrma.core.dt.BasicType;
 import io.jrma.core.mem.BulkCopy;
 import io.jrma.core.mem.Memory;
 import io.jrma.core.op.AccumulateKernel;
-import io.jrma.core.op.ElementLocks;
-import io.jrma.core.op.OpCode;
 import io.jrma.core.os.CrossMemory;
 import java.nio.ByteBuffer;
 import org.agrona.BufferUtil;
@@ -140,7 +138,7 @@ final class FastPath {
      * The element locks guarding the target's bytes at {@code disp}: the target's table; for a dynamic window's
      * rank in another JVM, the table keyed by that rank's addresses (regions are mapped at other addresses here).
      */
-    private ElementLocks locks(int t, long disp) {
+    private io.jrma.core.op.ElementLocks locks(int t, long disp) {
         Peer p = w.peers[t];
         RemoteRegions r = p.regions;
         if (r != null) {
@@ -251,8 +249,7 @@ final class FastPath {
         }
         RemoteRegions r = w.peers[t].regions;
         int pid = w.ops.crossMemoryBegin(r, t, bytes);
-        if (pid <= 0 || !w.ops.crossMemoryEnd(CrossMemory.transfer(put, pid, offset(origin), at, bytes),
-                r, t, put, bytes)) {
+        if (pid <= 0 || !w.ops.crossMemoryEnd(CrossMemory.transfer(put, pid, offset(origin), at, bytes), r, t, put, bytes)) {
             return false;
         }
         w.counters.bump(put ? Counter.PUTS : Counter.GETS);
@@ -260,14 +257,14 @@ final class FastPath {
     }
 
     /**
-     * An accumulate, get_accumulate, fetch_and_op, compare_and_swap, small put or small get on bytes private to the JVM
-     * of rank {@code t} ({@link #privateTarget}: a dynamic or create window), through the target's request slot
+     * An accumulate, get_accumulate, fetch_and_op, compare_and_swap, small put or small get on bytes private to the JVM of
+     * rank {@code t} ({@link #privateTarget}: a dynamic or create window), through the target's request slot
      * ({@link OpSlots}) under the general path's rules ({@link Operations}: nothing queued or unacknowledged,
      * latency-bound). True when it was applied, and the operation counted (with its bytes for puts and the accumulate
      * kinds); false when any of that does not hold or the target refused: the general path then decides, and reports
      * any error.
      */
-    private boolean slot(int kind, OpCode op, BasicType e, int t, long disp, long size, Object ob, long oo,
+    private boolean slot(int kind, io.jrma.core.op.OpCode op, BasicType e, int t, long disp, long size, Object ob, long oo,
             Object cb, long co, Object rb, long ro) {
         OpSlots s = w.slots;
         long at;
@@ -284,8 +281,7 @@ final class FastPath {
         w.epochs.notePackets(t); // complete already; but the next flush must count it (PacketOrigin.bypass)
         w.counters.bump(OpArgs.counter(kind));
         if (kind != OpArgs.FOP && kind != OpArgs.CAS) {
-            w.counters.bumpBy(kind == OpArgs.GET || kind == OpArgs.GET_ACC ? Counter.BYTES_GOT
-                    : Counter.BYTES_PUT, size);
+            w.counters.bumpBy(kind == OpArgs.GET || kind == OpArgs.GET_ACC ? Counter.BYTES_GOT : Counter.BYTES_PUT, size);
         }
         return true;
     }
@@ -459,8 +455,7 @@ final class FastPath {
         }
         w.epochs.checkAccess(t, "compare_and_swap");
         w.epochs.ensureDirectLock(t);
-        AccumulateKernel.compareAndSwap(type.elementType(), cb, offset(compare), ob, offset(origin), null, addr, rb,
-                offset(result), locks(t, disp));
+        AccumulateKernel.compareAndSwap(type.elementType(), cb, offset(compare), ob, offset(origin), null, addr, rb, offset(result), locks(t, disp));
         w.counters.bump(Counter.COMPARE_AND_SWAPS);
         w.counters.bump(Counter.DIRECT_OPS);
         return true;

@@ -2,14 +2,11 @@ package io.jrma.sync;
 
 
 import io.jrma.ErrorClass;
-import io.jrma.RmaException;
-import io.jrma.WinCounters;
 import io.jrma.core.dt.BasicType;
 import io.jrma.core.mem.Memory;
 import io.jrma.core.op.AccumulateKernel;
 import io.jrma.core.op.OpCode;
 import io.jrma.spi.Transport;
-import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -132,7 +129,7 @@ final class OpSlots {
         this.cold = new int[peer.length];
         this.coldNext = new int[peer.length];
         this.bell = peer.length > SCAN_MAX;
-        Arrays.fill(coldNext, COLD_CALLS);
+        java.util.Arrays.fill(coldNext, COLD_CALLS);
     }
 
     /** The largest operation of {@code kind} a slot carries. */
@@ -367,35 +364,32 @@ final class OpSlots {
                     if (op == null || !AccumulateKernel.isValid(op, elem)) {
                         return ErrorClass.ERR_OP.code();
                     }
-                    AccumulateKernel.accumulate(op, elem, null, slot + ORIGIN, null, address, count,
-                            w.target.elementLocks);
+                    AccumulateKernel.accumulate(op, elem, null, slot + ORIGIN, null, address, count, w.target.elementLocks);
                     break;
                 case OpArgs.GET_ACC:
                 case OpArgs.FOP:
                     if (op == null || !AccumulateKernel.isValid(op, elem)) {
                         return ErrorClass.ERR_OP.code();
                     }
-                    AccumulateKernel.getAccumulate(op, elem, null, slot + ORIGIN, null, address, null,
-                            slot + RESULT, count,
+                    AccumulateKernel.getAccumulate(op, elem, null, slot + ORIGIN, null, address, null, slot + RESULT, count,
                             w.target.elementLocks);
                     break;
                 case OpArgs.CAS:
                     if (count != 1) {
                         return ErrorClass.ERR_COUNT.code();
                     }
-                    AccumulateKernel.compareAndSwap(elem, null, slot + COMPARE, null, slot + ORIGIN,
-                            null, address, null,
+                    AccumulateKernel.compareAndSwap(elem, null, slot + COMPARE, null, slot + ORIGIN, null, address, null,
                             slot + RESULT, w.target.elementLocks);
                     break;
                 default:
                     return ErrorClass.ERR_ARG.code();
             }
-        } catch (RmaException e) {
+        } catch (io.jrma.RmaException e) {
             return e.errorClass().code();
         } catch (RuntimeException e) {
             return ErrorClass.ERR_INTERN.code();
         }
-        w.counters.increment(WinCounters.Counter.SLOT_OPS_APPLIED);
+        w.counters.increment(io.jrma.WinCounters.Counter.SLOT_OPS_APPLIED);
         return 0;
     }
 }

@@ -6,16 +6,12 @@ import io.jrma.ErrorClass;
 import io.jrma.Flavor;
 import io.jrma.Op;
 import io.jrma.RmaException;
-import io.jrma.Win;
 import io.jrma.WinCounters.Counter;
 import io.jrma.core.dt.TypeLayout;
 import io.jrma.core.mem.Memory;
 import io.jrma.core.op.AccumulateKernel;
-import io.jrma.core.op.ElementLocks;
 import io.jrma.core.op.OpCode;
 import io.jrma.core.os.CrossMemory;
-import java.nio.ByteBuffer;
-import org.agrona.BufferUtil;
 
 /**
  * The general path of every communication call of a window: checks arguments (rank, counts, datatypes and
@@ -37,16 +33,14 @@ final class Operations {
                            Object compare, int t, long disp, long tc, Datatype tt, Op op) {
         w.checkLive();
         String what = OpArgs.kindName(kind);
-        if (t == Win.PROC_NULL) {
+        if (t == io.jrma.Win.PROC_NULL) {
             return null;
         }
         if (t < 0 || t >= w.groupSize) {
-            throw w.fail(ErrorClass.ERR_RANK,
-                    what + ": target rank " + t + " is not in the window's group of size " + w.groupSize);
+            throw w.fail(ErrorClass.ERR_RANK, what + ": target rank " + t + " is not in the window's group of size " + w.groupSize);
         }
         if (oc < 0 || tc < 0 || rc < 0) {
-            throw w.fail(ErrorClass.ERR_COUNT,
-                    what + ": negative count (origin " + oc + ", target " + tc + ", result " + rc + ")");
+            throw w.fail(ErrorClass.ERR_COUNT, what + ": negative count (origin " + oc + ", target " + tc + ", result " + rc + ")");
         }
         requireType(ot, "origin", what);
         requireType(tt, "target", what);
@@ -72,14 +66,12 @@ final class Operations {
         }
         if (kind == OpArgs.PUT || kind == OpArgs.GET) {
             if (!a.originLayout.signatureMatches(oc, a.targetLayout, tc)) {
-                throw w.fail(ErrorClass.ERR_TYPE,
-                        what + ": origin " + oc + " x " + ot + " does not match target " + tc + " x " + tt);
+                throw w.fail(ErrorClass.ERR_TYPE, what + ": origin " + oc + " x " + ot + " does not match target " + tc + " x " + tt);
             }
         } else {
             a.elem = tt.elementType();
             if (a.elem == null) {
-                throw w.fail(ErrorClass.ERR_TYPE,
-                        what + ": target datatype " + tt + " must consist of one predefined type");
+                throw w.fail(ErrorClass.ERR_TYPE, what + ": target datatype " + tt + " must consist of one predefined type");
             }
             if (accFamily) {
                 if (!AccumulateKernel.isValid(a.op, a.elem)) {
@@ -87,18 +79,15 @@ final class Operations {
                 }
             }
             boolean usesOrigin = a.op != OpCode.NO_OP;
-            if (usesOrigin && (ot.elementType() != a.elem
-                    || !a.originLayout.signatureMatches(oc, a.targetLayout, tc))) {
-                throw w.fail(ErrorClass.ERR_TYPE,
-                        what + ": origin " + oc + " x " + ot + " does not match target " + tc + " x " + tt);
+            if (usesOrigin && (ot.elementType() != a.elem || !a.originLayout.signatureMatches(oc, a.targetLayout, tc))) {
+                throw w.fail(ErrorClass.ERR_TYPE, what + ": origin " + oc + " x " + ot + " does not match target " + tc + " x " + tt);
             }
             if (kind != OpArgs.ACC) {
                 requireType(rt, "result", what);
                 a.resultCount = rc;
                 a.resultLayout = rt.layout();
                 if (rt.elementType() != a.elem || !a.resultLayout.signatureMatches(rc, a.targetLayout, tc)) {
-                    throw w.fail(ErrorClass.ERR_TYPE,
-                            what + ": result " + rc + " x " + rt + " does not match target " + tc + " x " + tt);
+                    throw w.fail(ErrorClass.ERR_TYPE, what + ": result " + rc + " x " + rt + " does not match target " + tc + " x " + tt);
                 }
                 a.result = buffer(result, rc, a.resultLayout, "result", what);
             }
@@ -121,8 +110,7 @@ final class Operations {
             try {
                 off = Math.multiplyExact(disp, (long) p.dispUnit);
             } catch (ArithmeticException e) {
-                throw w.fail(ErrorClass.ERR_DISP,
-                        what + ": displacement " + disp + " x disp_unit " + p.dispUnit + " overflows");
+                throw w.fail(ErrorClass.ERR_DISP, what + ": displacement " + disp + " x disp_unit " + p.dispUnit + " overflows");
             }
             a.targetOffset = off;
             if (a.bytes > 0) {
@@ -182,7 +170,7 @@ final class Operations {
         }
         w.epochs.ensureDirectLock(a.target);
         long addr;
-        ElementLocks locks = p.target.elementLocks;
+        io.jrma.core.op.ElementLocks locks = p.target.elementLocks;
         if (p.regions != null) {
             // a dynamic window's rank in another JVM of the host: direct where the region is shared memory (a create
             // window's rank there whose memory is private to its JVM: one private region, at its own addresses)
@@ -194,10 +182,8 @@ final class Operations {
                 long hi = at + a.targetLayout.dataHigh(a.targetCount);
                 int i = s.find(lo, hi);
                 if (i == RemoteRegions.NONE && !s.overflow) {
-                    throw w.fail(ErrorClass.ERR_RMA_RANGE,
-                            OpArgs.kindName(a.kind) + " to rank " + a.target + ": bytes [0x"
-                            + Long.toHexString(lo) + ", 0x" + Long.toHexString(hi)
-                            + ") are not attached there (attached: "
+                    throw w.fail(ErrorClass.ERR_RMA_RANGE, OpArgs.kindName(a.kind) + " to rank " + a.target + ": bytes [0x"
+                            + Long.toHexString(lo) + ", 0x" + Long.toHexString(hi) + ") are not attached there (attached: "
                             + s.describe() + ")");
                 }
                 addr = i == RemoteRegions.NONE ? -1 : s.address(i, at);
@@ -225,10 +211,8 @@ final class Operations {
                 long lo = addr + a.targetLayout.dataLow(a.targetCount);
                 long hi = addr + a.targetLayout.dataHigh(a.targetCount);
                 if (!p.local.regions.contains(lo, hi)) {
-                    throw w.fail(ErrorClass.ERR_RMA_RANGE,
-                            OpArgs.kindName(a.kind) + " to rank " + a.target + ": bytes [0x"
-                            + Long.toHexString(lo) + ", 0x" + Long.toHexString(hi)
-                            + ") are not attached there (attached: "
+                    throw w.fail(ErrorClass.ERR_RMA_RANGE, OpArgs.kindName(a.kind) + " to rank " + a.target + ": bytes [0x"
+                            + Long.toHexString(lo) + ", 0x" + Long.toHexString(hi) + ") are not attached there (attached: "
                             + p.local.regions.describe() + ")");
                 }
             }
@@ -274,7 +258,7 @@ final class Operations {
 
     /** Bytes staged at a time for a put or get by cross memory attach from or to a heap array. */
     private static final int STAGE = 256 << 10;
-    private static final ThreadLocal<ByteBuffer> STAGING = new ThreadLocal<>();
+    private static final ThreadLocal<java.nio.ByteBuffer> STAGING = new ThreadLocal<>();
 
     /**
      * A put or get on the target's private bytes [lo, hi) (its own addresses, in a region it attached) by cross
@@ -385,13 +369,13 @@ final class Operations {
      * operations keep a small one; freed with the thread's last reference to it).
      */
     private static long staging(long bytes) {
-        ByteBuffer b = STAGING.get();
+        java.nio.ByteBuffer b = STAGING.get();
         long need = Math.min(STAGE, bytes);
         if (b == null || b.capacity() < need) {
-            b = ByteBuffer.allocateDirect((int) Math.max(need, b == null ? 256 : Math.min(STAGE, 2L * b.capacity())));
+            b = java.nio.ByteBuffer.allocateDirect((int) Math.max(need, b == null ? 256 : Math.min(STAGE, 2L * b.capacity())));
             STAGING.set(b);
         }
-        return BufferUtil.address(b);
+        return org.agrona.BufferUtil.address(b);
     }
 
     private Buffers.Ref resolve(Object buf, String role, String what) {

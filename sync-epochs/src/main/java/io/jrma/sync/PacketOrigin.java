@@ -16,20 +16,14 @@ import io.jrma.RmaException;
 import io.jrma.WinCounters.Counter;
 import io.jrma.core.dt.TypeLayout;
 import io.jrma.core.mem.Memory;
-import io.jrma.core.op.OpCode;
 import io.jrma.core.wire.Batch;
 import io.jrma.core.wire.PacketHeader;
 import io.jrma.core.wire.PacketType;
 import io.jrma.core.wire.RingAck;
-import io.jrma.spi.Transport;
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
-import java.util.Iterator;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.BooleanSupplier;
-import org.agrona.DirectBuffer;
 import org.agrona.ExpandableDirectByteBuffer;
 import org.agrona.MutableDirectBuffer;
 
@@ -211,9 +205,7 @@ final class PacketOrigin {
 
     void issue(OpArgs a, CompletionRequest r) {
         if (a.bytes > MAX_BYTES) {
-            throw w.fail(ErrorClass.ERR_COUNT,
-                    OpArgs.kindName(a.kind) + " of " + a.bytes
-                    + " bytes exceeds the packet path's limit of 1 GiB per operation");
+            throw w.fail(ErrorClass.ERR_COUNT, OpArgs.kindName(a.kind) + " of " + a.bytes + " bytes exceeds the packet path's limit of 1 GiB per operation");
         }
         TargetQueue q = queues[a.target];
         boolean data = a.kind != OpArgs.PUT && a.kind != OpArgs.ACC;
@@ -226,10 +218,8 @@ final class PacketOrigin {
                     seq = nextSeq.getAndIncrement();
                 }
                 PendingOp p = a.kind == OpArgs.GET
-                        ? new PendingOp(a.kind, a.target, a.origin.base, a.origin.offset,
-                        a.originCount, a.originLayout, r)
-                        : new PendingOp(a.kind, a.target, a.result.base, a.result.offset,
-                        a.resultCount, a.resultLayout, r);
+                        ? new PendingOp(a.kind, a.target, a.origin.base, a.origin.offset, a.originCount, a.originLayout, r)
+                        : new PendingOp(a.kind, a.target, a.result.base, a.result.offset, a.resultCount, a.resultLayout, r);
                 if (a.kind == OpArgs.GET) {
                     p.into = largeDirect(q, a);
                 }
@@ -240,7 +230,7 @@ final class PacketOrigin {
             }
             int index = q.open().count();
             // a request-based put copies: its request completes at issue, when the buffer is the user's again
-            ByteBuffer ext = r == null && a.kind == OpArgs.PUT ? largeDirect(q, a) : null;
+            java.nio.ByteBuffer ext = r == null && a.kind == OpArgs.PUT ? largeDirect(q, a) : null;
             encode(q, a, seq, ext);
             if (a.kind == OpArgs.GET) {
                 q.getIndex = index;
@@ -298,8 +288,8 @@ final class PacketOrigin {
      * local completion points wait until the batch is consumed ({@link TargetQueue#external}). A get's view is
      * where its reply may be read to ({@link PendingOp#into}).
      */
-    private ByteBuffer largeDirect(TargetQueue q, OpArgs a) {
-        ByteBuffer bb = a.origin.direct;
+    private java.nio.ByteBuffer largeDirect(TargetQueue q, OpArgs a) {
+        java.nio.ByteBuffer bb = a.origin.direct;
         if (bb == null || a.bytes < PacketTarget.EXTERNAL_MIN || !a.originLayout.isContiguous()
                 || !w.job.transportFor(q.dst()).carriesExternal()) {
             return null;
@@ -311,7 +301,7 @@ final class PacketOrigin {
         return bb.duplicate().clear().limit((int) (from + a.bytes)).position((int) from);
     }
 
-    private void encode(TargetQueue q, OpArgs a, int seq, ByteBuffer ext) {
+    private void encode(TargetQueue q, OpArgs a, int seq, java.nio.ByteBuffer ext) {
         Batch b = q.open();
         MutableDirectBuffer buf = b.buffer();
         int at = q.writePos;
@@ -321,7 +311,7 @@ final class PacketOrigin {
         switch (a.kind) {
             case OpArgs.GET: payload = 0; break;
             case OpArgs.CAS: payload = 2L * a.elem.size(); break;
-            case OpArgs.GET_ACC: case OpArgs.FOP: payload = a.op == OpCode.NO_OP ? 0 : a.bytes; break;
+            case OpArgs.GET_ACC: case OpArgs.FOP: payload = a.op == io.jrma.core.op.OpCode.NO_OP ? 0 : a.bytes; break;
             default: payload = a.bytes; break;
         }
         int length = Math.toIntExact(PacketHeader.HEADER_LENGTH + layoutLen + payload);
@@ -356,8 +346,7 @@ final class PacketOrigin {
             w.counters.increment(Counter.PAYLOADS_IN_PLACE);
             return;
         } else if (payload > 0) {
-            TypeLayout.copy(a.origin.base, a.origin.offset, a.originCount, a.originLayout, null, p, payload,
-                    Datatype.BYTE.layout());
+            TypeLayout.copy(a.origin.base, a.origin.offset, a.originCount, a.originLayout, null, p, payload, Datatype.BYTE.layout());
         }
         b.add(at);
         q.writePos = at + length;
@@ -388,7 +377,7 @@ final class PacketOrigin {
                 && PacketType.hasDataReply(PacketHeader.type(b.buffer(), b.offsetAt(b.count() - 1)))) {
             appendControl(q, PacketType.SYNC, 0); // jrma.acks=always: the ack comes in a reply of its own
         }
-        Transport transport = w.job.transportFor(b.dstRank()); // looked up once per batch
+        io.jrma.spi.Transport transport = w.job.transportFor(b.dstRank()); // looked up once per batch
         MutableDirectBuffer buf = b.buffer();
         if (q.lockFlags != 0) {
             int first = b.offsetAt(0);
@@ -715,7 +704,7 @@ final class PacketOrigin {
         await(() -> q.acknowledged(want));
     }
 
-    private void await(BooleanSupplier done) {
+    private void await(java.util.function.BooleanSupplier done) {
         w.awaitReplies(done);
     }
 
@@ -766,7 +755,7 @@ final class PacketOrigin {
     // ------------------------------------------------------------------ replies (progress agent)
 
     /** Handles one reply packet from window rank {@code from}. Agent thread only. */
-    void onReply(MutableDirectBuffer buf, int at, int from, ByteBuffer placed) {
+    void onReply(MutableDirectBuffer buf, int at, int from, java.nio.ByteBuffer placed) {
         w.counters.increment(Counter.REPLIES_RECEIVED);
         TargetQueue q = queues[from];
         int type = PacketHeader.type(buf, at);
@@ -793,7 +782,7 @@ final class PacketOrigin {
             }
             if (seq == -1) {
                 q.acked = (int) q.sent; // the rest of the batch was dropped: nothing more will be acked
-                for (Iterator<PendingOp> it = pending.values().iterator(); it.hasNext();) {
+                for (java.util.Iterator<PendingOp> it = pending.values().iterator(); it.hasNext();) {
                     PendingOp o = it.next();
                     if (o.target == from) {
                         it.remove();
@@ -810,8 +799,7 @@ final class PacketOrigin {
             boolean wrongPlace = placed != null && (p == null || !samePlace(placed, p.into, payloadLen));
             if (p != null && (payloadLen != expected || wrongPlace)) {
                 finishPending(q, p);
-                RmaException e = new RmaException(ErrorClass.ERR_INTERN,
-                        "window " + w.name() + ": reply from rank " + from
+                RmaException e = new RmaException(ErrorClass.ERR_INTERN, "window " + w.name() + ": reply from rank " + from
                         + " carries " + payloadLen + " bytes for an operation expecting " + expected
                         + (wrongPlace ? ", placed at the wrong origin bytes" : ""));
                 if (p.request != null) {
@@ -823,8 +811,7 @@ final class PacketOrigin {
                     if (p.kind == OpArgs.CAS || p.kind == OpArgs.FOP) {
                         Memory.copy(null, payloadAddr, p.base, p.offset, payloadLen);
                     } else {
-                        TypeLayout.copy(null, payloadAddr, payloadLen, Datatype.BYTE.layout(), p.base,
-                                p.offset, p.count, p.layout);
+                        TypeLayout.copy(null, payloadAddr, payloadLen, Datatype.BYTE.layout(), p.base, p.offset, p.count, p.layout);
                     }
                 }
                 finishPending(q, p);
@@ -849,7 +836,7 @@ final class PacketOrigin {
      * it ({@link PendingOp#into}) and the reply carries exactly its bytes; else null (the reply takes the ordinary
      * way and is checked there). Agent thread only, like {@link #onReply}, which completes the get.
      */
-    ByteBuffer replyPlacement(DirectBuffer buf, int at, int from) {
+    java.nio.ByteBuffer replyPlacement(org.agrona.DirectBuffer buf, int at, int from) {
         PendingOp p = pending.get(PacketHeader.seq(buf, at));
         if (p == null || p.into == null || p.kind != OpArgs.GET || p.target != from
                 || (long) PacketHeader.length(buf, at) - PacketHeader.HEADER_LENGTH != p.into.remaining()) {
@@ -860,7 +847,7 @@ final class PacketOrigin {
     }
 
     /** Whether {@code placed} is the whole of {@code into} ({@code length} bytes). */
-    private static boolean samePlace(ByteBuffer placed, ByteBuffer into, int length) {
+    private static boolean samePlace(java.nio.ByteBuffer placed, java.nio.ByteBuffer into, int length) {
         return into != null && placed.remaining() == length && into.remaining() == length
                 && Buffers.address(placed) + placed.position() == Buffers.address(into) + into.position();
     }

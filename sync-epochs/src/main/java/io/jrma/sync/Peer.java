@@ -1,7 +1,5 @@
 package io.jrma.sync;
 
-import java.io.Serializable;
-
 /**
  * What one rank of a window knows about another, exchanged once at creation: its size and displacement
  * unit (for origin-side range checks), its base address (in this process: a peer in another JVM of the host
@@ -15,7 +13,7 @@ final class Peer {
     /** What every rank contributes at creation: plain values, so it can travel between JVMs. */
     record Info(int rank, int worldRank, long size, int dispUnit, long base, String host, String segment,
                 long segmentSize, long memoryOffset, String stateSegment, long stateSegmentSize, long stateOffset,
-                byte[] rdmaKey) implements Serializable {
+                byte[] rdmaKey) implements java.io.Serializable {
     }
 
     final int rank;
@@ -34,8 +32,7 @@ final class Peer {
      */
     final RemoteRegions regions;
 
-    Peer(int rank, int worldRank, long size, int dispUnit, long base, boolean direct,
-            WindowImpl local, TargetState target,
+    Peer(int rank, int worldRank, long size, int dispUnit, long base, boolean direct, WindowImpl local, TargetState target,
          RemoteRegions regions) {
         this.rank = rank;
         this.worldRank = worldRank;

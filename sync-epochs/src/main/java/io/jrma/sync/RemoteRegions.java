@@ -6,7 +6,6 @@ import io.jrma.core.mem.Memory;
 import io.jrma.core.op.ElementLocks;
 import io.jrma.core.os.CrossMemory;
 import io.jrma.shm.ShmSegment;
-import java.util.Arrays;
 
 /**
  * An origin's view of the regions a rank of another JVM of the host attached to a dynamic window (or the one
@@ -81,8 +80,7 @@ final class RemoteRegions {
             long scratch = Memory.allocate(8);
             try {
                 Memory.putLongPlain(scratch, 0);
-                if (CrossMemory.read((int) owner[0], owner[1], scratch, 8)
-                        && Memory.getLongPlain(scratch) == owner[2]) {
+                if (CrossMemory.read((int) owner[0], owner[1], scratch, 8) && Memory.getLongPlain(scratch) == owner[2]) {
                     result = (int) owner[0];
                 }
             } finally {
@@ -150,7 +148,7 @@ final class RemoteRegions {
 
         /** The region holding the owner's bytes [lo, hi), or {@link #NONE}. */
         int find(long lo, long hi) {
-            int i = Arrays.binarySearch(starts, lo);
+            int i = java.util.Arrays.binarySearch(starts, lo);
             if (i < 0) {
                 i = -i - 2;
             }

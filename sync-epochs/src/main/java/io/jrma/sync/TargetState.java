@@ -3,9 +3,8 @@ package io.jrma.sync;
 
 import io.jrma.core.mem.Memory;
 import io.jrma.core.op.ElementLocks;
-import io.jrma.core.os.Futex;
 import io.jrma.core.runtime.Sleeper;
-import java.util.concurrent.locks.LockSupport;
+import io.jrma.core.os.Futex;
 
 /**
  * The synchronization state of one rank's window as a target, written by origins (directly on the direct
@@ -131,7 +130,7 @@ final class TargetState implements Sleeper {
             if (Futex.available()) {
                 Futex.await(base + SEQ, seen, timeoutNs);
             } else {
-                LockSupport.parkNanos(timeoutNs);
+                java.util.concurrent.locks.LockSupport.parkNanos(timeoutNs);
             }
         } finally {
             Memory.getAndAddInt(null, base + SLEEPERS, -1);

@@ -17,17 +17,8 @@ import io.jrma.WinCounters;
 import io.jrma.WinCounters.Counter;
 import io.jrma.core.runtime.CommCore;
 import io.jrma.core.runtime.Job;
-import io.jrma.core.runtime.Sleeper;
-import io.jrma.shm.ShmSegment;
 import io.jrma.spi.RemoteMemory;
-import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
-import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.List;
-import java.util.Map;
-import java.util.function.BooleanSupplier;
 import net.openhft.chronicle.bytes.BytesStore;
 
 /**
@@ -62,7 +53,7 @@ final class WindowImpl implements Win {
     Peer[] peers;
     SharedMemory[] shared;
     /** Shared segments this rank created or mapped (its own memory, peers in other JVMs); unmapped at free. */
-    final List<ShmSegment> segments = new ArrayList<>();
+    final java.util.List<io.jrma.shm.ShmSegment> segments = new java.util.ArrayList<>();
     boolean anyPacketPeer;
     /** The RDMA lane to the peers that take it, or null ({@link RdmaLane}); set at creation. */
     RdmaLane rdma;
@@ -82,7 +73,7 @@ final class WindowImpl implements Win {
      */
     volatile OpSlots slots;
     /** Segments mapped by name, once each (peers' memory, regions attached to dynamic windows). */
-    private final Map<String, ShmSegment> mapped = new HashMap<>();
+    private final java.util.Map<String, io.jrma.shm.ShmSegment> mapped = new java.util.HashMap<>();
     private volatile boolean freed;
     private volatile String name;
     private volatile ErrorHandler errorHandler = ErrorHandler.ERRORS_THROW;
@@ -139,12 +130,12 @@ final class WindowImpl implements Win {
      * Waits in a synchronization call (spin, yield, park; drives progress), counting the time waited (on windows
      * whose peers are all direct, after the first {@link #UNTIMED_SPINS} looks).
      */
-    void awaitSync(BooleanSupplier done) {
+    void awaitSync(java.util.function.BooleanSupplier done) {
         awaitSync(done, null);
     }
 
     /** {@link #awaitSync(java.util.function.BooleanSupplier)}, sleeping on {@code sleeper} once spinning is over. */
-    void awaitSync(BooleanSupplier done, Sleeper sleeper) {
+    void awaitSync(java.util.function.BooleanSupplier done, io.jrma.core.runtime.Sleeper sleeper) {
         awaitSync(done, sleeper, false);
     }
 
@@ -152,11 +143,11 @@ final class WindowImpl implements Win {
      * A wait for replies to this rank's packets (acks, data): drives progress from the start, since only
      * progress brings them.
      */
-    void awaitReplies(BooleanSupplier done) {
+    void awaitReplies(java.util.function.BooleanSupplier done) {
         awaitSync(done, null, true);
     }
 
-    private void awaitSync(BooleanSupplier done, Sleeper sleeper, boolean replies) {
+    private void awaitSync(java.util.function.BooleanSupplier done, io.jrma.core.runtime.Sleeper sleeper, boolean replies) {
         if (done.getAsBoolean()) {
             return;
         }
@@ -313,8 +304,7 @@ final class WindowImpl implements Win {
                 return CompletionRequest.completed(job);
             }
             int target = a.target;
-            CompletionRequest r = new CompletionRequest(job, peers[target].completesAtIssue() ? null
-                    : () -> packets.kick(target));
+            CompletionRequest r = new CompletionRequest(job, peers[target].completesAtIssue() ? null : () -> packets.kick(target));
             ops.issue(a, r);
             return r;
         } catch (RmaException e) {
@@ -339,8 +329,7 @@ final class WindowImpl implements Win {
     /** A fetch_and_op or compare_and_swap on one long whose result is needed now: waits for that op only. */
     private void blockingSingle(int kind, long[] origin, long[] compare, long[] result, int t, long disp, Op op) {
         try {
-            OpArgs a = ops.prepare(kind, origin, 1, Datatype.LONG, result, 1, Datatype.LONG, compare, t, disp,
-                    1, Datatype.LONG, op);
+            OpArgs a = ops.prepare(kind, origin, 1, Datatype.LONG, result, 1, Datatype.LONG, compare, t, disp, 1, Datatype.LONG, op);
             if (a == null) {
                 return;
             }
@@ -502,7 +491,7 @@ final class WindowImpl implements Win {
     @Override
     public void sync() {
         checkLive();
-        VarHandle.fullFence();
+        java.lang.invoke.VarHandle.fullFence();
     }
 
     // ------------------------------------------------------------------ dynamic, shared
@@ -539,8 +528,7 @@ final class WindowImpl implements Win {
         try {
             checkLive();
             if (shared == null) {
-                throw fail(ErrorClass.ERR_RMA_FLAVOR,
-                        "shared_query needs a window from allocate or allocateShared (MPI-4.1); this one is " + flavor);
+                throw fail(ErrorClass.ERR_RMA_FLAVOR, "shared_query needs a window from allocate or allocateShared (MPI-4.1); this one is " + flavor);
             }
             if (r == PROC_NULL) {
                 for (SharedMemory s : shared) {
@@ -551,8 +539,7 @@ final class WindowImpl implements Win {
                 return shared[0];
             }
             if (r < 0 || r >= groupSize) {
-                throw fail(ErrorClass.ERR_RANK,
-                        "shared_query: rank " + r + " is not in the window's group of size " + groupSize);
+                throw fail(ErrorClass.ERR_RANK, "shared_query: rank " + r + " is not in the window's group of size " + groupSize);
             }
             return shared[r];
         } catch (RmaException e) {
@@ -594,7 +581,7 @@ final class WindowImpl implements Win {
 
     @Override
     public ByteBuffer buffer() {
-        return memory.buffer == null ? null : memory.buffer.duplicate().order(ByteOrder.LITTLE_ENDIAN);
+        return memory.buffer == null ? null : memory.buffer.duplicate().order(java.nio.ByteOrder.LITTLE_ENDIAN);
     }
 
     @Override
@@ -636,8 +623,7 @@ final class WindowImpl implements Win {
     public void setInfo(Info info) {
         try {
             checkLive();
-            // validates values; keys that shape the engine stay as chosen at creation (MPI allows)
-            new WinConfig(job, info);
+            new WinConfig(job, info); // validates values; keys that shape the engine stay as chosen at creation (MPI allows)
         } catch (RmaException e) {
             throw handle(rename(e, "setInfo"));
         }
@@ -691,14 +677,14 @@ final class WindowImpl implements Win {
      *
      * @throws RmaException when it cannot be mapped (it is gone, or too small)
      */
-    ShmSegment mapShared(String name, long size) {
+    io.jrma.shm.ShmSegment mapShared(String name, long size) {
         synchronized (mapped) {
-            ShmSegment seg = mapped.get(name);
+            io.jrma.shm.ShmSegment seg = mapped.get(name);
             if (seg == null || seg.size() < size) {
                 if (freed) {
                     throw fail(ErrorClass.ERR_WIN, "the window was freed");
                 }
-                seg = ShmSegment.open(ShmSegment.directory(config.shmDir), name, size);
+                seg = io.jrma.shm.ShmSegment.open(io.jrma.shm.ShmSegment.directory(config.shmDir), name, size);
                 mapped.put(name, seg);
                 segments.add(seg);
             }
@@ -707,7 +693,7 @@ final class WindowImpl implements Win {
     }
 
     /** Records a segment this window created or mapped at creation, so {@link #mapShared} finds it. */
-    void addSegment(ShmSegment seg) {
+    void addSegment(io.jrma.shm.ShmSegment seg) {
         synchronized (mapped) {
             mapped.putIfAbsent(seg.name(), seg);
             segments.add(seg);
@@ -725,7 +711,7 @@ final class WindowImpl implements Win {
         packets.release();
         memory.release();
         synchronized (mapped) {
-            for (ShmSegment s : segments) {
+            for (io.jrma.shm.ShmSegment s : segments) {
                 s.close();
             }
             mapped.clear();
