@@ -8,8 +8,6 @@ import io.jrma.core.auth.Handshake;
 import io.jrma.core.runtime.Params;
 import io.jrma.spi.Components;
 import io.jrma.spi.TransportProvider;
-import java.io.BufferedInputStream;
-import java.io.BufferedOutputStream;
 import java.io.BufferedReader;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
@@ -22,12 +20,9 @@ import java.io.PrintStream;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
-import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -181,7 +176,7 @@ public final class JobLauncher {
             }
             process.destroyForcibly();
             try {
-                process.waitFor(2, TimeUnit.SECONDS);
+                process.waitFor(2, java.util.concurrent.TimeUnit.SECONDS);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
@@ -192,7 +187,7 @@ public final class JobLauncher {
     }
 
     /** Sets of JVMs kept after a clean job for the next job with the same command line (Jrma.run only). */
-    private static final Map<String, ArrayDeque<Worker[]>> POOL = new HashMap<>();
+    private static final Map<String, java.util.ArrayDeque<Worker[]>> POOL = new HashMap<>();
     private static final int POOL_SETS = 2;
 
     static {
@@ -279,8 +274,7 @@ public final class JobLauncher {
         if (o.jvmOfRank == null) {
             o.jvmOfRank = blockMap(o.nranks, o.njvms);
         }
-        // the shared-memory files of JVMs that died in earlier jobs (SIGKILL during a window's creation)
-        if (o.njvms > 1) {
+        if (o.njvms > 1) { // the shared-memory files of JVMs that died in earlier jobs (SIGKILL during a window's creation)
             for (TransportProvider p : Components.transportProviders()) {
                 p.reclaimDead(o.params);
             }
@@ -298,8 +292,7 @@ public final class JobLauncher {
     }
 
     /** {@code Jrma.job(n).jvms(j).run(main)}: ships the serialized body, throws if the job failed. */
-    public static void runSerializable(int nranks, int jvms, Map<String, String> params, Duration timeout,
-            Jrma.RankMain main) {
+    public static void runSerializable(int nranks, int jvms, Map<String, String> params, Duration timeout, Jrma.RankMain main) {
         Options o = new Options();
         o.nranks = nranks;
         o.njvms = jvms;
@@ -308,8 +301,7 @@ public final class JobLauncher {
         try {
             o.body = Rendezvous.serialize(main);
         } catch (IOException e) {
-            throw new RmaException(ErrorClass.ERR_ARG,
-                    "a job over several JVMs ships the rank body to each of them, but it"
+            throw new RmaException(ErrorClass.ERR_ARG, "a job over several JVMs ships the rank body to each of them, but it"
                     + " captures something not serializable: " + e.getMessage(), e);
         }
         o.timeoutMs = timeout != null ? timeout.toMillis() : Params.JOB_TIMEOUT_MS.getLong(params);
@@ -322,8 +314,7 @@ public final class JobLauncher {
     }
 
     private String poolKey() {
-        return o.njvms + "|" + o.javaCommand + "|" + o.classpath + "|" + o.jvmArgs + "|" + o.jdkLinker + "|"
-                + o.env + "|" + o.tagOutput
+        return o.njvms + "|" + o.javaCommand + "|" + o.classpath + "|" + o.jvmArgs + "|" + o.jdkLinker + "|" + o.env + "|" + o.tagOutput
                 + "|" + o.inheritOutput;
     }
 
@@ -334,7 +325,7 @@ public final class JobLauncher {
             Worker[] ws = null;
             if (o.reuseJvms) {
                 synchronized (POOL) {
-                    ArrayDeque<Worker[]> d = POOL.get(poolKey());
+                    java.util.ArrayDeque<Worker[]> d = POOL.get(poolKey());
                     while (d != null && !d.isEmpty() && ws == null) {
                         Worker[] c = d.poll();
                         if (Arrays.stream(c).allMatch(w -> w.process.isAlive())) {
@@ -421,7 +412,7 @@ public final class JobLauncher {
         String key = poolKey();
         RemoteStart.Listen where;
         try {
-            where = acrossHosts() ? RemoteStart.rendezvous(new LinkedHashSet<>(Arrays.stream(o.hostOfJvm)
+            where = acrossHosts() ? RemoteStart.rendezvous(new java.util.LinkedHashSet<>(Arrays.stream(o.hostOfJvm)
                     .filter(h -> h != null).toList()), o.params) : null;
         } catch (IllegalArgumentException e) {
             fail(P_JVM, 1, -1, "cannot choose an address the job's hosts reach: " + e.getMessage(), null, null);
@@ -482,7 +473,7 @@ public final class JobLauncher {
                 Socket s;
                 try {
                     s = rv.accept();
-                } catch (SocketTimeoutException e) {
+                } catch (java.net.SocketTimeoutException e) {
                     continue;
                 }
                 int j;
@@ -500,8 +491,8 @@ public final class JobLauncher {
                 Worker w = workers[j];
                 w.socket = s;
                 w.joined();
-                w.in = new DataInputStream(new BufferedInputStream(s.getInputStream()));
-                w.out = new DataOutputStream(new BufferedOutputStream(s.getOutputStream()));
+                w.in = new DataInputStream(new java.io.BufferedInputStream(s.getInputStream()));
+                w.out = new DataOutputStream(new java.io.BufferedOutputStream(s.getOutputStream()));
                 links[j] = w.out;
                 joined++;
             }
@@ -517,8 +508,7 @@ public final class JobLauncher {
             throw new IOException("JVM " + j + " left during start-up (" + e.getMessage() + ")", e);
         }
         if (m.type() == Rendezvous.ABORT) {
-            throw new IOException("JVM " + j + " failed during start-up: "
-                    + new String(m.body(), StandardCharsets.UTF_8));
+            throw new IOException("JVM " + j + " failed during start-up: " + new String(m.body(), StandardCharsets.UTF_8));
         }
         if (m.type() != type) {
             throw new IOException("JVM " + j + " sent message " + m.type() + " during start-up, expected " + type);
@@ -817,8 +807,7 @@ public final class JobLauncher {
                     + ranksOn(host) + ")";
             fail(P_JVM, code == 0 ? 1 : code, unfinished.get(0), who + " " + how + " while its ranks were running",
                     null, null);
-        // e.g. System.exit(3) after every rank of the JVM had finalized
-        } else if (code != 0 && (!tearingDown || ownExit)) {
+        } else if (code != 0 && (!tearingDown || ownExit)) { // e.g. System.exit(3) after every rank of the JVM had finalized
             int first = -1;
             for (int r = 0; r < o.nranks && first < 0; r++) {
                 first = o.jvmOfRank[r] == j ? r : -1;
@@ -851,8 +840,7 @@ public final class JobLauncher {
                 // an idle pooled JVM finished its part and waits for its next job: an abort would be read as that
                 if (l != null && !idle[j]) {
                     try {
-                        Rendezvous.write(l, Rendezvous.ABORT,
-                                ("job aborted: " + message).getBytes(StandardCharsets.UTF_8));
+                        Rendezvous.write(l, Rendezvous.ABORT, ("job aborted: " + message).getBytes(StandardCharsets.UTF_8));
                     } catch (IOException ignored) {
                         // that JVM is gone
                     }
@@ -874,8 +862,7 @@ public final class JobLauncher {
                 if (left <= 0) {
                     int[] stopped = stoppedJvm();
                     fail(P_TIMEOUT, 124, stopped[1], "job timed out after " + o.timeoutMs + " ms" + (stopped[0] < 0 ? ""
-                            : "; JVM " + stopped[0] + " (pid " + procs[stopped[0]].pid() + ", ranks "
-                            + ranksOf(stopped[0])
+                            : "; JVM " + stopped[0] + " (pid " + procs[stopped[0]].pid() + ", ranks " + ranksOf(stopped[0])
                             + ") is stopped (SIGSTOP or SIGTSTP), and its peers waited for it"), null, null);
                     break;
                 }
@@ -912,7 +899,7 @@ public final class JobLauncher {
 
     static boolean isStopped(long pid) {
         try {
-            String stat = Files.readString(Path.of("/proc", String.valueOf(pid), "stat"));
+            String stat = java.nio.file.Files.readString(Path.of("/proc", String.valueOf(pid), "stat"));
             int end = stat.lastIndexOf(')'); // the command name may hold spaces and parentheses
             char state = end > 0 && end + 2 < stat.length() ? stat.charAt(end + 2) : '?';
             return state == 'T' || state == 't';
@@ -950,7 +937,7 @@ public final class JobLauncher {
                         w.current = null;
                     }
                     synchronized (POOL) {
-                        ArrayDeque<Worker[]> d = POOL.computeIfAbsent(poolKey(), k -> new ArrayDeque<>());
+                        java.util.ArrayDeque<Worker[]> d = POOL.computeIfAbsent(poolKey(), k -> new java.util.ArrayDeque<>());
                         if (d.size() < POOL_SETS) {
                             d.push(workers.clone());
                             return result;
@@ -967,7 +954,7 @@ public final class JobLauncher {
             long left = until - System.currentTimeMillis();
             if (p != null && left > 0) {
                 try {
-                    p.waitFor(left, TimeUnit.MILLISECONDS);
+                    p.waitFor(left, java.util.concurrent.TimeUnit.MILLISECONDS);
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                 }
@@ -1084,7 +1071,7 @@ public final class JobLauncher {
             long left = until - System.currentTimeMillis();
             if (any && w != null && w.host != null && left > 0) {
                 try {
-                    w.process.waitFor(left, TimeUnit.MILLISECONDS);
+                    w.process.waitFor(left, java.util.concurrent.TimeUnit.MILLISECONDS);
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                 }
@@ -1145,7 +1132,7 @@ public final class JobLauncher {
 
     private void killAll() {
         synchronized (POOL) {
-            for (ArrayDeque<Worker[]> d : POOL.values()) {
+            for (java.util.ArrayDeque<Worker[]> d : POOL.values()) {
                 for (Worker[] ws : d) {
                     if (ws.length > 0 && workers.length > 0 && ws[0] == workers[0]) {
                         return;
@@ -1162,7 +1149,7 @@ public final class JobLauncher {
                 }
                 p.destroyForcibly();
                 try {
-                    p.waitFor(5, TimeUnit.SECONDS);
+                    p.waitFor(5, java.util.concurrent.TimeUnit.SECONDS);
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                 }

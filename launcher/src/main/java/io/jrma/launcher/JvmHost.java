@@ -5,9 +5,9 @@ import io.jrma.ErrorClass;
 import io.jrma.Jrma;
 import io.jrma.RmaException;
 import io.jrma.core.auth.Handshake;
-import io.jrma.core.op.ElementLocks;
 import io.jrma.core.os.HostId;
 import io.jrma.core.os.LocalAddresses;
+import io.jrma.core.op.ElementLocks;
 import io.jrma.core.runtime.Job;
 import io.jrma.core.runtime.Params;
 import io.jrma.core.runtime.RankThreads;
@@ -16,12 +16,10 @@ import io.jrma.spi.Transport;
 import io.jrma.spi.TransportProvider;
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
-import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.lang.reflect.InvocationTargetException;
@@ -116,8 +114,7 @@ public final class JvmHost {
             }
             if (m.type() != Rendezvous.SPEC) {
                 throw new IOException("rendezvous: expected a job, got message " + m.type()
-                        + (m.type() == Rendezvous.ABORT
-                        ? " (" + new String(m.body(), StandardCharsets.UTF_8) + ")" : ""));
+                        + (m.type() == Rendezvous.ABORT ? " (" + new String(m.body(), StandardCharsets.UTF_8) + ")" : ""));
             }
             Rendezvous.Spec spec = (Rendezvous.Spec) m.object();
             if (spec.tagOutput() && !tagged) {
@@ -137,8 +134,8 @@ public final class JvmHost {
     }
 
     /** The first line of {@code in}, read without taking a byte more; null at end of input. */
-    private static String firstLine(InputStream in) throws IOException {
-        ByteArrayOutputStream b = new ByteArrayOutputStream();
+    private static String firstLine(java.io.InputStream in) throws IOException {
+        java.io.ByteArrayOutputStream b = new java.io.ByteArrayOutputStream();
         int c;
         while ((c = in.read()) >= 0 && c != '\n') {
             b.write(c);
@@ -147,8 +144,7 @@ public final class JvmHost {
     }
 
     /** Runs one job's ranks of this JVM; returns 0 if they all returned normally and nothing aborted. */
-    private static int runJob(Rendezvous.Spec spec, int jvm, DataInputStream in,
-            DataOutputStream out) throws Exception {
+    private static int runJob(Rendezvous.Spec spec, int jvm, DataInputStream in, DataOutputStream out) throws Exception {
         RankThreads.Body body = body(spec); // a missing main class fails the start-up, before any rank runs
         jobParams = spec.params();
         Job job = new Job(spec.nranks(), spec.params(), jvm, spec.jvmOfRank());
@@ -410,8 +406,7 @@ public final class JvmHost {
             // a deliberate MPI_Abort: its message is the whole story, as mpirun's banner (no stack trace)
             String m = a.getMessage();
             String prefix = ErrorClass.ERR_PROC_ABORTED.name() + ": ";
-            return new Rendezvous.RankDone(rank, code, secondary, m.startsWith(prefix)
-                    ? m.substring(prefix.length()) : m,
+            return new Rendezvous.RankDone(rank, code, secondary, m.startsWith(prefix) ? m.substring(prefix.length()) : m,
                     null, null);
         }
         StringWriter sw = new StringWriter();
