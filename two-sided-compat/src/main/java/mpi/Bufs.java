@@ -3,6 +3,7 @@ package mpi;
 import io.jrma.ErrorClass;
 import io.jrma.RmaException;
 import io.jrma.core.mem.Memory;
+import java.lang.ref.Reference;
 import java.nio.Buffer;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -91,11 +92,14 @@ final class Bufs {
         if (r != null) {
             long at = addr - Memory.getLongPlain(r, ADDRESS);
             if (at >= 0 && at + len <= r.capacity()) {
-                return r.duplicate().clear().position((int) at).limit((int) (at + len)).slice().order(ByteOrder.LITTLE_ENDIAN);
+                return r.duplicate().clear().position((int) at).limit((int) (at
+                        + len)).slice().order(ByteOrder.LITTLE_ENDIAN);
             }
         }
-        throw new IllegalArgumentException("jrma cannot address the memory of this direct " + b.getClass().getSimpleName()
-                + ": use a view of a direct ByteBuffer (MPI.newIntBuffer(n), ByteBuffer.allocateDirect(n).asIntBuffer(), ...)");
+        throw new IllegalArgumentException("jrma cannot address the memory of this direct "
+                + b.getClass().getSimpleName()
+                + ": use a view of a direct ByteBuffer (MPI.newIntBuffer(n), "
+                + "ByteBuffer.allocateDirect(n).asIntBuffer(), ...)");
     }
 
     /**
@@ -245,7 +249,7 @@ final class Bufs {
             if (user != null) {
                 copy(obj, 0, user, userOff, arrayBytes(obj));
             }
-            java.lang.ref.Reference.reachabilityFence(keep);
+            Reference.reachabilityFence(keep);
         }
 
         /** The user's buffer, for requests that must keep it reachable until they complete. */

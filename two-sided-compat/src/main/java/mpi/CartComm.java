@@ -3,6 +3,7 @@ package mpi;
 import io.jrma.ErrorClass;
 import io.jrma.RmaException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -45,7 +46,7 @@ public final class CartComm extends Intracomm {
             throw new RmaException(ErrorClass.ERR_ARG, "createCart: periods needs an entry for each of the "
                     + (dims == null ? 0 : dims.length) + " dimensions");
         }
-        periods = java.util.Arrays.copyOf(periods, dims.length);
+        periods = Arrays.copyOf(periods, dims.length);
         long n = 1;
         for (int d : dims) {
             if (d <= 0) {
@@ -104,7 +105,8 @@ public final class CartComm extends Intracomm {
                 if (periods[d]) {
                     c = Math.floorMod(c, dims[d]);
                 } else if (c < 0 || c >= dims[d]) {
-                    throw new RmaException(ErrorClass.ERR_ARG, "getRank: coordinate " + c + " is outside 0.." + (dims[d] - 1)
+                    throw new RmaException(ErrorClass.ERR_ARG,
+                            "getRank: coordinate " + c + " is outside 0.." + (dims[d] - 1)
                             + " in non-periodic dimension " + d);
                 }
                 r = r * dims[d] + c;
@@ -117,7 +119,8 @@ public final class CartComm extends Intracomm {
     public int[] getCoords(int rank) throws MPIException {
         return run(() -> {
             if (rank < 0 || rank >= size()) {
-                throw new RmaException(ErrorClass.ERR_RANK, "getCoords: rank " + rank + " is not in a grid of " + size());
+                throw new RmaException(ErrorClass.ERR_RANK,
+                        "getCoords: rank " + rank + " is not in a grid of " + size());
             }
             return coordsOf(rank);
         });
@@ -132,7 +135,10 @@ public final class CartComm extends Intracomm {
         return c;
     }
 
-    /** {source, dest} of a shift by {@code disp} in {@code direction} for {@code rank}; PROC_NULL off a non-periodic edge. */
+    /**
+     * {source, dest} of a shift by {@code disp} in {@code direction} for {@code rank}; PROC_NULL off a non-periodic
+     * edge.
+     */
     private int[] shiftOf(int rank, int direction, int disp) {
         int[] c = coordsOf(rank);
         int[] r = new int[2];
@@ -161,7 +167,8 @@ public final class CartComm extends Intracomm {
     public ShiftParms shift(int direction, int disp) throws MPIException {
         return run(() -> {
             if (direction < 0 || direction >= dims.length) {
-                throw new RmaException(ErrorClass.ERR_ARG, "shift: direction " + direction + " is outside 0.." + (dims.length - 1));
+                throw new RmaException(ErrorClass.ERR_ARG,
+                        "shift: direction " + direction + " is outside 0.." + (dims.length - 1));
             }
             int[] sd = shiftOf(me(), direction, disp);
             return new ShiftParms(sd[0], sd[1]);
@@ -260,7 +267,7 @@ public final class CartComm extends Intracomm {
                 }
             }
             int[] f = new int[free];
-            java.util.Arrays.fill(f, 1);
+            Arrays.fill(f, 1);
             for (int i = primes.size() - 1; i >= 0; i--) { // largest factors first, each to the smallest dimension
                 int min = 0;
                 for (int j = 1; j < free; j++) {
@@ -270,7 +277,7 @@ public final class CartComm extends Intracomm {
                 }
                 f[min] *= primes.get(i);
             }
-            java.util.Arrays.sort(f);
+            Arrays.sort(f);
             for (int i = 0, k = free - 1; i < dims.length; i++) {
                 if (dims[i] == 0) {
                     dims[i] = f[k--];

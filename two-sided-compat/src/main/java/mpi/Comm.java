@@ -7,6 +7,7 @@ import io.jrma.msg.Messenger;
 import io.jrma.msg.MsgRequest;
 import java.lang.ref.Reference;
 import java.nio.Buffer;
+import java.util.Arrays;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -97,7 +98,8 @@ public class Comm implements Freeable, Cloneable, Site {
     final io.jrma.Comm core() {
         io.jrma.Comm c = core;
         if (c == null) {
-            throw new RmaException(ErrorClass.ERR_COMM, "the communicator is COMM_NULL (freed, or this rank is not a member)");
+            throw new RmaException(ErrorClass.ERR_COMM,
+                    "the communicator is COMM_NULL (freed, or this rank is not a member)");
         }
         return c;
     }
@@ -316,7 +318,10 @@ public class Comm implements Freeable, Cloneable, Site {
         }
     }
 
-    /** A new communicator with the same group, a new context, and this one's attributes and error handler (MPI_COMM_DUP). */
+    /**
+     * A new communicator with the same group, a new context, and this one's attributes and error handler
+     * (MPI_COMM_DUP).
+     */
     public Comm dup() throws MPIException {
         return run(() -> {
             Comm c = derive(core().dup());
@@ -450,7 +455,8 @@ public class Comm implements Freeable, Cloneable, Site {
      * the leaders only, which exchange their groups through it with {@code tag}, {@code remoteLeader} being the
      * other leader's rank in it.
      */
-    public final Intercomm createIntercomm(Comm localComm, int localLeader, int remoteLeader, int tag) throws MPIException {
+    public final Intercomm createIntercomm(Comm localComm, int localLeader, int remoteLeader,
+            int tag) throws MPIException {
         return run(() -> {
             if (localComm == null) {
                 throw new RmaException(ErrorClass.ERR_COMM, "createIntercomm: the local communicator is null");
@@ -585,7 +591,8 @@ public class Comm implements Freeable, Cloneable, Site {
         send(buf, count, type, dest, tag);
     }
 
-    private Request isendReq(Buffer buf, int count, Datatype type, int dest, int tag, boolean sync) throws MPIException {
+    private Request isendReq(Buffer buf, int count, Datatype type, int dest, int tag,
+            boolean sync) throws MPIException {
         MPI.check();
         MPI.assertDirectBuffer(buf);
         try {
@@ -730,7 +737,8 @@ public class Comm implements Freeable, Cloneable, Site {
      * Unpacks {@code outcount} elements of {@code type} from {@code inbuf} at byte {@code position} into
      * {@code outbuf}; returns the position after them (MPI_UNPACK). ERR_TRUNCATE if {@code inbuf} holds fewer.
      */
-    public final int unpack(byte[] inbuf, int position, Object outbuf, int outcount, Datatype type) throws MPIException {
+    public final int unpack(byte[] inbuf, int position, Object outbuf, int outcount,
+            Datatype type) throws MPIException {
         return run(() -> {
             io.jrma.Datatype t = jt(type);
             if (inbuf == null) {
@@ -848,7 +856,10 @@ public class Comm implements Freeable, Cloneable, Site {
 
     // ---------------------------------------------------------------------------------- topology, errors
 
-    /** The topology: {@link MPI#CART}, {@link MPI#GRAPH}, {@link MPI#DIST_GRAPH} or {@link MPI#UNDEFINED} (MPI_TOPO_TEST). */
+    /**
+     * The topology: {@link MPI#CART}, {@link MPI#GRAPH}, {@link MPI#DIST_GRAPH} or {@link MPI#UNDEFINED}
+     * (MPI_TOPO_TEST).
+     */
     public final int getTopology() throws MPIException {
         return run(() -> {
             core();
@@ -1018,7 +1029,8 @@ public class Comm implements Freeable, Cloneable, Site {
             io.jrma.Datatype t = jt(recvtype);
             if (me() != root) {
                 throw new RmaException(ErrorClass.ERR_ROOT, "gatherv(recvbuf, recvcount, displs, recvtype, root) is the"
-                        + " in-place form for the root only; other ranks call gatherv(sendbuf, sendcount, sendtype, root)");
+                        + " in-place form for the root only; other ranks call gatherv(sendbuf, sendcount, sendtype, "
+                        + "root)");
             }
             checkCounts(recvcount, displs);
             coll().gatherv(r.obj, r.off + displs[root], recvcount[root], t, r.obj, r.off, longs(recvcount),
@@ -1033,8 +1045,10 @@ public class Comm implements Freeable, Cloneable, Site {
         exec(() -> {
             Bufs.Msg s = b(sendbuf, sendtype);
             if (me() == root) {
-                throw new RmaException(ErrorClass.ERR_ROOT, "gatherv(sendbuf, sendcount, sendtype, root) is the in-place"
-                        + " form for the non-root ranks; the root calls gatherv(recvbuf, recvcount, displs, recvtype, root)");
+                throw new RmaException(ErrorClass.ERR_ROOT,
+                        "gatherv(sendbuf, sendcount, sendtype, root) is the in-place"
+                        + " form for the non-root ranks; the root calls gatherv(recvbuf, recvcount, displs, recvtype, "
+                        + "root)");
             }
             coll().gatherv(s.obj, s.off, sendcount, jt(sendtype), null, 0, null, null, null, root);
         });
@@ -1137,8 +1151,10 @@ public class Comm implements Freeable, Cloneable, Site {
             Bufs.Msg s = b(sendbuf, sendtype);
             io.jrma.Datatype t = jt(sendtype);
             if (me() != root) {
-                throw new RmaException(ErrorClass.ERR_ROOT, "scatterv(sendbuf, sendcount, displs, sendtype, root) is the"
-                        + " in-place form for the root only; other ranks call scatterv(recvbuf, recvcount, recvtype, root)");
+                throw new RmaException(ErrorClass.ERR_ROOT,
+                        "scatterv(sendbuf, sendcount, displs, sendtype, root) is the"
+                        + " in-place form for the root only; other ranks call scatterv(recvbuf, recvcount, recvtype, "
+                        + "root)");
             }
             checkCounts(sendcount, displs);
             coll().scatterv(s.obj, s.off, longs(sendcount), longs(displs), t, s.obj, s.off + displs[root],
@@ -1152,8 +1168,10 @@ public class Comm implements Freeable, Cloneable, Site {
         exec(() -> {
             Bufs.Msg r = b(recvbuf, recvtype);
             if (me() == root) {
-                throw new RmaException(ErrorClass.ERR_ROOT, "scatterv(recvbuf, recvcount, recvtype, root) is the in-place"
-                        + " form for the non-root ranks; the root calls scatterv(sendbuf, sendcount, displs, sendtype, root)");
+                throw new RmaException(ErrorClass.ERR_ROOT,
+                        "scatterv(recvbuf, recvcount, recvtype, root) is the in-place"
+                        + " form for the non-root ranks; the root calls scatterv(sendbuf, sendcount, displs, "
+                        + "sendtype, root)");
             }
             coll().scatterv(null, 0, null, null, null, r.obj, r.off, recvcount, jt(recvtype), root);
             r.done();
@@ -1315,7 +1333,8 @@ public class Comm implements Freeable, Cloneable, Site {
      * bytes, and unpacks them with the receive types.
      */
     public final void allToAllw(Buffer sendBuf, int[] sendCount, int[] sDispls, Datatype[] sendTypes,
-                                Buffer recvBuf, int[] recvCount, int[] rDispls, Datatype[] recvTypes) throws MPIException {
+                                Buffer recvBuf, int[] recvCount, int[] rDispls,
+                                Datatype[] recvTypes) throws MPIException {
         MPI.check();
         MPI.assertDirectBuffer(sendBuf, recvBuf);
         if (this instanceof Intercomm) {
@@ -1405,7 +1424,8 @@ public class Comm implements Freeable, Cloneable, Site {
                                             Buffer recvbuf, int[] recvcount, int[] rdispls, Datatype recvtype)
             throws MPIException {
         MPI.assertDirectBuffer(sendbuf, recvbuf);
-        return async(() -> neighborAllToAllv(sendbuf, sendcount, sdispls, sendtype, recvbuf, recvcount, rdispls, recvtype));
+        return async(() -> neighborAllToAllv(sendbuf, sendcount, sdispls, sendtype, recvbuf, recvcount,
+                rdispls, recvtype));
     }
 
     /** The communicator's topology; ERR_TOPOLOGY if it has none. */
@@ -1414,7 +1434,8 @@ public class Comm implements Freeable, Cloneable, Site {
         drainAsync();
         Topo t = topo;
         if (t == null) {
-            throw new RmaException(ErrorClass.ERR_TOPOLOGY, "neighborhood collectives need a communicator with a topology"
+            throw new RmaException(ErrorClass.ERR_TOPOLOGY,
+                    "neighborhood collectives need a communicator with a topology"
                     + " (createCart, createGraph, createDistGraph...)");
         }
         return t;
@@ -1423,7 +1444,8 @@ public class Comm implements Freeable, Cloneable, Site {
     // ------------------------------------------------------------------------------------------ reductions
 
     /** Combines every rank's send buffer with {@code op} into the root's receive buffer (MPI_REDUCE). */
-    public final void reduce(Object sendbuf, Object recvbuf, int count, Datatype type, Op op, int root) throws MPIException {
+    public final void reduce(Object sendbuf, Object recvbuf, int count, Datatype type, Op op,
+            int root) throws MPIException {
         if (this instanceof Intercomm ic) {
             ic.xReduce(sendbuf, recvbuf, count, type, op, root);
             return;
@@ -1455,7 +1477,8 @@ public class Comm implements Freeable, Cloneable, Site {
         Op.check(op);
         if (op.jop == null) {
             if (root < 0 || root >= size()) {
-                throw new RmaException(ErrorClass.ERR_ROOT, "reduce: root " + root + " is not in a communicator of size "
+                throw new RmaException(ErrorClass.ERR_ROOT,
+                        "reduce: root " + root + " is not in a communicator of size "
                         + size());
             }
             UserOps.reduce(coll(), me(), size(), s, r, count, type, op, root);
@@ -1519,7 +1542,8 @@ public class Comm implements Freeable, Cloneable, Site {
     }
 
     /** Nonblocking allreduce (MPI_IALLREDUCE); completes in this call. */
-    public final Request iAllReduce(Buffer sendbuf, Buffer recvbuf, int count, Datatype type, Op op) throws MPIException {
+    public final Request iAllReduce(Buffer sendbuf, Buffer recvbuf, int count, Datatype type,
+            Op op) throws MPIException {
         MPI.assertDirectBuffer(sendbuf, recvbuf);
         return async(() -> allReduce(sendbuf, recvbuf, count, type, op));
     }
@@ -1596,7 +1620,7 @@ public class Comm implements Freeable, Cloneable, Site {
 
     private int[] blocks(int count) {
         int[] c = new int[size()];
-        java.util.Arrays.fill(c, count);
+        Arrays.fill(c, count);
         return c;
     }
 
@@ -1642,7 +1666,8 @@ public class Comm implements Freeable, Cloneable, Site {
         exec(() -> {
             core();
             if (name == null || name.length() > MPI.MAX_OBJECT_NAME) {
-                throw new RmaException(ErrorClass.ERR_ARG, "a communicator name must have at most " + MPI.MAX_OBJECT_NAME
+                throw new RmaException(ErrorClass.ERR_ARG,
+                        "a communicator name must have at most " + MPI.MAX_OBJECT_NAME
                         + " characters");
             }
             this.name = name;

@@ -3,6 +3,7 @@ package mpi;
 import io.jrma.ErrorClass;
 import io.jrma.RmaException;
 import io.jrma.core.dt.BasicType;
+import io.jrma.core.dt.TypeLayout;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -76,7 +77,8 @@ public final class Datatype implements Freeable, Cloneable {
     /** The jrma type of a datatype argument; ERR_TYPE for null, DATATYPE_NULL or a freed type. */
     static io.jrma.Datatype jt(Datatype d) {
         if (d == null || d.t == null) {
-            throw new RmaException(ErrorClass.ERR_TYPE, "datatype is " + (d == null ? "null" : d.name + " (null or freed)"));
+            throw new RmaException(ErrorClass.ERR_TYPE,
+                    "datatype is " + (d == null ? "null" : d.name + " (null or freed)"));
         }
         return d.t;
     }
@@ -188,26 +190,34 @@ public final class Datatype implements Freeable, Cloneable {
      * Blocks of {@code blockLengths[i]} elements of {@code oldType} at {@code displacements[i]} extents of
      * {@code oldType} (MPI_TYPE_INDEXED).
      */
-    public static Datatype createIndexed(int[] blockLengths, int[] displacements, Datatype oldType) throws MPIException {
-        return run(() -> derived(oldType, io.jrma.Datatype.indexed(longs(blockLengths), longs(displacements), jt(oldType))));
+    public static Datatype createIndexed(int[] blockLengths, int[] displacements,
+            Datatype oldType) throws MPIException {
+        return run(() -> derived(oldType,
+                io.jrma.Datatype.indexed(longs(blockLengths), longs(displacements), jt(oldType))));
     }
 
     /** Like {@link #createIndexed} with the displacements in bytes (MPI_TYPE_CREATE_HINDEXED). */
-    public static Datatype createHIndexed(int[] blockLengths, int[] displacements, Datatype oldType) throws MPIException {
-        return run(() -> derived(oldType, io.jrma.Datatype.hindexed(longs(blockLengths), longs(displacements), jt(oldType))));
+    public static Datatype createHIndexed(int[] blockLengths, int[] displacements,
+            Datatype oldType) throws MPIException {
+        return run(() -> derived(oldType,
+                io.jrma.Datatype.hindexed(longs(blockLengths), longs(displacements), jt(oldType))));
     }
 
     /**
      * jrma extension (MPI_TYPE_CREATE_INDEXED_BLOCK): blocks of {@code blockLength} elements at
      * {@code displacements[i]} extents of {@code oldType}.
      */
-    public static Datatype createIndexedBlock(int blockLength, int[] displacements, Datatype oldType) throws MPIException {
-        return run(() -> derived(oldType, io.jrma.Datatype.indexedBlock(blockLength, longs(displacements), jt(oldType))));
+    public static Datatype createIndexedBlock(int blockLength, int[] displacements,
+            Datatype oldType) throws MPIException {
+        return run(() -> derived(oldType,
+                io.jrma.Datatype.indexedBlock(blockLength, longs(displacements), jt(oldType))));
     }
 
     /** jrma extension (MPI_TYPE_CREATE_HINDEXED_BLOCK): like {@link #createIndexedBlock} with byte displacements. */
-    public static Datatype createHIndexedBlock(int blockLength, int[] displacements, Datatype oldType) throws MPIException {
-        return run(() -> derived(oldType, io.jrma.Datatype.hindexedBlock(blockLength, longs(displacements), jt(oldType))));
+    public static Datatype createHIndexedBlock(int blockLength, int[] displacements,
+            Datatype oldType) throws MPIException {
+        return run(() -> derived(oldType,
+                io.jrma.Datatype.hindexedBlock(blockLength, longs(displacements), jt(oldType))));
     }
 
     /**
@@ -223,9 +233,11 @@ public final class Datatype implements Freeable, Cloneable {
             } else if (order == MPI.ORDER_FORTRAN) {
                 o = io.jrma.Datatype.Order.FORTRAN;
             } else {
-                throw new RmaException(ErrorClass.ERR_ARG, "subarray order must be ORDER_C or ORDER_FORTRAN, got " + order);
+                throw new RmaException(ErrorClass.ERR_ARG,
+                        "subarray order must be ORDER_C or ORDER_FORTRAN, got " + order);
             }
-            return derived(oldType, io.jrma.Datatype.subarray(longs(sizes), longs(subSizes), longs(starts), o, jt(oldType)));
+            return derived(oldType, io.jrma.Datatype.subarray(longs(sizes), longs(subSizes),
+                    longs(starts), o, jt(oldType)));
         });
     }
 
@@ -243,7 +255,8 @@ public final class Datatype implements Freeable, Cloneable {
             for (int i = 0; i < types.length; i++) {
                 jts[i] = jt(types[i]);
             }
-            return new Datatype(io.jrma.Datatype.struct(longs(blockLengths), longs(displacements), jts), BYTE, 1, false, "");
+            return new Datatype(io.jrma.Datatype.struct(longs(blockLengths), longs(displacements), jts),
+                    BYTE, 1, false, "");
         });
     }
 
@@ -346,7 +359,7 @@ public final class Datatype implements Freeable, Cloneable {
      * (MPI_GET_ELEMENTS). A value-index pair counts as two elements, as in MPI.
      */
     long elements(long bytes) {
-        io.jrma.core.dt.TypeLayout l = t.layout();
+        TypeLayout l = t.layout();
         long size = t.size();
         if (size == 0) {
             return 0;

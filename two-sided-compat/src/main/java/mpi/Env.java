@@ -50,7 +50,8 @@ final class Env {
     void freeKeyval(KeyKind kind, int keyval) {
         if (!keyvals.remove(keyval, kind)) {
             throw new RmaException(ErrorClass.ERR_KEYVAL, "attribute key " + keyval + " is not a live "
-                    + kind.name().toLowerCase() + " key (never created, freed already, predefined, or of another kind)");
+                    + kind.name().toLowerCase()
+                    + " key (never created, freed already, predefined, or of another kind)");
         }
     }
 

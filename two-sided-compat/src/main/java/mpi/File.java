@@ -2,9 +2,11 @@ package mpi;
 
 import io.jrma.ErrorClass;
 import io.jrma.RmaException;
+import io.jrma.core.dt.TypeLayout;
 import java.io.IOException;
 import java.nio.Buffer;
 import java.nio.ByteBuffer;
+import java.nio.LongBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.FileAlreadyExistsException;
@@ -126,7 +128,7 @@ public final class File implements Site {
         this.info = Info.ji(info) == null ? new Info() : info.dup();
         long start = has(MPI.MODE_APPEND) ? size() : 0;
         pointer = start;
-        java.nio.LongBuffer mem = MPI.newLongBuffer(1).put(0, start);
+        LongBuffer mem = MPI.newLongBuffer(1).put(0, start);
         sharedWin = new Win(mem, 1, 1, MPI.INFO_NULL, comm);
         sharedWin.setErrhandler(MPI.ERRORS_RETURN);
     }
@@ -493,7 +495,7 @@ public final class File implements Site {
             long[] len = null;
             if (f.size() != f.extent() || f.lb() != 0 || f.trueLb() != 0) {
                 // a file type with holes (or gaps at its ends): its data blocks, tiled every extent
-                io.jrma.core.dt.TypeLayout l = f.layout();
+                TypeLayout l = f.layout();
                 off = new long[l.blockCount()];
                 len = new long[l.blockCount()];
                 long last = 0;
@@ -612,7 +614,10 @@ public final class File implements Site {
         return Request.done(this, writeAll(direct(buf), count, type));
     }
 
-    /** Moves the individual file pointer (MPI_FILE_SEEK): {@link MPI#SEEK_SET}, {@link MPI#SEEK_CUR}, {@link MPI#SEEK_END}. */
+    /**
+     * Moves the individual file pointer (MPI_FILE_SEEK): {@link MPI#SEEK_SET}, {@link MPI#SEEK_CUR},
+     * {@link MPI#SEEK_END}.
+     */
     public void seek(long offset, int whence) throws MPIException {
         pointer = seekTo(pointer, offset, whence);
     }
@@ -628,7 +633,8 @@ public final class File implements Site {
             } else if (whence == MPI.SEEK_END) {
                 to = Math.max(0, end - view.getDisp()) / etypeSize() + offset;
             } else {
-                throw new RmaException(ErrorClass.ERR_ARG, "seek: whence " + whence + " is not SEEK_SET, SEEK_CUR or SEEK_END");
+                throw new RmaException(ErrorClass.ERR_ARG,
+                        "seek: whence " + whence + " is not SEEK_SET, SEEK_CUR or SEEK_END");
             }
             if (to < 0) {
                 throw new RmaException(ErrorClass.ERR_ARG, "seek: the position would be negative (" + to + ")");
@@ -661,8 +667,8 @@ public final class File implements Site {
                 throw new RmaException(ErrorClass.ERR_FILE, "the file " + name + " is closed");
             });
         }
-        java.nio.LongBuffer in = MPI.newLongBuffer(1).put(0, delta);
-        java.nio.LongBuffer out = MPI.newLongBuffer(1);
+        LongBuffer in = MPI.newLongBuffer(1).put(0, delta);
+        LongBuffer out = MPI.newLongBuffer(1);
         try {
             w.lock(MPI.LOCK_SHARED, 0, 0);
             try {
@@ -834,7 +840,10 @@ public final class File implements Site {
 
     // ------------------------------------------------------------------------------------ consistency
 
-    /** The extent of {@code type} in the file, in base elements as {@link Datatype#getExtent} (MPI_FILE_GET_TYPE_EXTENT). */
+    /**
+     * The extent of {@code type} in the file, in base elements as {@link Datatype#getExtent}
+     * (MPI_FILE_GET_TYPE_EXTENT).
+     */
     public int getTypeExtent(Datatype type) throws MPIException {
         return type.getExtent();
     }
@@ -879,7 +888,9 @@ public final class File implements Site {
         return errh;
     }
 
-    /** Invokes the error handler (MPI_FILE_CALL_ERRHANDLER): aborts under ERRORS_ARE_FATAL, returns under ERRORS_RETURN. */
+    /**
+     * Invokes the error handler (MPI_FILE_CALL_ERRHANDLER): aborts under ERRORS_ARE_FATAL, returns under ERRORS_RETURN.
+     */
     public void callErrhandler(int errorCode) throws MPIException {
         MPI.check();
         if (errh.fatal && errorCode != MPI.SUCCESS) {

@@ -2,6 +2,7 @@ package mpi;
 
 import io.jrma.ErrorClass;
 import io.jrma.RmaException;
+import io.jrma.core.runtime.CommCore;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -60,7 +61,8 @@ public final class GraphComm extends Intracomm {
         }
         for (int e : edges) {
             if (e < 0 || e >= n) {
-                throw new RmaException(ErrorClass.ERR_RANK, "createGraph: edge to node " + e + " outside 0.." + (n - 1));
+                throw new RmaException(ErrorClass.ERR_RANK,
+                        "createGraph: edge to node " + e + " outside 0.." + (n - 1));
             }
         }
         io.jrma.Comm sub = c.split(c.rank() < n ? 0 : io.jrma.Group.UNDEFINED, c.rank());
@@ -110,7 +112,8 @@ public final class GraphComm extends Intracomm {
         for (int i = 0; i < sources.length; i++) {
             for (int j = 0; j < degrees[i]; j++) {
                 if (k >= destinations.length) {
-                    throw new RmaException(ErrorClass.ERR_ARG, "createDistGraph: degrees add up to more than the destinations");
+                    throw new RmaException(ErrorClass.ERR_ARG,
+                            "createDistGraph: degrees add up to more than the destinations");
                 }
                 if (weights != null && k >= weights.length) {
                     throw new RmaException(ErrorClass.ERR_ARG, "createDistGraph: a weight is needed for each of the "
@@ -125,7 +128,7 @@ public final class GraphComm extends Intracomm {
             }
         }
         io.jrma.Comm d = c.dup();
-        Object[] all = ((io.jrma.core.runtime.CommCore) d).allgather(mine.toArray(new int[0][]));
+        Object[] all = ((CommCore) d).allgather(mine.toArray(new int[0][]));
         int me = d.rank();
         List<Integer> in = new ArrayList<>();
         List<Integer> inW = new ArrayList<>();
@@ -158,7 +161,8 @@ public final class GraphComm extends Intracomm {
         }
         for (int r : ranks) {
             if (r < 0 || r >= c.size()) {
-                throw new RmaException(ErrorClass.ERR_RANK, what + ": rank " + r + " is not in a communicator of " + c.size());
+                throw new RmaException(ErrorClass.ERR_RANK,
+                        what + ": rank " + r + " is not in a communicator of " + c.size());
             }
         }
     }
@@ -208,7 +212,8 @@ public final class GraphComm extends Intracomm {
             core();
             requireGraph("getNeighbors");
             if (rank < 0 || rank >= index.length) {
-                throw new RmaException(ErrorClass.ERR_RANK, "getNeighbors: rank " + rank + " is not a node of the graph");
+                throw new RmaException(ErrorClass.ERR_RANK,
+                        "getNeighbors: rank " + rank + " is not a node of the graph");
             }
             return neighborsOf(rank);
         });
@@ -216,7 +221,8 @@ public final class GraphComm extends Intracomm {
 
     private void requireGraph(String what) {
         if (index == null) {
-            throw new RmaException(ErrorClass.ERR_TOPOLOGY, what + " needs a graph topology; this is a distributed graph");
+            throw new RmaException(ErrorClass.ERR_TOPOLOGY,
+                    what + " needs a graph topology; this is a distributed graph");
         }
     }
 

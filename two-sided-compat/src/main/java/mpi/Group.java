@@ -67,7 +67,9 @@ public final class Group implements Freeable {
         return run(() -> jg(group1).translateRanks(ranks1, jg(group2)));
     }
 
-    /** {@link MPI#IDENT}, {@link MPI#SIMILAR} (same members, other order) or {@link MPI#UNEQUAL} (MPI_GROUP_COMPARE). */
+    /**
+     * {@link MPI#IDENT}, {@link MPI#SIMILAR} (same members, other order) or {@link MPI#UNEQUAL} (MPI_GROUP_COMPARE).
+     */
     public static int compare(Group group1, Group group2) throws MPIException {
         return run(() -> jg(group1).compare(jg(group2)));
     }

@@ -64,7 +64,8 @@ public final class Info implements Freeable, Cloneable {
         String main = StackWalker.getInstance().walk(frames -> frames
                 .filter(f -> f.getMethodName().equals("main"))
                 .map(StackWalker.StackFrame::getClassName)
-                .filter(c -> !c.startsWith("java.") && !c.startsWith("jdk.") && !c.startsWith("io.jrma.") && !c.startsWith("mpi."))
+                .filter(c -> !c.startsWith("java.") && !c.startsWith("jdk.") && !c.startsWith("io.jrma.")
+                && !c.startsWith("mpi."))
                 .reduce((first, last) -> last).orElse(null));
         if (main != null) {
             return main;
@@ -141,7 +142,8 @@ public final class Info implements Freeable, Cloneable {
         return run(() -> {
             List<String> keys = new ArrayList<>(info.keys());
             if (i < 0 || i >= keys.size()) {
-                throw new RmaException(ErrorClass.ERR_ARG, "info key index " + i + " is outside 0.." + (keys.size() - 1));
+                throw new RmaException(ErrorClass.ERR_ARG,
+                        "info key index " + i + " is outside 0.." + (keys.size() - 1));
             }
             return keys.get(i);
         });

@@ -71,7 +71,8 @@ public final class Intercomm extends Comm {
     static int[] exchangeLeaders(Comm localComm, int localLeader, LeaderExchange ex) throws MPIException {
         io.jrma.Comm lc = localComm.core();
         if (localLeader < 0 || localLeader >= lc.size()) {
-            throw new RmaException(ErrorClass.ERR_RANK, "leader rank " + localLeader + " is not in a communicator of size "
+            throw new RmaException(ErrorClass.ERR_RANK,
+                    "leader rank " + localLeader + " is not in a communicator of size "
                     + lc.size());
         }
         int[] remote = null;
@@ -104,7 +105,8 @@ public final class Intercomm extends Comm {
         for (int w : remote) {
             for (int l : local) {
                 if (w == l) {
-                    throw new RmaException(ErrorClass.ERR_COMM, "the local and the remote group overlap (world rank " + w
+                    throw new RmaException(ErrorClass.ERR_COMM,
+                            "the local and the remote group overlap (world rank " + w
                             + "): an inter-communicator needs disjoint groups");
                 }
             }
@@ -116,7 +118,8 @@ public final class Intercomm extends Comm {
                 localFirst ? remote.length : local.length);
         io.jrma.Comm world = MPI.env.world;
         if (!(world instanceof LocalComm w)) {
-            throw new RmaException(ErrorClass.ERR_UNSUPPORTED_OPERATION, "inter-communicators need jrma's own world communicator");
+            throw new RmaException(ErrorClass.ERR_UNSUPPORTED_OPERATION,
+                    "inter-communicators need jrma's own world communicator");
         }
         int myWorld = local[lc.rank()];
         io.jrma.Comm u = w.createGroup(new io.jrma.Group(union, myWorld), UNION_TAG);
@@ -241,7 +244,8 @@ public final class Intercomm extends Comm {
             return root;
         }
         if (root < 0 || root >= remoteWorld.length) {
-            throw new RmaException(ErrorClass.ERR_ROOT, "root " + root + " is not MPI.ROOT, MPI.PROC_NULL or a rank of the"
+            throw new RmaException(ErrorClass.ERR_ROOT,
+                    "root " + root + " is not MPI.ROOT, MPI.PROC_NULL or a rank of the"
                     + " remote group of size " + remoteWorld.length);
         }
         return root;
@@ -298,7 +302,8 @@ public final class Intercomm extends Comm {
                 Bufs.Msg r = b(recvbuf, recvtype);
                 List<MsgRequest> rs = new ArrayList<>();
                 for (int i = 0; i < remoteWorld.length; i++) {
-                    rs.add(c.irecvOwn(r.obj, r.off + (long) i * recvcount, recvcount, jt(recvtype), unionOfRemote(i), T_GATHER));
+                    rs.add(c.irecvOwn(r.obj, r.off + (long) i * recvcount, recvcount, jt(recvtype),
+                            unionOfRemote(i), T_GATHER));
                 }
                 waitAll(rs);
                 r.done();
@@ -320,7 +325,8 @@ public final class Intercomm extends Comm {
                 Bufs.Msg r = b(recvbuf, recvtype);
                 List<MsgRequest> rs = new ArrayList<>();
                 for (int i = 0; i < remoteWorld.length; i++) {
-                    rs.add(c.irecvOwn(r.obj, r.off + displs[i], recvcount[i], jt(recvtype), unionOfRemote(i), T_GATHER));
+                    rs.add(c.irecvOwn(r.obj, r.off + displs[i], recvcount[i], jt(recvtype),
+                            unionOfRemote(i), T_GATHER));
                 }
                 waitAll(rs);
                 r.done();
@@ -341,7 +347,8 @@ public final class Intercomm extends Comm {
                 Bufs.Msg s = b(sendbuf, sendtype);
                 List<MsgRequest> rs = new ArrayList<>();
                 for (int i = 0; i < remoteWorld.length; i++) {
-                    rs.add(c.isendOwn(s.obj, s.off + (long) i * sendcount, sendcount, jt(sendtype), unionOfRemote(i), T_SCATTER));
+                    rs.add(c.isendOwn(s.obj, s.off + (long) i * sendcount, sendcount, jt(sendtype),
+                            unionOfRemote(i), T_SCATTER));
                 }
                 waitAll(rs);
                 s.done();
@@ -363,7 +370,8 @@ public final class Intercomm extends Comm {
                 Bufs.Msg s = b(sendbuf, sendtype);
                 List<MsgRequest> rs = new ArrayList<>();
                 for (int i = 0; i < remoteWorld.length; i++) {
-                    rs.add(c.isendOwn(s.obj, s.off + displs[i], sendcount[i], jt(sendtype), unionOfRemote(i), T_SCATTER));
+                    rs.add(c.isendOwn(s.obj, s.off + displs[i], sendcount[i], jt(sendtype),
+                            unionOfRemote(i), T_SCATTER));
                 }
                 waitAll(rs);
                 s.done();
@@ -383,7 +391,8 @@ public final class Intercomm extends Comm {
             Bufs.Msg r = b(recvbuf, recvtype);
             List<MsgRequest> rs = new ArrayList<>();
             for (int i = 0; i < remoteWorld.length; i++) {
-                rs.add(c.irecvOwn(r.obj, r.off + (long) i * recvcount, recvcount, jt(recvtype), unionOfRemote(i), T_ALLGATHER));
+                rs.add(c.irecvOwn(r.obj, r.off + (long) i * recvcount, recvcount, jt(recvtype),
+                        unionOfRemote(i), T_ALLGATHER));
             }
             for (int i = 0; i < remoteWorld.length; i++) {
                 rs.add(c.isendOwn(s.obj, s.off, sendcount, jt(sendtype), unionOfRemote(i), T_ALLGATHER));
@@ -422,10 +431,12 @@ public final class Intercomm extends Comm {
             Bufs.Msg r = b(recvbuf, recvtype);
             List<MsgRequest> rs = new ArrayList<>();
             for (int i = 0; i < remoteWorld.length; i++) {
-                rs.add(c.irecvOwn(r.obj, r.off + (long) i * recvcount, recvcount, jt(recvtype), unionOfRemote(i), T_ALLTOALL));
+                rs.add(c.irecvOwn(r.obj, r.off + (long) i * recvcount, recvcount, jt(recvtype),
+                        unionOfRemote(i), T_ALLTOALL));
             }
             for (int i = 0; i < remoteWorld.length; i++) {
-                rs.add(c.isendOwn(s.obj, s.off + (long) i * sendcount, sendcount, jt(sendtype), unionOfRemote(i), T_ALLTOALL));
+                rs.add(c.isendOwn(s.obj, s.off + (long) i * sendcount, sendcount, jt(sendtype),
+                        unionOfRemote(i), T_ALLTOALL));
             }
             waitAll(rs);
             r.done();
@@ -470,7 +481,8 @@ public final class Intercomm extends Comm {
 
     private static ByteBuffer image(io.jrma.Datatype t, long count) {
         if (t.trueLb() < 0) {
-            throw new RmaException(ErrorClass.ERR_TYPE, "inter-communicator reductions take datatypes without data before"
+            throw new RmaException(ErrorClass.ERR_TYPE,
+                    "inter-communicator reductions take datatypes without data before"
                     + " their origin (true lower bound " + t.trueLb() + ")");
         }
         long span = count == 0 ? 0 : (count - 1) * t.extent() + Math.max(t.extent(), t.trueLb() + t.trueExtent());
@@ -548,7 +560,8 @@ public final class Intercomm extends Comm {
         exec(() -> {
             reductionOp(op);
             Collectives c = coll();
-            ByteBuffer acc = foldRemote(c, sendToAll(c, sendbuf, count, type, T_ALLREDUCE), count, type, op, T_ALLREDUCE);
+            ByteBuffer acc = foldRemote(c, sendToAll(c, sendbuf, count, type, T_ALLREDUCE), count,
+                    type, op, T_ALLREDUCE);
             deliver(acc, 0, count, type, recvbuf);
         });
     }

@@ -3,8 +3,12 @@ package mpi;
 import io.jrma.ErrorClass;
 import io.jrma.RmaException;
 import io.jrma.core.runtime.LocalComm;
+import io.jrma.msg.Collectives;
+import io.jrma.msg.Messenger;
+import io.jrma.msg.MsgRequest;
 import java.nio.Buffer;
 import java.util.Arrays;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * An intra-communicator: {@link MPI#COMM_WORLD}, {@link MPI#COMM_SELF} and the communicators made from them,
@@ -53,7 +57,8 @@ public class Intracomm extends Comm {
      * {@link MPI#UNDEFINED} get a null communicator ({@link #isNull()}).
      */
     public final Intracomm split(int colour, int key) throws MPIException {
-        return run(() -> new Intracomm(core().split(colour == MPI.UNDEFINED ? io.jrma.Group.UNDEFINED : colour, key), this));
+        return run(() -> new Intracomm(core().split(colour == MPI.UNDEFINED ? io.jrma.Group.UNDEFINED
+                : colour, key), this));
     }
 
     /**
@@ -69,7 +74,8 @@ public class Intracomm extends Comm {
             } else if (splitType == MPI.COMM_TYPE_SHARED) {
                 return new Intracomm(c.splitShared(key), this);
             }
-            throw new RmaException(ErrorClass.ERR_ARG, "split type " + splitType + " is not COMM_TYPE_SHARED or UNDEFINED");
+            throw new RmaException(ErrorClass.ERR_ARG,
+                    "split type " + splitType + " is not COMM_TYPE_SHARED or UNDEFINED");
         });
     }
 
@@ -118,7 +124,9 @@ public class Intracomm extends Comm {
         return run(() -> GraphComm.create(this, index, edges));
     }
 
-    /** A communicator with a distributed graph topology and edge weights, one per destination (MPI_DIST_GRAPH_CREATE). */
+    /**
+     * A communicator with a distributed graph topology and edge weights, one per destination (MPI_DIST_GRAPH_CREATE).
+     */
     public final GraphComm createDistGraph(int[] sources, int[] degrees, int[] destinations, int[] weights, Info info,
                                            boolean reorder) throws MPIException {
         return run(() -> GraphComm.createDist(this, sources, degrees, destinations, weights));
@@ -130,7 +138,9 @@ public class Intracomm extends Comm {
         return run(() -> GraphComm.createDist(this, sources, degrees, destinations, null));
     }
 
-    /** A distributed graph topology from each rank's own neighbors and edge weights (MPI_DIST_GRAPH_CREATE_ADJACENT). */
+    /**
+     * A distributed graph topology from each rank's own neighbors and edge weights (MPI_DIST_GRAPH_CREATE_ADJACENT).
+     */
     public final GraphComm createDistGraphAdjacent(int[] sources, int[] sourceWeights, int[] destinations,
                                                    int[] destWeights, Info info, boolean reorder) throws MPIException {
         return run(() -> GraphComm.createAdjacent(this, sources, sourceWeights, destinations, destWeights));
@@ -227,10 +237,10 @@ public class Intracomm extends Comm {
 
     private static final String PORT_PREFIX = "jrma-port:";
     /** Tags (on COMM_WORLD's collective context) of a connect request and of its answer, plus the port number. */
-    private static final int T_PORT_CONNECT = io.jrma.msg.Collectives.OWN_TAG_BASE + (1 << 24);
-    private static final int T_PORT_ANSWER = io.jrma.msg.Collectives.OWN_TAG_BASE + (2 << 24);
+    private static final int T_PORT_CONNECT = Collectives.OWN_TAG_BASE + (1 << 24);
+    private static final int T_PORT_ANSWER = Collectives.OWN_TAG_BASE + (2 << 24);
     private static final int PORT_NUMBERS = 1 << 24;
-    private static final java.util.concurrent.atomic.AtomicInteger PORTS = new java.util.concurrent.atomic.AtomicInteger();
+    private static final AtomicInteger PORTS = new AtomicInteger();
 
     /**
      * A port name for {@link #accept} (MPI_OPEN_PORT): it names this rank and a number of its own. Ports join
@@ -278,7 +288,8 @@ public class Intracomm extends Comm {
                 }
             }
         }
-        throw new RmaException(ErrorClass.ERR_PORT, "\"" + name + "\" is not a port name of this job (see Intracomm.openPort)");
+        throw new RmaException(ErrorClass.ERR_PORT,
+                "\"" + name + "\" is not a port name of this job (see Intracomm.openPort)");
     }
 
     /**
@@ -297,10 +308,10 @@ public class Intracomm extends Comm {
                 if (p[0] != MPI.env.world.rank()) {
                     throw new RmaException(ErrorClass.ERR_PORT, "accept: " + port + " was opened by another rank");
                 }
-                io.jrma.msg.Collectives w = MPI.COMM_WORLD.m().collectives();
+                Collectives w = MPI.COMM_WORLD.m().collectives();
                 int[] request = new int[MPI.env.world.size() + 1];
-                io.jrma.msg.MsgRequest r = w.irecvOwn(request, 0, request.length, io.jrma.Datatype.INT,
-                        io.jrma.msg.Messenger.ANY_SOURCE, T_PORT_CONNECT + p[1]);
+                MsgRequest r = w.irecvOwn(request, 0, request.length, io.jrma.Datatype.INT,
+                        Messenger.ANY_SOURCE, T_PORT_CONNECT + p[1]);
                 io.jrma.msg.Status st = r.waitFor();
                 int[] other = Arrays.copyOfRange(request, 1, 1 + request[0]);
                 int[] answer = new int[local.length + 1];
@@ -326,12 +337,12 @@ public class Intracomm extends Comm {
         return run(() -> {
             int[] remote = Intercomm.exchangeLeaders(this, root, local -> {
                 int[] p = parsePort(port);
-                io.jrma.msg.Collectives w = MPI.COMM_WORLD.m().collectives();
+                Collectives w = MPI.COMM_WORLD.m().collectives();
                 int[] request = new int[local.length + 1];
                 request[0] = local.length;
                 System.arraycopy(local, 0, request, 1, local.length);
                 int[] answer = new int[MPI.env.world.size() + 1];
-                io.jrma.msg.MsgRequest r = w.irecvOwn(answer, 0, answer.length, io.jrma.Datatype.INT, p[0],
+                MsgRequest r = w.irecvOwn(answer, 0, answer.length, io.jrma.Datatype.INT, p[0],
                         T_PORT_ANSWER + p[1]);
                 w.isendOwn(request, 0, request.length, io.jrma.Datatype.INT, p[0], T_PORT_CONNECT + p[1]).waitFor();
                 r.waitFor();

@@ -4,6 +4,8 @@ import io.jrma.ErrorClass;
 import io.jrma.Jrma;
 import io.jrma.RmaException;
 import io.jrma.core.os.HostId;
+import io.jrma.core.runtime.CommCore;
+import io.jrma.core.runtime.Job;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -224,15 +226,19 @@ public final class MPI {
     /** Two ints (value, index) for MINLOC/MAXLOC; sizes and extents are in bytes. */
     public static final Datatype INT2 = Datatype.pair(Datatype.INT2, io.jrma.Datatype.INT_INT, "MPI_2INT");
     /** short value at 0, int index at 4 (8 bytes). */
-    public static final Datatype SHORT_INT = Datatype.pair(Datatype.SHORT_INT, io.jrma.Datatype.SHORT_INT, "MPI_SHORT_INT");
+    public static final Datatype SHORT_INT =
+            Datatype.pair(Datatype.SHORT_INT, io.jrma.Datatype.SHORT_INT, "MPI_SHORT_INT");
     /** long value at 0, int index at 8 (extent 16 bytes). */
     public static final Datatype LONG_INT = Datatype.pair(Datatype.LONG_INT, io.jrma.Datatype.LONG_INT, "MPI_LONG_INT");
     /** float value at 0, int index at 4 (8 bytes). */
-    public static final Datatype FLOAT_INT = Datatype.pair(Datatype.FLOAT_INT, io.jrma.Datatype.FLOAT_INT, "MPI_FLOAT_INT");
+    public static final Datatype FLOAT_INT =
+            Datatype.pair(Datatype.FLOAT_INT, io.jrma.Datatype.FLOAT_INT, "MPI_FLOAT_INT");
     /** double value at 0, int index at 8 (extent 16 bytes). */
-    public static final Datatype DOUBLE_INT = Datatype.pair(Datatype.DOUBLE_INT, io.jrma.Datatype.DOUBLE_INT, "MPI_DOUBLE_INT");
+    public static final Datatype DOUBLE_INT =
+            Datatype.pair(Datatype.DOUBLE_INT, io.jrma.Datatype.DOUBLE_INT, "MPI_DOUBLE_INT");
     /** Two floats (real, imaginary); counts and extents are in floats. */
-    public static final Datatype FLOAT_COMPLEX = Datatype.complex(Datatype.FLOAT_COMPLEX, io.jrma.Datatype.FLOAT_COMPLEX,
+    public static final Datatype FLOAT_COMPLEX =
+            Datatype.complex(Datatype.FLOAT_COMPLEX, io.jrma.Datatype.FLOAT_COMPLEX,
             "MPI_C_FLOAT_COMPLEX", 4);
     /** Two doubles (real, imaginary); counts and extents are in doubles. */
     public static final Datatype DOUBLE_COMPLEX = Datatype.complex(Datatype.DOUBLE_COMPLEX,
@@ -391,14 +397,14 @@ public final class MPI {
         }
         COMM_WORLD.barrier();
         finalized = true;
-        if (io.jrma.Jrma.inJob()) { // under jrmarun a System.exit after this ends the rank cleanly, as a process
-            io.jrma.Comm w = io.jrma.Jrma.world();
-            io.jrma.core.runtime.Job job = ((io.jrma.core.runtime.CommCore) w).job();
+        if (Jrma.inJob()) { // under jrmarun a System.exit after this ends the rank cleanly, as a process
+            io.jrma.Comm w = Jrma.world();
+            Job job = ((CommCore) w).job();
             job.markFinalized(w.worldRank(w.rank()));
             // and so does it end the other ranks of this JVM only once they have finalized too
             job.awaitLocalRanksFinalized();
             // a process of a job another launcher started closes its connections so that it can end
-            io.jrma.Jrma.leave(w);
+            Jrma.leave(w);
         }
     }
 
@@ -524,7 +530,7 @@ public final class MPI {
     /** A new direct byte buffer in native order. */
     public static ByteBuffer newByteBuffer(int capacity) {
         // in a job over several JVMs: shared memory, so windows created over it are direct between JVMs
-        return io.jrma.Jrma.allocateMemory(capacity).order(ByteOrder.nativeOrder());
+        return Jrma.allocateMemory(capacity).order(ByteOrder.nativeOrder());
     }
 
     /** A new direct char buffer (native order). */

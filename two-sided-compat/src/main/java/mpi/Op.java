@@ -63,7 +63,8 @@ public final class Op implements Freeable {
     /** The predefined jrma op behind an operation; ERR_OP for a user-defined one (accumulate operations). */
     static io.jrma.Op predefined(Op op, String what) {
         if (check(op).jop == null) {
-            throw new RmaException(ErrorClass.ERR_OP, what + " takes only predefined operations, not a user-defined one");
+            throw new RmaException(ErrorClass.ERR_OP,
+                    what + " takes only predefined operations, not a user-defined one");
         }
         return op.jop;
     }

@@ -6,6 +6,7 @@ import io.jrma.msg.Messenger;
 import io.jrma.msg.MsgRequest;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.locks.LockSupport;
@@ -125,7 +126,8 @@ public class Request implements Freeable {
                 record(ready, null);
             }
         } catch (RmaException e) {
-            record(msg != null && msg.status() != null ? Status.of(msg.status(), site) : Status.empty().withError(e.errorCode()), e);
+            record(msg != null && msg.status() != null ? Status.of(msg.status(), site)
+                    : Status.empty().withError(e.errorCode()), e);
         }
         return complete;
     }
@@ -150,7 +152,8 @@ public class Request implements Freeable {
                 record(ready, null);
             }
         } catch (RmaException e) {
-            record(msg != null && msg.status() != null ? Status.of(msg.status(), site) : Status.empty().withError(e.errorCode()), e);
+            record(msg != null && msg.status() != null ? Status.of(msg.status(), site)
+                    : Status.empty().withError(e.errorCode()), e);
         }
     }
 
@@ -162,7 +165,7 @@ public class Request implements Freeable {
         try {
             fut.join();
             record(Status.empty(), null);
-        } catch (CompletionException | java.util.concurrent.CancellationException e) {
+        } catch (CompletionException | CancellationException e) {
             Throwable c = e.getCause() != null ? e.getCause() : e;
             if (c instanceof MPIException) {
                 MPIException m = (MPIException) c;
@@ -176,7 +179,8 @@ public class Request implements Freeable {
             } else if (c instanceof Error) {
                 throw (Error) c;
             } else {
-                record(Status.empty().withError(MPI.ERR_OTHER), new RmaException(ErrorClass.ERR_OTHER, c.toString(), c));
+                record(Status.empty().withError(MPI.ERR_OTHER),
+                        new RmaException(ErrorClass.ERR_OTHER, c.toString(), c));
             }
         }
     }
@@ -436,7 +440,9 @@ public class Request implements Freeable {
         return indices(waitSomeStatus(requests));
     }
 
-    /** The statuses of the active requests that have completed (possibly none); null if none is active (MPI_TESTSOME). */
+    /**
+     * The statuses of the active requests that have completed (possibly none); null if none is active (MPI_TESTSOME).
+     */
     public static Status[] testSomeStatus(Request[] requests) throws MPIException {
         MPI.check();
         return someDone(requests);

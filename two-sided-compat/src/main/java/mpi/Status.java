@@ -108,7 +108,8 @@ public final class Status {
         io.jrma.Datatype t = type(datatype);
         long per = t.layout().elementCount();
         if (count.getCount() < 0) {
-            throw Err.raise(MPI.COMM_WORLD.errh, MPI.ERR_COUNT, "MPI_ERR_COUNT: negative element count", "MPI_COMM_WORLD", null);
+            throw Err.raise(MPI.COMM_WORLD.errh, MPI.ERR_COUNT, "MPI_ERR_COUNT: negative element count",
+                    "MPI_COMM_WORLD", null);
         }
         bytes = per == 0 ? 0 : count.getCount() * t.size() / per;
     }
@@ -149,7 +150,8 @@ public final class Status {
 
     private static io.jrma.Datatype type(Datatype d) throws MPIException {
         if (d == null || d.t == null) {
-            throw Err.raise(MPI.COMM_WORLD.errh, MPI.ERR_TYPE, "MPI_ERR_TYPE: datatype is null or freed", "MPI_COMM_WORLD",
+            throw Err.raise(MPI.COMM_WORLD.errh, MPI.ERR_TYPE,
+                    "MPI_ERR_TYPE: datatype is null or freed", "MPI_COMM_WORLD",
                     new RmaException(ErrorClass.ERR_TYPE, "datatype is null"));
         }
         return d.t;

@@ -44,7 +44,8 @@ final class UserOps {
             throw new RmaException(ErrorClass.ERR_TYPE, "user-defined operations take datatypes without data before"
                     + " their origin (true lower bound " + t.trueLb() + ")");
         }
-        long span = count == 0 ? 0 : Math.max(count * t.extent(), (count - 1) * t.extent() + t.trueLb() + t.trueExtent());
+        long span = count == 0 ? 0 : Math.max(count * t.extent(),
+                (count - 1) * t.extent() + t.trueLb() + t.trueExtent());
         ByteBuffer img = ByteBuffer.allocateDirect(Math.toIntExact(span)).order(ByteOrder.nativeOrder());
         if (count > 0 && t.size() > 0) {
             t.unpack(packed, at, count * t.size(), img, 0, count);

@@ -3,6 +3,7 @@ package mpi;
 import io.jrma.ErrorClass;
 import io.jrma.Flavor;
 import io.jrma.LockType;
+import io.jrma.MemoryModel;
 import io.jrma.RmaException;
 import io.jrma.SharedMemory;
 import io.jrma.core.runtime.CommCore;
@@ -155,7 +156,9 @@ public final class Win implements Freeable, Site {
             int disp = dispUnit * elem;
             if (flavor == FLAVOR_PRIVATE || flavor == MPI.WIN_FLAVOR_ALLOCATE) {
                 if (base != null && (long) base.capacity() * elem >= len) {
-                    ByteBuffer m = Bufs.bytes(base).duplicate().clear().limit((int) len).slice().order(ByteOrder.LITTLE_ENDIAN);
+                    ByteBuffer m =
+                            Bufs.bytes(base).duplicate().clear().limit((int) len).slice()
+                            .order(ByteOrder.LITTLE_ENDIAN);
                     return new Made(io.jrma.Win.create(core(comm), m, disp, Info.ji(info)), MPI.WIN_FLAVOR_ALLOCATE, m);
                 }
                 io.jrma.Win w = io.jrma.Win.allocate(core(comm), len, disp, Info.ji(info));
@@ -165,13 +168,15 @@ public final class Win implements Freeable, Site {
                 io.jrma.Win w = io.jrma.Win.allocateShared(core(comm), len, disp, Info.ji(info));
                 return new Made(w, MPI.WIN_FLAVOR_SHARED, w.buffer());
             }
-            throw new RmaException(ErrorClass.ERR_ARG, "window flavor " + flavor + " is not FLAVOR_PRIVATE or FLAVOR_SHARED");
+            throw new RmaException(ErrorClass.ERR_ARG,
+                    "window flavor " + flavor + " is not FLAVOR_PRIVATE or FLAVOR_SHARED");
         });
     }
 
     private static Made dynamic(Info info, Comm comm) throws MPIException {
         MPI.check();
-        return comm.run(() -> new Made(io.jrma.Win.createDynamic(core(comm), Info.ji(info)), MPI.WIN_FLAVOR_DYNAMIC, null));
+        return comm.run(() -> new Made(io.jrma.Win.createDynamic(core(comm), Info.ji(info)),
+                MPI.WIN_FLAVOR_DYNAMIC, null));
     }
 
     // ------------------------------------------------------------------------------------------- internals
@@ -351,7 +356,8 @@ public final class Win implements Freeable, Site {
         MPI.check();
         try {
             w().getAccumulate(accOrigin(origin, op), orgCount, orgType == null ? Datatype.jt(targetType)
-                    : Datatype.jt(orgType), result(resultAddr), resultCount, Datatype.jt(resultType), targetRank, targetDisp,
+                    : Datatype.jt(orgType), result(resultAddr), resultCount, Datatype.jt(resultType),
+                    targetRank, targetDisp,
                     targetCount, Datatype.jt(targetType), Op.predefined(op, "getAccumulate"));
         } catch (RuntimeException e) {
             throw Err.handle(errh, siteName(), e);
@@ -684,7 +690,7 @@ public final class Win implements Freeable, Site {
                 case MPI.WIN_CREATE_FLAVOR:
                     return flavor;
                 case MPI.WIN_MODEL:
-                    return x.model() == io.jrma.MemoryModel.UNIFIED ? MPI.WIN_UNIFIED : MPI.WIN_SEPARATE;
+                    return x.model() == MemoryModel.UNIFIED ? MPI.WIN_UNIFIED : MPI.WIN_SEPARATE;
                 default:
                     MPI.env.checkKeyval(Env.KeyKind.WIN, keyval, attrs);
                     return MPI.attrGet(attrs.get(keyval));

@@ -8,6 +8,9 @@ import java.nio.FloatBuffer;
 import java.nio.IntBuffer;
 import java.nio.LongBuffer;
 import java.nio.ShortBuffer;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
 import mpi.CartComm;
 import mpi.CartParms;
 import mpi.Comm;
@@ -327,8 +330,8 @@ final class ApiSurface {
         k = count.compareTo(o);
         Comparable cmp = count;
         Comparable<Count> typed = count; // Open MPI's Count implements the raw Comparable
-        java.util.List<Count> counts = new java.util.ArrayList<>();
-        java.util.Collections.sort(counts);
+        List<Count> counts = new ArrayList<>();
+        Collections.sort(counts);
         k = version.getVersion() + version.getSubVersion();
 
         MPIException ex = new MPIException("message");

@@ -33,8 +33,10 @@ class ApiSurfaceTest {
             }
         }
         assertTrue(free != null && throwing != null, "both halves of ApiSurface");
-        assertEquals(0, free.getExceptionTypes().length, "the half for members without checked exceptions declares none");
-        for (String nested : new String[] {"Particle", "Particle$Data", "Pair", "Flags", "Flags$Data", "Fold", "Resource"}) {
+        assertEquals(0, free.getExceptionTypes().length,
+                "the half for members without checked exceptions declares none");
+        for (String nested : new String[] {"Particle", "Particle$Data", "Pair", "Flags", "Flags$Data",
+                "Fold", "Resource"}) {
             Class.forName("mpitests.ApiSurface$" + nested);
         }
     }

@@ -20,7 +20,8 @@ final class Check {
     }
 
     static void eq(double expected, double actual, String what) {
-        if (Double.compare(expected, actual) != 0 && Math.abs(expected - actual) > 1e-9 * Math.max(1, Math.abs(expected))) {
+        if (Double.compare(expected, actual) != 0
+                && Math.abs(expected - actual) > 1e-9 * Math.max(1, Math.abs(expected))) {
             throw new AssertionError(what + ": expected " + expected + ", got " + actual);
         }
     }
@@ -33,19 +34,22 @@ final class Check {
 
     static void eq(int[] expected, int[] actual, String what) {
         if (!Arrays.equals(expected, actual)) {
-            throw new AssertionError(what + ": expected " + Arrays.toString(expected) + ", got " + Arrays.toString(actual));
+            throw new AssertionError(what + ": expected " + Arrays.toString(expected) + ", got "
+                    + Arrays.toString(actual));
         }
     }
 
     static void eq(long[] expected, long[] actual, String what) {
         if (!Arrays.equals(expected, actual)) {
-            throw new AssertionError(what + ": expected " + Arrays.toString(expected) + ", got " + Arrays.toString(actual));
+            throw new AssertionError(what + ": expected " + Arrays.toString(expected) + ", got "
+                    + Arrays.toString(actual));
         }
     }
 
     static void eq(double[] expected, double[] actual, String what) {
         if (!Arrays.equals(expected, actual)) {
-            throw new AssertionError(what + ": expected " + Arrays.toString(expected) + ", got " + Arrays.toString(actual));
+            throw new AssertionError(what + ": expected " + Arrays.toString(expected) + ", got "
+                    + Arrays.toString(actual));
         }
     }
 

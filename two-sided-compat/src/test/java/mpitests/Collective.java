@@ -16,7 +16,9 @@ import mpi.Op;
 import mpi.Request;
 import mpi.UserFunction;
 
-/** Collectives through the mpi package: data movement, reductions (predefined, MINLOC/MAXLOC, user ops), in-place forms. */
+/**
+ * Collectives through the mpi package: data movement, reductions (predefined, MINLOC/MAXLOC, user ops), in-place forms.
+ */
 public final class Collective {
     public static void main(String[] args) throws MPIException {
         MPI.Init(args);
@@ -449,7 +451,7 @@ public final class Collective {
             rsIn[2 * j + 1] = me + 1;
         }
         int[] ones = new int[n];
-        java.util.Arrays.fill(ones, 1);
+        Arrays.fill(ones, 1);
         long[] rsOut = new long[2];
         world.reduceScatter(rsIn, rsOut, ones, affine, compose);
         long ra = 1;

@@ -5,6 +5,7 @@ import static mpitests.Check.eq;
 
 import java.nio.ByteBuffer;
 import java.nio.DoubleBuffer;
+import java.util.Arrays;
 import mpi.Datatype;
 import mpi.DoubleComplex;
 import mpi.FloatComplex;
@@ -82,7 +83,8 @@ public final class Datatypes {
         res.commit();
         eq(3, res.getExtent(), "resized extent in ints");
         eq(1, res.getSize(), "resized size");
-        Datatype sub = Datatype.createSubarray(new int[] {4, 4}, new int[] {2, 2}, new int[] {1, 1}, MPI.ORDER_C, MPI.INT);
+        Datatype sub = Datatype.createSubarray(new int[] {4, 4}, new int[] {2, 2}, new int[] {1, 1},
+                MPI.ORDER_C, MPI.INT);
         sub.commit();
         eq(4, sub.getSize(), "subarray size");
         eq(16, sub.getExtent(), "subarray extent");
@@ -225,14 +227,14 @@ public final class Datatypes {
         eq(12, world.pack(MPI.slice(src, 10), 2, back, packed, 0), "pack position");
         world.pack(MPI.slice(heap, 10), 2, back, fromHeap, 0);
         byte[] expect = {10, 11, 6, 7, 2, 3, 20, 21, 16, 17, 12, 13};
-        check(java.util.Arrays.equals(expect, packed), "packed from before the slice: " + java.util.Arrays.toString(packed));
-        check(java.util.Arrays.equals(expect, fromHeap), "heap: " + java.util.Arrays.toString(fromHeap));
+        check(Arrays.equals(expect, packed), "packed from before the slice: " + Arrays.toString(packed));
+        check(Arrays.equals(expect, fromHeap), "heap: " + Arrays.toString(fromHeap));
         ByteBuffer dst = MPI.newByteBuffer(24);
         byte[] heapDst = new byte[24];
         world.unpack(packed, 0, MPI.slice(dst, 10), 2, back);
         world.unpack(packed, 0, MPI.slice(heapDst, 10), 2, back);
         for (int i = 0; i < 24; i++) {
-            boolean data = java.util.Arrays.binarySearch(new int[] {2, 3, 6, 7, 10, 11, 12, 13, 16, 17, 20, 21}, i) >= 0;
+            boolean data = Arrays.binarySearch(new int[] {2, 3, 6, 7, 10, 11, 12, 13, 16, 17, 20, 21}, i) >= 0;
             eq(data ? i : 0, dst.get(i), "unpacked into byte " + i);
             eq(data ? i : 0, heapDst[i], "unpacked into heap byte " + i);
         }

@@ -6,6 +6,9 @@ import static mpitests.Check.fails;
 
 import java.nio.IntBuffer;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Paths;
+import java.util.Arrays;
 import mpi.Datatype;
 import mpi.File;
 import mpi.MPI;
@@ -28,7 +31,7 @@ public final class FileIO {
         byte[] dir = new byte[1024];
         int[] len = new int[1];
         if (me == 0) {
-            byte[] d = java.nio.file.Files.createTempDirectory("jrma-fileio").toString().getBytes(StandardCharsets.UTF_8);
+            byte[] d = Files.createTempDirectory("jrma-fileio").toString().getBytes(StandardCharsets.UTF_8);
             System.arraycopy(d, 0, dir, 0, d.length);
             len[0] = d.length;
         }
@@ -92,7 +95,7 @@ public final class FileIO {
         eq(n, f.getPositionShared(), "every writeShared moved the shared pointer by one int");
         int[] got = new int[n];
         f.readAt(0, got, n, MPI.INT);
-        java.util.Arrays.sort(got);
+        Arrays.sort(got);
         for (int r = 0; r < n; r++) {
             eq(1000 + r, got[r], "each rank's writeShared landed in its own int");
         }
@@ -102,7 +105,7 @@ public final class FileIO {
         sr.waitFor();
         int[] each = new int[n];
         MPI.COMM_WORLD.allGather(new int[] {one.get(0)}, 1, MPI.INT, each, 1, MPI.INT);
-        java.util.Arrays.sort(each);
+        Arrays.sort(each);
         for (int r = 0; r < n; r++) {
             eq(1000 + r, each[r], "each rank's iReadShared read another int");
         }
@@ -141,10 +144,10 @@ public final class FileIO {
         fails(MPI.ERR_READ_ONLY, () -> ro.writeAt(0, mine, 1, MPI.INT), "write to a read-only file");
         ro.close();
         MPI.COMM_WORLD.barrier();
-        check(!java.nio.file.Files.exists(java.nio.file.Paths.get(name)), "deleted on close");
+        check(!Files.exists(Paths.get(name)), "deleted on close");
         if (me == 0) {
             fails(MPI.ERR_NO_SUCH_FILE, () -> File.delete(name), "delete a missing file");
-            java.nio.file.Files.delete(java.nio.file.Paths.get(name).getParent());
+            Files.delete(Paths.get(name).getParent());
         }
         MPI.Finalize();
         if (me == 0) {

@@ -4,6 +4,8 @@ import static mpitests.Check.check;
 import static mpitests.Check.eq;
 import static mpitests.Check.fails;
 
+import java.nio.IntBuffer;
+import java.util.Arrays;
 import mpi.CartComm;
 import mpi.CartParms;
 import mpi.Comm;
@@ -19,7 +21,6 @@ import mpi.MPIException;
 import mpi.Request;
 import mpi.ShiftParms;
 import mpi.Status;
-import java.nio.IntBuffer;
 
 /** Environment, groups, communicator management, attributes, info, topologies. */
 public final class GroupsComms {
@@ -287,10 +288,11 @@ public final class GroupsComms {
         eq(cart.getRank(new int[] {c[0] + 1, c[1]}), s0.getRankDest(), "periodic shift dest");
         ShiftParms s1 = cart.shift(1, 1);
         eq(c[1] == 0 ? MPI.PROC_NULL : cart.getRank(new int[] {c[0], c[1] - 1}), s1.getRankSource(), "edge source");
-        eq(c[1] == dims[1] - 1 ? MPI.PROC_NULL : cart.getRank(new int[] {c[0], c[1] + 1}), s1.getRankDest(), "edge dest");
+        eq(c[1] == dims[1] - 1 ? MPI.PROC_NULL : cart.getRank(new int[] {c[0], c[1] + 1}),
+                s1.getRankDest(), "edge dest");
         // neighbor allgather: slots (-d0, +d0, -d1, +d1)
         int[] nb = new int[4];
-        java.util.Arrays.fill(nb, -1);
+        Arrays.fill(nb, -1);
         cart.neighborAllGather(new int[] {me}, 1, MPI.INT, nb, 1, MPI.INT);
         eq(s0.getRankSource(), nb[0], "neighbor below in dim 0");
         eq(s0.getRankDest(), nb[1], "neighbor above in dim 0");
@@ -395,7 +397,7 @@ public final class GroupsComms {
             dst[i] = (i + 1) % n;
             wts[i] = 100 + i;
         }
-        GraphComm w0 = world.createDistGraph(java.util.Arrays.copyOf(src, me == 0 ? n : 0), deg, dst, wts,
+        GraphComm w0 = world.createDistGraph(Arrays.copyOf(src, me == 0 ? n : 0), deg, dst, wts,
                 MPI.INFO_NULL, false);
         DistGraphNeighbors w0n = w0.getDistGraphNeighbors();
         check(w0n.isWeighted(), "weighted createDistGraph");

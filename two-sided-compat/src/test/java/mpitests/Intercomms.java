@@ -4,6 +4,7 @@ import static mpitests.Check.check;
 import static mpitests.Check.eq;
 
 import java.nio.IntBuffer;
+import java.util.Arrays;
 import mpi.Comm;
 import mpi.Group;
 import mpi.Intercomm;
@@ -288,7 +289,7 @@ public final class Intercomms {
         int[] ranks = new int[n];
         same.allGather(new int[] {me}, 1, MPI.INT, ranks, 1, MPI.INT);
         int[] sorted = ranks.clone();
-        java.util.Arrays.sort(sorted);
+        Arrays.sort(sorted);
         for (int i = 0; i < n; i++) {
             eq(i, sorted[i], "every rank once in the merged communicator");
         }

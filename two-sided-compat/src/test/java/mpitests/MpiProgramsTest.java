@@ -4,15 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.BufferedReader;
-import java.io.IOException;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
+import io.jrma.testsupport.ChildProcess;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -28,88 +24,10 @@ import org.junit.jupiter.params.provider.ValueSource;
  * whatever it started when it ends or times out.
  */
 class MpiProgramsTest {
-    private static final String JAVA = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-
-    /** A process and everything it printed (stdout and stderr merged). */
-    static final class Run {
-        final Process p;
-        final List<String> lines = new ArrayList<>();
-        final List<ProcessHandle> seen = new ArrayList<>();
-
-        Run(List<String> cmd) throws IOException {
-            p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-            Thread t = new Thread(() -> {
-                try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
-                    String l;
-                    while ((l = r.readLine()) != null) {
-                        synchronized (lines) {
-                            lines.add(l);
-                        }
-                    }
-                } catch (IOException ignored) {
-                    // the process is gone
-                }
-            });
-            t.setDaemon(true);
-            t.start();
-        }
-
-        /** jrmarun with these arguments. */
-        static Run jrmarun(String... args) throws IOException {
-            List<String> cmd = new ArrayList<>(List.of(JAVA, "-cp", System.getProperty("java.class.path"),
-                    "io.jrma.launcher.JrmaRun"));
-            cmd.addAll(Arrays.asList(args));
-            return new Run(cmd);
-        }
-
-        /** A plain java process with jrma's JVM flags. */
-        static Run java(String mainClass, String... args) throws IOException {
-            List<String> cmd = new ArrayList<>(List.of(JAVA));
-            for (String f : System.getProperty("jrma.test.argLine", "").trim().split("\\s+")) {
-                if (!f.isEmpty()) {
-                    cmd.add(f);
-                }
-            }
-            cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), mainClass));
-            cmd.addAll(Arrays.asList(args));
-            return new Run(cmd);
-        }
-
-        int exit(long seconds) throws InterruptedException {
-            p.descendants().forEach(seen::add);
-            try {
-                assertTrue(p.waitFor(seconds, TimeUnit.SECONDS), "did not end within " + seconds + " s:\n" + output());
-                Thread.sleep(100); // let the reader take the last lines
-                return p.exitValue();
-            } finally {
-                p.descendants().forEach(ProcessHandle::destroyForcibly);
-                p.destroyForcibly();
-            }
-        }
-
-        String output() {
-            synchronized (lines) {
-                return String.join("\n", lines);
-            }
-        }
-
-        boolean printed(String prefix) {
-            synchronized (lines) {
-                return lines.stream().anyMatch(l -> l.startsWith(prefix));
-            }
-        }
-
-        void assertNoJvmLeft() throws InterruptedException {
-            Thread.sleep(200);
-            for (ProcessHandle h : seen) {
-                assertFalse(h.isAlive(), "JVM " + h.pid() + " is still running");
-            }
-        }
-    }
-
     static Stream<Arguments> programs() {
         List<Arguments> out = new ArrayList<>();
-        for (String program : new String[] {"PointToPoint", "Collective", "GroupsComms", "Datatypes", "Windows", "Errors", "SendModes", "FileIO", "Intercomms", "StatusIndex"}) {
+        for (String program : new String[] {"PointToPoint", "Collective", "GroupsComms", "Datatypes", "Windows",
+                "Errors", "SendModes", "FileIO", "Intercomms", "StatusIndex"}) {
             out.add(Arguments.of(program, "1"));
             out.add(Arguments.of(program, "2"));
         }
@@ -120,10 +38,10 @@ class MpiProgramsTest {
     @MethodSource("programs")
     @Timeout(120)
     void programPassesItsOwnChecks(String program, String jvms) throws Exception {
-        Run r = Run.jrmarun("-n", "4", "--jvms", jvms, "--timeout", "90", "mpitests." + program);
+        ChildProcess r = ChildProcess.jrmarun("-n", "4", "--jvms", jvms, "--timeout", "90", "mpitests." + program);
         assertEquals(0, r.exit(100), r.output());
         assertTrue(r.printed(program + " OK on 4 ranks"), r.output());
-        r.assertNoJvmLeft();
+        r.assertNoProcessLeft();
     }
 
     /**
@@ -135,19 +53,21 @@ class MpiProgramsTest {
     @ValueSource(strings = {"1", "2", "4"})
     @Timeout(120)
     void procNullAndOneRankWindowsOnEveryLayout(String jvms) throws Exception {
-        Run r = Run.jrmarun("-n", "4", "--jvms", jvms, "--timeout", "90", "mpitests.SelfAndProcNull");
+        ChildProcess r = ChildProcess.jrmarun("-n", "4", "--jvms", jvms, "--timeout", "90", "mpitests.SelfAndProcNull");
         assertEquals(0, r.exit(100), r.output());
         assertTrue(r.printed("SelfAndProcNull OK on 4 ranks"), r.output());
-        r.assertNoJvmLeft();
+        r.assertNoProcessLeft();
     }
 
     @Test
     @Timeout(120)
     void oddSizesAndMoreJvms() throws Exception {
-        for (String[] shape : new String[][] {{"3", "3", "PointToPoint"}, {"5", "2", "Collective"}, {"3", "1", "Collective"}, {"6", "2", "Collective"}, {"5", "2", "Windows"},
+        for (String[] shape : new String[][] {{"3", "3", "PointToPoint"}, {"5", "2", "Collective"},
+                {"3", "1", "Collective"}, {"6", "2", "Collective"}, {"5", "2", "Windows"},
             {"2", "1", "Windows"}, {"1", "1", "Collective"}, {"6", "2", "GroupsComms"},
             {"5", "2", "Intercomms"}, {"2", "1", "Intercomms"}}) {
-            Run r = Run.jrmarun("-n", shape[0], "--jvms", shape[1], "--timeout", "60", "mpitests." + shape[2]);
+            ChildProcess r = ChildProcess.jrmarun("-n", shape[0], "--jvms", shape[1], "--timeout", "60",
+                    "mpitests." + shape[2]);
             assertEquals(0, r.exit(70), String.join(" ", shape) + ":\n" + r.output());
             assertTrue(r.printed(shape[2] + " OK on " + shape[0] + " ranks"), r.output());
         }
@@ -157,12 +77,12 @@ class MpiProgramsTest {
     @Timeout(60)
     void anErrorUnderErrorsAreFatalAbortsTheJobWithItsErrorClass() throws Exception {
         for (String jvms : new String[] {"1", "2"}) {
-            Run r = Run.jrmarun("-n", "4", "--jvms", jvms, "--timeout", "40", "mpitests.FatalError");
+            ChildProcess r = ChildProcess.jrmarun("-n", "4", "--jvms", jvms, "--timeout", "40", "mpitests.FatalError");
             assertEquals(6, r.exit(50), "exit code MPI.ERR_RANK:\n" + r.output());
             assertTrue(r.output().contains("MPI_ERR_RANK: send: destination rank 1000"), r.output());
             assertTrue(r.output().contains("MPI_ERRORS_ARE_FATAL on MPI_COMM_WORLD"), r.output());
             assertFalse(r.output().contains("NOT REACHED"), r.output());
-            r.assertNoJvmLeft();
+            r.assertNoProcessLeft();
         }
     }
 
@@ -171,9 +91,10 @@ class MpiProgramsTest {
     void systemExitAfterFinalizeEndsTheJobCleanly() throws Exception {
         for (int round = 0; round < 3; round++) {
             for (String jvms : new String[] {"1", "2"}) {
-                Run r = Run.jrmarun("-n", "8", "--jvms", jvms, "--timeout", "30", "mpitests.ExitAfterFinalize");
+                ChildProcess r = ChildProcess.jrmarun("-n", "8", "--jvms", jvms, "--timeout", "30",
+                        "mpitests.ExitAfterFinalize");
                 assertEquals(0, r.exit(40), "round " + round + ", " + jvms + " JVM(s):\n" + r.output());
-                r.assertNoJvmLeft();
+                r.assertNoProcessLeft();
             }
         }
     }
@@ -182,23 +103,24 @@ class MpiProgramsTest {
     @Timeout(60)
     void abortEndsTheJobWithItsCode() throws Exception {
         for (String jvms : new String[] {"1", "2"}) {
-            Run r = Run.jrmarun("-n", "4", "--jvms", jvms, "--timeout", "40", "mpitests.Abort", "2", "42");
+            ChildProcess r = ChildProcess.jrmarun("-n", "4", "--jvms", jvms, "--timeout", "40",
+                    "mpitests.Abort", "2", "42");
             assertEquals(42, r.exit(50), r.output());
             assertTrue(r.output().contains("rank 2 called abort(42)"), r.output());
             assertFalse(r.output().contains("NOT REACHED"), r.output());
-            r.assertNoJvmLeft();
+            r.assertNoProcessLeft();
         }
     }
 
     @Test
     @Timeout(60)
     void theReadmeExampleIsRingJavaAndRuns() throws Exception {
-        String readme = java.nio.file.Files.readString(Path.of("..", "docs", "mpi-package.md"));
-        String src = java.nio.file.Files.readString(Path.of("src", "test", "java", "mpitests", "Ring.java"));
+        String readme = Files.readString(Path.of("..", "docs", "mpi-package.md"));
+        String src = Files.readString(Path.of("src", "test", "java", "mpitests", "Ring.java"));
         String body = src.substring(src.indexOf("import java.nio.IntBuffer;"))
                 .replaceAll("(?m)^/\\*\\* The example of docs/mpi-package.md.*\\n", "").strip();
         assertTrue(readme.contains(body), "docs/mpi-package.md's example differs from mpitests/Ring.java");
-        Run r = Run.jrmarun("-n", "3", "--jvms", "2", "--timeout", "40", "mpitests.Ring");
+        ChildProcess r = ChildProcess.jrmarun("-n", "3", "--jvms", "2", "--timeout", "40", "mpitests.Ring");
         assertEquals(0, r.exit(50), r.output());
         for (int k = 0; k < 3; k++) {
             assertTrue(r.printed("Ring OK on rank " + k), r.output());
@@ -208,10 +130,10 @@ class MpiProgramsTest {
     @Test
     @Timeout(60)
     void plainJavaRunsAsASingletonWorld() throws Exception {
-        Run r = Run.java("mpitests.Singleton");
+        ChildProcess r = ChildProcess.java("mpitests.Singleton");
         assertEquals(0, r.exit(50), r.output());
         assertTrue(r.printed("Singleton OK"), r.output());
-        Run hello = Run.java("mpitests.Hello");
+        ChildProcess hello = ChildProcess.java("mpitests.Hello");
         assertEquals(0, hello.exit(50), hello.output());
         assertTrue(hello.printed("hello from 0 of 1"), hello.output());
     }

@@ -3,14 +3,15 @@ package mpitests;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.jrma.testsupport.ChildProcess;
+import io.jrma.testsupport.Command;
+import io.jrma.testsupport.ShmLeftovers;
 import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -24,8 +25,6 @@ import org.junit.jupiter.params.provider.ValueSource;
  * ERRORS_ARE_FATAL. A launcher that is not installed is skipped with the reason (.ci/run installs both).
  */
 class MpiexecTest {
-    private static final String JAVA = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-
     private static String find(String... names) {
         for (String name : names) {
             for (String dir : System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)) {
@@ -58,23 +57,10 @@ class MpiexecTest {
         return false;
     }
 
-    private static MpiProgramsTest.Run mpiexec(String which, int n, String program, String... args) throws IOException {
+    private static ChildProcess mpiexec(String which, int n, String program, String... args) throws IOException {
         List<String> cmd = new ArrayList<>(launcher(which, n));
-        cmd.add(JAVA);
-        for (String f : System.getProperty("jrma.test.argLine", "").trim().split("\\s+")) {
-            if (!f.isEmpty()) {
-                cmd.add(f);
-            }
-        }
-        cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), "mpitests." + program));
-        cmd.addAll(Arrays.asList(args));
-        return new MpiProgramsTest.Run(cmd);
-    }
-
-    private static List<String> shmFiles() throws IOException {
-        try (Stream<Path> s = Files.list(Path.of("/dev/shm"))) {
-            return s.map(p -> p.getFileName().toString()).filter(f -> f.startsWith("jrma-")).sorted().toList();
-        }
+        cmd.addAll(Command.javaMain("mpitests." + program, args));
+        return ChildProcess.start(cmd);
     }
 
     @ParameterizedTest(name = "{0}: {1} on {2} processes")
@@ -86,7 +72,7 @@ class MpiexecTest {
         if (skip(which)) {
             return;
         }
-        MpiProgramsTest.Run r = mpiexec(which, n, program);
+        ChildProcess r = mpiexec(which, n, program);
         assertEquals(0, r.exit(100), r.output());
         assertTrue(r.printed(program + " OK on " + n + " ranks"), r.output());
         assertJvmsGone(r);
@@ -94,12 +80,12 @@ class MpiexecTest {
     }
 
     /** Every JVM mpiexec started is gone within 5 s of its exit (it SIGKILLs them on an abort and need not wait). */
-    private static void assertJvmsGone(MpiProgramsTest.Run r) throws Exception {
+    private static void assertJvmsGone(ChildProcess r) throws Exception {
         long deadline = System.nanoTime() + 5_000_000_000L;
-        while (r.seen.stream().anyMatch(ProcessHandle::isAlive) && System.nanoTime() < deadline) {
+        while (r.seen().stream().anyMatch(ProcessHandle::isAlive) && System.nanoTime() < deadline) {
             Thread.sleep(50);
         }
-        r.assertNoJvmLeft();
+        r.assertNoProcessLeft();
     }
 
     /**
@@ -107,11 +93,11 @@ class MpiexecTest {
      * abort, so they cannot clean up then). Other tests of the machine may create files meanwhile: only this run's
      * processes count.
      */
-    private static void assertNoFilesLeft(MpiProgramsTest.Run r) throws Exception {
-        List<String> mine = r.seen.stream().map(h -> "jrma-" + h.pid() + "-").toList();
+    private static void assertNoFilesLeft(ChildProcess r) throws Exception {
+        List<String> mine = r.seen().stream().map(h -> "jrma-" + h.pid() + "-").toList();
         List<String> left = List.of();
         for (int i = 0; i < 50; i++) { // the JVMs SIGKILLed by mpiexec may still be going away
-            left = shmFiles().stream().filter(f -> mine.stream().anyMatch(f::startsWith)).toList();
+            left = ShmLeftovers.all().stream().filter(f -> mine.stream().anyMatch(f::startsWith)).toList();
             if (left.isEmpty()) {
                 return;
             }
@@ -127,7 +113,7 @@ class MpiexecTest {
         if (skip(which)) {
             return;
         }
-        MpiProgramsTest.Run r = mpiexec(which, 4, "Abort", "2", "42");
+        ChildProcess r = mpiexec(which, 4, "Abort", "2", "42");
         assertEquals(42, r.exit(100), r.output());
         assertTrue(r.printed("jrma mpi: rank 2 called abort(42)"), r.output());
         assertJvmsGone(r);
@@ -141,7 +127,7 @@ class MpiexecTest {
         if (skip(which)) {
             return;
         }
-        MpiProgramsTest.Run r = mpiexec(which, 4, "FatalError");
+        ChildProcess r = mpiexec(which, 4, "FatalError");
         assertEquals(6, r.exit(100), "exit code MPI.ERR_RANK:\n" + r.output());
         assertTrue(!r.output().contains("\tat "), "a peer's secondary failure printed a stack trace:\n" + r.output());
         assertJvmsGone(r);

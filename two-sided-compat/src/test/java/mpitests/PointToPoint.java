@@ -6,6 +6,7 @@ import static mpitests.Check.eq;
 import java.nio.ByteBuffer;
 import java.nio.DoubleBuffer;
 import java.nio.IntBuffer;
+import java.util.Arrays;
 import mpi.Comm;
 import mpi.Datatype;
 import mpi.Intracomm;
@@ -143,7 +144,7 @@ public final class PointToPoint {
             }
         } else {
             int[] out = new int[me];
-            java.util.Arrays.fill(out, me);
+            Arrays.fill(out, me);
             world.send(out, me, MPI.INT, 0, 100 + me);
         }
         world.barrier();
@@ -380,7 +381,8 @@ public final class PointToPoint {
             throws MPIException {
         Intracomm other = (Intracomm) world.clone();
         int len = 65536; // 256 KiB of ints
-        IntBuffer a = MPI.newIntBuffer(len), b = MPI.newIntBuffer(len), c = MPI.newIntBuffer(len), d = MPI.newIntBuffer(len);
+        IntBuffer a = MPI.newIntBuffer(len), b = MPI.newIntBuffer(len), c = MPI.newIntBuffer(len), d =
+        MPI.newIntBuffer(len);
         for (int round = 0; round < 30; round++) {
             a.put(len - 1, me * 100 + round);
             b.put(len - 1, me * 100 + round + 50);

@@ -4,6 +4,7 @@ import static mpitests.Check.eq;
 import static mpitests.Check.fails;
 
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.LongBuffer;
 import mpi.Group;
 import mpi.Intracomm;
@@ -121,7 +122,7 @@ public final class SelfAndProcNull {
         ByteBuffer mem = MPI.newByteBuffer(64);
         Win w = window(world, flavor, mem);
         ByteBuffer mine = flavor.equals("dynamic") || flavor.equals("create") ? mem : w.getBuffer();
-        mine = mine.duplicate().order(java.nio.ByteOrder.nativeOrder());
+        mine = mine.duplicate().order(ByteOrder.nativeOrder());
         for (int i = 0; i < 8; i++) {
             mine.putLong(8 * i, SENTINEL);
         }

@@ -3,6 +3,7 @@ package mpitests;
 import static mpitests.Check.check;
 import static mpitests.Check.eq;
 
+import java.nio.ByteBuffer;
 import java.util.Arrays;
 import mpi.MPI;
 import mpi.MPIException;
@@ -47,7 +48,7 @@ final class SendModes {
         eq(peer, v[0], "ibSend data");
         // a persistent buffered send copies at each start and is complete at once, before the partner receives
         // (a persistent standard send of this size would wait for the receive: the partner is in the barrier)
-        java.nio.ByteBuffer big = MPI.newByteBuffer(BIG);
+        ByteBuffer big = MPI.newByteBuffer(BIG);
         Prequest pb = MPI.COMM_WORLD.bSendInit(big, BIG, MPI.BYTE, peer, 6);
         for (int round = 0; round < 2; round++) {
             for (int i = 0; i < BIG; i++) {

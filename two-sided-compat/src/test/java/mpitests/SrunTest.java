@@ -3,6 +3,7 @@ package mpitests;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.jrma.testsupport.Command;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -40,7 +41,6 @@ import org.junit.jupiter.params.provider.ValueSource;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @Timeout(120)
 class SrunTest {
-    private static final String JAVA = Path.of(System.getProperty("java.home"), "bin", "java").toString();
     private static final long STEP_SECONDS = 90;
     private static final long GONE_MS = 5_000;
     private static final int SIGKILL_EXIT = 128 + 9;
@@ -102,12 +102,8 @@ class SrunTest {
 
         Step(String mpi, int n, List<String> javaOptions, String... program) throws IOException {
             List<String> cmd = new ArrayList<>(List.of(SlurmCluster.find("srun"), "--mpi=" + mpi, "-n",
-                    String.valueOf(n), "-N", "2", "--overcommit", JAVA));
-            for (String f : System.getProperty("jrma.test.argLine", "").trim().split("\\s+")) {
-                if (!f.isEmpty()) {
-                    cmd.add(f);
-                }
-            }
+                    String.valueOf(n), "-N", "2", "--overcommit", Command.java()));
+            cmd.addAll(Command.jrmaJvmFlags());
             cmd.add(marker);
             cmd.addAll(javaOptions);
             cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), "mpitests." + program[0]));
@@ -302,7 +298,7 @@ class SrunTest {
     void withoutASharedDirectoryTheRanksSayWhatIsMissing() throws Exception {
         assume("none");
         Path perNode = rendezvous.resolveSibling("rendezvous-per-node");
-        String javaCmd = String.join(" ", JAVA, System.getProperty("jrma.test.argLine", "").trim());
+        String javaCmd = String.join(" ", Command.java(), String.join(" ", Command.jrmaJvmFlags()));
         List<String> cmd = List.of(SlurmCluster.find("srun"), "--mpi=none", "-n", "2", "-N", "2", "--overcommit",
                 "bash", "-c", "JRMA_SLURM_DIR=" + perNode + "/$SLURMD_NODENAME JRMA_SLURM_TIMEOUTMS=3000 exec "
                 + javaCmd + " -cp " + System.getProperty("java.class.path") + " mpitests.Hello");

@@ -53,7 +53,8 @@ public final class StatusIndex {
         int[] none = Request.testSome(rs);
         check(none != null && none.length == 0, "testSome with nothing complete gives an empty array");
         Status[] noneStatus = Request.testSomeStatus(rs);
-        check(noneStatus != null && noneStatus.length == 0, "testSomeStatus with nothing complete gives an empty array");
+        check(noneStatus != null && noneStatus.length == 0,
+                "testSomeStatus with nothing complete gives an empty array");
         check(Request.testAnyStatus(rs) == null, "testAnyStatus with nothing complete is null");
         check(Request.testAllStatus(rs) == null, "testAllStatus with nothing complete is null");
         world.barrier();

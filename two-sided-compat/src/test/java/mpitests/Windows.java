@@ -149,7 +149,10 @@ public final class Windows {
         win.free();
     }
 
-    /** FLAVOR_SHARED over the ranks of one host (splitType, across JVMs too), loads and stores of another rank's segment. */
+    /**
+     * FLAVOR_SHARED over the ranks of one host (splitType, across JVMs too), loads and stores of another rank's
+     * segment.
+     */
     private static void sharedWindow(Intracomm world, int me, int n) throws MPIException {
         Intracomm node = world.splitType(Comm.TYPE_SHARED, 0, MPI.INFO_NULL);
         int nr = node.getRank();

@@ -3,6 +3,7 @@ package io.jrma;
 import io.jrma.core.dt.BasicType;
 import io.jrma.core.dt.LayoutBuilder;
 import io.jrma.core.dt.TypeLayout;
+import io.jrma.core.mem.BufferRef;
 
 /**
  * An MPI datatype: a type map of (basic type, byte displacement) entries plus MPI lower and upper bounds.
@@ -199,7 +200,8 @@ public final class Datatype {
         }
         for (int i = 0; i < n; i++) {
             if (sizes[i] <= 0) {
-                throw new RmaException(ErrorClass.ERR_ARG, "subarray sizes[" + i + "] = " + sizes[i] + " is not positive");
+                throw new RmaException(ErrorClass.ERR_ARG,
+                        "subarray sizes[" + i + "] = " + sizes[i] + " is not positive");
             }
             if (subsizes[i] <= 0 || subsizes[i] > sizes[i]) {
                 throw new RmaException(ErrorClass.ERR_ARG, "subarray subsizes[" + i + "] = " + subsizes[i]
@@ -227,7 +229,10 @@ public final class Datatype {
         return r;
     }
 
-    /** The type map of {@code old} with lower bound {@code lb} and extent {@code extent} (upper bound {@code lb + extent}). */
+    /**
+     * The type map of {@code old} with lower bound {@code lb} and extent {@code extent} (upper bound {@code lb +
+     * extent}).
+     */
     public static Datatype resized(Datatype old, long lb, long extent) {
         checkType(old, "old");
         long ub = Checked.add(lb, extent, "lb + extent");
@@ -349,8 +354,8 @@ public final class Datatype {
         requireCommitted("pack");
         checkCount(count, "pack count");
         long bytes = Checked.mul(count, size(), "packed size");
-        io.jrma.core.mem.BufferRef in = io.jrma.core.mem.BufferRef.resolve(buf, "pack input");
-        io.jrma.core.mem.BufferRef out = io.jrma.core.mem.BufferRef.resolve(packed, "pack output");
+        BufferRef in = BufferRef.resolve(buf, "pack input");
+        BufferRef out = BufferRef.resolve(packed, "pack output");
         in.checkRange(offset, layout.dataLow(count), layout.dataHigh(count), "pack input");
         out.checkRange(packedOffset, 0, bytes, "pack output");
         TypeLayout.copy(in.base(), in.offset() + offset, count, layout, out.base(), out.offset() + packedOffset,
@@ -373,8 +378,8 @@ public final class Datatype {
         checkCount(count, "unpack count");
         checkCount(length, "unpack length");
         long bytes = Math.min(length, Checked.mul(count, size(), "unpacked size"));
-        io.jrma.core.mem.BufferRef in = io.jrma.core.mem.BufferRef.resolve(packed, "unpack input");
-        io.jrma.core.mem.BufferRef out = io.jrma.core.mem.BufferRef.resolve(buf, "unpack output");
+        BufferRef in = BufferRef.resolve(packed, "unpack input");
+        BufferRef out = BufferRef.resolve(buf, "unpack output");
         in.checkRange(packedOffset, 0, bytes, "unpack input");
         out.checkRange(offset, layout.dataLow(count), layout.dataHigh(count), "unpack output");
         TypeLayout.copy(in.base(), in.offset() + packedOffset, bytes, BYTE.layout, out.base(), out.offset() + offset,

@@ -1,6 +1,7 @@
 package io.jrma;
 
 import java.util.Arrays;
+import java.util.stream.IntStream;
 
 /**
  * An ordered set of ranks, as in MPI: group rank {@code i} is world rank {@link #worldRank(int) worldRank(i)}.
@@ -47,7 +48,8 @@ public final class Group {
     /** The world rank of group rank {@code r}. */
     public int worldRank(int r) {
         if (r < 0 || r >= worldRanks.length) {
-            throw new RmaException(ErrorClass.ERR_RANK, "rank " + r + " is not in a group of size " + worldRanks.length);
+            throw new RmaException(ErrorClass.ERR_RANK,
+                    "rank " + r + " is not in a group of size " + worldRanks.length);
         }
         return worldRanks[r];
     }
@@ -108,7 +110,8 @@ public final class Group {
         int[] out = new int[0];
         for (int[] t : ranges) {
             if (t.length != 3 || t[2] == 0) {
-                throw new RmaException(ErrorClass.ERR_ARG, "a range is {first, last, stride != 0}, got " + Arrays.toString(t));
+                throw new RmaException(ErrorClass.ERR_ARG,
+                        "a range is {first, last, stride != 0}, got " + Arrays.toString(t));
             }
             for (int r = t[0]; t[2] > 0 ? r <= t[1] : r >= t[1]; r += t[2]) {
                 out = Arrays.copyOf(out, out.length + 1);
@@ -119,7 +122,7 @@ public final class Group {
     }
 
     private int[] filter(boolean[] mark, boolean keepMarked) {
-        return java.util.stream.IntStream.range(0, worldRanks.length).filter(i -> mark[i] == keepMarked)
+        return IntStream.range(0, worldRanks.length).filter(i -> mark[i] == keepMarked)
                 .map(i -> worldRanks[i]).toArray();
     }
 

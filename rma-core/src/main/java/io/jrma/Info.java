@@ -1,5 +1,7 @@
 package io.jrma;
 
+import java.io.Serializable;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
@@ -10,7 +12,7 @@ import java.util.Set;
  *
  * <p>Not thread-safe; windows copy the info they are given.
  */
-public final class Info implements java.io.Serializable {
+public final class Info implements Serializable {
     private static final long serialVersionUID = 1L;
     /** Longest key MPI allows (MPI_MAX_INFO_KEY). */
     public static final int MAX_KEY = 255;
@@ -24,7 +26,8 @@ public final class Info implements java.io.Serializable {
     /** An info with the given key/value pairs: {@code Info.of("no_locks", "true")}. */
     public static Info of(String... keyValues) {
         if (keyValues.length % 2 != 0) {
-            throw new RmaException(ErrorClass.ERR_ARG, "Info.of needs key/value pairs, got " + keyValues.length + " strings");
+            throw new RmaException(ErrorClass.ERR_ARG,
+                    "Info.of needs key/value pairs, got " + keyValues.length + " strings");
         }
         Info i = new Info();
         for (int k = 0; k < keyValues.length; k += 2) {
@@ -57,7 +60,7 @@ public final class Info implements java.io.Serializable {
     }
 
     public Set<String> keys() {
-        return java.util.Collections.unmodifiableSet(map.keySet());
+        return Collections.unmodifiableSet(map.keySet());
     }
 
     public int size() {

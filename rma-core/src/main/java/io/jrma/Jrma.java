@@ -1,10 +1,16 @@
 package io.jrma;
 
+import io.jrma.core.runtime.CommCore;
 import io.jrma.core.runtime.Job;
-import io.jrma.core.runtime.RankThreads;
+import io.jrma.core.runtime.Param;
 import io.jrma.core.runtime.Params;
+import io.jrma.core.runtime.RankThreads;
 import io.jrma.spi.Components;
+import io.jrma.spi.WorldBootstrap;
+import java.io.Serializable;
+import java.nio.ByteBuffer;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -22,7 +28,7 @@ public final class Jrma {
      * can ship it to each of them; a lambda is serializable when everything it captures is.
      */
     @FunctionalInterface
-    public interface RankMain extends java.io.Serializable {
+    public interface RankMain extends Serializable {
         void run(Comm world) throws Exception;
     }
 
@@ -56,7 +62,7 @@ public final class Jrma {
         if (c != null) {
             return c;
         }
-        for (io.jrma.spi.WorldBootstrap b : io.jrma.spi.Components.worldBootstraps()) {
+        for (WorldBootstrap b : Components.worldBootstraps()) {
             if (b.detected()) {
                 Comm w = b.join(new HashMap<>());
                 joinedBy = b;
@@ -66,7 +72,7 @@ public final class Jrma {
         return RankThreads.singleton(new HashMap<>());
     }
 
-    private static volatile io.jrma.spi.WorldBootstrap joinedBy;
+    private static volatile WorldBootstrap joinedBy;
 
     /**
      * Whether this process joined a job another launcher started ({@code mpiexec}, {@code srun}): then
@@ -81,7 +87,7 @@ public final class Jrma {
      * goodbye and close so the process can exit. Does nothing otherwise.
      */
     public static void leave(Comm world) {
-        io.jrma.spi.WorldBootstrap b = joinedBy;
+        WorldBootstrap b = joinedBy;
         if (b != null) {
             b.finish(world);
         }
@@ -97,7 +103,7 @@ public final class Jrma {
      * time waiting in synchronization. A snapshot; any rank may ask.
      */
     public static WinCounters jvmCounters(Comm comm) {
-        return ((io.jrma.core.runtime.CommCore) comm).job().counters();
+        return ((CommCore) comm).job().counters();
     }
 
     /**
@@ -107,9 +113,9 @@ public final class Jrma {
      * @throws RmaException ERR_ARG if jrma has no parameter of that name
      */
     public static String parameter(Comm comm, String name) {
-        for (io.jrma.core.runtime.Param p : io.jrma.core.runtime.Params.ALL) {
+        for (Param p : Params.ALL) {
             if (p.name().equals(name)) {
-                return ((io.jrma.core.runtime.CommCore) comm).job().param(p);
+                return ((CommCore) comm).job().param(p);
             }
         }
         throw new RmaException(ErrorClass.ERR_ARG, "jrma has no run-time parameter named '" + name + "'");
@@ -137,7 +143,7 @@ public final class Jrma {
      * @return the work it did (0: nothing to do, or someone else is on it)
      */
     public static int progress(Comm comm) {
-        io.jrma.core.runtime.Job job = ((io.jrma.core.runtime.CommCore) comm).job();
+        Job job = ((CommCore) comm).job();
         if (!job.callersProgress()) {
             return 0;
         }
@@ -156,7 +162,7 @@ public final class Jrma {
      * @return the buffer
      * @throws RmaException ERR_SIZE for a negative size, ERR_NO_MEM when there is no room
      */
-    public static java.nio.ByteBuffer allocateMemory(int bytes) {
+    public static ByteBuffer allocateMemory(int bytes) {
         return Components.bufferAllocator().allocate(bytes);
     }
 
@@ -217,7 +223,7 @@ public final class Jrma {
             Job job = new Job(nranks, params);
             long timeoutMs = timeout != null ? timeout.toMillis() : Params.JOB_TIMEOUT_MS.getLong(job.params());
             int[] all = new int[nranks];
-            java.util.Arrays.setAll(all, i -> i);
+            Arrays.setAll(all, i -> i);
             RankThreads.Outcome out;
             try {
                 out = RankThreads.run(job, all, main::run, timeoutMs, null);
@@ -226,7 +232,8 @@ public final class Jrma {
             }
             if (out.timedOut) {
                 throw new JobFailedException(-1, "job timed out after " + timeoutMs + " ms"
-                        + (out.stuckRanks.isEmpty() ? "" : "; ranks still running outside the library: " + out.stuckRanks),
+                        + (out.stuckRanks.isEmpty() ? ""
+                        : "; ranks still running outside the library: " + out.stuckRanks),
                         out.firstFailure);
             }
             if (out.firstFailure != null) {

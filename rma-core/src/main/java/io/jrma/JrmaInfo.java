@@ -97,7 +97,8 @@ public final class JrmaInfo {
             out.println("      " + plain(p.description()));
         }
         out.println();
-        out.println("Window counters (Win.counters(), mpi.Win's jrma extension; summed per JVM in the job's counters):");
+        out.println(
+                "Window counters (Win.counters(), mpi.Win's jrma extension; summed per JVM in the job's counters):");
         for (WinCounters.Counter c : WinCounters.Counter.values()) {
             out.println("  " + c.name() + ": " + plain(c.description()));
         }
@@ -148,7 +149,8 @@ public final class JrmaInfo {
     }
 
     private static void printTransports(PrintStream out, JobLayout layout) {
-        out.println("Transport components for " + layout.ranks() + " ranks over " + layout.jvms() + " JVM(s) of this host"
+        out.println("Transport components for " + layout.ranks() + " ranks over " + layout.jvms()
+                + " JVM(s) of this host"
                 + " (" + Params.TRANSPORTS.name() + "=" + Params.TRANSPORTS.get(layout.params()) + "):");
         List<Transports.Choice> choices;
         try {
@@ -194,7 +196,8 @@ public final class JrmaInfo {
                         switch (what) {
                             case "parameters" -> out.print(parametersTable());
                             case "counters" -> out.print(countersTable());
-                            default -> throw new IllegalArgumentException("--markdown takes parameters or counters, got "
+                            default -> throw new IllegalArgumentException(
+                                    "--markdown takes parameters or counters, got "
                                     + what);
                         }
                         return 0;
@@ -220,7 +223,8 @@ public final class JrmaInfo {
     }
 
     private static final String USAGE = "usage: jrma-info [-n RANKS] [--jvms J] [--param NAME=VALUE]...\n"
-            + "       jrma-info --markdown parameters|counters   (the tables of docs/parameters.md and docs/counters.md)";
+            + "       jrma-info --markdown parameters|counters   (the tables of docs/parameters.md and "
+            + "docs/counters.md)";
 
     private static String value(String[] args, int i) {
         if (i >= args.length) {

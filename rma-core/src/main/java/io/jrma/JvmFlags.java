@@ -1,5 +1,7 @@
 package io.jrma;
 
+import io.jrma.core.os.Downcall;
+
 /**
  * The JVM flags jrma needs, in one place for launchers (the Maven build's surefire argLine carries the same
  * list, and a test checks they agree). Run {@code java -cp rma-core.jar io.jrma.JvmFlags} to print the flags
@@ -52,8 +54,8 @@ public final class JvmFlags {
      */
     public static String current() {
         int feature = Runtime.version().feature();
-        return feature == 17 && "jdk.incubator.foreign".equals(io.jrma.core.os.Downcall.linker())
-                && io.jrma.core.os.Downcall.usable() ? withJdkLinker(feature) : forVersion(feature);
+        return feature == 17 && "jdk.incubator.foreign".equals(Downcall.linker())
+                && Downcall.usable() ? withJdkLinker(feature) : forVersion(feature);
     }
 
     public static void main(String[] args) {

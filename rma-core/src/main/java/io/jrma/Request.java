@@ -1,6 +1,7 @@
 package io.jrma;
 
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * A request-based RMA operation (rput, rget, raccumulate, rget_accumulate). Completion of an rput or
@@ -46,7 +47,7 @@ public interface Request {
             if (round < 10_000) {
                 Thread.onSpinWait();
             } else {
-                java.util.concurrent.locks.LockSupport.parkNanos(20_000);
+                LockSupport.parkNanos(20_000);
             }
         }
     }

@@ -14,5 +14,6 @@ import net.openhft.chronicle.bytes.BytesStore;
  * @param memory    a BytesStore over it
  * @param buffer    a direct ByteBuffer over it (null beyond 2 GiB)
  */
-public record SharedMemory(int rank, long size, int dispUnit, long address, BytesStore<?, ?> memory, ByteBuffer buffer) {
+public record SharedMemory(int rank, long size, int dispUnit, long address, BytesStore<?, ?> memory,
+        ByteBuffer buffer) {
 }

@@ -307,7 +307,8 @@ public interface Win extends AutoCloseable {
             private static WindowProvider load() {
                 Iterator<WindowProvider> it = ServiceLoader.load(WindowProvider.class).iterator();
                 if (!it.hasNext()) {
-                    throw new RmaException(ErrorClass.ERR_INTERN, "no window engine on the class path: add io.jrma:sync-epochs");
+                    throw new RmaException(ErrorClass.ERR_INTERN,
+                            "no window engine on the class path: add io.jrma:sync-epochs");
                 }
                 return it.next();
             }

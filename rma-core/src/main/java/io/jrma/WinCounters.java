@@ -2,6 +2,7 @@ package io.jrma;
 
 import io.jrma.core.mem.Memory;
 import java.util.EnumMap;
+import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -124,7 +125,7 @@ public final class WinCounters {
         for (Counter c : Counter.values()) {
             long v = get(c);
             if (v != 0) {
-                sb.append(sb.length() > 1 ? ", " : "").append(c.name().toLowerCase(java.util.Locale.ROOT)).append('=').append(v);
+                sb.append(sb.length() > 1 ? ", " : "").append(c.name().toLowerCase(Locale.ROOT)).append('=').append(v);
             }
         }
         return sb.append('}').toString();

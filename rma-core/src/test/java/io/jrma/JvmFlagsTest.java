@@ -1,13 +1,14 @@
 package io.jrma;
 
-import io.jrma.core.runtime.Param;
-import io.jrma.core.runtime.Params;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.jrma.core.runtime.Param;
+import io.jrma.core.runtime.Params;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
+import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.List;
@@ -26,7 +27,8 @@ class JvmFlagsTest {
     @Test
     void surefireArgLineEqualsJvmFlags() {
         String argLine = System.getProperty("jrma.test.argLine");
-        assertNotNull(argLine, "system property jrma.test.argLine is not set: run this test through Maven (the parent pom sets it)");
+        assertNotNull(argLine,
+                "system property jrma.test.argLine is not set: run this test through Maven (the parent pom sets it)");
         assertEquals(normalize(JvmFlags.current()), normalize(argLine),
                 "the parent pom's jrma.jvm.flags/jrma.jvm.flags.extra and io.jrma.JvmFlags disagree on JDK "
                         + Runtime.version().feature());
@@ -34,7 +36,7 @@ class JvmFlagsTest {
 
     @Test
     void theRunningJvmWasStartedWithTheFlags() {
-        List<String> args = java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments();
+        List<String> args = ManagementFactory.getRuntimeMXBean().getInputArguments();
         for (String f : normalize(JvmFlags.current()).split(" ")) {
             assertTrue(args.contains(f), "JVM input arguments lack " + f + ": " + args);
         }

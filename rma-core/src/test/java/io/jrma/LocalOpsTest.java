@@ -102,7 +102,8 @@ class LocalOpsTest {
         RmaException e = assertThrows(RmaException.class,
                 () -> Op.BAND.reduceLocal(new double[1], 0, new double[1], 0, 1, Datatype.DOUBLE));
         assertEquals(ErrorClass.ERR_OP, e.errorClass(), e.getMessage());
-        Datatype mixed = Datatype.struct(new long[] {1, 1}, new long[] {0, 8}, new Datatype[] {Datatype.LONG, Datatype.DOUBLE}).commit();
+        Datatype mixed = Datatype.struct(new long[] {1, 1}, new long[] {0, 8},
+                new Datatype[] {Datatype.LONG, Datatype.DOUBLE}).commit();
         e = assertThrows(RmaException.class, () -> Op.SUM.reduceLocal(new byte[16], 0, new byte[16], 0, 1, mixed));
         assertEquals(ErrorClass.ERR_TYPE, e.errorClass(), e.getMessage());
         long[] io = {1, 2};

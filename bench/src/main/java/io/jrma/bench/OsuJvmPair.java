@@ -6,14 +6,17 @@ import io.jrma.Jrma;
 import io.jrma.LockType;
 import io.jrma.Op;
 import io.jrma.Win;
+import io.jrma.core.runtime.CommCore;
+import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
  * OSU-style one-sided latency and bandwidth between two ranks in two JVMs of this host (shared-memory rings,
- * or TCP loopback through the IO agents with {@code --transports ^shm}): {@code osu_put_latency -s flush} and friends for 8-byte put, get, accumulate (SUM),
- * fetch_and_op and compare_and_swap (window allocate, one lock epoch, op + flush per iteration), and
+ * or TCP loopback through the IO agents with {@code --transports ^shm}): {@code osu_put_latency -s flush} and friends
+ * for 8-byte put, get, accumulate (SUM), fetch_and_op and compare_and_swap (window allocate, one lock epoch, op + flush
+ * per iteration), and
  * {@code osu_put_bw}/{@code osu_get_bw} shaped bandwidth (64 operations of the size, then a flush). Rank 1
  * waits in a barrier meanwhile. Prints one line per measurement and repetition; run with {@code --reps N}
  * (default 3), {@code --jvms J} (default 2; 1 measures two threads of one JVM for comparison) and
@@ -56,7 +59,7 @@ public final class OsuJvmPair {
         List<String> out = new ArrayList<>();
         world.barrier();
         if (world.rank() == 0) {
-            String via = ((io.jrma.core.runtime.CommCore) world).job().transportFor(1).name();
+            String via = ((CommCore) world).job().transportFor(1).name();
             long[] one = {1};
             long[] res = new long[1];
             long[] cmp = {0};
@@ -82,7 +85,7 @@ public final class OsuJvmPair {
                 out.add(String.format("rep %d jvms %d %-5s %-4s 8 B + flush: %8.2f us", rep, jvms, via, op, us));
             }
             byte[] src = new byte[(int) bw];
-            java.nio.ByteBuffer dst = java.nio.ByteBuffer.allocateDirect((int) bw);
+            ByteBuffer dst = ByteBuffer.allocateDirect((int) bw);
             for (String op : new String[] {"put", "get"}) {
                 int bwIters = 20;
                 long t0 = 0;
@@ -100,7 +103,8 @@ public final class OsuJvmPair {
                     w.flush(1);
                 }
                 double gbs = 64.0 * bw * bwIters / (System.nanoTime() - t0);
-                out.add(String.format("rep %d jvms %d %-5s %-4s 1 MiB x64 bandwidth: %6.2f GB/s", rep, jvms, via, op, gbs));
+                out.add(String.format("rep %d jvms %d %-5s %-4s 1 MiB x64 bandwidth: %6.2f GB/s", rep,
+                        jvms, via, op, gbs));
             }
             w.unlock(1);
             out.forEach(System.out::println);

@@ -10,6 +10,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
+import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -56,10 +57,13 @@ class ReportTest {
                 "openmpi-sm,get_latency,allocate,flush,8,1,0.1");
 
         String md = Files.readString(out.resolve("RESULTS.md"), StandardCharsets.UTF_8);
-        assertTrue(md.contains("| put_latency | allocate | flush | 8 B | 0.040 ~ | 0.080 | 0.510 ~ | n/a | n/a | 0.50 | n/a |"), md);
-        assertTrue(md.contains("| put_bw | allocate | flush | 1 MiB | 11.00 ~ | 10.00 ~ | 2.00 ~ | n/a | n/a | 1.10 | n/a |"), md);
+        assertTrue(md.contains("| put_latency | allocate | flush | 8 B | 0.040 ~ | 0.080 | 0.510 ~ | n/a | n/a | 0.50 "
+                + "| n/a |"), md);
+        assertTrue(md.contains("| put_bw | allocate | flush | 1 MiB | 11.00 ~ | 10.00 ~ | 2.00 ~ | n/a | n/a | 1.10 | "
+                + "n/a |"), md);
         assertTrue(md.contains("| machine | 2 cores |"), md);
-        assertTrue(md.contains("| get_latency | allocate | flush | 8 B | n/a | 0.100 ~ | n/a | 30.00 ~ | 15.00 ~ | n/a | 2.00 |"), md);
+        assertTrue(md.contains("| get_latency | allocate | flush | 8 B | n/a | 0.100 ~ | n/a | 30.00 ~ | 15.00 ~ | "
+                + "n/a | 2.00 |"), md);
         assertTrue(md.contains("- `jrma-shm`: 2 JVMs"), md);
         assertFalse(md.contains("not measured in this run"), "implementations not run are not described: " + md);
         String medians = Files.readString(out.resolve("medians.csv"));
@@ -88,10 +92,12 @@ class ReportTest {
                 "jrma-shm,put_latency,allocate,flush,8,1,0.04",
                 "openmpi-sm,put_latency,allocate,flush,8,1,0.08");
         String md = Files.readString(out.resolve("RESULTS.md"), StandardCharsets.UTF_8);
-        assertTrue(md.contains("| test | window | sync | size | jrma-shm | openmpi-sm | memcpy | jrma-tcp | openmpi-tcp "
-                + "| jrma-shm / best peer | jrma-tcp / best peer | jrma-shm / memcpy |"), md);
-        assertTrue(md.contains("| put_bw | allocate | flush | 1 MiB | 11.00 ~ | 10.00 ~ | 12.00 ~ | 4.00 ~ | 5.00 ~ | 1.10 | 0.80 | 0.92 |"), md);
-        assertTrue(md.contains("| put_latency | allocate | flush | 8 B | 0.040 ~ | 0.080 ~ | n/a | n/a | n/a | 0.50 | n/a |"), md);
+        assertTrue(md.contains("| test | window | sync | size | jrma-shm | openmpi-sm | memcpy | jrma-tcp | "
+                + "openmpi-tcp | jrma-shm / best peer | jrma-tcp / best peer | jrma-shm / memcpy |"), md);
+        assertTrue(md.contains("| put_bw | allocate | flush | 1 MiB | 11.00 ~ | 10.00 ~ | 12.00 ~ | 4.00 ~ | 5.00 ~ | "
+                + "1.10 | 0.80 | 0.92 |"), md);
+        assertTrue(md.contains("| put_latency | allocate | flush | 8 B | 0.040 ~ | 0.080 ~ | n/a | n/a | n/a | 0.50 | "
+                + "n/a |"), md);
         assertTrue(md.contains("- `memcpy`: the limit"), md);
     }
 
@@ -102,7 +108,7 @@ class ReportTest {
         Files.writeString(raw, "impl,test,window,sync,size,rep,value\njrma,put_latency,allocate\n");
         Path meta = dir.resolve("m");
         Files.writeString(meta, "");
-        IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+        IllegalArgumentException e = Assertions.assertThrows(IllegalArgumentException.class,
                 () -> Report.main(new String[] {raw.toString(), meta.toString(), dir.resolve("o").toString()}));
         assertTrue(e.getMessage().contains("bad line"), e.getMessage());
     }

@@ -180,7 +180,8 @@ public final class Demo {
             contiguous &= ws.sharedQuery(r).address() == base0 + seg * r && ws.sharedQuery(r).size() == seg;
         }
         c.check("allocate_shared: segments are contiguous (default)", me, contiguous, "");
-        nb.buffer().duplicate().order(ByteOrder.LITTLE_ENDIAN).putLong(8, 3100 + me);   // store into the neighbour's segment
+        // store into the neighbour's segment
+        nb.buffer().duplicate().order(ByteOrder.LITTLE_ENDIAN).putLong(8, 3100 + me);
         ws.put(new long[] {3200 + me}, 1, LONG, right, 2);                  // and an RMA put
         ws.flush(right);
         ws.sync();
@@ -237,7 +238,8 @@ public final class Demo {
         w.lock(LockType.SHARED, 0, 0);
         w.get(two, 2, LONG, 0, LOCK_ACC);
         w.unlock(0);
-        c.check("lock/unlock accumulate(SUM) on allocate window", me, two[0] == (long) n * (n + 1) / 2, "got " + two[0]);
+        c.check("lock/unlock accumulate(SUM) on allocate window", me,
+                two[0] == (long) n * (n + 1) / 2, "got " + two[0]);
         c.check("lock(EXCLUSIVE) makes get+put increments atomic", me, two[1] == (long) n * RMW_PER_RANK,
                 "got " + two[1] + ", want " + n * RMW_PER_RANK);
 

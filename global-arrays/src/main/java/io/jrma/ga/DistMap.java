@@ -1,6 +1,7 @@
 package io.jrma.ga;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /** A distribution resolved for given dimensions and rank count: pure index arithmetic. Immutable. */
@@ -152,11 +153,11 @@ final class DistMap {
         if (o == this) {
             return true;
         }
-        if (!java.util.Arrays.equals(dims, o.dims) || !java.util.Arrays.equals(grid, o.grid) || blocked != o.blocked) {
+        if (!Arrays.equals(dims, o.dims) || !Arrays.equals(grid, o.grid) || blocked != o.blocked) {
             return false;
         }
         for (int d = 0; d < ndim; d++) {
-            if (dm[d].b != o.dm[d].b || !java.util.Arrays.equals(dm[d].bounds, o.dm[d].bounds)) {
+            if (dm[d].b != o.dm[d].b || !Arrays.equals(dm[d].bounds, o.dm[d].bounds)) {
                 return false;
             }
         }

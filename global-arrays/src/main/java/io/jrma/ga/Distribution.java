@@ -2,7 +2,10 @@ package io.jrma.ga;
 
 import io.jrma.ErrorClass;
 import io.jrma.RmaException;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
+import java.util.List;
 
 /**
  * How a global array is spread over the ranks of its communicator. Ranks form a process grid (row-major:
@@ -92,17 +95,20 @@ public final class Distribution {
         switch (kind) {
             case IRREGULAR:
                 if (map.length != n) {
-                    throw new RmaException(ErrorClass.ERR_ARG, "irregular map has " + map.length + " dimensions, array has " + n);
+                    throw new RmaException(ErrorClass.ERR_ARG,
+                            "irregular map has " + map.length + " dimensions, array has " + n);
                 }
                 g = new int[n];
                 for (int d = 0; d < n; d++) {
                     int[] m = map[d];
                     if (m.length == 0 || m[0] != 0) {
-                        throw new RmaException(ErrorClass.ERR_ARG, "irregular map[" + d + "] must start with 0: " + Arrays.toString(m));
+                        throw new RmaException(ErrorClass.ERR_ARG,
+                                "irregular map[" + d + "] must start with 0: " + Arrays.toString(m));
                     }
                     for (int k = 1; k < m.length; k++) {
                         if (m[k] <= m[k - 1] || m[k] >= dims[d]) {
-                            throw new RmaException(ErrorClass.ERR_ARG, "irregular map[" + d + "] must increase strictly within 0.."
+                            throw new RmaException(ErrorClass.ERR_ARG,
+                                    "irregular map[" + d + "] must increase strictly within 0.."
                                     + (dims[d] - 1) + ": " + Arrays.toString(m));
                         }
                     }
@@ -131,7 +137,8 @@ public final class Distribution {
                 int[] nblocks = new int[n];
                 for (int d = 0; d < n; d++) {
                     if (blockSizes[d] <= 0) {
-                        throw new RmaException(ErrorClass.ERR_ARG, "block-cyclic block size " + blockSizes[d] + " in dimension " + d);
+                        throw new RmaException(ErrorClass.ERR_ARG,
+                                "block-cyclic block size " + blockSizes[d] + " in dimension " + d);
                     }
                     nblocks[d] = (dims[d] + blockSizes[d] - 1) / blockSizes[d];
                 }
@@ -156,7 +163,8 @@ public final class Distribution {
         long p = 1;
         for (int x : g) {
             if (x <= 0) {
-                throw new RmaException(ErrorClass.ERR_ARG, "process grid " + Arrays.toString(g) + " has a non-positive extent");
+                throw new RmaException(ErrorClass.ERR_ARG,
+                        "process grid " + Arrays.toString(g) + " has a non-positive extent");
             }
             p *= x;
         }
@@ -176,7 +184,7 @@ public final class Distribution {
         int[] g = new int[n];
         Arrays.fill(g, 1);
         int p = nranks;
-        java.util.List<Integer> factors = new java.util.ArrayList<>();
+        List<Integer> factors = new ArrayList<>();
         for (int f = 2; (long) f * f <= p; f++) {
             while (p % f == 0) {
                 factors.add(f);
@@ -186,7 +194,7 @@ public final class Distribution {
         if (p > 1) {
             factors.add(p);
         }
-        factors.sort(java.util.Comparator.reverseOrder());
+        factors.sort(Comparator.reverseOrder());
         for (int f : factors) {
             int best = -1;
             double bestLoad = 0;

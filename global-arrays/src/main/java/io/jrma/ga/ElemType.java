@@ -3,7 +3,9 @@ package io.jrma.ga;
 import io.jrma.Datatype;
 import io.jrma.ErrorClass;
 import io.jrma.RmaException;
+import java.lang.reflect.Array;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 
 /** Element type of a {@link GlobalArray}: the Java primitive, its MPI datatype and its size. Immutable. */
 public enum ElemType {
@@ -71,7 +73,7 @@ public enum ElemType {
             return bb.capacity() / size;
         }
         if (buf.getClass() == arrayClass) {
-            return java.lang.reflect.Array.getLength(buf);
+            return Array.getLength(buf);
         }
         if (buf.getClass().isArray() && buf.getClass().getComponentType().isPrimitive()) {
             throw new RmaException(ErrorClass.ERR_TYPE, role + " buffer is a " + buf.getClass().getSimpleName()
@@ -83,7 +85,7 @@ public enum ElemType {
     }
 
     private static ByteBuffer le(ByteBuffer bb) {
-        return bb.order() == java.nio.ByteOrder.LITTLE_ENDIAN ? bb : bb.duplicate().order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        return bb.order() == ByteOrder.LITTLE_ENDIAN ? bb : bb.duplicate().order(ByteOrder.LITTLE_ENDIAN);
     }
 
     // ------------------------------------------------------------ element access (arrays and LE ByteBuffers)

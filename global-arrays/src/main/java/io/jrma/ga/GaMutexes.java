@@ -6,6 +6,7 @@ import io.jrma.ErrorClass;
 import io.jrma.Op;
 import io.jrma.RmaException;
 import io.jrma.Win;
+import java.nio.ByteBuffer;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -38,7 +39,7 @@ public final class GaMutexes implements AutoCloseable {
         this.nranks = comm.size();
         this.held = new boolean[count];
         this.win = Win.allocate(comm, 24L * Math.max(count, 1), 8, null);
-        java.nio.ByteBuffer b = win.buffer();
+        ByteBuffer b = win.buffer();
         for (int m = 0; m < count; m++) {
             b.putLong(24 * m, NONE);
             b.putLong(24 * m + 8, NONE);

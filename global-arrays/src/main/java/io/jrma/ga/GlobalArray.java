@@ -142,7 +142,8 @@ public final class GlobalArray {
         int n = dims.length;
         int[] g = ghosts == null ? new int[n] : ghosts.clone();
         if (g.length != n) {
-            throw new RmaException(ErrorClass.ERR_ARG, "ghost widths " + Arrays.toString(g) + " for " + n + " dimensions");
+            throw new RmaException(ErrorClass.ERR_ARG,
+                    "ghost widths " + Arrays.toString(g) + " for " + n + " dimensions");
         }
         boolean anyGhost = false;
         for (int x : g) {
@@ -152,7 +153,8 @@ public final class GlobalArray {
             anyGhost |= x > 0;
         }
         if (anyGhost && !dist.isBlocked()) {
-            throw new RmaException(ErrorClass.ERR_ARG, "ghost cells need a block or irregular distribution, not " + dist);
+            throw new RmaException(ErrorClass.ERR_ARG,
+                    "ghost cells need a block or irregular distribution, not " + dist);
         }
         this.comm = comm;
         this.type = type;
@@ -188,7 +190,8 @@ public final class GlobalArray {
         }
         long bytes = elems * type.size();
         if (bytes > Integer.MAX_VALUE) {
-            throw new RmaException(ErrorClass.ERR_NO_MEM, "local block of " + bytes + " bytes exceeds 2 GiB (Win.buffer() limit)");
+            throw new RmaException(ErrorClass.ERR_NO_MEM,
+                    "local block of " + bytes + " bytes exceeds 2 GiB (Win.buffer() limit)");
         }
         this.scratch = Win.allocate(comm, 8L * nranks, 8, null);
         this.win = Win.allocate(comm, Math.max(bytes, 8), type.size(), Info.of("same_disp_unit", "true"));
@@ -552,7 +555,8 @@ public final class GlobalArray {
                         tDisp += tStart[d] * storeStrides[rank][d];
                     }
                 } else {
-                    tType = Datatype.subarray(toLong(sd), toLong(tSize), toLong(tStart), Datatype.Order.C, elem).commit();
+                    tType = Datatype.subarray(toLong(sd), toLong(tSize), toLong(tStart),
+                            Datatype.Order.C, elem).commit();
                     tCount = 1;
                     tDisp = 0;
                 }
@@ -699,10 +703,12 @@ public final class GlobalArray {
         }
         long cap = type.capacity(values, what);
         if (cap < subs.length) {
-            throw new RmaException(ErrorClass.ERR_BUFFER, what + ": " + subs.length + " subscripts but the buffer holds " + cap);
+            throw new RmaException(ErrorClass.ERR_BUFFER,
+                    what + ": " + subs.length + " subscripts but the buffer holds " + cap);
         }
         if (kind == ACC && !type.isFloating() && alpha != Math.rint(alpha)) {
-            throw new RmaException(ErrorClass.ERR_ARG, what + ": alpha " + alpha + " is not an integer for a " + type + " array");
+            throw new RmaException(ErrorClass.ERR_ARG,
+                    what + ": alpha " + alpha + " is not an integer for a " + type + " array");
         }
         int[] owner = new int[subs.length];
         long[] disp = new long[subs.length];
@@ -828,7 +834,8 @@ public final class GlobalArray {
 
     private void requireInteger(String what) {
         if (type.isFloating()) {
-            throw new RmaException(ErrorClass.ERR_TYPE, what + " on '" + name + "' needs an INT or LONG array, not " + type);
+            throw new RmaException(ErrorClass.ERR_TYPE,
+                    what + " on '" + name + "' needs an INT or LONG array, not " + type);
         }
     }
 
@@ -957,7 +964,8 @@ public final class GlobalArray {
     public void copyPatch(GlobalArray src, int[] srcLo, int[] srcHi, int[] dstLo, int[] dstHi) {
         checkLive();
         checkPatchOperand(src, "copyPatch");
-        samePatchShape(src.checkPatch(srcLo, srcHi, "copyPatch source"), checkPatch(dstLo, dstHi, "copyPatch"), "copyPatch");
+        samePatchShape(src.checkPatch(srcLo, srcHi, "copyPatch source"),
+                checkPatch(dstLo, dstHi, "copyPatch"), "copyPatch");
         src.fence();
         sync();
         List<Patch> boxes = myPieces(dstLo, dstHi);
@@ -1158,7 +1166,8 @@ public final class GlobalArray {
 
     private void checkIntegral(double v, String what) {
         if (!type.isFloating() && v != Math.rint(v)) {
-            throw new RmaException(ErrorClass.ERR_ARG, what + " on '" + name + "': " + v + " is not an integer for a " + type + " array");
+            throw new RmaException(ErrorClass.ERR_ARG,
+                    what + " on '" + name + "': " + v + " is not an integer for a " + type + " array");
         }
     }
 
@@ -1172,7 +1181,8 @@ public final class GlobalArray {
                     + "communicator than '" + name + "'");
         }
         if (!Arrays.equals(o.dims, dims) || o.type != type) {
-            throw new RmaException(ErrorClass.ERR_ARG, what + ": '" + o.name + "' is " + o.type + Arrays.toString(o.dims)
+            throw new RmaException(ErrorClass.ERR_ARG,
+                    what + ": '" + o.name + "' is " + o.type + Arrays.toString(o.dims)
                     + ", '" + name + "' is " + type + Arrays.toString(dims));
         }
     }
@@ -1189,7 +1199,8 @@ public final class GlobalArray {
         checkLive();
         int n = dims.length;
         if (periodic == null || periodic.length != n) {
-            throw new RmaException(ErrorClass.ERR_ARG, "updateGhosts on '" + name + "': periodic needs " + n + " flags");
+            throw new RmaException(ErrorClass.ERR_ARG,
+                    "updateGhosts on '" + name + "': periodic needs " + n + " flags");
         }
         sync();
         int[] sd = storeDims[me];
@@ -1306,7 +1317,8 @@ public final class GlobalArray {
 
     private void checkRank(int rank) {
         if (rank < 0 || rank >= nranks) {
-            throw new RmaException(ErrorClass.ERR_RANK, "rank " + rank + " is not in the array's communicator of size " + nranks);
+            throw new RmaException(ErrorClass.ERR_RANK,
+                    "rank " + rank + " is not in the array's communicator of size " + nranks);
         }
     }
 
@@ -1327,18 +1339,21 @@ public final class GlobalArray {
     private int[] checkPatch(int[] lo, int[] hi, String what) {
         int n = dims.length;
         if (lo == null || hi == null || lo.length != n || hi.length != n) {
-            throw new RmaException(ErrorClass.ERR_ARG, what + ": patch " + Arrays.toString(lo) + ".." + Arrays.toString(hi)
+            throw new RmaException(ErrorClass.ERR_ARG,
+                    what + ": patch " + Arrays.toString(lo) + ".." + Arrays.toString(hi)
                     + " needs " + n + " indices on each side");
         }
         int[] shape = new int[n];
         for (int d = 0; d < n; d++) {
             if (hi[d] < lo[d] - 1) {
-                throw new RmaException(ErrorClass.ERR_ARG, what + ": patch " + Arrays.toString(lo) + ".." + Arrays.toString(hi)
+                throw new RmaException(ErrorClass.ERR_ARG,
+                        what + ": patch " + Arrays.toString(lo) + ".." + Arrays.toString(hi)
                         + " has hi < lo - 1 in dimension " + d);
             }
             if (lo[d] < 0 || hi[d] >= dims[d] || lo[d] > dims[d]) {
                 throw new RmaException(ErrorClass.ERR_RMA_RANGE, what + ": patch " + Arrays.toString(lo) + ".."
-                        + Arrays.toString(hi) + " is outside array '" + name + "' of dimensions " + Arrays.toString(dims));
+                        + Arrays.toString(hi) + " is outside array '" + name + "' of dimensions "
+                        + Arrays.toString(dims));
             }
             shape[d] = hi[d] - lo[d] + 1;
         }

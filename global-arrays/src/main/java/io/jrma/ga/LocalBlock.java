@@ -1,6 +1,9 @@
 package io.jrma.ga;
 
+import io.jrma.ErrorClass;
+import io.jrma.RmaException;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.DoubleBuffer;
 import java.nio.FloatBuffer;
 import java.nio.IntBuffer;
@@ -41,7 +44,7 @@ public final class LocalBlock {
 
     /** The window memory (a fresh duplicate: position and limit are yours), little-endian. */
     public ByteBuffer buffer() {
-        return buffer.duplicate().order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        return buffer.duplicate().order(ByteOrder.LITTLE_ENDIAN);
     }
 
     public IntBuffer ints() {
@@ -66,7 +69,7 @@ public final class LocalBlock {
 
     private void check(ElemType t) {
         if (type != t) {
-            throw new io.jrma.RmaException(io.jrma.ErrorClass.ERR_TYPE, "local block holds " + type + ", not " + t);
+            throw new RmaException(ErrorClass.ERR_TYPE, "local block holds " + type + ", not " + t);
         }
     }
 
@@ -92,13 +95,13 @@ public final class LocalBlock {
     /** Element index in the buffer of a global index (ghost region included); blocked distributions only. */
     public int index(int... global) {
         if (patch == null) {
-            throw new io.jrma.RmaException(io.jrma.ErrorClass.ERR_ARG, "index(global) needs a block or irregular distribution");
+            throw new RmaException(ErrorClass.ERR_ARG, "index(global) needs a block or irregular distribution");
         }
         long off = 0;
         for (int d = 0; d < global.length; d++) {
             int l = global[d] - patch.lo(d) + ghosts[d];
             if (l < 0 || l >= storageDims[d]) {
-                throw new io.jrma.RmaException(io.jrma.ErrorClass.ERR_RMA_RANGE, "global index " + global[d]
+                throw new RmaException(ErrorClass.ERR_RMA_RANGE, "global index " + global[d]
                         + " in dimension " + d + " is outside this rank's block and ghosts");
             }
             off += l * strides[d];

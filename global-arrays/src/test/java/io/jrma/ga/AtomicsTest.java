@@ -3,8 +3,7 @@ package io.jrma.ga;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.jrma.Jrma;
-import java.time.Duration;
+import java.util.Arrays;
 import java.util.BitSet;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -17,7 +16,7 @@ class AtomicsTest {
     @Timeout(60)
     void readIncGivesDistinctValues(String path, ElemType type, int nranks) {
         int per = 200;
-        Jrma.job(nranks).param("jrma.path", path).timeout(Duration.ofSeconds(50)).run(world -> {
+        TestSupport.JOBS.run(path, nranks, world -> {
             GlobalArray ctr = GlobalArray.create(world, type, 4);
             GlobalArray seen = GlobalArray.create(world, ElemType.INT, nranks * per);
             int[] one = {1};
@@ -60,7 +59,7 @@ class AtomicsTest {
     @Timeout(60)
     void mutexesLoseNoUpdate(String path, int nranks) {
         int per = 40;
-        Jrma.job(nranks).param("jrma.path", path).timeout(Duration.ofSeconds(50)).run(world -> {
+        TestSupport.JOBS.run(path, nranks, world -> {
             GlobalArray a = GlobalArray.create(world, ElemType.LONG, 3);
             GaMutexes mx = GaMutexes.create(world, 3);
             long[] v = new long[1];
@@ -88,7 +87,7 @@ class AtomicsTest {
     @Timeout(60)
     void mutexIsFifo(String path) {
         // rank 0 holds the lock while ranks 1..3 queue one after another; they must get it in that order
-        Jrma.job(4).param("jrma.path", path).timeout(Duration.ofSeconds(50)).run(world -> {
+        TestSupport.JOBS.run(path, 4, world -> {
             GlobalArray order = GlobalArray.create(world, ElemType.LONG, 5);
             GlobalArray arrived = GlobalArray.create(world, ElemType.LONG, 1);
             GaMutexes mx = GaMutexes.create(world, 1);
@@ -127,7 +126,7 @@ class AtomicsTest {
             order.sync();
             long[] o = new long[3];
             order.get(new int[] {0}, new int[] {2}, o);
-            assertEquals("[1, 2, 3]", java.util.Arrays.toString(o), "FIFO hand-off order");
+            assertEquals("[1, 2, 3]", Arrays.toString(o), "FIFO hand-off order");
             mx.free();
             arrived.free();
             order.free();

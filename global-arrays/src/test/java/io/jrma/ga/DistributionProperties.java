@@ -3,6 +3,7 @@ package io.jrma.ga;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 import net.jqwik.api.ForAll;
@@ -27,7 +28,7 @@ class DistributionProperties {
                 int lin = cover.lin(q.lo(), shape, k);
                 cover.v[lin]++;
                 int[] idx = unlin(lin, dims);
-                assertEquals(r.rank(), m.owner(idx), dist + " owner of " + java.util.Arrays.toString(idx));
+                assertEquals(r.rank(), m.owner(idx), dist + " owner of " + Arrays.toString(idx));
                 for (int d = 0; d < dims.length; d++) { // local indices within the owner's extent
                     int l = m.dm[d].localIndex(idx[d]);
                     assertTrue(l >= 0 && l < m.dm[d].localExtent(m.dm[d].coordOf(idx[d])));

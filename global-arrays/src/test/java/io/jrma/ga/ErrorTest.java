@@ -6,10 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jrma.Comm;
 import io.jrma.ErrorClass;
-import io.jrma.Jrma;
 import io.jrma.RmaException;
 import java.nio.ByteBuffer;
-import java.time.Duration;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.function.Executable;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -27,7 +25,7 @@ class ErrorTest {
     @ValueSource(strings = {"auto", "packet"})
     @Timeout(60)
     void badInput(String path) {
-        Jrma.job(2).param("jrma.path", path).timeout(Duration.ofSeconds(50)).run(world -> {
+        TestSupport.JOBS.run(path, 2, world -> {
             GlobalArray a = GlobalArray.builder(world, ElemType.DOUBLE, 6, 5).name("A").create();
             double[] buf = new double[30];
             expect(ErrorClass.ERR_RMA_RANGE, "outside array 'A'", () -> a.get(new int[] {0, 0}, new int[] {6, 4}, buf));
@@ -36,8 +34,10 @@ class ErrorTest {
             expect(ErrorClass.ERR_ARG, "hi < lo - 1", () -> a.get(new int[] {3, 0}, new int[] {1, 1}, buf));
             expect(ErrorClass.ERR_TYPE, "int[]", () -> a.get(new int[] {0, 0}, new int[] {1, 1}, new int[4]));
             expect(ErrorClass.ERR_TYPE, "float[]", () -> a.acc(new int[] {0, 0}, new int[] {1, 1}, new float[4], 1));
-            expect(ErrorClass.ERR_BUFFER, "needs 6 buffer elements", () -> a.get(new int[] {0, 0}, new int[] {1, 2}, new double[5]));
-            expect(ErrorClass.ERR_BUFFER, "needs", () -> a.put(new int[] {0, 0}, new int[] {1, 2}, ByteBuffer.allocateDirect(40)));
+            expect(ErrorClass.ERR_BUFFER, "needs 6 buffer elements",
+                    () -> a.get(new int[] {0, 0}, new int[] {1, 2}, new double[5]));
+            expect(ErrorClass.ERR_BUFFER, "needs",
+                    () -> a.put(new int[] {0, 0}, new int[] {1, 2}, ByteBuffer.allocateDirect(40)));
             expect(ErrorClass.ERR_BUFFER, "String", () -> a.put(new int[] {0, 0}, new int[] {1, 2}, "x"));
             expect(ErrorClass.ERR_BUFFER, "null", () -> a.put(new int[] {0, 0}, new int[] {1, 2}, null));
             expect(ErrorClass.ERR_ARG, "ld[0]", () -> a.get(new int[] {0, 0}, new int[] {1, 2}, buf, 0, new int[] {2}));
@@ -45,11 +45,13 @@ class ErrorTest {
             expect(ErrorClass.ERR_RMA_RANGE, "subscript", () -> a.scatter(new double[1], new int[][] {{0, 5}}));
             expect(ErrorClass.ERR_RANK, "rank 7", () -> a.distribution(7));
             expect(ErrorClass.ERR_ARG, "block or irregular", () ->
-                    GlobalArray.builder(world, ElemType.INT, 8).distribution(Distribution.blockCyclic(2)).ghosts(1).create());
+                    GlobalArray.builder(world, ElemType.INT,
+                    8).distribution(Distribution.blockCyclic(2)).ghosts(1).create());
             expect(ErrorClass.ERR_ARG, "needs 3 ranks", () ->
                     GlobalArray.create(world, ElemType.INT, new int[] {8}, Distribution.block(3)));
             expect(ErrorClass.ERR_ARG, "increase strictly", () ->
-                    GlobalArray.create(world, ElemType.INT, new int[] {8}, Distribution.irregular(new int[][] {{0, 9}})));
+                    GlobalArray.create(world, ElemType.INT, new int[] {8},
+                    Distribution.irregular(new int[][] {{0, 9}})));
             expect(ErrorClass.ERR_DIMS, "dimension 0", () -> GlobalArray.create(world, ElemType.INT, 0));
             // an array of another communicator (a split of the world) used with this one
             Comm self = world.split(world.rank(), 0);
@@ -76,7 +78,7 @@ class ErrorTest {
     @ValueSource(strings = {"auto", "packet"})
     @Timeout(60)
     void ranksDisagreeingOnCreationArguments(String path) {
-        Jrma.job(3).param("jrma.path", path).timeout(Duration.ofSeconds(50)).run(world -> {
+        TestSupport.JOBS.run(path, 3, world -> {
             int n = world.rank() == 1 ? 9 : 8;
             expect(ErrorClass.ERR_NOT_SAME, "ranks passed different", () -> GlobalArray.create(world, ElemType.INT, n));
         });

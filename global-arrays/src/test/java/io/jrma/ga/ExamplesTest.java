@@ -3,9 +3,10 @@ package io.jrma.ga;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import io.jrma.Jrma;
 import io.jrma.ga.examples.Histogram;
-import java.time.Duration;
+import io.jrma.ga.examples.Jacobi2D;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -16,7 +17,7 @@ class ExamplesTest {
     @Timeout(60)
     void histogramMatchesSequential(String path, int nranks) {
         long[] ref = Jrma1.histogramSequential(20_000, 16, 37, 7);
-        Jrma.job(nranks).param("jrma.path", path).timeout(Duration.ofSeconds(50)).run(world -> {
+        TestSupport.JOBS.run(path, nranks, world -> {
             long[] h = Histogram.histogram(world, 20_000, 16, 37, 7);
             assertArrayEquals(ref, h);
             long total = 0;
@@ -32,7 +33,7 @@ class ExamplesTest {
         static long[] histogramSequential(int values, int bins, int chunks, long seed) {
             long[] h = new long[bins];
             for (long c = 0; c < chunks; c++) {
-                java.util.Random rnd = new java.util.Random(seed + c);
+                Random rnd = new Random(seed + c);
                 for (long i = c * values / chunks; i < (c + 1) * values / chunks; i++) {
                     int b = (int) Math.floor((rnd.nextGaussian() / 6 + 0.5) * bins);
                     h[Math.max(0, Math.min(bins - 1, b))]++;
@@ -42,10 +43,10 @@ class ExamplesTest {
         }
     }
 
-    @org.junit.jupiter.api.Test
+    @Test
     @Timeout(60)
     void mainsRun() throws Exception {
-        io.jrma.ga.examples.Jacobi2D.main(new String[] {"32", "32", "5", "4"});
+        Jacobi2D.main(new String[] {"32", "32", "5", "4"});
         Histogram.main(new String[] {"10000", "8", "10", "3"});
     }
 }

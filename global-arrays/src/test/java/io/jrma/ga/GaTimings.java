@@ -1,6 +1,7 @@
 package io.jrma.ga;
 
 import io.jrma.Jrma;
+import io.jrma.ga.examples.Jacobi2D;
 
 /**
  * Quick timing loop (not JMH): {@code java ... io.jrma.ga.GaTimings auto|packet}; add {@code -Djrma.jvms=2}
@@ -47,7 +48,8 @@ public final class GaTimings {
                     }
                     double ri = (System.nanoTime() - t) / 1e3 / n;
                     if (rep == 1) {
-                        System.out.printf("%s: put1 %.2f us, get1 %.2f us, put64x64 %.1f us, get64x64 %.1f us, readInc %.2f us%n",
+                        System.out.printf("%s: put1 %.2f us, get1 %.2f us, put64x64 %.1f us, get64x64 %.1f us, "
+                                + "readInc %.2f us%n",
                                 path, put1, get1, put64, get64, ri);
                     }
                 }
@@ -61,7 +63,7 @@ public final class GaTimings {
             boolean report = rep == 1;
             Jrma.job(4).param("jrma.path", path).run(world -> {
                 long[] ns = new long[1];
-                GlobalArray u = io.jrma.ga.examples.Jacobi2D.solve(world, 256, 256, iters, ns);
+                GlobalArray u = Jacobi2D.solve(world, 256, 256, iters, ns);
                 if (report && world.rank() == 0) {
                     System.out.printf("%s: Jacobi 256x256 4 ranks %.1f us/iteration%n", path, ns[0] / 1e3 / iters);
                 }

@@ -26,7 +26,8 @@ public final class GaTimings2 {
                 }
                 double g = (System.nanoTime() - t) / 1e3 / n;
                 if (rep == 1 && world.rank() == 0) {
-                    System.out.printf("%s 4 ranks: barrier %.1f us, sync %.1f us, updateGhosts %.1f us%n", path, b, s, g);
+                    System.out.printf("%s 4 ranks: barrier %.1f us, sync %.1f us, updateGhosts %.1f us%n",
+                            path, b, s, g);
                 }
             }
             u.free();

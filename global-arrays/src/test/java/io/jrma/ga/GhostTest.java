@@ -2,8 +2,8 @@ package io.jrma.ga;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import io.jrma.Jrma;
-import java.time.Duration;
+import io.jrma.ga.examples.Jacobi2D;
+import java.nio.LongBuffer;
 import java.util.Arrays;
 import java.util.Random;
 import org.junit.jupiter.api.Timeout;
@@ -16,7 +16,7 @@ class GhostTest {
     @CsvSource({"auto,1", "auto,4", "auto,6", "packet,2", "packet,4", "packet,8"})
     @Timeout(60)
     void ghostsMatchModel(String path, int nranks) {
-        Jrma.job(nranks).param("jrma.path", path).timeout(Duration.ofSeconds(50)).run(world -> {
+        TestSupport.JOBS.run(path, nranks, world -> {
             Random rnd = new Random(99 + nranks);
             for (int cs = 0; cs < 8; cs++) {
                 int[] dims = TestSupport.randomDims(rnd);
@@ -48,7 +48,7 @@ class GhostTest {
                 LocalBlock lb = a.access();
                 Patch p = lb.patch();
                 if (!p.isEmpty()) {
-                    java.nio.LongBuffer data = lb.longs();
+                    LongBuffer data = lb.longs();
                     int[] sd = lb.storageDims();
                     int[] k = new int[n];
                     long total = TestSupport.size(sd);
@@ -67,8 +67,10 @@ class GhostTest {
                         }
                         long expect = inside ? (long) m.v[m.lin(gi)] : 0;
                         assertEquals(expect, data.get(lb.localIndex(minus(k, g))),
-                                "case " + cs + " dims " + Arrays.toString(dims) + " " + dist + " ghosts " + Arrays.toString(g)
-                                        + " periodic " + Arrays.toString(periodic) + " storage index " + Arrays.toString(k));
+                                "case " + cs + " dims " + Arrays.toString(dims) + " " + dist + " ghosts "
+                                + Arrays.toString(g)
+                                        + " periodic " + Arrays.toString(periodic) + " storage index "
+                                        + Arrays.toString(k));
                         for (int d = n - 1; d >= 0 && ++k[d] == sd[d]; d--) {
                             k[d] = 0;
                         }
@@ -94,9 +96,9 @@ class GhostTest {
         int nx = 17;
         int ny = 13;
         int iters = 12;
-        double[][] ref = io.jrma.ga.examples.Jacobi2D.sequential(nx, ny, iters);
-        Jrma.job(nranks).param("jrma.path", path).timeout(Duration.ofSeconds(50)).run(world -> {
-            GlobalArray u = io.jrma.ga.examples.Jacobi2D.solve(world, nx, ny, iters, null);
+        double[][] ref = Jacobi2D.sequential(nx, ny, iters);
+        TestSupport.JOBS.run(path, nranks, world -> {
+            GlobalArray u = Jacobi2D.solve(world, nx, ny, iters, null);
             double[] got = new double[nx * ny];
             u.get(new int[] {0, 0}, new int[] {nx - 1, ny - 1}, got);
             for (int i = 0; i < nx; i++) {

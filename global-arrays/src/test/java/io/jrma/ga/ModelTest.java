@@ -2,8 +2,6 @@ package io.jrma.ga;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import io.jrma.Jrma;
-import java.time.Duration;
 import java.util.Arrays;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
@@ -28,7 +26,7 @@ class ModelTest {
     @Timeout(60)
     void randomOperationsMatchModel(String path, int nranks) {
         long seed = 1234L * nranks + path.hashCode() + Long.getLong("ga.seed", 0);
-        Jrma.job(nranks).param("jrma.path", path).timeout(Duration.ofSeconds(50)).run(world -> {
+        TestSupport.JOBS.run(path, nranks, world -> {
             Random rnd = new Random(seed);
             int me = world.rank();
             for (int cs = 0; cs < Integer.getInteger("ga.cases", 6); cs++) {

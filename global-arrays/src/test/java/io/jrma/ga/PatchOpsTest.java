@@ -3,12 +3,12 @@ package io.jrma.ga;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import io.jrma.Comm;
 import io.jrma.ErrorClass;
-import io.jrma.Jrma;
 import io.jrma.RmaException;
-import java.time.Duration;
 import java.util.Arrays;
 import java.util.Random;
+import java.util.function.BiConsumer;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -33,7 +33,7 @@ class PatchOpsTest {
     }
 
     /** Calls v with (row-major index in the whole array of lo+i, i) for each element i of a patch of {@code shape}. */
-    private static void eachInPatch(int[] dims, int[] lo, int[] shape, java.util.function.BiConsumer<Long, Integer> v) {
+    private static void eachInPatch(int[] dims, int[] lo, int[] shape, BiConsumer<Long, Integer> v) {
         long total = TestSupport.size(shape);
         int[] c = new int[dims.length];
         for (int i = 0; i < total; i++) {
@@ -48,7 +48,8 @@ class PatchOpsTest {
         }
     }
 
-    private static GlobalArray filled(Random rnd, jrmaComm world, ElemType t, int[] dims, int nranks, double[] model, String name) {
+    private static GlobalArray filled(Random rnd, jrmaComm world, ElemType t, int[] dims, int nranks,
+            double[] model, String name) {
         GlobalArray ga = GlobalArray.create(world.c, t, dims, TestSupport.randomDist(rnd, dims, nranks));
         for (int k = 0; k < model.length; k++) {
             model[k] = rnd.nextInt(200) - 100;
@@ -67,9 +68,9 @@ class PatchOpsTest {
 
     /** Holder so the helper above reads clearly. */
     private static final class jrmaComm {
-        final io.jrma.Comm c;
+        final Comm c;
 
-        jrmaComm(io.jrma.Comm c) {
+        jrmaComm(Comm c) {
             this.c = c;
         }
     }
@@ -97,7 +98,7 @@ class PatchOpsTest {
     @MethodSource("jobs")
     @Timeout(60)
     void patchOperationsMatchModel(String path, int nranks) {
-        Jrma.job(nranks).param("jrma.path", path).timeout(Duration.ofSeconds(50)).run(world -> {
+        TestSupport.JOBS.run(path, nranks, world -> {
             Random rnd = new Random(77L * nranks + path.hashCode());
             jrmaComm w = new jrmaComm(world);
             for (int cs = 0; cs < 6; cs++) {
@@ -162,13 +163,15 @@ class PatchOpsTest {
     @MethodSource("jobs")
     @Timeout(60)
     void badPatchArgumentsGetTheirErrorClass(String path, int nranks) {
-        Jrma.job(nranks).param("jrma.path", path).timeout(Duration.ofSeconds(50)).run(world -> {
+        TestSupport.JOBS.run(path, nranks, world -> {
             GlobalArray a = GlobalArray.create(world, ElemType.DOUBLE, 6, 5);
             GlobalArray l = GlobalArray.create(world, ElemType.LONG, 6, 5);
             int[] lo = {0, 0};
-            RmaException e = assertThrows(RmaException.class, () -> a.copyPatch(a, lo, new int[] {1, 1}, lo, new int[] {2, 0}));
+            RmaException e = assertThrows(RmaException.class,
+                    () -> a.copyPatch(a, lo, new int[] {1, 1}, lo, new int[] {2, 0}));
             assertEquals(ErrorClass.ERR_ARG, e.errorClass(), e.getMessage());
-            e = assertThrows(RmaException.class, () -> a.copyPatch(a, lo, new int[] {1, 1}, new int[] {5, 4}, new int[] {6, 5}));
+            e = assertThrows(RmaException.class,
+                    () -> a.copyPatch(a, lo, new int[] {1, 1}, new int[] {5, 4}, new int[] {6, 5}));
             assertEquals(ErrorClass.ERR_RMA_RANGE, e.errorClass(), e.getMessage());
             e = assertThrows(RmaException.class, () -> a.dotPatch(l, lo, new int[] {1, 1}, lo, new int[] {1, 1}));
             assertEquals(ErrorClass.ERR_TYPE, e.errorClass(), e.getMessage());

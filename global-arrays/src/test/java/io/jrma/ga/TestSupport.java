@@ -1,11 +1,21 @@
 package io.jrma.ga;
 
+import io.jrma.testsupport.JobMatrix;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.time.Duration;
 import java.util.Random;
+import java.util.TreeSet;
 
-/** Random shapes, distributions and buffers shared by the tests; a sequential model of an array. */
+/**
+ * Random shapes, distributions and buffers shared by the tests; a sequential model of an array; the tests' jobs
+ * (test-support's {@link JobMatrix}, on the path each test names).
+ */
 final class TestSupport {
+    /** How long one job of the tests may take. */
+    static final Duration JOB_TIMEOUT = Duration.ofSeconds(50);
+    static final JobMatrix JOBS = new JobMatrix(new String[] {"auto", "packet"}, JOB_TIMEOUT);
+
     private TestSupport() {
     }
 
@@ -43,7 +53,7 @@ final class TestSupport {
                 for (int d = 0; d < n; d++) {
                     int blocks = 1 + rnd.nextInt(Math.max(1, Math.min(left, dims[d])));
                     left = Math.max(1, left / blocks);
-                    java.util.TreeSet<Integer> s = new java.util.TreeSet<>();
+                    TreeSet<Integer> s = new TreeSet<>();
                     s.add(0);
                     while (s.size() < blocks) {
                         s.add(rnd.nextInt(dims[d]));

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jrma.shm.ShmFiles;
+import io.jrma.testsupport.ChildProcess;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -12,6 +13,7 @@ import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -58,7 +60,7 @@ class FaultCampaignTest {
 
     /** Starts a job in {@code phase}, kills the JVM of a random rank after a random delay, judges how it ended. */
     private static Trial killTrial(int index, String phase, Random random) throws Exception {
-        JrmaRunTest.Run r = new JrmaRunTest.Run("-n", String.valueOf(JVMS), "--jvms", String.valueOf(JVMS), "--timeout",
+        ChildProcess r = ChildProcess.jrmarun("-n", String.valueOf(JVMS), "--jvms", String.valueOf(JVMS), "--timeout",
                 "600", FIX, phase, "600");
         List<Long> pids = new ArrayList<>();
         int rank = random.nextInt(JVMS);
@@ -73,12 +75,12 @@ class FaultCampaignTest {
             ProcessHandle victim = ProcessHandle.of(pids.get(rank)).orElseThrow();
             victim.destroyForcibly(); // SIGKILL
             long t0 = System.nanoTime();
-            boolean ended = r.p.waitFor(60, TimeUnit.SECONDS);
+            boolean ended = r.process().waitFor(60, TimeUnit.SECONDS);
             long exitMs = (System.nanoTime() - t0) / 1_000_000;
             if (!ended) {
                 return new Trial(index, phase, rank, delayMs, exitMs, -1, "jrmarun still running 60 s after the kill");
             }
-            int code = r.p.exitValue();
+            int code = r.process().exitValue();
             Thread.sleep(300); // the last lines
             String problem = null;
             String named = "JVM " + rank + " (pid " + pids.get(rank) + ", ranks [" + rank + "]) was killed by signal 9";
@@ -100,7 +102,7 @@ class FaultCampaignTest {
         } catch (AssertionError | RuntimeException e) {
             return new Trial(index, phase, rank, delayMs, -1, -1, "the job did not run: " + e.getMessage());
         } finally {
-            r.cleanup();
+            r.kill();
             cleanup(pids);
         }
     }
@@ -113,7 +115,7 @@ class FaultCampaignTest {
     @Timeout(300)
     void aStoppedJvmIsNamedWhenTheJobTimesOut() throws Exception {
         long timeoutS = Long.getLong("jrma.faults.stopTimeoutS", 45);
-        JrmaRunTest.Run r = new JrmaRunTest.Run("-n", String.valueOf(JVMS), "--jvms", String.valueOf(JVMS), "--timeout",
+        ChildProcess r = ChildProcess.jrmarun("-n", String.valueOf(JVMS), "--jvms", String.valueOf(JVMS), "--timeout",
                 String.valueOf(timeoutS), FIX, "coll", "600");
         List<Long> pids = new ArrayList<>();
         try {
@@ -126,33 +128,38 @@ class FaultCampaignTest {
                 pids.add(Long.parseLong(r.awaitLine(l -> l.startsWith("RANK " + kk + " "), 1_000).split(" ")[2]));
             }
             new ProcessBuilder("kill", "-STOP", String.valueOf(pids.get(2))).start().waitFor();
-            assertTrue(r.p.waitFor(timeoutS + 30, TimeUnit.SECONDS), "jrmarun did not end after the job's timeout: "
+            assertTrue(r.process().waitFor(timeoutS + 30, TimeUnit.SECONDS),
+                    "jrmarun did not end after the job's timeout: "
                     + r.output());
             Thread.sleep(300);
-            assertEquals(124, r.p.exitValue(), r.output());
+            assertEquals(124, r.process().exitValue(), r.output());
             assertTrue(r.output().contains("JVM 2 (pid " + pids.get(2) + ", ranks [2]) is stopped"), r.output());
             assertEquals(null, leftBehind(pids));
         } finally {
-            r.cleanup();
+            r.kill();
             cleanup(pids);
         }
     }
 
-    /** The RUNNING line, or null (and a note) when start-up took so long on this machine that the timeout came first. */
-    private static String awaitOrSkip(JrmaRunTest.Run r, long timeoutS) throws InterruptedException {
+    /**
+     * The RUNNING line, or null (and a note) when start-up took so long on this machine that the timeout came first.
+     */
+    private static String awaitOrSkip(ChildProcess r, long timeoutS) throws InterruptedException {
         long until = System.currentTimeMillis() + timeoutS * 1000;
         while (System.currentTimeMillis() < until) {
             if (r.output().contains("RUNNING ")) {
                 return "RUNNING";
             }
-            if (!r.p.isAlive()) {
+            if (!r.process().isAlive()) {
                 break;
             }
             Thread.sleep(100);
         }
-        System.out.println("SKIPPED aStoppedJvmIsNamedWhenTheJobTimesOut: the job had not started within its " + timeoutS
-                + " s timeout on this machine (loaded?); -Djrma.faults.stopTimeoutS=N gives it longer. Output: " + r.output());
-        org.junit.jupiter.api.Assumptions.assumeTrue(false, "start-up slower than the job's timeout");
+        System.out.println(
+                "SKIPPED aStoppedJvmIsNamedWhenTheJobTimesOut: the job had not started within its " + timeoutS
+                + " s timeout on this machine (loaded?); -Djrma.faults.stopTimeoutS=N gives it longer. Output: "
+                + r.output());
+        Assumptions.assumeTrue(false, "start-up slower than the job's timeout");
         return null;
     }
 
@@ -160,7 +167,8 @@ class FaultCampaignTest {
     private static String leftBehind(List<Long> pids) throws Exception {
         long until = System.currentTimeMillis() + 2_000;
         for (long pid : pids) {
-            while (ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false) && System.currentTimeMillis() < until) {
+            while (ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false)
+                    && System.currentTimeMillis() < until) {
                 Thread.sleep(20);
             }
             if (ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false)) {

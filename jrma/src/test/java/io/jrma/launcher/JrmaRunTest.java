@@ -5,17 +5,15 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jrma.core.os.Affinity;
+import io.jrma.core.os.CrossMemory;
 import io.jrma.core.os.Topology;
 import io.jrma.core.os.Topology.Kind;
-import java.io.BufferedReader;
-import java.io.IOException;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
+import io.jrma.testsupport.ChildProcess;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
-import java.util.function.Predicate;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -28,98 +26,19 @@ import org.junit.jupiter.api.Timeout;
 class JrmaRunTest {
     private static final String FIX = "io.jrma.launcher.fixtures.";
 
-    /** A running jrmarun: its process and every line it printed (stdout and stderr merged). */
-    static final class Run {
-        final Process p;
-        final List<String> lines = new ArrayList<>();
-        final List<ProcessHandle> seen = new ArrayList<>();
-
-        Run(String... args) throws IOException {
-            this(List.of(), args);
-        }
-
-        /** jrmarun with extra options for its own JVM ({@code -D} test hooks). */
-        Run(List<String> launcherJvmOptions, String... args) throws IOException {
-            List<String> cmd = new ArrayList<>();
-            cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-            cmd.addAll(launcherJvmOptions);
-            cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), JrmaRun.class.getName()));
-            cmd.addAll(List.of(args));
-            p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-            Thread t = new Thread(() -> {
-                try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
-                    String l;
-                    while ((l = r.readLine()) != null) {
-                        synchronized (lines) {
-                            lines.add(l);
-                            lines.notifyAll();
-                        }
-                    }
-                } catch (IOException ignored) {
-                    // process gone
-                }
-            });
-            t.setDaemon(true);
-            t.start();
-        }
-
-        String awaitLine(Predicate<String> match, long ms) throws InterruptedException {
-            long until = System.currentTimeMillis() + ms;
-            synchronized (lines) {
-                while (System.currentTimeMillis() < until) {
-                    for (String l : lines) {
-                        if (match.test(l)) {
-                            return l;
-                        }
-                    }
-                    lines.wait(100);
-                }
-            }
-            throw new AssertionError("no such line within " + ms + " ms; output: " + output());
-        }
-
-        int exit(long seconds) throws InterruptedException {
-            p.descendants().forEach(seen::add);
-            try {
-                assertTrue(p.waitFor(seconds, TimeUnit.SECONDS), "jrmarun did not end within " + seconds + " s: " + output());
-                Thread.sleep(200); // let the reader take the last lines
-                return p.exitValue();
-            } finally {
-                cleanup();
-            }
-        }
-
-        void cleanup() {
-            p.descendants().forEach(ProcessHandle::destroyForcibly);
-            p.destroyForcibly();
-        }
-
-        String output() {
-            synchronized (lines) {
-                return String.join("\n", lines);
-            }
-        }
-
-        void assertNoJvmLeft() throws InterruptedException {
-            Thread.sleep(300);
-            for (ProcessHandle h : seen) {
-                assertFalse(h.isAlive(), "JVM " + h.pid() + " of the job is still running");
-                assertEquals(java.util.List.of(), io.jrma.shm.ShmFiles.filesOf(java.nio.file.Path.of("/dev/shm"), h.pid()),
-                        "shared-memory files of JVM " + h.pid() + " left behind");
-            }
-        }
-    }
-
     @Test
     @Timeout(60)
     void helloOverTwoJvmsForwardsEveryRanksOutput() throws Exception {
-        Run r = new Run("-n", "4", "--jvms", "2", "-x", "JRMA_TEST_VAR=v42", FIX + "Hello");
+        ChildProcess r = ChildProcess.jrmarun("-n", "4", "--jvms", "2", "-x", "JRMA_TEST_VAR=v42", FIX + "Hello");
         assertEquals(0, r.exit(40), r.output());
         for (int k = 0; k < 4; k++) {
             final int rank = k;
-            assertTrue(r.lines.stream().anyMatch(l -> l.startsWith("hello from rank " + rank + " of 4 var=v42")), r.output());
+            assertTrue(r.lines().stream().anyMatch(l -> l.startsWith("hello from rank " + rank
+                    + " of 4 var=v42")), r.output());
         }
-        long pids = r.lines.stream().filter(l -> l.startsWith("hello")).map(l -> l.substring(l.indexOf("pid="))).distinct().count();
+        long pids =
+                r.lines().stream().filter(l -> l.startsWith("hello")).map(l -> l.substring(l.indexOf("pid=")))
+                .distinct().count();
         assertEquals(2, pids, "ranks in 2 JVMs: " + r.output());
     }
 
@@ -136,45 +55,47 @@ class JrmaRunTest {
             cpuOf[k] = Topology.formatList(here.osCpus(core));
         }
         // JVM ranks: the whole JVM is bound (its main thread too), so availableProcessors() says the core's threads
-        Run jvms = new Run("-n", "2", "--jvms", "2", "--bind-to", "core", "--report-bindings", FIX + "Affinities");
+        ChildProcess jvms = ChildProcess.jrmarun("-n", "2", "--jvms", "2", "--bind-to", "core", "--report-bindings",
+                FIX + "Affinities");
         assertEquals(0, jvms.exit(90), jvms.output());
         for (int k = 0; k < 2; k++) {
             String rank = "rank " + k + " thread-cpus " + cpuOf[k] + " process-cpus " + cpuOf[k] + " available ";
-            assertTrue(jvms.lines.stream().anyMatch(l -> l.startsWith(rank)), rank + ": " + jvms.output());
+            assertTrue(jvms.lines().stream().anyMatch(l -> l.startsWith(rank)), rank + ": " + jvms.output());
             String report = "] MCW rank " + k + " bound to socket ";
-            assertEquals(1, jvms.lines.stream().filter(l -> l.startsWith("[") && l.contains(report)
+            assertEquals(1, jvms.lines().stream().filter(l -> l.startsWith("[") && l.contains(report)
                     && l.matches(".*: \\[[B./]+\\](\\[[B./]+\\])*$")).count(), report + ": " + jvms.output());
         }
         // thread ranks in one JVM: each rank's thread is bound, the JVM's main thread is not
         String all = Topology.formatList(Affinity.cpus());
-        Run threads = new Run("-n", "2", "--bind-to", "core", "--report-bindings", FIX + "Affinities");
+        ChildProcess threads = ChildProcess.jrmarun("-n", "2", "--bind-to", "core", "--report-bindings",
+                FIX + "Affinities");
         assertEquals(0, threads.exit(90), threads.output());
         for (int k = 0; k < 2; k++) {
             String rank = "rank " + k + " thread-cpus " + cpuOf[k] + " process-cpus " + all + " ";
-            assertTrue(threads.lines.stream().anyMatch(l -> l.startsWith(rank)), rank + ": " + threads.output());
+            assertTrue(threads.lines().stream().anyMatch(l -> l.startsWith(rank)), rank + ": " + threads.output());
             String report = "] MCW rank " + k + " bound to socket ";
-            assertEquals(1, threads.lines.stream().filter(l -> l.contains(report)).count(), threads.output());
+            assertEquals(1, threads.lines().stream().filter(l -> l.contains(report)).count(), threads.output());
         }
-        Run none = new Run("-n", "2", "--bind-to", "none", "--report-bindings", FIX + "Hello");
+        ChildProcess none = ChildProcess.jrmarun("-n", "2", "--bind-to", "none", "--report-bindings", FIX + "Hello");
         assertEquals(0, none.exit(60), none.output());
-        assertTrue(none.lines.stream().anyMatch(l -> l.endsWith("MCW rank 1 is not bound (or bound to all available"
+        assertTrue(none.lines().stream().anyMatch(l -> l.endsWith("MCW rank 1 is not bound (or bound to all available"
                 + " processors)")), none.output());
     }
 
     @Test
     @Timeout(60)
     void displayMapPrintsTheJobMapBeforeTheJobAndMappingErrorsExitWith2() throws Exception {
-        Run r = new Run("-n", "2", "--jvms", "2", "--display-map", FIX + "Hello");
+        ChildProcess r = ChildProcess.jrmarun("-n", "2", "--jvms", "2", "--display-map", FIX + "Hello");
         assertEquals(0, r.exit(50), r.output());
-        int map = r.lines.indexOf(" ========================   JOB MAP   ========================");
+        int map = r.lines().indexOf(" ========================   JOB MAP   ========================");
         assertTrue(map >= 0, r.output());
-        String node = r.lines.get(map + 2);
+        String node = r.lines().get(map + 2);
         assertTrue(node.startsWith(" Data for node: ") && node.endsWith("\tNum slots: 2\tMax slots: 0\tNum procs: 2"),
                 r.output());
-        assertEquals(" \tProcess rank: 0 JVM: 0 Bound: N/A", r.lines.get(map + 3), r.output());
-        assertEquals(" \tProcess rank: 1 JVM: 1 Bound: N/A", r.lines.get(map + 4), r.output());
-        String first = r.lines.stream().filter(l -> l.startsWith("hello from rank")).findFirst().orElseThrow();
-        int hello = r.lines.indexOf(first);
+        assertEquals(" \tProcess rank: 0 JVM: 0 Bound: N/A", r.lines().get(map + 3), r.output());
+        assertEquals(" \tProcess rank: 1 JVM: 1 Bound: N/A", r.lines().get(map + 4), r.output());
+        String first = r.lines().stream().filter(l -> l.startsWith("hello from rank")).findFirst().orElseThrow();
+        int hello = r.lines().indexOf(first);
         assertTrue(hello > map, "the map comes before the job: " + r.output());
         int cores = Topology.here().count(Kind.CORE);
         String[][] bad = {
@@ -186,10 +107,10 @@ class JrmaRunTest {
         for (int k = 0; k < bad.length; k += 2) {
             List<String> args = new ArrayList<>(List.of(bad[k]));
             args.add(FIX + "Hello");
-            Run e = new Run(args.toArray(new String[0]));
+            ChildProcess e = ChildProcess.jrmarun(args.toArray(new String[0]));
             assertEquals(2, e.exit(30), e.output());
             String want = bad[k + 1][0];
-            assertTrue(e.lines.get(0).startsWith("jrmarun: ") && e.lines.get(0).contains(want), e.output());
+            assertTrue(e.lines().get(0).startsWith("jrmarun: ") && e.lines().get(0).contains(want), e.output());
         }
     }
 
@@ -197,13 +118,14 @@ class JrmaRunTest {
     @Timeout(90)
     void mapByNodeOverTwoHostsPutsEveryOtherRankInEachHostsJvmBoundThere() throws Exception {
         // two names of this host: two hosts to the mapper, both started directly (no launch agent)
-        Run r = new Run("--host", "localhost:2,127.0.0.1:2", "--map-by", "node", "--bind-to", "core",
+        ChildProcess r = ChildProcess.jrmarun("--host", "localhost:2,127.0.0.1:2", "--map-by", "node",
+                "--bind-to", "core",
                 "--report-bindings", FIX + "Hello");
         assertEquals(0, r.exit(80), r.output());
         String[] pid = new String[4];
         for (int k = 0; k < 4; k++) {
             String want = "hello from rank " + k + " of 4 pid=";
-            pid[k] = r.lines.stream().filter(l -> l.startsWith(want)).findFirst()
+            pid[k] = r.lines().stream().filter(l -> l.startsWith(want)).findFirst()
                     .orElseThrow(() -> new AssertionError(want + ": " + r.output())).substring(want.length());
         }
         assertEquals(pid[0], pid[2], "ranks 0 and 2 on the first host: " + r.output());
@@ -212,7 +134,7 @@ class JrmaRunTest {
         if (Affinity.available() && Topology.here().count(Kind.CORE) >= 2) {
             for (int k = 0; k < 4; k++) { // each host's two ranks on its cores 0 and 1
                 String report = ":" + pid[k] + "] MCW rank " + k + " bound to socket 0[core " + k / 2 + "[";
-                assertTrue(r.lines.stream().anyMatch(l -> l.contains(report)), report + ": " + r.output());
+                assertTrue(r.lines().stream().anyMatch(l -> l.contains(report)), report + ": " + r.output());
             }
         }
     }
@@ -221,36 +143,38 @@ class JrmaRunTest {
     @Timeout(60)
     void jdkLinkerPutsSystemCallsOnTheJdksLinker() throws Exception {
         int feature = Runtime.version().feature();
-        org.junit.jupiter.api.Assumptions.assumeTrue(feature == 17 || feature >= 22,
+        Assumptions.assumeTrue(feature == 17 || feature >= 22,
                 "JDK " + feature + " has no linker jrma uses (17 or 22+)");
-        org.junit.jupiter.api.Assumptions.assumeTrue(io.jrma.core.os.CrossMemory.available(),
+        Assumptions.assumeTrue(CrossMemory.available(),
                 "process_vm_readv is not available here (not Linux, or JNA)");
         String linker = feature == 17 ? "jdk.incubator.foreign" : "java.lang.foreign";
-        Run with = new Run("-n", "2", "--jvms", "2", "--jdk-linker", FIX + "Binding");
+        ChildProcess with = ChildProcess.jrmarun("-n", "2", "--jvms", "2", "--jdk-linker", FIX + "Binding");
         assertEquals(0, with.exit(40), with.output());
         for (int k = 0; k < 2; k++) {
-            assertTrue(with.lines.contains("rank " + k + " binding " + linker), with.output());
+            assertTrue(with.lines().contains("rank " + k + " binding " + linker), with.output());
         }
-        Run without = new Run("-n", "1", FIX + "Binding");
+        ChildProcess without = ChildProcess.jrmarun("-n", "1", FIX + "Binding");
         assertEquals(0, without.exit(40), without.output());
-        assertTrue(without.lines.contains("rank 0 binding " + (feature == 17 ? "procmem+jna" : linker)), without.output());
+        assertTrue(without.lines().contains("rank 0 binding "
+                + (feature == 17 ? "procmem+jna" : linker)), without.output());
     }
 
     @Test
     @Timeout(60)
     void tagOutputPrefixesEachLineWithItsRank() throws Exception {
-        Run r = new Run("-n", "3", "--tag-output", FIX + "Hello");
+        ChildProcess r = ChildProcess.jrmarun("-n", "3", "--tag-output", FIX + "Hello");
         assertEquals(0, r.exit(40), r.output());
         for (int k = 0; k < 3; k++) {
             String prefix = "[1," + k + "]<stdout>:hello from rank " + k + " of 3";
-            assertTrue(r.lines.stream().anyMatch(l -> l.startsWith(prefix)), "missing " + prefix + " in\n" + r.output());
+            assertTrue(r.lines().stream().anyMatch(l -> l.startsWith(prefix)),
+                    "missing " + prefix + " in\n" + r.output());
         }
     }
 
     @Test
     @Timeout(60)
     void aRankThatThrowsFailsTheJobWithExitCode1AndNamesTheRank() throws Exception {
-        Run r = new Run("-n", "4", "--ranks-per-jvm", "2", FIX + "Thrower", "2");
+        ChildProcess r = ChildProcess.jrmarun("-n", "4", "--ranks-per-jvm", "2", FIX + "Thrower", "2");
         long t0 = System.nanoTime();
         assertEquals(1, r.exit(40), r.output());
         long ms = (System.nanoTime() - t0) / 1_000_000;
@@ -262,7 +186,7 @@ class JrmaRunTest {
     @Test
     @Timeout(60)
     void systemExitOfARankBecomesTheJobsExitCode() throws Exception {
-        Run r = new Run("-n", "4", "--jvms", "4", FIX + "Exiter", "2", "3");
+        ChildProcess r = ChildProcess.jrmarun("-n", "4", "--jvms", "4", FIX + "Exiter", "2", "3");
         assertEquals(3, r.exit(40), r.output());
         assertTrue(r.output().contains("ranks [2]) exited with code 3"), r.output());
         r.assertNoJvmLeft();
@@ -272,7 +196,7 @@ class JrmaRunTest {
     @Timeout(60)
     void theCodeARankPassesToAbortBecomesTheJobsExitCode() throws Exception {
         for (String[] shape : new String[][] {{"--jvms", "1"}, {"--jvms", "2"}}) {
-            Run r = new Run("-n", "4", shape[0], shape[1], FIX + "Aborter", "1", "7");
+            ChildProcess r = ChildProcess.jrmarun("-n", "4", shape[0], shape[1], FIX + "Aborter", "1", "7");
             assertEquals(7, r.exit(40), r.output());
             assertTrue(r.output().contains("jrmarun: rank 1 called abort(7)"), r.output());
             // a deliberate abort is a banner, as mpirun's, not a stack trace
@@ -284,12 +208,12 @@ class JrmaRunTest {
     @Test
     @Timeout(90)
     void aJvmKilledInsideAnExclusiveLockEpochFailsTheJobFast() throws Exception {
-        Run r = new Run("-n", "3", "--jvms", "3", FIX + "LockHolder");
+        ChildProcess r = ChildProcess.jrmarun("-n", "3", "--jvms", "3", FIX + "LockHolder");
         try {
             String locked = r.awaitLine(l -> l.startsWith("LOCKED "), 40_000);
             long pid = Long.parseLong(locked.substring("LOCKED ".length()).trim());
             Thread.sleep(500); // rank 2 now waits for the lock, rank 0 in the barrier
-            r.p.descendants().forEach(r.seen::add);
+            r.noteDescendants();
             ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly); // SIGKILL
             long t0 = System.nanoTime();
             int code = r.exit(30);
@@ -299,7 +223,7 @@ class JrmaRunTest {
             assertTrue(ms < 15_000, "teardown took " + ms + " ms");
             r.assertNoJvmLeft();
         } finally {
-            r.cleanup();
+            r.kill();
         }
     }
 
@@ -314,13 +238,14 @@ class JrmaRunTest {
     @Timeout(120)
     void aKilledJvmsSignalIsTheJobsExitCodeEvenWhenItsPeersReportTheLostConnectionFirst() throws Exception {
         for (int round = 0; round < 2; round++) {
-            Run r = new Run(List.of("-Djrma.launcher.test.exitReportDelayMs=4000"), "-n", "4", "--jvms", "4",
+            ChildProcess r = ChildProcess.jrmarun(List.of("-Djrma.launcher.test.exitReportDelayMs=4000"),
+                    "-n", "4", "--jvms", "4",
                     "--grace", "0.001", FIX + "LockHolder");
             try {
                 String locked = r.awaitLine(l -> l.startsWith("LOCKED "), 40_000);
                 long pid = Long.parseLong(locked.substring("LOCKED ".length()).trim());
                 Thread.sleep(500); // ranks 2 and 3 now wait for the lock, rank 0 in the barrier
-                r.p.descendants().forEach(r.seen::add);
+                r.noteDescendants();
                 ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly); // SIGKILL
                 int code = r.exit(30);
                 assertEquals(137, code, r.output());
@@ -328,7 +253,7 @@ class JrmaRunTest {
                 assertTrue(r.output().contains(cause), r.output());
                 r.assertNoJvmLeft();
             } finally {
-                r.cleanup();
+                r.kill();
             }
         }
     }
@@ -337,13 +262,14 @@ class JrmaRunTest {
     @Timeout(90)
     void aJvmKilledWhileDataStreamsThroughTheRingsFailsTheJobFastAndLeavesNoRingFile() throws Exception {
         // (no kernel copies: the megabyte puts to private memory of the other JVMs then stream through the rings)
-        Run r = new Run("-n", "3", "--jvms", "3", "--param", "jrma.cma.minBytes=-1", FIX + "RingStreamer");
+        ChildProcess r = ChildProcess.jrmarun("-n", "3", "--jvms", "3", "--param", "jrma.cma.minBytes=-1",
+                FIX + "RingStreamer");
         try {
             String streaming = r.awaitLine(l -> l.startsWith("STREAMING "), 40_000);
             String[] f = streaming.split(" ");
             assertEquals("shm", f[2], "the JVMs of this host exchange packets through the rings");
             long pid = Long.parseLong(f[1]);
-            r.p.descendants().forEach(r.seen::add);
+            r.noteDescendants();
             ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly); // SIGKILL, rings full of its data
             long t0 = System.nanoTime();
             int code = r.exit(30);
@@ -352,14 +278,14 @@ class JrmaRunTest {
             assertTrue(r.output().contains("ranks [1]) was killed by signal 9"), r.output());
             assertTrue(ms < 15_000, "teardown took " + ms + " ms");
             r.assertNoJvmLeft();
-            for (ProcessHandle h : r.seen) {
-                try (java.nio.file.DirectoryStream<Path> ds = java.nio.file.Files.newDirectoryStream(Path.of("/dev/shm"),
+            for (ProcessHandle h : r.seen()) {
+                try (DirectoryStream<Path> ds = Files.newDirectoryStream(Path.of("/dev/shm"),
                         "jrma-" + h.pid() + "-ring-*")) {
                     assertFalse(ds.iterator().hasNext(), "ring files of JVM " + h.pid() + " left in /dev/shm");
                 }
             }
         } finally {
-            r.cleanup();
+            r.kill();
         }
     }
 
@@ -368,25 +294,26 @@ class JrmaRunTest {
     void cleanupRemovesTheShmFilesOfDeadJvmsOnly() throws Exception {
         Process p = new ProcessBuilder("true").start();
         p.waitFor();
-        java.nio.file.Path shm = java.nio.file.Path.of("/dev/shm");
-        java.nio.file.Path dead = shm.resolve("jrma-" + p.pid() + "-win-1");
-        java.nio.file.Path live = shm.resolve("jrma-" + ProcessHandle.current().pid() + "-test-1");
+        Path shm = Path.of("/dev/shm");
+        Path dead = shm.resolve("jrma-" + p.pid() + "-win-1");
+        Path live = shm.resolve("jrma-" + ProcessHandle.current().pid() + "-test-1");
         try {
-            java.nio.file.Files.write(dead, new byte[16]);
-            java.nio.file.Files.write(live, new byte[16]);
+            Files.write(dead, new byte[16]);
+            Files.write(live, new byte[16]);
             assertEquals(0, JrmaRun.run(new String[] {"--cleanup"}, System.err));
-            assertFalse(java.nio.file.Files.exists(dead), "file of a dead JVM reclaimed");
-            assertTrue(java.nio.file.Files.exists(live), "file of a live JVM kept");
+            assertFalse(Files.exists(dead), "file of a dead JVM reclaimed");
+            assertTrue(Files.exists(live), "file of a live JVM kept");
         } finally {
-            java.nio.file.Files.deleteIfExists(dead);
-            java.nio.file.Files.deleteIfExists(live);
+            Files.deleteIfExists(dead);
+            Files.deleteIfExists(live);
         }
     }
 
     @Test
     @Timeout(60)
     void timeoutTearsDownRanksThatComputeForever() throws Exception {
-        Run r = new Run("-n", "2", "--jvms", "2", "--timeout", "3", "--grace", "1", FIX + "Sleeper");
+        ChildProcess r = ChildProcess.jrmarun("-n", "2", "--jvms", "2", "--timeout", "3", "--grace",
+                "1", FIX + "Sleeper");
         assertEquals(124, r.exit(40), r.output());
         assertTrue(r.output().contains("job timed out after 3000 ms"), r.output());
         r.assertNoJvmLeft();
@@ -395,12 +322,13 @@ class JrmaRunTest {
     @Test
     @Timeout(30)
     void usageErrorsExitWith2() throws Exception {
-        Run r = new Run("--jvms", "2", FIX + "Hello");
+        ChildProcess r = ChildProcess.jrmarun("--jvms", "2", FIX + "Hello");
         assertEquals(2, r.exit(20), r.output());
         assertTrue(r.output().contains("the number of ranks is required"), r.output());
-        Run r2 = new Run("-n", "2", "--jvms", "3", FIX + "Hello");
+        ChildProcess r2 = ChildProcess.jrmarun("-n", "2", "--jvms", "3", FIX + "Hello");
         assertEquals(2, r2.exit(20), r2.output());
-        Run r3 = new Run("-n", "2", FIX + "NoSuchClass"); // found missing before any JVM starts (MpirunHabitsTest)
+        // found missing before any JVM starts (MpirunHabitsTest)
+        ChildProcess r3 = ChildProcess.jrmarun("-n", "2", FIX + "NoSuchClass");
         assertEquals(2, r3.exit(30), r3.output());
         assertTrue(r3.output().contains("cannot find the main class " + FIX + "NoSuchClass"), r3.output());
     }
@@ -408,34 +336,36 @@ class JrmaRunTest {
     @Test
     @Timeout(60)
     void eachRankHasItsOwnStaticsAsAProcessWould() throws Exception {
-        Run r = new Run("-n", "3", FIX + "Statics");
+        ChildProcess r = ChildProcess.jrmarun("-n", "3", FIX + "Statics");
         assertEquals(0, r.exit(40), r.output());
         for (int k = 0; k < 3; k++) {
-            assertTrue(r.lines.contains("rank " + k + " static=1"), r.output());
+            assertTrue(r.lines().contains("rank " + k + " static=1"), r.output());
         }
-        Run shared = new Run("-n", "3", "--param", "jrma.rankLoaders=shared", FIX + "Statics");
+        ChildProcess shared = ChildProcess.jrmarun("-n", "3", "--param", "jrma.rankLoaders=shared", FIX + "Statics");
         assertEquals(0, shared.exit(40), shared.output());
-        assertTrue(shared.lines.contains("rank 2 static=3"), "one copy of the class when asked: " + shared.output());
+        assertTrue(shared.lines().contains("rank 2 static=3"), "one copy of the class when asked: " + shared.output());
     }
 
     @Test
     @Timeout(90)
     void globalArrayExamplesRunUnderJrmarun() throws Exception {
-        Run jacobi = new Run("-n", "4", "--jvms", "2", "io.jrma.ga.examples.Jacobi2D", "64", "64", "20");
+        ChildProcess jacobi = ChildProcess.jrmarun("-n", "4", "--jvms", "2",
+                "io.jrma.ga.examples.Jacobi2D", "64", "64", "20");
         assertEquals(0, jacobi.exit(60), jacobi.output());
         assertTrue(jacobi.output().contains("Jacobi 64x64, 4 ranks, 20 iterations"), jacobi.output());
-        Run histo = new Run("-n", "3", "io.jrma.ga.examples.Histogram", "30000", "16", "20");
+        ChildProcess histo = ChildProcess.jrmarun("-n", "3", "io.jrma.ga.examples.Histogram", "30000", "16", "20");
         assertEquals(0, histo.exit(60), histo.output());
-        assertTrue(histo.output().contains("histogram of 30000 values in 16 bins on 3 ranks") && histo.output().contains("total 30000"),
+        assertTrue(histo.output().contains("histogram of 30000 values in 16 bins on 3 ranks")
+                && histo.output().contains("total 30000"),
                 histo.output());
     }
 
     @Test
     @Timeout(60)
     void systemExitAfterFinalizeEndsTheJobWithThatCode() throws Exception {
-        Run ok = new Run("-n", "3", FIX + "FinalizeThenExit", "0");
+        ChildProcess ok = ChildProcess.jrmarun("-n", "3", FIX + "FinalizeThenExit", "0");
         assertEquals(0, ok.exit(40), ok.output());
-        Run five = new Run("-n", "3", FIX + "FinalizeThenExit", "5");
+        ChildProcess five = ChildProcess.jrmarun("-n", "3", FIX + "FinalizeThenExit", "5");
         assertEquals(5, five.exit(40), five.output());
         assertTrue(five.output().contains("exited with code 5"), five.output());
     }

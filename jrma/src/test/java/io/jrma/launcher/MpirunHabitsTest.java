@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.jrma.testsupport.ChildProcess;
+import io.jrma.testsupport.Command;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -11,9 +13,7 @@ import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.concurrent.TimeUnit;
+import java.util.Comparator;
 import java.util.jar.Attributes;
 import java.util.jar.JarEntry;
 import java.util.jar.JarOutputStream;
@@ -31,6 +31,8 @@ import org.junit.jupiter.api.Timeout;
  * current directory, stdin forwarded to rank 0, and a main class that is not there as one line before any JVM starts.
  */
 class MpirunHabitsTest {
+    /** How long a jrmarun of these tests may take to end. */
+    private static final long JOB_WAIT_S = 50;
     private static Path dir;
 
     @BeforeAll
@@ -42,7 +44,8 @@ class MpirunHabitsTest {
                 "    public static void main(String[] a) throws Exception {",
                 "        mpi.MPI.Init(a);",
                 "        int r = mpi.MPI.COMM_WORLD.getRank();",
-                "        String line = r == 0 ? new java.io.BufferedReader(new java.io.InputStreamReader(System.in)).readLine()",
+                "        String line = r == 0 ? new java.io.BufferedReader(new "
+                + "java.io.InputStreamReader(System.in)).readLine()",
                 "                : \"-\";",
                 "        System.out.println(\"rank \" + r + \" read: \" + line + \" args=\" + String.join(\",\", a)",
                 "                + \" prop=\" + System.getProperty(\"habits.prop\"));",
@@ -66,43 +69,23 @@ class MpirunHabitsTest {
     @AfterAll
     static void removeIt() throws IOException {
         try (var files = Files.walk(dir)) {
-            files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
         }
     }
 
     /** Runs jrmarun in {@code cwd} with {@code stdin}; returns exit code and output (stdout and stderr). */
     private static String[] jrmarun(Path cwd, String stdin, String... args) throws Exception {
-        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp", System.getProperty("java.class.path"), JrmaRun.class.getName()));
-        cmd.addAll(List.of(args));
-        ProcessBuilder pb = new ProcessBuilder(cmd).directory(cwd.toFile()).redirectErrorStream(true);
+        ProcessBuilder pb = new ProcessBuilder(Command.jrmarun(args)).directory(cwd.toFile());
         pb.environment().remove("CLASSPATH");
-        Process p = pb.start();
+        ChildProcess p = ChildProcess.start(pb);
         try {
-            try (OutputStream in = p.getOutputStream()) {
+            try (OutputStream in = p.process().getOutputStream()) {
                 in.write(stdin.getBytes(StandardCharsets.UTF_8));
             }
-            StringBuilder out = new StringBuilder();
-            Thread reader = new Thread(() -> {
-                try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
-                    r.lines().forEach(l -> {
-                        synchronized (out) {
-                            out.append(l).append('\n');
-                        }
-                    });
-                } catch (IOException ignored) {
-                    // gone
-                }
-            });
-            reader.start();
-            assertTrue(p.waitFor(50, TimeUnit.SECONDS), "jrmarun did not end: " + out);
-            reader.join(2_000);
-            synchronized (out) {
-                return new String[] {String.valueOf(p.exitValue()), out.toString()};
-            }
+            int code = p.exit(JOB_WAIT_S);
+            return new String[] {String.valueOf(code), p.output() + "\n"};
         } finally {
-            p.descendants().forEach(ProcessHandle::destroyForcibly);
-            p.destroyForcibly();
+            p.kill();
         }
     }
 
@@ -119,7 +102,8 @@ class MpirunHabitsTest {
     @Test
     @Timeout(60)
     void javaDashJarRunsTheManifestsMainClass() throws Exception {
-        String[] r = jrmarun(Path.of("/"), "jar\n", "-np", "2", "java", "-jar", dir.resolve("echo.jar").toString(), "q");
+        String[] r = jrmarun(Path.of("/"), "jar\n", "-np", "2", "java", "-jar",
+                dir.resolve("echo.jar").toString(), "q");
         assertEquals("0", r[0], r[1]);
         assertTrue(r[1].contains("rank 0 read: jar args=q"), r[1]);
     }

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.jrma.testsupport.ChildProcess;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -102,20 +103,20 @@ class MultiHostTest {
         return hosts.address(0) + ":" + slots + "," + hosts.address(1) + ":" + slots;
     }
 
-    private static JrmaRunTest.Run jrmarun(String... args) throws IOException {
+    private static ChildProcess jrmarun(String... args) throws IOException {
         List<String> a = new ArrayList<>(List.of("--launch-agent", hosts.agent().toString()));
         a.addAll(List.of(args));
-        return new JrmaRunTest.Run(a.toArray(new String[0]));
+        return ChildProcess.jrmarun(a.toArray(new String[0]));
     }
 
     @ParameterizedTest(name = "{0} on 2 hosts x 2 JVMs")
     @ValueSource(strings = {"Windows", "PointToPoint", "Collective"})
     @Timeout(JOB_S + 30)
     void theMpiProgramsRunOnTwoHostsWithTwoJvmsEach(String program) throws Exception {
-        JrmaRunTest.Run r = jrmarun("--host", both(2), "--jvms", "4", "-cp", programs.toString(),
+        ChildProcess r = jrmarun("--host", both(2), "--jvms", "4", "-cp", programs.toString(),
                 "mpitests." + program);
         assertEquals(0, r.exit(JOB_S), r.output());
-        assertTrue(r.lines.contains(program + " OK on 4 ranks"), r.output());
+        assertTrue(r.lines().contains(program + " OK on 4 ranks"), r.output());
     }
 
     @Test
@@ -124,45 +125,45 @@ class MultiHostTest {
         Path file = hosts.dir().resolve("hostfile");
         Files.writeString(file, String.join("\n", "# two namespace hosts", hosts.address(0) + " slots=2",
                 "", hosts.address(1) + " slots=2 max_slots=4", ""));
-        JrmaRunTest.Run r = jrmarun("--hostfile", file.toString(), "--ranks-per-jvm", "1", FIX + "HostReport");
+        ChildProcess r = jrmarun("--hostfile", file.toString(), "--ranks-per-jvm", "1", FIX + "HostReport");
         assertEquals(0, r.exit(JOB_S), r.output());
         for (int rank = 0; rank < 4; rank++) {
             // each rank in a JVM of its own; the two JVMs of a host share memory, never those of the other host
             String line = "rank " + rank + " of 4 on " + hosts.name(rank / 2) + " shared=2";
-            assertTrue(r.lines.contains(line), line + " in:\n" + r.output());
+            assertTrue(r.lines().contains(line), line + " in:\n" + r.output());
         }
     }
 
     @Test
     @Timeout(JOB_S + 30)
     void mapByNodeDealsRanksOverTheHostsAndEachHostBindsItsOwn() throws Exception {
-        JrmaRunTest.Run r = jrmarun("--host", both(2), "--map-by", "node", "--bind-to", "core",
+        ChildProcess r = jrmarun("--host", both(2), "--map-by", "node", "--bind-to", "core",
                 "--report-bindings", FIX + "HostReport");
         assertEquals(0, r.exit(JOB_S), r.output());
         for (int rank = 0; rank < 4; rank++) {
             // ranks 0, 2 on the first host, 1, 3 on the second, the two of a host in its one JVM
             String line = "rank " + rank + " of 4 on " + hosts.name(rank % 2) + " shared=2";
-            assertTrue(r.lines.contains(line), line + " in:\n" + r.output());
+            assertTrue(r.lines().contains(line), line + " in:\n" + r.output());
             String report = "] MCW rank " + rank + " bound to socket ";
-            assertEquals(1, r.lines.stream().filter(l -> l.contains(report)).count(), report + " in:\n" + r.output());
+            assertEquals(1, r.lines().stream().filter(l -> l.contains(report)).count(), report + " in:\n" + r.output());
         }
     }
 
     @Test
     @Timeout(JOB_S + 30)
     void outputOfEveryHostComesBackTagged() throws Exception {
-        JrmaRunTest.Run r = jrmarun("--host", both(2), "--tag-output", FIX + "Hello");
+        ChildProcess r = jrmarun("--host", both(2), "--tag-output", FIX + "Hello");
         assertEquals(0, r.exit(JOB_S), r.output());
         for (int rank = 0; rank < 4; rank++) {
             String prefix = "[1," + rank + "]<stdout>:hello from rank " + rank + " of 4";
-            assertTrue(r.lines.stream().anyMatch(l -> l.startsWith(prefix)), prefix + " in:\n" + r.output());
+            assertTrue(r.lines().stream().anyMatch(l -> l.startsWith(prefix)), prefix + " in:\n" + r.output());
         }
     }
 
     @Test
     @Timeout(JOB_S + 30)
     void aRanksExitCodeComesBackFromAnotherHost() throws Exception {
-        JrmaRunTest.Run r = jrmarun("--host", both(2), "--jvms", "4", FIX + "Exiter", "3", "7");
+        ChildProcess r = jrmarun("--host", both(2), "--jvms", "4", FIX + "Exiter", "3", "7");
         assertEquals(7, r.exit(JOB_S), r.output());
         assertTrue(r.output().contains("JVM 3 on host " + hosts.address(1)), r.output());
     }
@@ -170,7 +171,7 @@ class MultiHostTest {
     @Test
     @Timeout(JOB_S + 30)
     void anAbortOnAnotherHostEndsTheJobEverywhereWithItsCode() throws Exception {
-        JrmaRunTest.Run r = jrmarun("--host", both(2), FIX + "Aborter", "2", "9");
+        ChildProcess r = jrmarun("--host", both(2), FIX + "Aborter", "2", "9");
         assertEquals(9, r.exit(JOB_S), r.output());
         assertTrue(r.output().contains("jrmarun: rank 2 called abort(9)"), r.output());
     }
@@ -178,7 +179,7 @@ class MultiHostTest {
     @Test
     @Timeout(JOB_S + FAILED_JOB_S + 30)
     void aHostKilledInTheMiddleOfAnEpochEndsTheJobOnEveryHost() throws Exception {
-        JrmaRunTest.Run r = jrmarun("--host", both(2), "--jvms", "4", FIX + "EpochLoop");
+        ChildProcess r = jrmarun("--host", both(2), "--jvms", "4", FIX + "EpochLoop");
         try {
             r.awaitLine(l -> l.equals("epochs running"), JOB_S * 1000);
             noSecretInSight(r);
@@ -188,7 +189,7 @@ class MultiHostTest {
             assertTrue(r.output().contains("on host " + hosts.address(1) + " (ranks ["), r.output());
             assertTrue(r.output().contains("the host runs ranks [2, 3]"), r.output());
         } finally {
-            r.cleanup();
+            r.kill();
         }
     }
 
@@ -197,10 +198,10 @@ class MultiHostTest {
      * environment of the job's processes, here (jrmarun, the agents) or on the hosts (sshd's sessions, the JVMs):
      * what {@code ps} shows every user of a host.
      */
-    private static void noSecretInSight(JrmaRunTest.Run r) throws IOException {
+    private static void noSecretInSight(ChildProcess r) throws IOException {
         List<Long> pids = new ArrayList<>();
-        pids.add(r.p.pid());
-        r.p.descendants().forEach(h -> pids.add(h.pid()));
+        pids.add(r.process().pid());
+        r.process().descendants().forEach(h -> pids.add(h.pid()));
         for (int h = 0; h < 2; h++) {
             pids.addAll(hosts.processes(h));
         }
@@ -222,7 +223,7 @@ class MultiHostTest {
     @Test
     @Timeout(JOB_S + FAILED_JOB_S + 60)
     void aHostWhoseLinkGoesDownEndsTheJobAndItsOwnJvms() throws Exception {
-        JrmaRunTest.Run r = jrmarun("--host", both(2), "--jvms", "4", "--param", "jrma.launcher.silenceMs=4000",
+        ChildProcess r = jrmarun("--host", both(2), "--jvms", "4", "--param", "jrma.launcher.silenceMs=4000",
                 FIX + "EpochLoop");
         try {
             r.awaitLine(l -> l.equals("epochs running"), JOB_S * 1000);
@@ -238,7 +239,7 @@ class MultiHostTest {
             }
             assertEquals(List.of(), hosts.jvms(1), "JVMs left on the host whose link is down");
         } finally {
-            r.cleanup();
+            r.kill();
             hosts.linkUp(1);
         }
     }
@@ -246,21 +247,21 @@ class MultiHostTest {
     @Test
     @Timeout(FAILED_JOB_S + 30)
     void sshThatCannotReachAHostIsOneLineNamingIt() throws Exception {
-        JrmaRunTest.Run r = jrmarun("--host", hosts.address(0) + "," + NO_HOST, FIX + "Hello");
+        ChildProcess r = jrmarun("--host", hosts.address(0) + "," + NO_HOST, FIX + "Hello");
         int code = r.exit(FAILED_JOB_S);
         assertNotEquals(0, code, r.output());
         String prefix = "jrmarun: cannot start JVM 1 on host " + NO_HOST + ": the launch agent '" + hosts.agent()
                 + "' exited with code 255 (";
-        assertTrue(r.lines.stream().anyMatch(l -> l.startsWith(prefix)), prefix + " in:\n" + r.output());
+        assertTrue(r.lines().stream().anyMatch(l -> l.startsWith(prefix)), prefix + " in:\n" + r.output());
     }
 
     @Test
     @Timeout(FAILED_JOB_S + 30)
     void aLaunchAgentThatIsNotThereIsOneLine() throws Exception {
         String agent = hosts.dir().resolve("no-such-agent").toString();
-        JrmaRunTest.Run r = new JrmaRunTest.Run("--launch-agent", agent, "--host", both(1), FIX + "Hello");
+        ChildProcess r = ChildProcess.jrmarun("--launch-agent", agent, "--host", both(1), FIX + "Hello");
         assertEquals(1, r.exit(FAILED_JOB_S), r.output());
-        assertTrue(r.lines.get(0).startsWith("jrmarun: cannot start JVM 0 on host " + hosts.address(0)
+        assertTrue(r.lines().get(0).startsWith("jrmarun: cannot start JVM 0 on host " + hosts.address(0)
                 + " with the launch agent '" + agent + "': "), r.output());
     }
 }

@@ -1,7 +1,9 @@
 package io.jrma.soak;
 
 import io.jrma.Op;
+import io.jrma.Win;
 import java.util.ArrayList;
+import java.util.BitSet;
 import java.util.List;
 import java.util.SplittableRandom;
 
@@ -200,12 +202,12 @@ final class Plan {
             }
         }
         int[][] putState = new int[n][n * P]; // 0 untouched, 1 written, 2 read
-        unflushed = new java.util.BitSet[n][n];
-        flushed = new java.util.BitSet[n][n];
+        unflushed = new BitSet[n][n];
+        flushed = new BitSet[n][n];
         for (int o = 0; o < n; o++) {
             for (int t = 0; t < n; t++) {
-                unflushed[o][t] = new java.util.BitSet();
-                flushed[o][t] = new java.util.BitSet();
+                unflushed[o][t] = new BitSet();
+                flushed[o][t] = new BitSet();
             }
         }
         boolean[][][] casTried = new boolean[n][CS][n];
@@ -262,7 +264,8 @@ final class Plan {
                 int b = lo + r.nextInt(hi - lo - rl + 1);
                 int o = r.nextInt(n);
                 insert(r, o, new RmaOp(idx++, o, t, r.nextBoolean() ? What.GET : What.RGET, Kind.LONG, bulkBase(n) + b,
-                        rl, 1, 1, null, null, 0, r.nextBoolean(), r.nextBoolean(), passive ? afterCode(r) : AFTER_NONE));
+                        rl, 1, 1, null, null, 0, r.nextBoolean(), r.nextBoolean(), passive
+                        ? afterCode(r) : AFTER_NONE));
             }
         }
         total = idx;
@@ -290,8 +293,8 @@ final class Plan {
     }
 
     /** Per origin and target: put cells written in this round's epoch, not yet / already completed by a flush. */
-    private java.util.BitSet[][] unflushed;
-    private java.util.BitSet[][] flushed;
+    private BitSet[][] unflushed;
+    private BitSet[][] flushed;
 
     /**
      * Which of an origin's writes a flush completes at the target: flush(t) those to t; flush_all those to every
@@ -322,7 +325,8 @@ final class Plan {
         }
     }
 
-    private RmaOp draw(SplittableRandom r, int round, int idx, int o, int[][] putState, boolean[][][] casTried, Model model,
+    private RmaOp draw(SplittableRandom r, int round, int idx, int o, int[][] putState,
+            boolean[][][] casTried, Model model,
                        boolean passive) {
         int t = r.nextInt(n);
         int region = r.nextInt(100);
@@ -340,8 +344,9 @@ final class Plan {
             for (int i = 0; i < count; i++) {
                 v[i] = r.nextLong();
             }
-            Op op = w == What.ACC || w == What.RACC || w == What.GACC || w == What.RGACC || w == What.FOP ? Op.SUM : null;
-            return new RmaOp(idx, o, io.jrma.Win.PROC_NULL, w, Kind.LONG, 0, count, 1, 1, op, v, 0, bb, late, after);
+            Op op = w == What.ACC || w == What.RACC || w == What.GACC || w == What.RGACC
+                    || w == What.FOP ? Op.SUM : null;
+            return new RmaOp(idx, o, Win.PROC_NULL, w, Kind.LONG, 0, count, 1, 1, op, v, 0, bb, late, after);
         }
         if (region < 25) { // write own put cells
             What[] ws = {What.PUT, What.PUT, What.RPUT, What.ACC_REPLACE, What.RACC_REPLACE, What.GACC_REPLACE};
@@ -368,7 +373,7 @@ final class Plan {
                     w == What.PUT || w == What.RPUT ? null : Op.REPLACE, v, 0, bb, late, after);
         }
         if (region < 45 && passive && region >= 38 && !flushed[o][t].isEmpty()) { // read back a flushed write
-            java.util.BitSet f = flushed[o][t];
+            BitSet f = flushed[o][t];
             int pick = r.nextInt(f.cardinality());
             int cell = f.nextSetBit(0);
             for (int i = 0; i < pick; i++) {
@@ -416,7 +421,8 @@ final class Plan {
         if (region < 88) { // tickets
             int c = r.nextInt(TK);
             Kind k = c < TK / 2 ? Kind.LONG : Kind.INT;
-            What[] ws = k == Kind.LONG ? new What[] {What.TICKET_FOP, What.TICKET_GACC, What.TICKET_RGACC, What.TICKET_FADD}
+            What[] ws = k == Kind.LONG ? new What[] {What.TICKET_FOP, What.TICKET_GACC,
+                    What.TICKET_RGACC, What.TICKET_FADD}
                     : new What[] {What.TICKET_FOP, What.TICKET_GACC, What.TICKET_RGACC};
             What w = ws[r.nextInt(ws.length)];
             return new RmaOp(idx, o, t, w, k, ticketBase(n) + c, 1, 1, 1, Op.SUM, new long[] {1}, 0, bb, late, after);
@@ -434,7 +440,8 @@ final class Plan {
         casTried[t][c][o] = true;
         What w = k == Kind.LONG && r.nextBoolean() ? What.CAS_LONG : What.CAS;
         long old = model.elem(t, cell, k);
-        return new RmaOp(idx, o, t, w, k, cell, 1, 1, 1, null, new long[] {casCode(round, idx, o)}, old, bb, false, after);
+        return new RmaOp(idx, o, t, w, k, cell, 1, 1, 1, null, new long[] {casCode(round, idx, o)},
+                old, bb, false, after);
     }
 
     /**

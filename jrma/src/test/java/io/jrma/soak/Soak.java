@@ -1,6 +1,7 @@
 package io.jrma.soak;
 
 import io.jrma.Jrma;
+import io.jrma.shm.ShmFiles;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -12,6 +13,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The soak's driver: runs {@link SoakRank} jobs on the layouts (threads of one JVM, 2 and 4 JVMs over the
@@ -120,12 +123,15 @@ final class Soak {
      * Runs one job: {@code rounds} rounds (or rounds until {@code deadlineMillis} when that is positive) on
      * {@code n} ranks of the layout. Returns the counts; a failed check throws, naming seed, round and rank.
      */
-    static long[] runJob(Layout l, int n, long seed, int rounds, long deadlineMillis, Duration timeout, String breakModel)
+    static long[] runJob(Layout l, int n, long seed, int rounds, long deadlineMillis,
+            Duration timeout, String breakModel)
             throws IOException {
         return runJob(l, n, seed, rounds, deadlineMillis, timeout, breakModel != null ? breakModel : BREAK, PARAMS);
     }
 
-    /** {@code -Djrma.soak.break=lost-update}: a model that drops some accumulates, to see a failure (and its clean-up). */
+    /**
+     * {@code -Djrma.soak.break=lost-update}: a model that drops some accumulates, to see a failure (and its clean-up).
+     */
     static final String BREAK = System.getProperty("jrma.soak.break");
 
     /** Run-time parameters for every job ({@code -Djrma.soak.params=name=value,name=value}). */
@@ -155,7 +161,7 @@ final class Soak {
         if (r.nextInt(3) == 0) {
             return "";
         }
-        java.util.TreeMap<String, String> picked = new java.util.TreeMap<>();
+        TreeMap<String, String> picked = new TreeMap<>();
         for (int k = 1 + r.nextInt(3); k > 0; k--) {
             String[] c = choices[r.nextInt(choices.length)];
             String[] kv = c[r.nextInt(c.length)].split("=");
@@ -177,7 +183,8 @@ final class Soak {
         return m;
     }
 
-    static long[] runJob(Layout l, int n, long seed, int rounds, long deadlineMillis, Duration timeout, String breakModel,
+    static long[] runJob(Layout l, int n, long seed, int rounds, long deadlineMillis,
+            Duration timeout, String breakModel,
                          String tuning) throws IOException {
         Path result = Files.createTempFile("jrma-soak-", ".counts");
         try {
@@ -200,13 +207,15 @@ final class Soak {
      * Long mode: layouts in turn, each job running rounds for up to {@code chunk}, until {@code minutes} are
      * over; prints a line per job and the totals per layout.
      */
-    static Map<Layout, Totals> longMode(double minutes, List<Layout> layouts, long seed, PrintStream out) throws IOException {
+    static Map<Layout, Totals> longMode(double minutes, List<Layout> layouts, long seed,
+            PrintStream out) throws IOException {
         long end = System.currentTimeMillis() + (long) (minutes * 60_000);
         long chunk = Math.max(10_000, Math.min(120_000, (long) (minutes * 60_000) / (2L * layouts.size())));
         Map<Layout, Totals> totals = new LinkedHashMap<>();
         layouts.forEach(l -> totals.put(l, new Totals()));
         SplittableRandom sizes = new SplittableRandom(seed);
-        out.printf("soak long mode: seed %d, %.1f minutes, layouts %s, jobs of up to %d s%n", seed, minutes, layouts, chunk / 1000);
+        out.printf("soak long mode: seed %d, %.1f minutes, layouts %s, jobs of up to %d s%n", seed, minutes,
+                layouts, chunk / 1000);
         int k = 0;
         boolean firstPass = true; // every layout runs at least one job, however short the time
         while (firstPass || System.currentTimeMillis() < end - 5_000) {
@@ -228,7 +237,8 @@ final class Soak {
                         Duration.ofMillis(deadline - now + 120_000), null, tune);
                 long ms = System.currentTimeMillis() - t0;
                 totals.get(l).add(c, ms);
-                out.printf("soak job %d: layout %s, %d ranks, %.1f s: %s%n", k - 1, l.label, n, ms / 1000.0, describe(c));
+                out.printf("soak job %d: layout %s, %d ranks, %.1f s: %s%n", k - 1, l.label, n,
+                        ms / 1000.0, describe(c));
             }
             firstPass = false;
         }
@@ -257,12 +267,12 @@ final class Soak {
         }
         for (ProcessHandle p : kids) {
             try {
-                p.onExit().get(10, java.util.concurrent.TimeUnit.SECONDS);
+                p.onExit().get(10, TimeUnit.SECONDS);
             } catch (Exception ignored) {
                 // reported below through the files left
             }
-            removed.addAll(io.jrma.shm.ShmFiles.filesOf(Path.of("/dev/shm"), p.pid()));
-            for (String f : io.jrma.shm.ShmFiles.filesOf(Path.of("/dev/shm"), p.pid())) {
+            removed.addAll(ShmFiles.filesOf(Path.of("/dev/shm"), p.pid()));
+            for (String f : ShmFiles.filesOf(Path.of("/dev/shm"), p.pid())) {
                 try {
                     Files.deleteIfExists(Path.of("/dev/shm", f));
                 } catch (IOException ignored) {

@@ -1,5 +1,6 @@
 package io.jrma.soak;
 
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -15,7 +16,7 @@ public final class SoakMain {
     public static void main(String[] args) throws Exception {
         double minutes = args.length > 0 ? Double.parseDouble(args[0]) : 60;
         List<Soak.Layout> layouts = args.length > 1
-                ? java.util.Arrays.stream(args[1].split(",")).map(Soak.Layout::of).toList() : Soak.layouts();
+                ? Arrays.stream(args[1].split(",")).map(Soak.Layout::of).toList() : Soak.layouts();
         int code = 0;
         try {
             Soak.longMode(minutes, layouts, Soak.SEED, System.out);

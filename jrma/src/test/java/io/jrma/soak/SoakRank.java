@@ -11,6 +11,8 @@ import io.jrma.Op;
 import io.jrma.Request;
 import io.jrma.SharedMemory;
 import io.jrma.Win;
+import io.jrma.core.runtime.CommCore;
+import io.jrma.core.runtime.Job;
 import io.jrma.msg.Collectives;
 import io.jrma.msg.Messenger;
 import io.jrma.msg.MsgRequest;
@@ -21,16 +23,22 @@ import io.jrma.soak.Plan.Msg;
 import io.jrma.soak.Plan.RmaOp;
 import io.jrma.soak.Plan.What;
 import java.io.IOException;
+import java.io.Serializable;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
+import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.TreeSet;
+import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.stream.Collectors;
 
 /**
  * The program every rank of a soak job runs: windows of random flavors, each for a few rounds of random RMA
@@ -44,7 +52,7 @@ final class SoakRank implements Jrma.RankMain {
     /** What a job runs: serializable, it travels to the ranks' JVMs. */
     record Config(String layout, int jvms, String between, long seed, int rounds, long deadlineMillis, int maxOps,
                   int maxMsgs, boolean bigMessages, String resultFile, String breakModel, String tuning)
-            implements java.io.Serializable {
+            implements Serializable {
     }
 
     /** Counter indices (summed over ranks at the end of the job). */
@@ -82,7 +90,7 @@ final class SoakRank implements Jrma.RankMain {
     private transient Messenger msg;
     private transient int me;
     private transient int n;
-    private transient java.util.concurrent.atomic.AtomicLongArray count; // threads of a rank add to it
+    private transient AtomicLongArray count; // threads of a rank add to it
     private transient int windowNo;
     private transient int round;
     private transient String where;
@@ -96,7 +104,7 @@ final class SoakRank implements Jrma.RankMain {
 
     private void body(Comm w) throws IOException {
         world = w;
-        count = new java.util.concurrent.atomic.AtomicLongArray(COUNTERS.length);
+        count = new AtomicLongArray(COUNTERS.length);
         worldMsg = Messenger.create(world);
         worldColl = worldMsg.collectives();
         useWorld();
@@ -134,10 +142,11 @@ final class SoakRank implements Jrma.RankMain {
                                 + ", world rank " + world.rank() + " made no progress for " + STALL_MS / 1000 + " s in "
                                 + where + "; last op " + lastOp + "\n");
                         for (var e : Thread.getAllStackTraces().entrySet()) {
-                            String st = java.util.Arrays.stream(e.getValue()).map(f -> "    at " + f + "\n")
-                                    .collect(java.util.stream.Collectors.joining());
+                            String st = Arrays.stream(e.getValue()).map(f -> "    at " + f + "\n")
+                                    .collect(Collectors.joining());
                             if (e.getKey() == rank || st.contains("io.jrma")) {
-                                sb.append("  thread ").append(e.getKey().getName()).append(e.getKey() == rank ? " (the rank)" : "")
+                                sb.append("  thread ").append(e.getKey().getName()).append(e.getKey() == rank
+                                        ? " (the rank)" : "")
                                         .append(":\n").append(st);
                             }
                         }
@@ -218,11 +227,12 @@ final class SoakRank implements Jrma.RankMain {
         if (distinct != Math.min(cfg.jvms, n)) {
             fail(distinct + " distinct JVMs among the ranks, the layout asks for " + cfg.jvms);
         }
-        io.jrma.core.runtime.Job job = ((io.jrma.core.runtime.CommCore) world).job();
+        Job job = ((CommCore) world).job();
         for (int r = 0; r < n; r++) {
             String want = job.isLocal(r) ? "local" : cfg.between;
             if (!want.equals(job.transportFor(r).name())) {
-                fail("rank " + r + " is reached through " + job.transportFor(r).name() + ", the layout asks for " + want);
+                fail("rank " + r + " is reached through " + job.transportFor(r).name()
+                        + ", the layout asks for " + want);
             }
         }
         if (distinct > 1 && "false".equals(Jrma.parameter(world, "jrma.shm.windows"))) {
@@ -373,7 +383,8 @@ final class SoakRank implements Jrma.RankMain {
     private void oneRound(Win win, Flavor flavor, int dispUnit, long[] bases, ByteBuffer mine, Model model) {
         Plan plan = new Plan(n, cfg.seed ^ Model.mix(windowNo), round, model, cfg.maxOps, cfg.maxMsgs, cfg.bigMessages);
         curPlan = plan;
-        where = "window " + windowNo + " (" + flavor + ", disp_unit " + dispUnit + ") round " + round + " mode " + plan.mode;
+        where = "window " + windowNo + " (" + flavor + ", disp_unit " + dispUnit + ") round " + round
+                + " mode " + plan.mode;
         // the model's outcome of the round, except CAS winners and who drew which ticket
         long[][] before = new long[n][];
         for (int t = 0; t < n; t++) {
@@ -451,7 +462,7 @@ final class SoakRank implements Jrma.RankMain {
                 inc(SYNC);
                 if (plan.threaded) {
                     // two threads of this rank issue and flush at once, each the ops to its targets (even, odd)
-                    List<Pending> even = java.util.Collections.synchronizedList(new ArrayList<>());
+                    List<Pending> even = Collections.synchronizedList(new ArrayList<>());
                     List<Pending> odd = new ArrayList<>();
                     Throwable[] failed = new Throwable[1];
                     Thread helper = new Thread(() -> {
@@ -524,8 +535,12 @@ final class SoakRank implements Jrma.RankMain {
         comm.barrier();
     }
 
-    /** Issues the ops to targets of the given parity (-1: all), each followed by its synchronization; waits for requests. */
-    private void issueAll(Win win, List<RmaOp> my, int parity, List<Pending> into, Target tgt, long[][] before, Model model) {
+    /**
+     * Issues the ops to targets of the given parity (-1: all), each followed by its synchronization; waits for
+     * requests.
+     */
+    private void issueAll(Win win, List<RmaOp> my, int parity, List<Pending> into, Target tgt,
+            long[][] before, Model model) {
         for (RmaOp op : my) {
             if (parity < 0 || (op.target & 1) == parity) {
                 into.add(issue(win, op, tgt));
@@ -565,7 +580,10 @@ final class SoakRank implements Jrma.RankMain {
 
     private static final int ALL_TARGETS = Integer.MIN_VALUE;
 
-    /** After a flush: the results of the ops to {@code target} (PROC_NULL: those on it; or ALL_TARGETS) issued so far are in. */
+    /**
+     * After a flush: the results of the ops to {@code target} (PROC_NULL: those on it; or ALL_TARGETS) issued so far
+     * are in.
+     */
     private void completeTo(List<Pending> pending, int target, long[][] before, Model model) {
         for (Pending p : pending) {
             if (!p.checked && (target == ALL_TARGETS || p.op.target == target)) {
@@ -811,7 +829,8 @@ final class SoakRank implements Jrma.RankMain {
 
     private void fail(String what) {
         throw new SoakFailure("soak check failed: seed " + cfg.seed + ", layout " + cfg.layout + ", " + where
-                + ", rank " + me + (comm != world ? " (world rank " + world.rank() + ")" : "") + ": " + what + " (reproduce: -Djrma.soak.seed=" + cfg.seed + " -Djrma.soak.layouts="
+                + ", rank " + me + (comm != world ? " (world rank " + world.rank() + ")" : "") + ": " + what
+                + " (reproduce: -Djrma.soak.seed=" + cfg.seed + " -Djrma.soak.layouts="
                 + cfg.layout + " -Djrma.soak.ranks=" + world.size() + " -Djrma.soak.rounds=" + (round + 1)
                 + (cfg.tuning.isEmpty() ? "" : " -Djrma.soak.params=" + cfg.tuning) + ")");
     }
@@ -835,7 +854,8 @@ final class SoakRank implements Jrma.RankMain {
         switch (op.what) {
             case GET: case RGET: case GACC_NOOP_READ: case GACC_REPLACE:
                 for (int i = 0; i < op.count; i++) {
-                    long want = op.kind == Kind.INT ? (int) before[op.target][op.cellOf(i)] : before[op.target][op.cellOf(i)];
+                    long want = op.kind == Kind.INT ? (int) before[op.target][op.cellOf(i)]
+                            : before[op.target][op.cellOf(i)];
                     long got = read(op, p.result, i);
                     inc(CHECKS);
                     if (got != want) {
@@ -932,14 +952,15 @@ final class SoakRank implements Jrma.RankMain {
         }
         long[] mineOut = new long[(int) counts[me]];
         int k = 0;
-        java.util.Map<Integer, Pending> byIndex = new java.util.HashMap<>();
+        Map<Integer, Pending> byIndex = new HashMap<>();
         for (Pending p : pending) {
             byIndex.put(p.op.index, p);
         }
         for (RmaOp op : plan.ops.get(me)) { // in plan order: the order every rank reads the gathered values in
             Pending p = byIndex.get(op.index);
             if (isTicket(p.op) || isCas(p.op)) {
-                mineOut[k++] = p.result instanceof long[] a && (p.op.what == What.TICKET_FADD || p.op.what == What.CAS_LONG)
+                mineOut[k++] = p.result instanceof long[] a
+                        && (p.op.what == What.TICKET_FADD || p.op.what == What.CAS_LONG)
                         ? a[0] : read(p.op, p.result, 0);
             }
         }
@@ -1000,7 +1021,8 @@ final class SoakRank implements Jrma.RankMain {
                         boolean isRead = x[1] == What.CAS_READ.ordinal();
                         if (isRead ? x[0] != start && x[0] != winner : x[0] != start && x[0] != winner) {
                             fail("CAS cell " + cell + " at rank " + t + ": op#" + x[3] + " of rank " + x[2] + " saw "
-                                    + x[0] + ", neither the start " + start + " nor the winner " + winner + ": " + describe(s));
+                                    + x[0] + ", neither the start " + start + " nor the winner " + winner
+                                    + ": " + describe(s));
                         }
                     }
                     model.setElem(t, cell, kind, winner);
@@ -1026,7 +1048,9 @@ final class SoakRank implements Jrma.RankMain {
         return (op.what == What.CAS || op.what == What.CAS_LONG || op.what == What.CAS_READ) && op.target >= 0;
     }
 
-    /** This rank's window memory, cell by cell, against the model; on shared windows every peer's reachable memory too. */
+    /**
+     * This rank's window memory, cell by cell, against the model; on shared windows every peer's reachable memory too.
+     */
     private void checkMemory(Win win, Flavor flavor, ByteBuffer mine, Model model) {
         compare(mine, me, model, "own memory");
         if (flavor == Flavor.SHARED || flavor == Flavor.ALLOCATE) {
@@ -1036,7 +1060,8 @@ final class SoakRank implements Jrma.RankMain {
                 }
                 SharedMemory sm = win.sharedQuery(t);
                 if (sm.size() > 0 && sm.buffer() != null) {
-                    compare(sm.buffer().order(ByteOrder.LITTLE_ENDIAN), t, model, "memory of rank " + t + " through shared_query");
+                    compare(sm.buffer().order(ByteOrder.LITTLE_ENDIAN), t, model,
+                            "memory of rank " + t + " through shared_query");
                 } else if (flavor == Flavor.SHARED) {
                     fail("shared_query(" + t + ") of an allocate_shared window gives no memory: " + sm);
                 }
@@ -1049,7 +1074,8 @@ final class SoakRank implements Jrma.RankMain {
             long got = b.getLong(8 * c);
             inc(CELLS);
             if (got != model.mem[t][c]) {
-                fail(what + ": cell " + c + " (" + region(c) + ") holds 0x" + Long.toHexString(got) + ", the model has 0x"
+                fail(what + ": cell " + c + " (" + region(c) + ") holds 0x" + Long.toHexString(got)
+                        + ", the model has 0x"
                         + Long.toHexString(model.mem[t][c]));
             }
         }

@@ -8,6 +8,7 @@ import io.jrma.soak.Soak.Layout;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -65,12 +66,13 @@ class SoakTest {
                 4, Soak.SEED, 40, 0, Duration.ofSeconds(40), "lost-update"));
         String m = String.valueOf(e.getMessage()) + e.getCause();
         assertTrue(m.contains("soak check failed") && m.contains("round") && m.contains("rank"), m);
-        System.out.println("soak with a broken model fails as it must: " + e.getCause().getMessage().lines().findFirst().orElse(""));
+        System.out.println("soak with a broken model fails as it must: "
+                + e.getCause().getMessage().lines().findFirst().orElse(""));
     }
 
     @Test
     @EnabledIfSystemProperty(named = "jrma.soak.minutes", matches = "[0-9.]+")
-    @Timeout(value = 26, unit = java.util.concurrent.TimeUnit.HOURS) // each job has its own timeout as well
+    @Timeout(value = 26, unit = TimeUnit.HOURS) // each job has its own timeout as well
     void longMode() throws Exception {
         Map<Layout, Soak.Totals> totals = Soak.longMode(Soak.MINUTES, Soak.layouts(), Soak.SEED, System.out);
         totals.forEach((l, t) -> assertTrue(t.jobs > 0 && t.get(SoakRank.CHECKS) > 0, l.label + ": " + t));

@@ -105,7 +105,8 @@ public final class Transports {
                 continue;
             }
             if (!known.contains(n) && !n.equals(ALWAYS)) {
-                throw new RmaException(ErrorClass.ERR_ARG, "run-time parameter " + Params.TRANSPORTS.name() + "=" + value
+                throw new RmaException(ErrorClass.ERR_ARG,
+                        "run-time parameter " + Params.TRANSPORTS.name() + "=" + value
                         + " names an unknown transport '" + n + "' (found on the class path: " + String.join(",", known)
                         + ")");
             }
@@ -114,7 +115,8 @@ public final class Transports {
         Set<String> out = new LinkedHashSet<>();
         if (exclude) {
             if (named.contains(ALWAYS)) {
-                throw new RmaException(ErrorClass.ERR_ARG, "run-time parameter " + Params.TRANSPORTS.name() + "=" + value
+                throw new RmaException(ErrorClass.ERR_ARG,
+                        "run-time parameter " + Params.TRANSPORTS.name() + "=" + value
                         + ": tcp cannot be excluded (it carries the start-up, the control plane between JVMs, aborts"
                         + " and goodbyes)");
             }

@@ -14,8 +14,11 @@ import io.jrma.RmaException;
 import io.jrma.Win;
 import io.jrma.WinCounters.Counter;
 import io.jrma.core.os.CrossMemory;
+import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -37,10 +40,11 @@ class CreateOverPrivateMemoryAcrossJvmsTest {
         ByteBuffer a = ByteBuffer.allocateDirect(8);
         ByteBuffer b = ByteBuffer.allocateDirect(8);
         try {
-            java.nio.file.Path yama = java.nio.file.Path.of("/proc/sys/kernel/yama/ptrace_scope");
-            String scope = java.nio.file.Files.exists(yama) ? java.nio.file.Files.readString(yama).trim() : "0";
-            return scope.equals("0") && CrossMemory.read((int) ProcessHandle.current().pid(), Win.address(a), Win.address(b), 8);
-        } catch (java.io.IOException e) {
+            Path yama = Path.of("/proc/sys/kernel/yama/ptrace_scope");
+            String scope = Files.exists(yama) ? Files.readString(yama).trim() : "0";
+            return scope.equals("0") && CrossMemory.read((int) ProcessHandle.current().pid(),
+                    Win.address(a), Win.address(b), 8);
+        } catch (IOException e) {
             return false;
         }
     }
@@ -98,7 +102,8 @@ class CreateOverPrivateMemoryAcrossJvmsTest {
                 big.putLong(i, me * 1_000_000L + i);
             }
             long before = w.counters().get(Counter.CROSS_MEMORY_OPS);
-            w.put(big, (1 << 20) / 8, Datatype.LONG, other, 512, (1 << 20) / 8, Datatype.LONG); // bytes 4096.. of its memory
+            // bytes 4096.. of its memory
+            w.put(big, (1 << 20) / 8, Datatype.LONG, other, 512, (1 << 20) / 8, Datatype.LONG);
             w.flush(other);
             ByteBuffer back = ByteBuffer.allocateDirect(1 << 20).order(ByteOrder.nativeOrder());
             w.get(back, (1 << 20) / 8, Datatype.LONG, other, 512, (1 << 20) / 8, Datatype.LONG);

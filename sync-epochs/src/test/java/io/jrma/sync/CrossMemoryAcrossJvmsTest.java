@@ -13,8 +13,11 @@ import io.jrma.RmaException;
 import io.jrma.Win;
 import io.jrma.WinCounters.Counter;
 import io.jrma.core.os.CrossMemory;
+import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
@@ -26,7 +29,8 @@ import org.junit.jupiter.api.Timeout;
  * both ways (from direct buffers in place, from heap arrays through staging in several pieces, from a
  * non-contiguous origin), which operations take that way (large ones always; small gets only in a
  * latency-bound loop, a stream of small ones as batches; small puts only through the JDK's linker, else through the
- * target's request slot), that a flush means the bytes are in the target's memory, that range errors are still reported, and that {@code jrma.cma.minBytes=-1} turns it off.
+ * target's request slot), that a flush means the bytes are in the target's memory, that range errors are still
+ * reported, and that {@code jrma.cma.minBytes=-1} turns it off.
  */
 class CrossMemoryAcrossJvmsTest {
     private static final int BIG = (1 << 20) + 4096;
@@ -46,15 +50,16 @@ class CrossMemoryAcrossJvmsTest {
      * a seccomp policy refusing them (even on the caller itself), or Yama's ptrace_scope above 0 (then only
      * descendants may be read).
      */
-    private static void assumeCrossMemory() throws java.io.IOException {
-        Assumptions.assumeTrue(CrossMemory.available(), "process_vm_readv/writev not available here (not Linux, or JNA)");
+    private static void assumeCrossMemory() throws IOException {
+        Assumptions.assumeTrue(CrossMemory.available(),
+                "process_vm_readv/writev not available here (not Linux, or JNA)");
         long self = ProcessHandle.current().pid();
         ByteBuffer a = ByteBuffer.allocateDirect(8);
         ByteBuffer b = ByteBuffer.allocateDirect(8);
         Assumptions.assumeTrue(CrossMemory.read((int) self, Win.address(a), Win.address(b), 8),
                 "the kernel refuses cross memory attach here (a seccomp policy)");
-        java.nio.file.Path yama = java.nio.file.Path.of("/proc/sys/kernel/yama/ptrace_scope");
-        String scope = java.nio.file.Files.exists(yama) ? java.nio.file.Files.readString(yama).trim() : "0";
+        Path yama = Path.of("/proc/sys/kernel/yama/ptrace_scope");
+        String scope = Files.exists(yama) ? Files.readString(yama).trim() : "0";
         Assumptions.assumeTrue(scope.equals("0"), "Yama ptrace_scope is " + scope
                 + ": sibling JVMs may not copy to each other, operations go as packets");
     }
@@ -91,7 +96,7 @@ class CrossMemoryAcrossJvmsTest {
             Win w = Win.createDynamic(world, null);
             ByteBuffer big = ByteBuffer.allocateDirect(BIG);
             ByteBuffer small = ByteBuffer.allocateDirect(4096).order(ByteOrder.nativeOrder());
-            ByteBuffer shared = io.jrma.Jrma.allocateMemory(4096);
+            ByteBuffer shared = Jrma.allocateMemory(4096);
             if (me == 1) {
                 w.attach(big);
                 w.attach(small);
@@ -151,7 +156,8 @@ class CrossMemoryAcrossJvmsTest {
                 // through the JDK's linker, else through the target's request slot (quicker than JNA's call)...
                 boolean cheap = CrossMemory.viaJdkLinker();
                 if (Boolean.getBoolean("jrma.test.jdkLinker")) {
-                    assertTrue(cheap, "started with the JDK linker flags, yet the calls go through " + CrossMemory.binding());
+                    assertTrue(cheap, "started with the JDK linker flags, yet the calls go through "
+                            + CrossMemory.binding());
                 } else if ("false".equals(System.getProperty("jrma.cma.procMem"))
                         && "false".equals(System.getProperty("jrma.ffm"))) {
                     assertEquals("jna", CrossMemory.binding(), "the jna-only execution");
@@ -184,7 +190,8 @@ class CrossMemoryAcrossJvmsTest {
                     }
                     w.flush(1);
                     assertEquals(round == 0 ? 1 : 0, c.delta(Counter.CROSS_MEMORY_OPS), "stream " + round);
-                    assertEquals(round == 0 ? 15 : 16, w.counters().get(Counter.PACKETS_SENT) - sent, "stream " + round);
+                    assertEquals(round == 0 ? 15 : 16,
+                            w.counters().get(Counter.PACKETS_SENT) - sent, "stream " + round);
                     for (int i = 0; i < 16; i++) {
                         assertEquals(i < 10 ? 7000 + i : 0, got[i][0], "stream " + round + ", get " + i);
                     }

@@ -36,7 +36,8 @@ final class FuzzInputs {
 
     private static final long[] BOUNDARIES = {0, 1, -1, 7, 8, Long.MAX_VALUE, Long.MIN_VALUE, Integer.MAX_VALUE,
         Integer.MIN_VALUE, 1L << 32, 1L << 40, -8};
-    private static final int[] OPS = {PacketType.PUT, PacketType.GET, PacketType.ACC, PacketType.GET_ACC, PacketType.CAS};
+    private static final int[] OPS = {PacketType.PUT, PacketType.GET, PacketType.ACC,
+            PacketType.GET_ACC, PacketType.CAS};
     private static final int LOCK_FLAGS = PacketType.F_LOCK_SHARED | PacketType.F_LOCK_EXCLUSIVE | PacketType.F_UNLOCK;
 
     private final Random rnd;
@@ -181,7 +182,8 @@ final class FuzzInputs {
                 PacketHeader.addFlags(buf, at, PacketType.F_CONTIG);
                 buf.putLong(at + PacketHeader.TARGET_COUNT_OFFSET, 1 + rnd.nextInt(64));
                 long off = rnd.nextBoolean() ? windowBytes + rnd.nextInt(1 << 16) : -1 - rnd.nextInt(1 << 16);
-                buf.putLong(at + PacketHeader.TARGET_OFFSET_OFFSET, rnd.nextInt(8) == 0 ? Long.MAX_VALUE - rnd.nextInt(8) : off);
+                buf.putLong(at + PacketHeader.TARGET_OFFSET_OFFSET, rnd.nextInt(8) == 0
+                        ? Long.MAX_VALUE - rnd.nextInt(8) : off);
                 defect(Defect.RANGE);
             }
             default -> {

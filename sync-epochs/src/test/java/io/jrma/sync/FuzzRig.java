@@ -1,8 +1,10 @@
 package io.jrma.sync;
 
+import io.jrma.ErrorClass;
 import io.jrma.core.auth.Handshake;
 import io.jrma.core.runtime.Job;
 import io.jrma.core.runtime.RankThreads;
+import io.jrma.transport.shm.RingFileDescriptor;
 import io.jrma.transport.shm.ShmRingTransport;
 import io.jrma.transport.tcp.FrameDescriptor;
 import io.jrma.transport.tcp.TcpTransport;
@@ -17,9 +19,13 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.IntUnaryOperator;
+import org.agrona.DirectBuffer;
 import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.ringbuffer.OneToOneRingBuffer;
+import org.agrona.concurrent.ringbuffer.RecordDescriptor;
 import org.agrona.concurrent.ringbuffer.RingBuffer;
+import org.junit.jupiter.api.Assumptions;
 
 /**
  * Two JVMs of one job, simulated by two jobs (JVM 0 with rank 0, JVM 1 with rank 1) in this test JVM, connected by
@@ -69,7 +75,7 @@ final class FuzzRig implements AutoCloseable {
                 String why = "no shared-memory rings between the two jobs (jrma.transports="
                         + System.getProperty("jrma.transports", "unset") + ")";
                 System.out.println("SKIPPED: " + why);
-                org.junit.jupiter.api.Assumptions.abort(why);
+                Assumptions.abort(why);
             }
             jobs[0].addRemote(shm[0], 1);
             jobs[1].addRemote(shm[1], 0);
@@ -172,7 +178,7 @@ final class FuzzRig implements AutoCloseable {
      * Writes one record of {@code type} with {@code len} bytes of {@code src} into the ring from JVM 0 to JVM 1,
      * as JVM 0's sender would (holding its lock); waits for room. Rings JVM 1's doorbell when it sleeps.
      */
-    void injectRecord(int type, org.agrona.DirectBuffer src, int at, int len) throws Exception {
+    void injectRecord(int type, DirectBuffer src, int at, int len) throws Exception {
         openRingInjection();
         while (true) {
             ringLock.lock();
@@ -195,18 +201,18 @@ final class FuzzRig implements AutoCloseable {
      * claimed and filled as usual, but with {@code lengthField} (given the honest record length, header included)
      * as the length in its record header, written where the commit would write the honest one.
      */
-    void injectRawRecord(org.agrona.DirectBuffer src, int len, java.util.function.IntUnaryOperator lengthField)
+    void injectRawRecord(DirectBuffer src, int len, IntUnaryOperator lengthField)
             throws Exception {
         openRingInjection();
         while (true) {
             ringLock.lock();
             try {
-                int index = ring.tryClaim(io.jrma.transport.shm.RingFileDescriptor.MSG_PACKETS, len);
+                int index = ring.tryClaim(RingFileDescriptor.MSG_PACKETS, len);
                 if (index >= 0) {
                     ring.buffer().putBytes(index, src, 0, len);
-                    int header = index - org.agrona.concurrent.ringbuffer.RecordDescriptor.HEADER_LENGTH;
+                    int header = index - RecordDescriptor.HEADER_LENGTH;
                     ring.buffer().putIntOrdered(header, lengthField.applyAsInt(
-                            len + org.agrona.concurrent.ringbuffer.RecordDescriptor.HEADER_LENGTH));
+                            len + RecordDescriptor.HEADER_LENGTH));
                     return;
                 }
             } finally {
@@ -232,7 +238,7 @@ final class FuzzRig implements AutoCloseable {
     public void close() {
         for (int j = 0; j < 2; j++) {
             if (jobs[j] != null) {
-                jobs[j].abort(io.jrma.ErrorClass.ERR_PROC_ABORTED, "test over", null); // no effect after a clean end
+                jobs[j].abort(ErrorClass.ERR_PROC_ABORTED, "test over", null); // no effect after a clean end
             }
         }
         for (CompletableFuture<?> f : ranks) {

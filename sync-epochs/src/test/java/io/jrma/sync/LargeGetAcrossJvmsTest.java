@@ -4,8 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jrma.Datatype;
+import io.jrma.Info;
 import io.jrma.Jrma;
 import io.jrma.LockType;
+import io.jrma.Op;
 import io.jrma.Request;
 import io.jrma.Win;
 import io.jrma.WinCounters.Counter;
@@ -76,7 +78,8 @@ class LargeGetAcrossJvmsTest {
                         byte first = in.get(0);
                         for (int k = 0; k < SIZE; k++) {
                             if (in.get(k) != first) {
-                                throw new AssertionError("rank " + me + " epoch " + i + ": byte " + k + " is " + in.get(k)
+                                throw new AssertionError("rank " + me + " epoch " + i + ": byte " + k
+                                        + " is " + in.get(k)
                                         + ", byte 0 is " + first + ": a write overlapped the shared epoch's get");
                             }
                         }
@@ -120,7 +123,8 @@ class LargeGetAcrossJvmsTest {
                 if (me == 0) {
                     for (int k = 0; k < SIZE; k++) {
                         if (in.get(k) != (byte) (i + 1)) {
-                            throw new AssertionError("epoch " + i + ": byte " + k + " is " + in.get(k) + ", expected " + (i + 1)
+                            throw new AssertionError("epoch " + i + ": byte " + k + " is " + in.get(k)
+                                    + ", expected " + (i + 1)
                                     + ": the target wrote its window after the fence while the reply was being sent");
                         }
                     }
@@ -258,7 +262,7 @@ class LargeGetAcrossJvmsTest {
         between(path, 2, world -> {
             int me = world.rank();
             int each = 256 << 10;
-            Win w = Win.allocate(world, me == 1 ? 2L * each + 8 : 0, 1, io.jrma.Info.of("jrma_issue", "eager"));
+            Win w = Win.allocate(world, me == 1 ? 2L * each + 8 : 0, 1, Info.of("jrma_issue", "eager"));
             world.barrier();
             if (me == 0) {
                 ByteBuffer a = ByteBuffer.allocateDirect(each);
@@ -270,7 +274,7 @@ class LargeGetAcrossJvmsTest {
                     w.get(a, each, Datatype.BYTE, 1, 0);
                     w.get(b, each, Datatype.BYTE, 1, each);
                     w.flush(1);
-                    w.fetchAndOp(one, old, Datatype.LONG, 1, 2L * each, io.jrma.Op.SUM);
+                    w.fetchAndOp(one, old, Datatype.LONG, 1, 2L * each, Op.SUM);
                     w.flush(1);
                     assertEquals(round, old[0], "the counter before round " + round + "'s add");
                     w.unlock(1); // hung here

@@ -4,15 +4,18 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jrma.Datatype;
+import io.jrma.ErrorClass;
 import io.jrma.Info;
 import io.jrma.Jrma;
 import io.jrma.LockType;
+import io.jrma.RmaException;
 import io.jrma.Win;
 import io.jrma.WinCounters.Counter;
 import io.jrma.core.runtime.CommCore;
+import io.jrma.spi.Transport;
+import io.jrma.transport.shm.ShmRingTransport;
 import java.nio.ByteBuffer;
-import io.jrma.ErrorClass;
-import io.jrma.RmaException;
+import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -85,7 +88,8 @@ class LargePutAcrossJvmsTest {
                         byte want = (byte) (i * 31 + (from + k) * 7);
                         if (in.get(k) != want) {
                             throw new AssertionError("epoch " + i + ": window byte " + (at + k) + " is " + in.get(k)
-                                    + ", expected " + want + " (bytes written after flush_local arrived, or a payload was cut)");
+                                    + ", expected " + want
+                                    + " (bytes written after flush_local arrived, or a payload was cut)");
                         }
                     }
                 }
@@ -126,7 +130,8 @@ class LargePutAcrossJvmsTest {
                         "every large put from a direct buffer went from where it was");
             } else {
                 long placed = w.counters().get(Counter.PAYLOADS_PLACED);
-                assertTrue(placed >= epochs, "at least the passive-target puts were read into the window (" + placed + ")");
+                assertTrue(placed >= epochs,
+                        "at least the passive-target puts were read into the window (" + placed + ")");
             }
             w.free();
         });
@@ -231,7 +236,7 @@ class LargePutAcrossJvmsTest {
                 }
                 fill(out, 99);
                 w.put(out, SIZE, Datatype.BYTE, 1, bases[1] + 4096); // the last 4 KiB fall outside the region
-                RmaException e = org.junit.jupiter.api.Assertions.assertThrows(RmaException.class, () -> w.flush(1));
+                RmaException e = Assertions.assertThrows(RmaException.class, () -> w.flush(1));
                 assertEquals(ErrorClass.ERR_RMA_RANGE, e.errorClass(), e.getMessage());
                 w.get(in, SIZE, Datatype.BYTE, 1, bases[1]);
                 w.flush(1);
@@ -247,10 +252,11 @@ class LargePutAcrossJvmsTest {
                 long placed = w.counters().get(Counter.PAYLOADS_PLACED);
                 // the first put carries lock_all's request (lock and operation coalesced): that one is copied
                 assertTrue(placed >= rounds - 1 && placed <= rounds, placed
-                        + " of " + rounds + " valid large puts were written into the attached region where they arrived");
-                io.jrma.spi.Transport t = ((CommCore) world).job().transportFor(((WindowImpl) w).worldRanks[0]);
+                        + " of " + rounds
+                        + " valid large puts were written into the attached region where they arrived");
+                Transport t = ((CommCore) world).job().transportFor(((WindowImpl) w).worldRanks[0]);
                 if (path.equals("shm")) { // and the ring's pieces went there, not through an assembly buffer
-                    long pieces = ((io.jrma.transport.shm.ShmRingTransport) t).packetsPlaced();
+                    long pieces = ((ShmRingTransport) t).packetsPlaced();
                     assertTrue(pieces >= placed, "packets placed from the ring: " + pieces + ", window says " + placed);
                 }
                 w.detach(first);

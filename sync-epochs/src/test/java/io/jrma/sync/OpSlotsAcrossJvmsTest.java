@@ -15,10 +15,14 @@ import io.jrma.Request;
 import io.jrma.RmaException;
 import io.jrma.Win;
 import io.jrma.WinCounters.Counter;
+import io.jrma.core.os.CrossMemory;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.function.IntConsumer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -56,7 +60,10 @@ class OpSlotsAcrossJvmsTest {
         return out;
     }
 
-    /** A dynamic window where rank 1 attached 64 private bytes holding {@code initial} first; {@code at} is their address. */
+    /**
+     * A dynamic window where rank 1 attached 64 private bytes holding {@code initial} first; {@code at} is their
+     * address.
+     */
     private record Target(Win w, ByteBuffer mem, long at) {
         void free(int me) {
             if (me == 1) {
@@ -156,10 +163,12 @@ class OpSlotsAcrossJvmsTest {
                 w.accumulate(new int[] {1, 2}, 2, Datatype.INT, 1, base + 32, Op.SUM);
                 w.flush(1);
                 long[] two = new long[2];
-                w.getAccumulate(new long[] {3, 4}, 2, Datatype.LONG, two, 2, Datatype.LONG, 1, base + 48, 2, Datatype.LONG, Op.SUM);
+                w.getAccumulate(new long[] {3, 4}, 2, Datatype.LONG, two, 2, Datatype.LONG, 1, base + 48, 2,
+                        Datatype.LONG, Op.SUM);
                 w.flush(1);
                 assertArrayEquals(new long[] {0, 0}, two, "get_accumulate of two longs: the old values");
-                Request q = w.rgetAccumulate(new long[] {1}, 1, Datatype.LONG, r, 1, Datatype.LONG, 1, base, 1, Datatype.LONG, Op.SUM);
+                Request q = w.rgetAccumulate(new long[] {1}, 1, Datatype.LONG, r, 1, Datatype.LONG, 1, base, 1,
+                        Datatype.LONG, Op.SUM);
                 assertTrue(q.test(), "a request-based operation through the slot is complete at issue");
                 assertEquals(9, r[0], "rget_accumulate");
                 w.flush(1);
@@ -178,7 +187,8 @@ class OpSlotsAcrossJvmsTest {
                 assertEquals(0, c.delta(Counter.PACKETS_SENT));
                 // what stays packets: more than 16 bytes, a non-contiguous target, and a stream
                 long[] three = new long[3];
-                w.getAccumulate(new long[] {1, 1, 1}, 3, Datatype.LONG, three, 3, Datatype.LONG, 1, base + 96, 3, Datatype.LONG, Op.SUM);
+                w.getAccumulate(new long[] {1, 1, 1}, 3, Datatype.LONG, three, 3, Datatype.LONG, 1, base + 96, 3,
+                        Datatype.LONG, Op.SUM);
                 w.flush(1);
                 Datatype gap = Datatype.vector(2, 1, 2, Datatype.LONG).commit();
                 w.accumulate(new long[] {1, 1}, 2, Datatype.LONG, 1, base + 128, 1, gap, Op.SUM);
@@ -186,7 +196,8 @@ class OpSlotsAcrossJvmsTest {
                 // two longs the target type swaps: 16 bytes spanned exactly, yet not in order
                 Datatype swapped = Datatype.indexedBlock(1, new long[] {1, 0}, Datatype.LONG).commit();
                 long[] old = new long[2];
-                w.getAccumulate(new long[] {5, 6}, 2, Datatype.LONG, old, 2, Datatype.LONG, 1, base + 176, 1, swapped, Op.SUM);
+                w.getAccumulate(new long[] {5, 6}, 2, Datatype.LONG, old, 2, Datatype.LONG, 1, base + 176,
+                        1, swapped, Op.SUM);
                 w.flush(1);
                 assertArrayEquals(new long[] {0, 0}, old);
                 assertEquals(0, c.delta(Counter.SLOT_OPS), "24 bytes, a strided target, a reordering target: packets");
@@ -233,7 +244,8 @@ class OpSlotsAcrossJvmsTest {
                 assertEquals(32, mem.getLong(160), "two streams of 16 tickets");
                 assertEquals(6, mem.getLong(176), "the swapping target type: origin element 1 at target element 0");
                 assertEquals(5, mem.getLong(184));
-                assertEquals(11 + 1 + 2 + 2 + 1, w.counters().get(Counter.SLOT_OPS_APPLIED), "applied from the slot here");
+                assertEquals(11 + 1 + 2 + 2 + 1, w.counters().get(Counter.SLOT_OPS_APPLIED),
+                        "applied from the slot here");
             }
             world.barrier();
             if (me == 1) {
@@ -269,7 +281,7 @@ class OpSlotsAcrossJvmsTest {
             // stop polling for a while (its stamps grow stale, a request not taken in time is withdrawn)
             int most = 200_000;
             if (me == 1) { // polls until rank 0 stores into its stop flag (shared memory: a direct store)
-                java.lang.invoke.VarHandle flag = java.lang.invoke.MethodHandles.byteBufferViewVarHandle(long[].class,
+                VarHandle flag = MethodHandles.byteBufferViewVarHandle(long[].class,
                         ByteOrder.nativeOrder());
                 ByteBuffer b = stop.buffer();
                 while ((long) flag.getVolatile(b, 0) == 0) {
@@ -332,7 +344,7 @@ class OpSlotsAcrossJvmsTest {
                 d.w().unlock(1);
                 if (packets > 0 && copies == 0) { // (the gets waited for the target: right, but slow)
                     System.out.println("OpSlotsAcrossJvmsTest: the kernel's copy does not apply here ("
-                            + io.jrma.core.os.CrossMemory.binding() + "); the away target's gets were packets");
+                            + CrossMemory.binding() + "); the away target's gets were packets");
                 } else {
                     assertEquals(200, slot + copies, "each get once, none a packet");
                     assertTrue(copies >= 150, "an away target: its gets by the kernel (slot " + slot + ", kernel "
@@ -366,7 +378,7 @@ class OpSlotsAcrossJvmsTest {
                 world.barrier();
                 if (me == 0) {
                     boolean kernel = !cma.equals("-1");
-                    boolean linker = io.jrma.core.os.CrossMemory.viaJdkLinker();
+                    boolean linker = CrossMemory.viaJdkLinker();
                     Counts c = new Counts(w);
                     w.lock(LockType.SHARED, 1, 0);
                     for (int i = 0; i < 4; i++) { // 8, 32 bytes (heap and direct origins), then 40: packets
@@ -385,7 +397,7 @@ class OpSlotsAcrossJvmsTest {
                         long copies = c.delta(Counter.CROSS_MEMORY_OPS);
                         long packets = c.delta(Counter.PACKETS_SENT);
                         String what = "put of " + 8 * n + " bytes (kernel copy " + (kernel ? "on" : "off") + ", "
-                                + io.jrma.core.os.CrossMemory.binding() + ")";
+                                + CrossMemory.binding() + ")";
                         if (i < 3 && !(kernel && linker)) {
                             assertEquals(1, slot, what + " through the slot");
                         } else if (i == 3) {
@@ -461,7 +473,7 @@ class OpSlotsAcrossJvmsTest {
             Win all = Win.allocate(world, me == n - 1 ? 8L * 4 * k : 0, 8, null);
             if (me != n - 1) {
                 w.lockAll(0);
-                java.util.function.IntConsumer draw = from -> {
+                IntConsumer draw = from -> {
                     long[] r = new long[1];
                     for (int i = 0; i < k; i++) {
                         if (i % 50 < 40) { // latency-bound: one ticket per flush

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jrma.Datatype;
+import io.jrma.ErrorClass;
 import io.jrma.LockType;
 import io.jrma.RmaException;
 import io.jrma.Win;
@@ -22,9 +23,9 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.LongSupplier;
 import java.util.zip.CRC32;
 import org.agrona.concurrent.UnsafeBuffer;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.junit.jupiter.api.Timeout;
 
 /**
  * The Fuzz campaign against the packet path: bad request packets ({@link FuzzInputs}: random, bit-flipped,
@@ -56,7 +57,8 @@ class PacketFuzzTest {
         System.out.println("PacketFuzzTest via " + via + ": seed " + SEED + ", " + COUNT + " inputs (-Djrma.fuzz.seed="
                 + SEED + " -Djrma.fuzz.count=" + COUNT + " to repeat)");
         try (FuzzRig rig = new FuzzRig(rings, params)) {
-            AtomicReference<WindowImpl>[] win = new AtomicReference[] {new AtomicReference<>(), new AtomicReference<>()};
+            AtomicReference<WindowImpl>[] win =
+                    new AtomicReference[] {new AtomicReference<>(), new AtomicReference<>()};
             CountDownLatch created = new CountDownLatch(2);
             CountDownLatch fuzzed = new CountDownLatch(1);
             for (int r = 0; r < 2; r++) {
@@ -104,7 +106,8 @@ class PacketFuzzTest {
             long replies = sent[1];
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
             while ((rejected.getAsLong() - rejectedBefore < bad
-                    || w1.counters.get(Counter.REPLIES_RECEIVED) - repliesBefore < replies) && System.nanoTime() < deadline) {
+                    || w1.counters.get(Counter.REPLIES_RECEIVED) - repliesBefore < replies)
+                    && System.nanoTime() < deadline) {
                 Thread.sleep(1);
             }
             // every rejection by the window sent an ERROR reply (with its error class) back to the origin
@@ -114,9 +117,11 @@ class PacketFuzzTest {
                 Thread.sleep(1);
             }
             double secs = (System.nanoTime() - t0) / 1e9;
-            System.out.printf("PacketFuzzTest via %s: %d bad requests and %d unasked replies in %.1f s (%.0f inputs/s); "
-                    + "rejected by the transport %d, by the agent (no such window) %d, by the window %d; %s%n", via, bad,
-                    replies, secs, (bad + replies) / secs, rig.tcp[1].framesRejected() + (rings ? rig.shm[1].rejected() : 0),
+            System.out.printf("PacketFuzzTest via %s: %d bad requests and %d unasked replies in %.1f s (%.0f "
+                    + "inputs/s); rejected by the transport %d, by the agent (no such window) %d, by the window %d; "
+                    + "%s%n", via, bad,
+                    replies, secs, (bad + replies) / secs,
+                    rig.tcp[1].framesRejected() + (rings ? rig.shm[1].rejected() : 0),
                     rig.jobs[1].agent().batchesDropped(), w1.counters.get(Counter.PACKETS_REJECTED), in.histogram());
             assertNull(rig.jobs[1].agent().lastError(), "an exception escaped into JVM 1's progress agent");
             assertNull(rig.jobs[0].agent().lastError(), "an exception escaped into JVM 0's progress agent");
@@ -127,11 +132,13 @@ class PacketFuzzTest {
             assertEquals(replies, w1.counters.get(Counter.REPLIES_RECEIVED) - repliesBefore, "unasked replies taken");
             assertEquals(appliedBefore, w1.counters.get(Counter.PACKETS_APPLIED), "packets applied from the fuzzer");
             // rejections below the window carry their MPI error class too (there is nobody to answer: they are kept)
-            io.jrma.RmaException transport = rings ? rig.shm[1].lastRejection() : rig.tcp[1].lastRejection();
-            assertTrue(transport != null && (transport.errorClass() == io.jrma.ErrorClass.ERR_RANK
-                    || transport.errorClass() == io.jrma.ErrorClass.ERR_INTERN), "the transport's last rejection: " + transport);
-            io.jrma.RmaException agent = rig.jobs[1].agent().lastRejection();
-            assertTrue(agent != null && agent.errorClass() == io.jrma.ErrorClass.ERR_WIN, "the agent's last rejection: " + agent);
+            RmaException transport = rings ? rig.shm[1].lastRejection() : rig.tcp[1].lastRejection();
+            assertTrue(transport != null && (transport.errorClass() == ErrorClass.ERR_RANK
+                    || transport.errorClass() == ErrorClass.ERR_INTERN),
+                    "the transport's last rejection: " + transport);
+            RmaException agent = rig.jobs[1].agent().lastRejection();
+            assertTrue(agent != null && agent.errorClass() == ErrorClass.ERR_WIN,
+                    "the agent's last rejection: " + agent);
             System.out.println("PacketFuzzTest via " + via + ": last rejections: transport " + transport.getMessage()
                     + "; agent " + agent.getMessage());
             assertEquals(sum[1], checksum(w1), "JVM 1's window changed");

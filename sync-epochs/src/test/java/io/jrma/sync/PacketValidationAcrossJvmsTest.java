@@ -35,10 +35,12 @@ import org.junit.jupiter.api.Timeout;
 class PacketValidationAcrossJvmsTest {
     private static final int SIZE = 64;
 
-    private static Batch packet(WindowImpl w, int type, long offset, long count, int elem, int op, int payload, int declared) {
+    private static Batch packet(WindowImpl w, int type, long offset, long count, int elem, int op,
+            int payload, int declared) {
         MutableDirectBuffer buf = new ExpandableDirectByteBuffer(256);
         PacketHeader.write(buf, 0, declared > 0 ? declared : PacketHeader.HEADER_LENGTH + payload, type,
-                PacketType.F_CONTIG | PacketType.F_ACK_REQUIRED, w.windowId, w.worldRanks[0], w.worldRanks[1], 0, offset,
+                PacketType.F_CONTIG | PacketType.F_ACK_REQUIRED, w.windowId, w.worldRanks[0],
+                w.worldRanks[1], 0, offset,
                 elem, op, 7, count, 0);
         Batch b = new Batch(buf);
         b.add(0);
@@ -78,7 +80,8 @@ class PacketValidationAcrossJvmsTest {
                 Job job = ((CommCore) world).job();
                 assertTrue(!job.isLocal(1), "rank 1 lives in the other JVM");
                 String via = job.transportFor(w.worldRanks[1]).getClass().getSimpleName();
-                assertTrue(via.startsWith(transports.startsWith("^") ? "Tcp" : "ShmRing"), "packets to rank 1 go through " + via);
+                assertTrue(via.startsWith(transports.startsWith("^") ? "Tcp" : "ShmRing"),
+                        "packets to rank 1 go through " + via);
                 int l = BasicType.LONG.id();
                 expectRejected(w, job, packet(w, PacketType.PUT, SIZE - 4, 8, 0, 0, 8, 0), ErrorClass.ERR_RMA_RANGE);
                 expectRejected(w, job, packet(w, PacketType.PUT, -8, 8, 0, 0, 8, 0), ErrorClass.ERR_RMA_RANGE);
@@ -127,7 +130,8 @@ class PacketValidationAcrossJvmsTest {
             }
             world.barrier();
             for (int i = 0; i < SIZE; i++) {
-                assertEquals((byte) (0x40 + i), win.buffer().get(i), "rank " + world.rank() + " window byte " + i + " changed");
+                assertEquals((byte) (0x40 + i), win.buffer().get(i),
+                        "rank " + world.rank() + " window byte " + i + " changed");
             }
             world.barrier(); // both have checked before anyone writes again
             // the IO agents still carry valid traffic both ways

@@ -96,11 +96,13 @@ class PacketValidationTest {
             int l = BasicType.LONG.id();
             expectRejected(ctx, packet(w, PacketType.PUT, SIZE - 4, 8, 0, 0, 8, null), ErrorClass.ERR_RMA_RANGE);
             expectRejected(ctx, packet(w, PacketType.PUT, -8, 8, 0, 0, 8, null), ErrorClass.ERR_RMA_RANGE);
-            expectRejected(ctx, packet(w, PacketType.PUT, Long.MAX_VALUE - 2, 8, 0, 0, 8, null), ErrorClass.ERR_RMA_RANGE);
+            expectRejected(ctx, packet(w, PacketType.PUT, Long.MAX_VALUE - 2, 8, 0, 0, 8, null),
+                    ErrorClass.ERR_RMA_RANGE);
             expectRejected(ctx, packet(w, PacketType.PUT, 0, 16, 0, 0, 8, null), ErrorClass.ERR_COUNT);
             expectRejected(ctx, packet(w, PacketType.PUT, 0, -1, 0, 0, 8, null), ErrorClass.ERR_COUNT);
             expectRejected(ctx, packet(w, PacketType.ACC, 0, 8, 99, OpCode.SUM.id(), 8, null), ErrorClass.ERR_TYPE);
-            expectRejected(ctx, packet(w, PacketType.ACC, 0, 8, BasicType.DOUBLE.id(), OpCode.BAND.id(), 8, null), ErrorClass.ERR_OP);
+            expectRejected(ctx, packet(w, PacketType.ACC, 0, 8, BasicType.DOUBLE.id(), OpCode.BAND.id(), 8,
+                    null), ErrorClass.ERR_OP);
             expectRejected(ctx, packet(w, PacketType.ACC, 0, 6, l, OpCode.SUM.id(), 6, null), ErrorClass.ERR_TYPE);
             expectRejected(ctx, packet(w, PacketType.CAS, 0, 16, l, 0, 32, null), ErrorClass.ERR_COUNT);
             expectRejected(ctx, packet(w, 77, 0, 8, 0, 0, 8, null), ErrorClass.ERR_ARG);
@@ -133,7 +135,9 @@ class PacketValidationTest {
                 Batch b = packet(w, type, rnd.nextInt(2 * SIZE) - SIZE / 2 + SIZE * 4L, rnd.nextInt(96) - 8,
                         rnd.nextInt(24), rnd.nextInt(16), payload, buf -> {
                             for (int k = 0; k < 3; k++) {
-                                int at = PacketHeader.ELEM_TYPE_OFFSET + rnd.nextInt(buf.capacity() - PacketHeader.ELEM_TYPE_OFFSET);
+                                int at =
+                                        PacketHeader.ELEM_TYPE_OFFSET
+                                        + rnd.nextInt(buf.capacity() - PacketHeader.ELEM_TYPE_OFFSET);
                                 buf.putByte(at, (byte) rnd.nextInt());
                             }
                             PacketHeader.clearFlags(buf, 0, PacketType.F_LOCK_SHARED | PacketType.F_LOCK_EXCLUSIVE

@@ -73,7 +73,9 @@ class RingAcksAcrossJvmsTest {
     @ValueSource(strings = {"true", "false"})
     @Timeout(120)
     void flushMeansAppliedAtTheTarget(String ringAcks) {
-        Jrma.job(2).jvms(2).param("jrma.transports", "shm,tcp").param("jrma.cma.minBytes", "-1").param("jrma.shm.opSlots", "false").param("jrma.shm.ringAcks", ringAcks).timeout(Duration.ofSeconds(90)).run(world -> {
+        Jrma.job(2).jvms(2).param("jrma.transports", "shm,tcp").param("jrma.cma.minBytes",
+                "-1").param("jrma.shm.opSlots", "false").param("jrma.shm.ringAcks",
+                ringAcks).timeout(Duration.ofSeconds(90)).run(world -> {
             Private d = privateWindow(world);
             Win flag = Win.allocate(world, 8, 1, null); // a shared segment: rank 0 stores into it directly
             String via = ((CommCore) world).job().transportFor(((WindowImpl) d.win()).worldRanks[1 - world.rank()])
@@ -109,7 +111,8 @@ class RingAcksAcrossJvmsTest {
                 }
                 long byRing = d.win().counters().get(Counter.ACKS_BY_RING);
                 if (ringAcks.equals("true")) {
-                    assertTrue(byRing >= ROUNDS - 1, "only " + byRing + " of " + ROUNDS + " flushes acknowledged through the ring");
+                    assertTrue(byRing >= ROUNDS - 1,
+                            "only " + byRing + " of " + ROUNDS + " flushes acknowledged through the ring");
                 } else {
                     assertEquals(0, byRing, "jrma.shm.ringAcks=false, yet acks went through the ring");
                 }
@@ -123,7 +126,8 @@ class RingAcksAcrossJvmsTest {
     @Test
     @Timeout(120)
     void aBatchWaitingForALockIsAcknowledgedOnlyOnceApplied() {
-        Jrma.job(2).jvms(2).param("jrma.transports", "shm,tcp").param("jrma.cma.minBytes", "-1").param("jrma.shm.opSlots", "false").timeout(Duration.ofSeconds(90)).run(world -> {
+        Jrma.job(2).jvms(2).param("jrma.transports", "shm,tcp").param("jrma.cma.minBytes",
+                "-1").param("jrma.shm.opSlots", "false").timeout(Duration.ofSeconds(90)).run(world -> {
             Private d = privateWindow(world);
             Win flag = Win.allocate(world, 8, 1, null);
             if (world.rank() == 1) {
@@ -163,7 +167,9 @@ class RingAcksAcrossJvmsTest {
         // over private memory a bad request is rejected by the origin before it leaves (it knows the target's
         // attachments), so the bad packet is made by hand and sent asking for no ack, as an eager put goes out:
         // its ERROR reply comes back before the ring's applied position passes the flush, which must report it
-        Jrma.job(2).jvms(2).param("jrma.transports", "shm,tcp").param("jrma.cma.minBytes", "-1").param("jrma.shm.opSlots", "false").param("jrma.shm.windows", "false").timeout(Duration.ofSeconds(90)).run(world -> {
+        Jrma.job(2).jvms(2).param("jrma.transports", "shm,tcp").param("jrma.cma.minBytes",
+                "-1").param("jrma.shm.opSlots", "false").param("jrma.shm.windows",
+                "false").timeout(Duration.ofSeconds(90)).run(world -> {
             Win win = Win.allocate(world, 64, 1, null);
             world.barrier();
             if (world.rank() == 0) {
@@ -192,7 +198,8 @@ class RingAcksAcrossJvmsTest {
             world.barrier();
             if (world.rank() == 1) {
                 assertEquals(50, win.buffer().order(ByteOrder.LITTLE_ENDIAN).getLong(0));
-                assertEquals(50, win.buffer().order(ByteOrder.LITTLE_ENDIAN).getLong(8), "the valid put behind the rejected one");
+                assertEquals(50, win.buffer().order(ByteOrder.LITTLE_ENDIAN).getLong(8),
+                        "the valid put behind the rejected one");
                 assertTrue(win.counters().get(Counter.ACKS_BY_RING) >= 50, "flushes acknowledged through the ring: "
                         + win.counters().get(Counter.ACKS_BY_RING));
             }

@@ -7,13 +7,12 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 
 import io.jrma.ErrorClass;
 import io.jrma.RmaException;
-import io.jrma.core.wire.Batch;
-import io.jrma.core.wire.BatchReceiver;
 import io.jrma.core.wire.PacketHeader;
 import io.jrma.core.wire.PacketType;
+import io.jrma.testsupport.fuzz.FuzzCampaign;
+import io.jrma.testsupport.fuzz.PatternPackets;
 import io.jrma.transport.shm.RingFileDescriptor;
 import java.nio.ByteBuffer;
-import java.util.EnumMap;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
@@ -36,69 +35,40 @@ import org.junit.jupiter.api.Timeout;
  * {@code jrma.fuzz.seed} (34), printed.
  */
 class RingRecordFuzzTest {
-    static final long COUNT = Long.getLong("jrma.fuzz.records", 20_000);
-    static final long SEED = Long.getLong("jrma.fuzz.seed", 34);
+    /** Records of the quick mode. */
+    static final long DEFAULT_RECORDS = 20_000;
     private static final int WINDOW = 888;
 
     enum End { BAD_CONTROL, HUGE_RECORD, FLIPPED_RECORD_HEADER }
 
-    /** Honest packets delivered at JVM 1, checked byte by byte. */
-    static final class Receiver implements BatchReceiver {
-        volatile long packets;
-        volatile long corrupt;
-
-        @Override
-        public void onBatch(Batch b) {
-            for (int i = 0; i < b.count(); i++) {
-                int at = b.offsetAt(i);
-                int seq = PacketHeader.seq(b.buffer(), at);
-                int len = PacketHeader.length(b.buffer(), at);
-                ByteBuffer ext = b.externalAt(i);
-                for (int k = PacketHeader.HEADER_LENGTH; k < len && ext == null; k++) {
-                    if (b.buffer().getByte(at + k) != (byte) (seq + k)) {
-                        corrupt++;
-                        break;
-                    }
-                }
-                packets++;
-            }
-            b.markConsumed();
-        }
-
-        @Override
-        public int poll() {
-            return 0;
-        }
-    }
-
     @Test
     @Timeout(value = 30, unit = TimeUnit.MINUTES) // the long mode; the quick mode takes seconds
     void everyBadRecordIsRejectedAndEndsTheSessionCleanly() throws Exception {
-        System.out.println("RingRecordFuzzTest: seed " + SEED + ", " + COUNT + " records (-Djrma.fuzz.seed=" + SEED
-                + " -Djrma.fuzz.records=" + COUNT + " to repeat)");
-        Random rnd = new Random(SEED);
-        Map<End, Long> ends = new EnumMap<>(End.class);
+        FuzzCampaign<End> campaign = new FuzzCampaign<>("RingRecordFuzzTest", "jrma.fuzz.records", DEFAULT_RECORDS,
+                "records", End.class);
+        campaign.announce();
+        Random rnd = campaign.random();
         long records = 0;
         long sessions = 0;
         long honest = 0;
         long lies = 0;
         long t0 = System.nanoTime();
-        while (records < COUNT) {
+        while (records < campaign.size()) {
             try (FuzzRig rig = new FuzzRig(true, Map.of())) {
-                long[] r = session(rig, rnd, ends);
+                long[] r = session(rig, rnd, campaign);
                 records += r[0];
                 honest += r[1];
                 lies += r[2];
             }
             sessions++;
         }
-        System.out.printf("RingRecordFuzzTest: %d records in %d sessions in %.1f s: %d honest packets delivered, %d lies "
-                + "rejected, session ends %s%n", records, sessions, (System.nanoTime() - t0) / 1e9, honest, lies, ends);
+        campaign.report(String.format("%d records in %d sessions: %d honest packets delivered, %d lies rejected",
+                records, sessions, honest, lies), t0);
     }
 
     /** Returns {records written, honest packets, lies}. */
-    private static long[] session(FuzzRig rig, Random rnd, Map<End, Long> ends) throws Exception {
-        Receiver receiver = new Receiver();
+    private static long[] session(FuzzRig rig, Random rnd, FuzzCampaign<End> campaign) throws Exception {
+        PatternPackets.Receiver receiver = new PatternPackets.Receiver();
         rig.jobs[1].agent().register(WINDOW, receiver);
         rig.jobs[0].start();
         rig.jobs[1].start();
@@ -134,13 +104,15 @@ class RingRecordFuzzTest {
                     int len = rnd.nextInt(300);
                     random(buf, rnd, len);
                     if (len >= 4) {
-                        buf.putInt(0, rnd.nextBoolean() ? rnd.nextInt(PacketHeader.HEADER_LENGTH) : len + 1 + rnd.nextInt(999));
+                        buf.putInt(0, rnd.nextBoolean() ? rnd.nextInt(PacketHeader.HEADER_LENGTH)
+                                : len + 1 + rnd.nextInt(999));
                     }
                     rig.injectRecord(RingFileDescriptor.MSG_PACKETS, buf, 0, len);
                     lies++;
                 }
                 case 6 -> { // a first piece shorter than a packet header, or claiming an impossible length
-                    int len = rnd.nextBoolean() ? rnd.nextInt(PacketHeader.HEADER_LENGTH) : PacketHeader.HEADER_LENGTH + 16;
+                    int len = rnd.nextBoolean() ? rnd.nextInt(PacketHeader.HEADER_LENGTH)
+                    : PacketHeader.HEADER_LENGTH + 16;
                     random(buf, rnd, len);
                     if (len >= PacketHeader.HEADER_LENGTH) {
                         buf.putInt(0, rnd.nextBoolean() ? PacketHeader.MAX_PACKET_LENGTH + 1 + rnd.nextInt(1 << 20)
@@ -168,9 +140,9 @@ class RingRecordFuzzTest {
         rig.doorbell();
         long wantHonest = honest;
         long wantRejected = rejectedBefore + lies;
-        until(() -> receiver.packets == wantHonest && rig.shm[1].rejected() == wantRejected, rig);
-        assertEquals(wantHonest, receiver.packets, "honest packets delivered");
-        assertEquals(0, receiver.corrupt, "honest packets delivered corrupt");
+        until(() -> receiver.packets() == wantHonest && rig.shm[1].rejected() == wantRejected, rig);
+        assertEquals(wantHonest, receiver.packets(), "honest packets delivered");
+        assertEquals(0, receiver.corrupt(), "honest packets delivered corrupt");
         assertEquals(wantRejected, rig.shm[1].rejected(), "lies rejected");
         assertFalse(rig.jobs[1].isAborted(), () -> "aborted before the last record: " + rig.jobs[1].abortReason());
         if (lies > 0) {
@@ -179,7 +151,7 @@ class RingRecordFuzzTest {
             assertEquals(ErrorClass.ERR_INTERN, last.errorClass(), last.getMessage());
         }
         End end = End.values()[rnd.nextInt(End.values().length)];
-        ends.merge(end, 1L, Long::sum);
+        campaign.ended(end);
         switch (end) {
             case BAD_CONTROL -> {
                 int len = rnd.nextInt(64);
@@ -231,10 +203,9 @@ class RingRecordFuzzTest {
     /** Writes an honest packet from rank 0 to rank 1 of window {@link #WINDOW} (byte k is seq + k); its length. */
     static int packet(UnsafeBuffer buf, int at, int seq, int payload) {
         int len = PacketHeader.HEADER_LENGTH + payload;
-        PacketHeader.write(buf, at, len, PacketType.PUT, PacketType.F_CONTIG, WINDOW, 0, 1, seq, 0, 0, 0, 0, payload, 0);
-        for (int k = PacketHeader.HEADER_LENGTH; k < len; k++) {
-            buf.putByte(at + k, (byte) (seq + k));
-        }
+        PacketHeader.write(buf, at, len, PacketType.PUT, PacketType.F_CONTIG, WINDOW, 0, 1, seq, 0,
+                0, 0, 0, payload, 0);
+        PatternPackets.fill(buf, at, seq, len);
         return len;
     }
 }

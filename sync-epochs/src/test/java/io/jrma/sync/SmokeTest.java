@@ -3,11 +3,15 @@ package io.jrma.sync;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.jrma.Datatype;
+import io.jrma.ErrorClass;
 import io.jrma.Jrma;
 import io.jrma.LockType;
 import io.jrma.Op;
+import io.jrma.RmaException;
 import io.jrma.Win;
 import java.time.Duration;
+import org.junit.jupiter.api.Assertions;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -53,15 +57,15 @@ class SmokeTest {
         });
     }
 
-    @org.junit.jupiter.api.Test
+    @Test
     @Timeout(30)
     void parameterInForce() {
         Jrma.job(1).param("jrma.path", "packet").timeout(Duration.ofSeconds(20)).run(world -> {
             assertEquals("packet", Jrma.parameter(world, "jrma.path"), "set for the job");
             assertEquals("both", Jrma.parameter(world, "jrma.progress"), "the default");
-            io.jrma.RmaException e = org.junit.jupiter.api.Assertions.assertThrows(io.jrma.RmaException.class,
+            RmaException e = Assertions.assertThrows(RmaException.class,
                     () -> Jrma.parameter(world, "jrma.no.such"));
-            assertEquals(io.jrma.ErrorClass.ERR_ARG, e.errorClass());
+            assertEquals(ErrorClass.ERR_ARG, e.errorClass());
         });
     }
 }

@@ -3,6 +3,7 @@ package io.jrma.sync;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
@@ -26,7 +27,8 @@ final class Stranger {
     /** Null when the stranger exists (created now if need be); else why it cannot. */
     static synchronized String why() {
         if (!"root".equals(System.getProperty("user.name"))) {
-            return "the tests run as " + System.getProperty("user.name") + ", not root: cannot create or become another user";
+            return "the tests run as " + System.getProperty("user.name")
+                    + ", not root: cannot create or become another user";
         }
         if (!Files.isExecutable(Path.of("/usr/sbin/runuser")) && !Files.isExecutable(Path.of("/sbin/runuser"))) {
             return "no runuser on this host";
@@ -89,7 +91,7 @@ final class Stranger {
             int uid = uid();
             try (var ds = Files.newDirectoryStream(dir, "jrma-*")) {
                 for (Path p : ds) {
-                    if ((Integer) Files.getAttribute(p, "unix:uid", java.nio.file.LinkOption.NOFOLLOW_LINKS) == uid) {
+                    if ((Integer) Files.getAttribute(p, "unix:uid", LinkOption.NOFOLLOW_LINKS) == uid) {
                         Files.deleteIfExists(p);
                     }
                 }

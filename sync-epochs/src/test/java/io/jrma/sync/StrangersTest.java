@@ -13,6 +13,7 @@ import io.jrma.core.runtime.Job;
 import io.jrma.shm.ShmFiles;
 import io.jrma.transport.tcp.TcpTransport;
 import java.io.IOException;
+import java.lang.reflect.Field;
 import java.nio.ByteBuffer;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
@@ -88,7 +89,8 @@ class StrangersTest {
             w2.unlockAll();
             world.barrier();
             w2.sync();
-            assertEquals((byte) (0x60 + peer), w2.buffer().get(peer), "a put into a window created after the squatting");
+            assertEquals((byte) (0x60 + peer), w2.buffer().get(peer),
+                    "a put into a window created after the squatting");
             for (int i = 0; i < SIZE; i++) {
                 assertEquals((byte) (i * 3 + me), w.buffer().get(i), "window byte " + i + " changed");
             }
@@ -153,7 +155,7 @@ class StrangersTest {
 
     /** The stranger connects to this JVM's IO agent and answers the challenge without the secret. */
     private static void cannotPassTheHandshake(Job job) throws Exception {
-        java.lang.reflect.Field opened = Job.class.getDeclaredField("opened");
+        Field opened = Job.class.getDeclaredField("opened");
         opened.setAccessible(true);
         TcpTransport tcp = null;
         for (Object t : (Object[]) opened.get(job)) {
@@ -166,14 +168,15 @@ class StrangersTest {
             System.out.println("StrangersTest: SKIPPED the handshake part: no python3 for the stranger's client");
             return;
         }
-        java.lang.reflect.Field f = TcpTransport.class.getDeclaredField("jobId");
+        Field f = TcpTransport.class.getDeclaredField("jobId");
         f.setAccessible(true);
         String jobId = (String) f.get(tcp); // the stranger knows the job id: only the secret may keep it out
         long refusedBefore = tcp.handshakesRefused();
         Path script = Stranger.script(".py", """
                 import os, socket, struct, sys
                 s = socket.create_connection((sys.argv[1], int(sys.argv[2])), timeout=10)
-                s.sendall(struct.pack('>ii', 0x4a524d41, 1) + bytes.fromhex(sys.argv[3]) + struct.pack('>i', 1) + os.urandom(16))
+                s.sendall(struct.pack('>ii', 0x4a524d41, 1) + bytes.fromhex(sys.argv[3])
+                          + struct.pack('>i', 1) + os.urandom(16))
                 got = b''
                 verdict = b''
                 try:
@@ -226,7 +229,8 @@ class StrangersTest {
             }
         }
         List<String> cmd = new ArrayList<>(List.of("sh", "-c",
-                "for f in \"$@\"; do printf junk > \"$f\" && chmod 666 \"$f\" || echo \"cannot create $f\"; done", "sh"));
+                "for f in \"$@\"; do printf junk > \"$f\" && chmod 666 \"$f\" || echo \"cannot create $f\"; done",
+                "sh"));
         names.forEach(p -> cmd.add(p.toString()));
         Stranger.Result r = Stranger.as(cmd);
         assertEquals("", r.out().strip(), "the stranger could not create its files");

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jrma.core.mem.Memory;
+import io.jrma.core.os.Futex;
 import io.jrma.core.runtime.Job;
 import io.jrma.core.runtime.WaitPolicy;
 import java.util.Map;
@@ -49,7 +50,7 @@ class TargetStateTest {
     @Test
     @Timeout(60)
     void aSleeperIsWokenByTheNextSignalWhereverItIs() throws Exception {
-        Assumptions.assumeTrue(io.jrma.core.os.Futex.available(), "futex waits need Linux and JNA");
+        Assumptions.assumeTrue(Futex.available(), "futex waits need Linux and JNA");
         TargetState ts = new TargetState(2);
         try {
             for (int round = 0; round < 40; round++) {
@@ -95,7 +96,7 @@ class TargetStateTest {
     @Test
     @Timeout(30)
     void aWaitThatWentToSleepEndsAtTheSignal() throws Exception {
-        Assumptions.assumeTrue(io.jrma.core.os.Futex.available(), "futex waits need Linux and JNA");
+        Assumptions.assumeTrue(Futex.available(), "futex waits need Linux and JNA");
         TargetState ts = new TargetState(2);
         Job job = new Job(2, Map.of());
         WaitPolicy sleepy = new WaitPolicy(0, 0, 10_000_000_000L);

@@ -43,6 +43,7 @@ final class Arrival {
     }
 
     boolean matches(int wantSource, int wantTag) {
-        return (wantSource == Messenger.ANY_SOURCE || wantSource == source) && (wantTag == Messenger.ANY_TAG || wantTag == tag);
+        return (wantSource == Messenger.ANY_SOURCE || wantSource == source)
+                && (wantTag == Messenger.ANY_TAG || wantTag == tag);
     }
 }

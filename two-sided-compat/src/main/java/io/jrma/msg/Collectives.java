@@ -2,10 +2,13 @@ package io.jrma.msg;
 
 import io.jrma.Datatype;
 import io.jrma.ErrorClass;
+import io.jrma.Jrma;
 import io.jrma.Op;
 import io.jrma.RmaException;
+import io.jrma.core.os.Affinity;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.Arrays;
 
 /**
  * MPI's collective operations over a {@link Messenger}'s communicator, built on its point-to-point messages
@@ -96,10 +99,10 @@ public final class Collectives {
         this.p = m.size;
         this.allgatherShort = longParam(m, "jrma.coll.allgatherShort");
         this.reduceScatterShort = longParam(m, "jrma.coll.reduceScatterShort");
-        String spin = io.jrma.Jrma.parameter(m.comm, "jrma.coll.spinNs");
+        String spin = Jrma.parameter(m.comm, "jrma.coll.spinNs");
         long spinNs;
         if ("auto".equals(spin)) {
-            spinNs = p > io.jrma.core.os.Affinity.cores() ? 0 : 2_000_000L;
+            spinNs = p > Affinity.cores() ? 0 : 2_000_000L;
         } else {
             spinNs = parse("jrma.coll.spinNs", spin);
         }
@@ -114,7 +117,7 @@ public final class Collectives {
     }
 
     private static long longParam(Messenger m, String name) {
-        return parse(name, io.jrma.Jrma.parameter(m.comm, name));
+        return parse(name, Jrma.parameter(m.comm, name));
     }
 
     private static long parse(String name, String v) {
@@ -305,7 +308,8 @@ public final class Collectives {
 
     /** Gathers varying counts: rank r's data lands at element {@code recvOffset + displs[r]} (MPI_Gatherv). */
     public void gatherv(Object sendBuf, long sendOffset, long sendCount, Datatype sendType,
-                        Object recvBuf, long recvOffset, long[] recvCounts, long[] displs, Datatype recvType, int root) {
+                        Object recvBuf, long recvOffset, long[] recvCounts, long[] displs,
+                        Datatype recvType, int root) {
         checkRoot(root, "gatherv");
         if (me != root) {
             send(sendBuf, sendOffset, sendCount, sendType, root, TAG_GATHER);
@@ -318,7 +322,8 @@ public final class Collectives {
                 rs[r] = irecv(recvBuf, recvOffset + displs[r], recvCounts[r], recvType, r, TAG_GATHER);
             }
         }
-        localCopy(sendBuf, sendOffset, sendCount, sendType, recvBuf, recvOffset + displs[root], recvCounts[root], recvType);
+        localCopy(sendBuf, sendOffset, sendCount, sendType, recvBuf, recvOffset + displs[root],
+                recvCounts[root], recvType);
         await(rs, p);
     }
 
@@ -354,7 +359,8 @@ public final class Collectives {
                 rs[r] = isend(sendBuf, sendOffset + displs[r], sendCounts[r], sendType, r, TAG_SCATTER);
             }
         }
-        localCopy(sendBuf, sendOffset + displs[root], sendCounts[root], sendType, recvBuf, recvOffset, recvCount, recvType);
+        localCopy(sendBuf, sendOffset + displs[root], sendCounts[root], sendType, recvBuf, recvOffset,
+                recvCount, recvType);
         await(rs, p);
     }
 
@@ -375,7 +381,8 @@ public final class Collectives {
         if (p > 2 && recvType != null && sendType != null && recvCount > 0) {
             long block = recvCount * recvType.size();
             if (block > 0 && block * p <= allgatherShort && sendCount * sendType.size() == block) {
-                bruckAllgather(sendBuf, sendOffset, sendCount, sendType, recvBuf, recvOffset, recvCount, recvType, block);
+                bruckAllgather(sendBuf, sendOffset, sendCount, sendType, recvBuf, recvOffset,
+                        recvCount, recvType, block);
                 return;
             }
         }
@@ -429,7 +436,9 @@ public final class Collectives {
         }
     }
 
-    /** Allgather with varying counts; rank r's data lands at element {@code recvOffset + displs[r]} (MPI_Allgatherv). */
+    /**
+     * Allgather with varying counts; rank r's data lands at element {@code recvOffset + displs[r]} (MPI_Allgatherv).
+     */
     public void allgatherv(Object sendBuf, long sendOffset, long sendCount, Datatype sendType,
                            Object recvBuf, long recvOffset, long[] recvCounts, long[] displs, Datatype recvType) {
         checkCounts(recvCounts, displs, "allgatherv");
@@ -485,7 +494,8 @@ public final class Collectives {
     }
 
     /** Combines every rank's data with {@code op}; every rank gets the result (MPI_Allreduce). */
-    public void allreduce(Object sendBuf, long sendOffset, Object recvBuf, long recvOffset, long count, Datatype type, Op op) {
+    public void allreduce(Object sendBuf, long sendOffset, Object recvBuf, long recvOffset, long count,
+            Datatype type, Op op) {
         red.allreduce(sendBuf, sendOffset, recvBuf, recvOffset, count, type, op);
     }
 
@@ -502,17 +512,22 @@ public final class Collectives {
     public void reduceScatterBlock(Object sendBuf, long sendOffset, Object recvBuf, long recvOffset, long recvCount,
                                    Datatype type, Op op) {
         long[] counts = new long[p];
-        java.util.Arrays.fill(counts, recvCount);
+        Arrays.fill(counts, recvCount);
         red.reduceScatter(sendBuf, sendOffset, recvBuf, recvOffset, counts, type, op);
     }
 
     /** Inclusive prefix reduction: rank r gets data(0) op ... op data(r) (MPI_Scan). */
-    public void scan(Object sendBuf, long sendOffset, Object recvBuf, long recvOffset, long count, Datatype type, Op op) {
+    public void scan(Object sendBuf, long sendOffset, Object recvBuf, long recvOffset, long count,
+            Datatype type, Op op) {
         red.scan(sendBuf, sendOffset, recvBuf, recvOffset, count, type, op, false);
     }
 
-    /** Exclusive prefix reduction: rank r > 0 gets data(0) op ... op data(r-1); rank 0's buffer is untouched (MPI_Exscan). */
-    public void exscan(Object sendBuf, long sendOffset, Object recvBuf, long recvOffset, long count, Datatype type, Op op) {
+    /**
+     * Exclusive prefix reduction: rank r > 0 gets data(0) op ... op data(r-1); rank 0's buffer is untouched
+     * (MPI_Exscan).
+     */
+    public void exscan(Object sendBuf, long sendOffset, Object recvBuf, long recvOffset, long count,
+            Datatype type, Op op) {
         red.scan(sendBuf, sendOffset, recvBuf, recvOffset, count, type, op, true);
     }
 
@@ -613,7 +628,7 @@ public final class Collectives {
 
     /** The kept request array, emptied (a collective that threw may have left requests in it). */
     private MsgRequest[] requests() {
-        java.util.Arrays.fill(reqs, null);
+        Arrays.fill(reqs, null);
         return reqs;
     }
 
@@ -644,7 +659,10 @@ public final class Collectives {
         }
     }
 
-    /** {@link #await(MsgRequest, MsgRequest)} for the first {@code n} entries of {@code rs} (nulls skipped), which it clears. */
+    /**
+     * {@link #await(MsgRequest, MsgRequest)} for the first {@code n} entries of {@code rs} (nulls skipped), which it
+     * clears.
+     */
     void await(MsgRequest[] rs, int n) {
         Waiter w = waiter;
         w.reset();
@@ -663,8 +681,8 @@ public final class Collectives {
             failed |= rs[i] != null && rs[i].failed();
         }
         if (failed) {
-            MsgRequest[] copy = java.util.Arrays.copyOf(rs, n);
-            java.util.Arrays.fill(rs, 0, n, null);
+            MsgRequest[] copy = Arrays.copyOf(rs, n);
+            Arrays.fill(rs, 0, n, null);
             MsgRequest.waitAll(copy);
         }
         for (int i = 0; i < n; i++) {
@@ -704,7 +722,8 @@ public final class Collectives {
 
     void checkRoot(int root, String what) {
         if (root < 0 || root >= p) {
-            throw new RmaException(ErrorClass.ERR_ROOT, what + ": root " + root + " is not in a communicator of size " + p);
+            throw new RmaException(ErrorClass.ERR_ROOT,
+                    what + ": root " + root + " is not in a communicator of size " + p);
         }
     }
 
@@ -714,10 +733,12 @@ public final class Collectives {
         }
         for (int r = 0; r < p; r++) {
             if (counts[r] < 0) {
-                throw new RmaException(ErrorClass.ERR_COUNT, what + ": count[" + r + "] = " + counts[r] + " is negative");
+                throw new RmaException(ErrorClass.ERR_COUNT,
+                        what + ": count[" + r + "] = " + counts[r] + " is negative");
             }
             if (displs[r] < 0) {
-                throw new RmaException(ErrorClass.ERR_ARG, what + ": displacement[" + r + "] = " + displs[r] + " is negative");
+                throw new RmaException(ErrorClass.ERR_ARG,
+                        what + ": displacement[" + r + "] = " + displs[r] + " is negative");
             }
         }
     }

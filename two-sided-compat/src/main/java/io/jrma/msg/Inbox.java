@@ -16,6 +16,8 @@ import io.jrma.Datatype;
 import io.jrma.ErrorClass;
 import io.jrma.Op;
 import io.jrma.RmaException;
+import io.jrma.Win;
+import io.jrma.core.os.CrossMemory;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -29,9 +31,9 @@ import java.util.List;
  *
  * <h2>Memory model</h2>
  * A sender stores {@code tail[s]} with an atomic accumulate after the envelopes and payloads it validates
- * (issued after them on a path that applies them in order, or stored after them directly). The receiver loads the tail with a volatile load, then calls {@code Win.sync()} (MPI_Win_sync:
- * public and private copies agree in the unified model) before it reads any slot or payload, so it never
- * sees a slot's contents older than its tail.
+ * (issued after them on a path that applies them in order, or stored after them directly). The receiver loads the tail
+ * with a volatile load, then calls {@code Win.sync()} (MPI_Win_sync: public and private copies agree in the unified
+ * model) before it reads any slot or payload, so it never sees a slot's contents older than its tail.
  *
  * <h2>Credits</h2>
  * Eager payloads are copied out of the inbox as soon as their envelope is seen (into the matching receive,
@@ -217,7 +219,7 @@ final class Inbox {
     private boolean crossRead(RecvOp r, int pid, long address, long n, Object direct) {
         ByteBuffer into = direct instanceof ByteBuffer && ((ByteBuffer) direct).isDirect() ? (ByteBuffer) direct : null;
         ByteBuffer staging = into == null ? m.pool.take(n) : null;
-        if (io.jrma.core.os.CrossMemory.read(pid, address, io.jrma.Win.address(into != null ? into : staging), n)) {
+        if (CrossMemory.read(pid, address, Win.address(into != null ? into : staging), n)) {
             r.staging = staging; // unpacked by finish
             return true;
         }
@@ -258,7 +260,8 @@ final class Inbox {
             r.req.complete(new Status(source, tag, stored, r.data.type, ErrorClass.SUCCESS), null);
             return;
         }
-        RmaException e = new RmaException(ErrorClass.ERR_TRUNCATE, "receive on rank " + m.me + ": the message from rank "
+        RmaException e = new RmaException(ErrorClass.ERR_TRUNCATE,
+                "receive on rank " + m.me + ": the message from rank "
                 + source + " with tag " + tag + " has " + bytes + " bytes but the buffer holds " + r.data.count + " x "
                 + r.data.type + " = " + r.data.bytes + " bytes; the first " + stored + " bytes were stored");
         r.req.complete(new Status(source, tag, stored, r.data.type, ErrorClass.ERR_TRUNCATE), e);

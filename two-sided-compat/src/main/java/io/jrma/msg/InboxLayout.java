@@ -39,9 +39,9 @@ package io.jrma.msg;
  * +------------------------------------------------+
  * </pre>
  * A FIN envelope (no payload, no tag) tells a rendezvous sender that the receiver has read the data of its
- * message with that token. Positions in the area are monotonic byte counts; the payload is at {@code a mod M} and never wraps (a sender
- * skips to the next lap instead). Slots are reused after the receiver reports them freed; a published tail
- * (an atomic REPLACE after a flush of the envelopes and payloads) is what makes them valid.
+ * message with that token. Positions in the area are monotonic byte counts; the payload is at {@code a mod M} and never
+ * wraps (a sender skips to the next lap instead). Slots are reused after the receiver reports them freed; a published
+ * tail (an atomic REPLACE after a flush of the envelopes and payloads) is what makes them valid.
  *
  * <p>Immutable; any thread.
  */

@@ -4,9 +4,13 @@ import io.jrma.Comm;
 import io.jrma.Datatype;
 import io.jrma.ErrorClass;
 import io.jrma.Info;
+import io.jrma.Jrma;
 import io.jrma.RmaException;
+import io.jrma.SharedMemory;
 import io.jrma.Win;
 import io.jrma.core.mem.Memory;
+import io.jrma.core.os.CrossMemory;
+import io.jrma.core.os.Futex;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -127,7 +131,7 @@ public final class Messenger implements AutoCloseable {
         this.mem = inbox.buffer();
         // jrma.path=packet asks for the packet path everywhere (to test it, or to compare): envelopes too
         this.peerMem = reachable(inbox, size, me, cfg.directPublish
-                && !"packet".equals(io.jrma.Jrma.parameter(comm, "jrma.path")));
+                && !"packet".equals(Jrma.parameter(comm, "jrma.path")));
         this.peerAddress = new long[size];
         boolean allDirect = size > 1;
         for (int r = 0; r < size; r++) {
@@ -139,10 +143,10 @@ public final class Messenger implements AutoCloseable {
         this.myAddress = Win.address(mem);
         this.myPid = ProcessHandle.current().pid();
         Memory.putLongRelease(null, myAddress + lay.wake + 8, myPid); // peers read it after our first message to them
-        this.crossRead = cfg.crossRead && io.jrma.core.os.CrossMemory.available();
+        this.crossRead = cfg.crossRead && CrossMemory.available();
         // a waiting thread sleeps on the futex word only when every peer stores directly, so that every message
         // and credit comes with a wake-up; waking costs a sender a fence and a load when nobody sleeps
-        this.futexWake = io.jrma.core.os.Futex.available();
+        this.futexWake = Futex.available();
         this.futexSleep = allDirect && futexWake;
         this.allDirect = allDirect;
         this.pool = new StagingPool(expose);
@@ -161,7 +165,7 @@ public final class Messenger implements AutoCloseable {
             if (r == me) {
                 continue;
             }
-            io.jrma.SharedMemory sm;
+            SharedMemory sm;
             try {
                 sm = inbox.sharedQuery(r);
             } catch (RmaException e) {
@@ -202,7 +206,7 @@ public final class Messenger implements AutoCloseable {
         VarHandle.fullFence();
         if (Memory.getIntVolatile(null, peerAddress[d] + lay.wake + 4) > 0) {
             Memory.getAndAddInt(null, peerAddress[d] + lay.wake, 1);
-            io.jrma.core.os.Futex.wakeAll(peerAddress[d] + lay.wake);
+            Futex.wakeAll(peerAddress[d] + lay.wake);
         }
     }
 
@@ -250,7 +254,7 @@ public final class Messenger implements AutoCloseable {
         try {
             // announced (a full fence): a flag raised before this point is seen here, one raised after it wakes us
             if (progressOnce() == 0 && !flagReady()) {
-                io.jrma.core.os.Futex.await(myAddress + lay.wake, seen, ns);
+                Futex.await(myAddress + lay.wake, seen, ns);
             }
         } finally {
             Memory.getAndAddInt(null, myAddress + lay.wake + 4, -1);
@@ -300,7 +304,9 @@ public final class Messenger implements AutoCloseable {
         mem.put((int) lay.scratch(slot), src, 0, bytes);
     }
 
-    /** Copies {@code bytes} of the scratch slot {@code slot} of {@code rank} (mapped here) to {@code dst} at {@code at}. */
+    /**
+     * Copies {@code bytes} of the scratch slot {@code slot} of {@code rank} (mapped here) to {@code dst} at {@code at}.
+     */
     void readScratch(int rank, int slot, ByteBuffer dst, int at, int bytes) {
         ByteBuffer from = rank == me ? mem : peerMem[rank];
         dst.put(at, from, (int) lay.scratch(slot), bytes);
@@ -324,7 +330,8 @@ public final class Messenger implements AutoCloseable {
         MsgConfig cfg = new MsgConfig(info, comm.size());
         InboxLayout lay = new InboxLayout(comm.size(), cfg);
         if (lay.total > Integer.MAX_VALUE - 4096) {
-            throw new RmaException(ErrorClass.ERR_NO_MEM, "messenger inbox of " + lay.total + " bytes for " + comm.size()
+            throw new RmaException(ErrorClass.ERR_NO_MEM,
+                    "messenger inbox of " + lay.total + " bytes for " + comm.size()
                     + " ranks exceeds 2 GiB: lower jrma_msg_area_bytes or jrma_msg_slots");
         }
         // issue at flush_local: on the packet path a batch's envelopes and payloads are queued and leave with the
@@ -399,7 +406,8 @@ public final class Messenger implements AutoCloseable {
 
     /** Sends and receives at once (MPI_Sendrecv); returns the receive's status. */
     public Status sendrecv(Object sendBuf, long sendOffset, long sendCount, Datatype sendType, int dest, int sendTag,
-                           Object recvBuf, long recvOffset, long recvCount, Datatype recvType, int source, int recvTag) {
+                           Object recvBuf, long recvOffset, long recvCount, Datatype recvType,
+                           int source, int recvTag) {
         MsgRequest r = startRecv(recvBuf, recvOffset, recvCount, recvType, source, recvTag, CTX_USER);
         MsgRequest s = startSend(sendBuf, sendOffset, sendCount, sendType, dest, sendTag, CTX_USER, false);
         try {
@@ -637,7 +645,7 @@ public final class Messenger implements AutoCloseable {
      * inbox), then new envelopes, finished rendezvous reads, fins, queued sends.
      */
     private int progress() {
-        int agent = !allDirect || (++rounds & (AGENT_EVERY - 1)) == 0 || in.pending() > 0 ? io.jrma.Jrma.progress(comm) : 0;
+        int agent = !allDirect || (++rounds & (AGENT_EVERY - 1)) == 0 || in.pending() > 0 ? Jrma.progress(comm) : 0;
         return agent + in.poll() + outbox.poll();
     }
 
@@ -664,13 +672,15 @@ public final class Messenger implements AutoCloseable {
 
     private void checkDest(int dest) {
         if (dest != PROC_NULL && (dest < 0 || dest >= size)) {
-            throw new RmaException(ErrorClass.ERR_RANK, "send: destination rank " + dest + " is not in a communicator of size " + size);
+            throw new RmaException(ErrorClass.ERR_RANK,
+                    "send: destination rank " + dest + " is not in a communicator of size " + size);
         }
     }
 
     private void checkSource(int source, String what) {
         if (source != PROC_NULL && source != ANY_SOURCE && (source < 0 || source >= size)) {
-            throw new RmaException(ErrorClass.ERR_RANK, what + ": source rank " + source + " is not in a communicator of size " + size);
+            throw new RmaException(ErrorClass.ERR_RANK,
+                    what + ": source rank " + source + " is not in a communicator of size " + size);
         }
     }
 

@@ -3,6 +3,7 @@ package io.jrma.msg;
 import io.jrma.ErrorClass;
 import io.jrma.Info;
 import io.jrma.RmaException;
+import io.jrma.core.os.Affinity;
 
 /**
  * The settings of one messenger, read once from the {@link Info} given at creation. Every key has a default
@@ -14,9 +15,13 @@ import io.jrma.RmaException;
 final class MsgConfig {
     /** Envelope slots of the ring each sender has in each receiver's inbox (default 64). */
     static final String SLOTS = "jrma_msg_slots";
-    /** Bytes of one envelope slot, header included; messages up to this minus the header travel inside it (default 256). */
+    /**
+     * Bytes of one envelope slot, header included; messages up to this minus the header travel inside it (default 256).
+     */
     static final String SLOT_BYTES = "jrma_msg_slot_bytes";
-    /** Bytes of the medium-message area each sender has in each receiver's inbox (default 2 MiB / ranks, 32..256 KiB). */
+    /**
+     * Bytes of the medium-message area each sender has in each receiver's inbox (default 2 MiB / ranks, 32..256 KiB).
+     */
     static final String AREA_BYTES = "jrma_msg_area_bytes";
     /** Largest message sent eagerly (through the area); larger ones use rendezvous (default and at most area / 4). */
     static final String EAGER_LIMIT = "jrma_msg_eager_limit";
@@ -57,11 +62,12 @@ final class MsgConfig {
 
     MsgConfig(Info info, int ranks) {
         Info in = info == null ? new Info() : info;
-        boolean oversubscribed = ranks > io.jrma.core.os.Affinity.cores(); // not this thread's binding
+        boolean oversubscribed = ranks > Affinity.cores(); // not this thread's binding
         slots = (int) get(in, SLOTS, 64, 2, 1 << 16);
         slotBytes = (int) get(in, SLOT_BYTES, 256, HEADER_BYTES + 8, 1 << 16);
         if (slotBytes % 8 != 0) {
-            throw new RmaException(ErrorClass.ERR_INFO_VALUE, SLOT_BYTES + " = " + slotBytes + " is not a multiple of 8");
+            throw new RmaException(ErrorClass.ERR_INFO_VALUE,
+                    SLOT_BYTES + " = " + slotBytes + " is not a multiple of 8");
         }
         // areas of 1 MiB (2 ranks) gave 2-3x more bandwidth for 8-64 KiB messages and halved 128-256 KiB ping-pongs
         // when eager, but every second or third run fell into a state where medium and small ping-pongs took 4x

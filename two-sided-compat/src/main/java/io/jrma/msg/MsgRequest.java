@@ -3,7 +3,9 @@ package io.jrma.msg;
 import io.jrma.ErrorClass;
 import io.jrma.RmaException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.function.BooleanSupplier;
 
 /**
  * A nonblocking send or receive of a {@link Messenger} (MPI_Request). It completes when the messenger makes
@@ -248,7 +250,8 @@ public final class MsgRequest {
             }
         }
         if (first != null) {
-            throw new RmaException(ErrorClass.ERR_IN_STATUS, "requests failed (" + failed + "); see their status()", first);
+            throw new RmaException(ErrorClass.ERR_IN_STATUS,
+                    "requests failed (" + failed + "); see their status()", first);
         }
         return out;
     }
@@ -283,7 +286,7 @@ public final class MsgRequest {
                 }
             }
             if (n == seen.length) {
-                seen = java.util.Arrays.copyOf(seen, 2 * n);
+                seen = Arrays.copyOf(seen, 2 * n);
             }
             seen[n++] = r.owner;
             work += r.owner.progressOnce();
@@ -292,7 +295,7 @@ public final class MsgRequest {
     }
 
     /** Drives the owners' progress until {@code done}, idling between rounds that found no work. */
-    private static void await(MsgRequest[] requests, java.util.function.BooleanSupplier done) {
+    private static void await(MsgRequest[] requests, BooleanSupplier done) {
         Messenger any = null;
         for (MsgRequest r : requests) {
             if (r != null) {

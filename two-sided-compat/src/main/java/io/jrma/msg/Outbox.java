@@ -208,7 +208,8 @@ final class Outbox {
         } else if (kind == KIND_RNDV) {
             expose(op);
             op.token = msg + 1;
-            long address = op.attached != null ? Win.address(op.attached) : op.staging != null ? Win.address(op.staging) : 0;
+            long address = op.attached != null ? Win.address(op.attached) : op.staging != null
+                    ? Win.address(op.staging) : 0;
             env.putLong(at + ENV_A, address).putLong(at + ENV_B, op.token);
         } else {
             env.putLong(at + ENV_B, op.token); // FIN: the token of the sender's message

@@ -65,7 +65,8 @@ final class Reductions {
             if (send.bytes == 0) {
                 return new Packed(Datatype.BYTE, 0, 1, send);
             }
-            throw new RmaException(ErrorClass.ERR_TYPE, what + ": datatype " + type + " must consist of one predefined type");
+            throw new RmaException(ErrorClass.ERR_TYPE,
+                    what + ": datatype " + type + " must consist of one predefined type");
         }
         if (!op.isValidFor(e)) {
             throw new RmaException(ErrorClass.ERR_OP, what + ": " + op + " is not defined on " + e);
@@ -125,7 +126,8 @@ final class Reductions {
 
     // ------------------------------------------------------------------ reduce
 
-    void reduce(Object sendBuf, long sendOffset, Object recvBuf, long recvOffset, long count, Datatype type, Op op, int root) {
+    void reduce(Object sendBuf, long sendOffset, Object recvBuf, long recvOffset, long count,
+            Datatype type, Op op, int root) {
         Packed d = packed(sendBuf, sendOffset, count, type, op, "reduce");
         if (me == root) {
             UserBuf.of(recvBuf, recvOffset, count, type, "reduce receive buffer"); // fail before communicating
@@ -292,7 +294,8 @@ final class Reductions {
         long total = 0;
         for (int r = 0; r < p; r++) {
             if (recvCounts[r] < 0) {
-                throw new RmaException(ErrorClass.ERR_COUNT, "reduce_scatter: recvCounts[" + r + "] = " + recvCounts[r] + " is negative");
+                throw new RmaException(ErrorClass.ERR_COUNT,
+                        "reduce_scatter: recvCounts[" + r + "] = " + recvCounts[r] + " is negative");
             }
             total += recvCounts[r];
         }

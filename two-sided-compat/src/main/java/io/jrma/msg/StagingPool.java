@@ -51,7 +51,8 @@ final class StagingPool {
         try {
             b = ByteBuffer.allocateDirect((int) size).order(ByteOrder.LITTLE_ENDIAN);
         } catch (OutOfMemoryError e) {
-            throw new RmaException(ErrorClass.ERR_NO_MEM, "cannot allocate a staging buffer of " + size + " bytes: " + e.getMessage());
+            throw new RmaException(ErrorClass.ERR_NO_MEM,
+                    "cannot allocate a staging buffer of " + size + " bytes: " + e.getMessage());
         }
         expose.attach(b);
         all.add(b);

@@ -90,7 +90,8 @@ public final class Status {
 
     @Override
     public String toString() {
-        return "Status[source=" + source + ", tag=" + tag + ", bytes=" + bytes + (error == ErrorClass.SUCCESS ? "" : ", " + error)
+        return "Status[source=" + source + ", tag=" + tag + ", bytes=" + bytes
+                + (error == ErrorClass.SUCCESS ? "" : ", " + error)
                 + (cancelled ? ", cancelled" : "") + "]";
     }
 }

@@ -6,12 +6,17 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.jrma.Datatype;
 import io.jrma.ErrorClass;
+import io.jrma.Jrma;
 import io.jrma.Op;
 import io.jrma.RmaException;
 import io.jrma.msg.Model.Kind;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.Arrays;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /** Every collective against a sequential model, for 1..8 ranks, odd counts, several ops and types, both paths. */
@@ -35,7 +40,8 @@ class CollectivesTest {
         return a;
     }
 
-    private static void check(Kind k, Op op, Object got, int offset, int count, int from, int to, int salt, String what) {
+    private static void check(Kind k, Op op, Object got, int offset, int count, int from, int to,
+            int salt, String what) {
         for (int i = 0; i < count; i++) {
             long want = Model.reduce(op, k, from, to, i, salt);
             long have = k.get(got, offset + i);
@@ -118,7 +124,8 @@ class CollectivesTest {
                 Object out = k.newArray((int) counts[me] + 1);
                 c.reduceScatter(send, 0, out, 1, counts, k.type, op);
                 for (int i = 0; i < counts[me]; i++) {
-                    assertEquals(Model.reduce(op, k, 0, n, start[me] + i, 77), k.get(out, 1 + i), "reduce_scatter " + k + " " + op);
+                    assertEquals(Model.reduce(op, k, 0, n, start[me] + i, 77), k.get(out, 1 + i),
+                            "reduce_scatter " + k + " " + op);
                 }
             }
             for (int block : new int[] {3, 5_001}) {
@@ -126,7 +133,8 @@ class CollectivesTest {
                 long[] out = new long[block];
                 c.reduceScatterBlock(send, 0, out, 0, block, Datatype.LONG, Op.SUM);
                 for (int i = 0; i < block; i++) {
-                    assertEquals(Model.reduce(Op.SUM, Kind.LONG, 0, n, me * block + i, 78), out[i], "reduce_scatter_block " + block);
+                    assertEquals(Model.reduce(Op.SUM, Kind.LONG, 0, n, me * block + i, 78), out[i],
+                            "reduce_scatter_block " + block);
                 }
             }
             // MINLOC/MAXLOC on padded pairs: value in {0..3} (ties are likely), index = rank
@@ -172,11 +180,14 @@ class CollectivesTest {
             assertEquals(ranks * 100 + n * 11L, out[11]);
             assertEquals(0, out[1], "gaps of the type are not written");
             // ops MPI reserves for accumulate, and ops undefined on the type, are refused before communicating
-            RmaException e = assertThrows(RmaException.class, () -> c.allreduce(send, 0, out, 0, 1, Datatype.LONG, Op.REPLACE));
+            RmaException e = assertThrows(RmaException.class,
+                    () -> c.allreduce(send, 0, out, 0, 1, Datatype.LONG, Op.REPLACE));
             assertEquals(ErrorClass.ERR_OP, e.errorClass());
-            e = assertThrows(RmaException.class, () -> c.reduce(new double[1], 0, new double[1], 0, 1, Datatype.DOUBLE, Op.BAND, 0));
+            e = assertThrows(RmaException.class,
+                    () -> c.reduce(new double[1], 0, new double[1], 0, 1, Datatype.DOUBLE, Op.BAND, 0));
             assertEquals(ErrorClass.ERR_OP, e.errorClass());
-            Datatype mixed = Datatype.struct(new long[] {1, 1}, new long[] {0, 8}, new Datatype[] {Datatype.LONG, Datatype.INT}).commit();
+            Datatype mixed = Datatype.struct(new long[] {1, 1}, new long[] {0, 8},
+                    new Datatype[] {Datatype.LONG, Datatype.INT}).commit();
             e = assertThrows(RmaException.class, () -> c.scan(new byte[12], 0, new byte[12], 0, 1, mixed, Op.SUM));
             assertEquals(ErrorClass.ERR_TYPE, e.errorClass());
             c.barrier();
@@ -306,7 +317,8 @@ class CollectivesTest {
                     lastArrival = Math.max(lastArrival, stamps[10 * r + 2 * round]);
                     firstDeparture = Math.min(firstDeparture, stamps[10 * r + 2 * round + 1]);
                 }
-                assertTrue(lastArrival <= firstDeparture, "someone left barrier " + (round + 1) + " before everyone arrived");
+                assertTrue(lastArrival <= firstDeparture,
+                        "someone left barrier " + (round + 1) + " before everyone arrived");
             }
             for (int count : new int[] {0, 5, 40_001}) { // 40001 longs: scatter + allgather on 3+ ranks
                 for (int root : new int[] {0, n - 1}) {
@@ -319,7 +331,8 @@ class CollectivesTest {
                     c.bcast(buf, 1, count, Datatype.LONG, root);
                     for (int i = 0; i < count; i++) {
                         if (buf[1 + i] != Model.mix(root * 7919L + i)) {
-                            assertEquals(Model.mix(root * 7919L + i), buf[1 + i], "bcast of " + count + " from " + root + ": " + i);
+                            assertEquals(Model.mix(root * 7919L + i), buf[1 + i],
+                                    "bcast of " + count + " from " + root + ": " + i);
                         }
                     }
                     assertEquals(0, buf[count + 1]);
@@ -420,11 +433,11 @@ class CollectivesTest {
         });
     }
 
-    static java.util.stream.Stream<org.junit.jupiter.params.provider.Arguments> shortAndRing() {
-        java.util.stream.Stream.Builder<org.junit.jupiter.params.provider.Arguments> b = java.util.stream.Stream.builder();
+    static Stream<Arguments> shortAndRing() {
+        Stream.Builder<Arguments> b = Stream.builder();
         for (int n : new int[] {2, 3, 4, 5, 6, 8}) {
             for (String mode : new String[] {"short", "ring"}) {
-                b.add(org.junit.jupiter.params.provider.Arguments.of(n, mode));
+                b.add(Arguments.of(n, mode));
             }
         }
         return b.build();
@@ -441,7 +454,7 @@ class CollectivesTest {
     @Timeout(120)
     void shortAlgorithmsMatchTheModel(int n, String mode) {
         String limit = mode.equals("short") ? String.valueOf(1L << 30) : "0";
-        io.jrma.Jrma.job(n).param("jrma.coll.allgatherShort", limit).param("jrma.coll.reduceScatterShort", limit)
+        Jrma.job(n).param("jrma.coll.allgatherShort", limit).param("jrma.coll.reduceScatterShort", limit)
                 .timeout(Jobs.JOB_TIMEOUT).run(world -> {
                     Messenger m = Messenger.create(world);
                     Collectives c = m.collectives();
@@ -486,7 +499,7 @@ class CollectivesTest {
                         }
                         int[] asInts = new int[k * n];
                         c.allgather(bytes, 0, 4 * k, Datatype.BYTE, asInts, 0, k, Datatype.INT);
-                        java.nio.ByteBuffer view = java.nio.ByteBuffer.allocate(4 * k * n).order(java.nio.ByteOrder.nativeOrder());
+                        ByteBuffer view = ByteBuffer.allocate(4 * k * n).order(ByteOrder.nativeOrder());
                         view.asIntBuffer().put(asInts);
                         for (int r = 0; r < n; r++) {
                             for (int i = 0; i < 4 * k; i++) {
@@ -515,10 +528,11 @@ class CollectivesTest {
                             c.reduceScatter(send, 1, out, 2, counts, kd.type, op);
                             for (int i = 0; i < counts[me]; i++) {
                                 long want = Model.reduce(op, kd, 0, n, before + i, salt);
-                                assertEquals(want, kd.get(out, 2 + i), mode + " reduce_scatter " + kd + " " + op + " element " + i);
+                                assertEquals(want, kd.get(out, 2 + i),
+                                        mode + " reduce_scatter " + kd + " " + op + " element " + i);
                             }
                             long[] blockCounts = new long[n];
-                            java.util.Arrays.fill(blockCounts, scale);
+                            Arrays.fill(blockCounts, scale);
                             Object send2 = inputs(kd, op, me, 0, n * scale, salt);
                             Object out2 = kd.newArray(scale);
                             c.reduceScatterBlock(send2, 0, out2, 0, scale, kd.type, op);

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jrma.Datatype;
 import io.jrma.Jrma;
+import io.jrma.Op;
 import java.time.Duration;
 import java.util.Arrays;
 import org.junit.jupiter.api.Timeout;
@@ -51,7 +52,7 @@ class FailureAndProgressTest {
                 assertEquals(n + other, in[n - 1], n + " longs");
             }
             long[] sum = new long[1];
-            m.collectives().allreduce(new long[] {world.rank() + 1}, 0, sum, 0, 1, Datatype.LONG, io.jrma.Op.SUM);
+            m.collectives().allreduce(new long[] {world.rank() + 1}, 0, sum, 0, 1, Datatype.LONG, Op.SUM);
             assertEquals(3, sum[0]);
             m.free();
         });

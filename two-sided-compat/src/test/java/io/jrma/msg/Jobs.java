@@ -1,35 +1,46 @@
 package io.jrma.msg;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.jrma.Comm;
 import io.jrma.Jrma;
+import io.jrma.WinCounters;
+import io.jrma.testsupport.JobMatrix;
+import java.io.Serializable;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.params.provider.Arguments;
 
-/** Shared helpers of the messaging tests: job launching and parameter sources. */
+/**
+ * What the messaging tests add to test-support's {@link JobMatrix}: their paths and rank counts, jobs whose ranks
+ * each hold a messenger, and the check of the path the messages took.
+ */
 final class Jobs {
-    static final String[] PATHS = Integer.getInteger("jrma.jvms", 1) > 1 ? new String[] {"auto"} : new String[] {"auto", "packet"};
     /** JVMs the jobs spread over ({@code -Djrma.jvms=2}: the multi-JVM run of the suite). */
-    static final int JVMS = Integer.getInteger("jrma.jvms", 1);
+    static final int JVMS = JobMatrix.JVMS;
+    /** The paths the jobs run on: auto and packet, only auto when the ranks spread over JVMs. */
+    static final String[] PATHS = JVMS > 1 ? new String[] {"auto"} : new String[] {"auto", "packet"};
 
     /** Job timeout; every test method has a larger JUnit {@code @Timeout}. */
     static final Duration JOB_TIMEOUT = Duration.ofSeconds(30);
+    static final JobMatrix MATRIX = new JobMatrix(PATHS, JOB_TIMEOUT);
+    private static final int[] SIZES = {2, 3, 4};
+    private static final int[] ONE_TO_EIGHT = {1, 2, 3, 4, 5, 6, 7, 8};
 
     private Jobs() {
     }
 
     /** Runs {@code body} on {@code n} ranks with {@code jrma.path=path}. */
     static void run(String path, int n, Jrma.RankMain body) {
-        Jrma.job(n).param("jrma.path", path).timeout(JOB_TIMEOUT).run(body);
+        MATRIX.run(path, n, body);
     }
 
     /** A rank's program that uses a messenger. */
     @FunctionalInterface
-    interface MessengerMain extends java.io.Serializable { // a multi-JVM run ships the body to each JVM
-        void run(io.jrma.Comm world, Messenger m) throws Exception;
+    interface MessengerMain extends Serializable { // a multi-JVM run ships the body to each JVM
+        void run(Comm world, Messenger m) throws Exception;
     }
 
     /**
@@ -52,49 +63,38 @@ final class Jobs {
      * and payloads are stores and rendezvous data a single kernel copy (process_vm_readv), so no packet at all;
      * without those, the messenger's window operations travel as packets.
      */
-    static void assertPathUsed(io.jrma.Comm world, Messenger m, int other, String path) {
-        io.jrma.WinCounters c = io.jrma.Jrma.jvmCounters(world);
-        long packets = c.get(io.jrma.WinCounters.Counter.PACKETS_SENT);
-        long direct = c.get(io.jrma.WinCounters.Counter.DIRECT_OPS);
+    static void assertPathUsed(Comm world, Messenger m, int other, String path) {
+        WinCounters c = Jrma.jvmCounters(world);
+        long packets = c.get(WinCounters.Counter.PACKETS_SENT);
+        long direct = c.get(WinCounters.Counter.DIRECT_OPS);
         if (JVMS > 1) {
             boolean storesOnly = m.peerMem[other] != null && m.crossReadPid(other) != 0;
             if (storesOnly) {
-                org.junit.jupiter.api.Assertions.assertEquals(0, packets,
+                assertEquals(0, packets,
                         "inbox mapped and single-copy reads on, yet packets between JVMs: " + c);
             } else {
-                org.junit.jupiter.api.Assertions.assertTrue(packets > 0, "packets between JVMs: " + c);
+                assertTrue(packets > 0, "packets between JVMs: " + c);
             }
         } else if (path.equals("packet")) {
-            org.junit.jupiter.api.Assertions.assertTrue(packets > 0 && direct == 0, "packet path: " + c);
+            assertTrue(packets > 0 && direct == 0, "packet path: " + c);
         } else {
-            org.junit.jupiter.api.Assertions.assertTrue(direct > 0 && packets == 0, "direct path: " + c);
+            assertTrue(direct > 0 && packets == 0, "direct path: " + c);
         }
     }
 
     static Stream<String> paths() {
-        return Stream.of(PATHS);
-    }
-
-    /** path x the given rank counts. */
-    static Stream<Arguments> pathsAnd(int... sizes) {
-        List<Arguments> out = new ArrayList<>();
-        for (String p : PATHS) {
-            for (int n : sizes) {
-                out.add(Arguments.of(p, n));
-            }
-        }
-        return out.stream();
+        return MATRIX.pathStream();
     }
 
     static Stream<Arguments> pathsAndSizes() {
-        return pathsAnd(2, 3, 4);
+        return MATRIX.pathsAnd(SIZES);
     }
 
     static Stream<Arguments> pathsAndOneToEight() {
-        return pathsAnd(1, 2, 3, 4, 5, 6, 7, 8);
+        return MATRIX.pathsAnd(ONE_TO_EIGHT);
     }
 
     static ByteBuffer direct(int bytes) {
-        return ByteBuffer.allocateDirect(bytes).order(ByteOrder.LITTLE_ENDIAN);
+        return JobMatrix.direct(bytes);
     }
 }

@@ -16,7 +16,8 @@ import java.util.Arrays;
  * threads lose their cores shifts its whole median.
  *
  * <pre>
- * java $(java -cp rma-core/target/classes io.jrma.JvmFlags) -cp CLASSPATH io.jrma.msg.MessagingBench [quick] [auto|packet]
+ * java $(java -cp rma-core/target/classes io.jrma.JvmFlags) -cp CLASSPATH \
+ *     io.jrma.msg.MessagingBench [quick] [auto|packet]
  * </pre>
  */
 public final class MessagingBench {
@@ -27,9 +28,9 @@ public final class MessagingBench {
     }
 
     public static void main(String[] args) {
-        boolean quick = java.util.Arrays.asList(args).contains("quick");
-        String[] paths = java.util.Arrays.asList(args).contains("packet") ? new String[] {"packet"}
-                : java.util.Arrays.asList(args).contains("auto") ? new String[] {"auto"} : new String[] {"auto", "packet"};
+        boolean quick = Arrays.asList(args).contains("quick");
+        String[] paths = Arrays.asList(args).contains("packet") ? new String[] {"packet"}
+                : Arrays.asList(args).contains("auto") ? new String[] {"auto"} : new String[] {"auto", "packet"};
         System.out.printf("%-8s %-18s %-7s %12s %12s%n", "path", "test", "buffer", "median (us)", "best run");
         for (String path : paths) {
             for (int bytes : PING_BYTES) {

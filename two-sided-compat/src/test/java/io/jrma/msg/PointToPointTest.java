@@ -7,10 +7,21 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.jrma.Comm;
 import io.jrma.Datatype;
 import io.jrma.ErrorClass;
+import io.jrma.Info;
+import io.jrma.Jrma;
+import io.jrma.RmaException;
+import io.jrma.WinCounters;
+import io.jrma.core.os.CrossMemory;
+import io.jrma.core.os.Futex;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.util.Arrays;
+import org.junit.jupiter.api.Assertions;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -195,8 +206,8 @@ class PointToPointTest {
                     Arrays.fill(in, -1);
                     int room = n / 2;
                     MsgRequest r = m.irecv(in, 3, room, Datatype.LONG, 0, n);
-                    io.jrma.RmaException e = org.junit.jupiter.api.Assertions.assertThrows(
-                            io.jrma.RmaException.class, r::waitFor);
+                    RmaException e = Assertions.assertThrows(
+                            RmaException.class, r::waitFor);
                     assertEquals(ErrorClass.ERR_TRUNCATE, e.errorClass(), e.getMessage());
                     assertEquals(ErrorClass.ERR_TRUNCATE, r.status().error());
                     assertEquals(8L * room, r.status().bytes());
@@ -342,7 +353,7 @@ class PointToPointTest {
     void directPublishIssuesNoRmaOperations(String path) {
         for (String direct : new String[] {"true", "false"}) {
             Jobs.run(path, 2, world -> {
-                io.jrma.Info info = new io.jrma.Info();
+                Info info = new Info();
                 info.set("jrma_msg_direct", direct);
                 try (Messenger m = Messenger.create(world, info)) {
                     int me = world.rank();
@@ -388,25 +399,25 @@ class PointToPointTest {
         }
     }
 
-    private static long replies(io.jrma.Comm world) {
-        return io.jrma.Jrma.jvmCounters(world).get(io.jrma.WinCounters.Counter.REPLIES_RECEIVED);
+    private static long replies(Comm world) {
+        return Jrma.jvmCounters(world).get(WinCounters.Counter.REPLIES_RECEIVED);
     }
 
-    private static long rmaOps(io.jrma.Comm world) {
-        io.jrma.WinCounters c = io.jrma.Jrma.jvmCounters(world);
-        return c.get(io.jrma.WinCounters.Counter.PUTS) + c.get(io.jrma.WinCounters.Counter.ACCUMULATES);
+    private static long rmaOps(Comm world) {
+        WinCounters c = Jrma.jvmCounters(world);
+        return c.get(WinCounters.Counter.PUTS) + c.get(WinCounters.Counter.ACCUMULATES);
     }
 
     /**
      * A receiver that waits long enough sleeps on its inbox's futex word (when every peer stores directly), and
      * the sender that publishes a message to it sees the sleeper and bumps the word to wake it.
      */
-    @org.junit.jupiter.api.Test
+    @Test
     @Timeout(60)
     void aSleepingReceiverIsWokenBySend() {
-        org.junit.jupiter.api.Assumptions.assumeTrue(io.jrma.core.os.Futex.available(), "no futex here (JNA/Linux)");
+        Assumptions.assumeTrue(Futex.available(), "no futex here (JNA/Linux)");
         Jobs.run("auto", 2, world -> {
-            io.jrma.Info info = new io.jrma.Info();
+            Info info = new Info();
             info.set("jrma_msg_wait_spins", "0");
             info.set("jrma_msg_wait_yields", "0");
             info.set("jrma_msg_wait_max_park_ns", "1000000000"); // a timed park alone would take up to 1 s
@@ -416,7 +427,8 @@ class PointToPointTest {
                     if (world.rank() == 1) {
                         m.recv(buf, 0, 1, Datatype.LONG, 0, 5);
                         assertEquals(42, buf[0]);
-                        assertTrue(m.wakeWord(1)[0] >= 1, "the sender bumped the futex word: " + Arrays.toString(m.wakeWord(1)));
+                        assertTrue(m.wakeWord(1)[0] >= 1,
+                                "the sender bumped the futex word: " + Arrays.toString(m.wakeWord(1)));
                     } else {
                         long deadline = System.nanoTime() + 20_000_000_000L;
                         // rank 1 asleep in its receive, and long enough that its parks have grown (1 us, doubling):
@@ -449,22 +461,22 @@ class PointToPointTest {
      * through the exposure window), unless {@code jrma_msg_cross_read=false}; the data is the same either way,
      * into a direct buffer, into an array (staged), and truncated.
      */
-    @org.junit.jupiter.api.Test
+    @Test
     @Timeout(90)
     void rendezvousBetweenJvmsIsOneKernelCopy() {
-        org.junit.jupiter.api.Assumptions.assumeTrue(Jobs.JVMS > 1, "needs ranks in 2 JVMs (the 2-JVM run of this suite)");
-        org.junit.jupiter.api.Assumptions.assumeTrue(io.jrma.core.os.CrossMemory.available(), "no process_vm_readv here");
+        Assumptions.assumeTrue(Jobs.JVMS > 1, "needs ranks in 2 JVMs (the 2-JVM run of this suite)");
+        Assumptions.assumeTrue(CrossMemory.available(), "no process_vm_readv here");
         for (String cross : new String[] {"true", "false"}) {
             Jobs.run("auto", 2, world -> {
-                io.jrma.Info info = new io.jrma.Info();
+                Info info = new Info();
                 info.set("jrma_msg_cross_read", cross);
                 try (Messenger m = Messenger.create(world, info)) {
                     int n = 300_000; // 2.4 MB: rendezvous
                     boolean mapped = m.peerMem[1 - world.rank()] != null;
                     m.collectives().barrier();
-                    long gets = io.jrma.Jrma.jvmCounters(world).get(io.jrma.WinCounters.Counter.GETS);
+                    long gets = Jrma.jvmCounters(world).get(WinCounters.Counter.GETS);
                     if (world.rank() == 0) {
-                        ByteBuffer out = ByteBuffer.allocateDirect(8 * n).order(java.nio.ByteOrder.nativeOrder());
+                        ByteBuffer out = ByteBuffer.allocateDirect(8 * n).order(ByteOrder.nativeOrder());
                         for (int i = 0; i < n; i++) {
                             out.putLong(8 * i, value(0, 1, i));
                         }
@@ -472,7 +484,7 @@ class PointToPointTest {
                         m.send(out, 0, n, Datatype.LONG, 1, 2);
                         m.send(out, 0, n, Datatype.LONG, 1, 3);
                     } else {
-                        ByteBuffer in = ByteBuffer.allocateDirect(8 * n).order(java.nio.ByteOrder.nativeOrder());
+                        ByteBuffer in = ByteBuffer.allocateDirect(8 * n).order(ByteOrder.nativeOrder());
                         m.recv(in, 0, n, Datatype.LONG, 0, 1);
                         long[] arr = new long[n];
                         m.recv(arr, 0, n, Datatype.LONG, 0, 2);
@@ -483,11 +495,12 @@ class PointToPointTest {
                             assertEquals(value(0, 1, i), arr[i], "array, element " + i);
                         }
                         assertEquals(value(0, 1, n / 2 - 1), small[n / 2 - 1], "truncated: the part that fits");
-                        long read = io.jrma.Jrma.jvmCounters(world).get(io.jrma.WinCounters.Counter.GETS) - gets;
+                        long read = Jrma.jvmCounters(world).get(WinCounters.Counter.GETS) - gets;
                         if (mapped && cross.equals("true")) {
                             assertEquals(0, read, "GETs through the exposure window with single-copy reads on");
                         } else if (mapped) {
-                            assertTrue(read >= 3, "GETs through the exposure window with single-copy reads off: " + read);
+                            assertTrue(read >= 3,
+                                    "GETs through the exposure window with single-copy reads off: " + read);
                         }
                     }
                     m.collectives().barrier();
@@ -499,8 +512,8 @@ class PointToPointTest {
     /** Asserts that a receive fails with ERR_TRUNCATE. */
     private static final class RmaExceptionCheck {
         static void truncated(Runnable r) {
-            io.jrma.RmaException e = org.junit.jupiter.api.Assertions.assertThrows(io.jrma.RmaException.class, r::run);
-            assertEquals(io.jrma.ErrorClass.ERR_TRUNCATE, e.errorClass());
+            RmaException e = Assertions.assertThrows(RmaException.class, r::run);
+            assertEquals(ErrorClass.ERR_TRUNCATE, e.errorClass());
         }
     }
 }

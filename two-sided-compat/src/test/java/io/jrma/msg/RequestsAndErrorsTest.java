@@ -12,6 +12,7 @@ import io.jrma.ErrorClass;
 import io.jrma.Info;
 import io.jrma.RmaException;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.util.Arrays;
 import java.util.HashSet;
 import java.util.Set;
@@ -193,7 +194,7 @@ class RequestsAndErrorsTest {
                 assertEquals(0x5EED, pairs.getInt(16 * 3 + 12), "padding of a pair is not data");
                 byte[] recs = new byte[40];
                 m.recv(recs, 0, 2, rec, 0, 3);
-                ByteBuffer v = ByteBuffer.wrap(recs).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+                ByteBuffer v = ByteBuffer.wrap(recs).order(ByteOrder.LITTLE_ENDIAN);
                 assertEquals(70, v.getLong(12));
                 assertEquals(90, v.getShort(22));
                 int[] big = new int[30_000 * 10];

@@ -1,5 +1,6 @@
 package io.jrma.shm;
 
+import com.sun.jna.Pointer;
 import io.jrma.ErrorClass;
 import io.jrma.RmaException;
 import java.lang.ref.Cleaner;
@@ -108,7 +109,7 @@ public final class ShmArena {
      */
     private static ByteBuffer rootBuffer(ShmSegment s, int bytes) {
         try {
-            return new com.sun.jna.Pointer(s.address()).getByteBuffer(0, bytes).order(ByteOrder.LITTLE_ENDIAN);
+            return new Pointer(s.address()).getByteBuffer(0, bytes).order(ByteOrder.LITTLE_ENDIAN);
         } catch (LinkageError | RuntimeException e) {
             return s.buffer(0, bytes);
         }

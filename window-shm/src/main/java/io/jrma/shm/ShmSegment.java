@@ -2,7 +2,6 @@ package io.jrma.shm;
 
 import io.jrma.ErrorClass;
 import io.jrma.RmaException;
-
 import io.jrma.core.mem.Memory;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -11,8 +10,10 @@ import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.SecureRandom;
 import java.util.concurrent.atomic.AtomicLong;
 import net.openhft.chronicle.bytes.MappedBytes;
+import org.agrona.BufferUtil;
 
 /**
  * A file in a shared-memory directory ({@code /dev/shm}) mapped as one contiguous range into this process:
@@ -50,7 +51,7 @@ public final class ShmSegment implements AutoCloseable {
                 this.buffer = ch.map(FileChannel.MapMode.READ_WRITE, 0, size);
                 this.buffer.order(ByteOrder.LITTLE_ENDIAN);
                 this.mapping = null;
-                this.address = org.agrona.BufferUtil.address(buffer);
+                this.address = BufferUtil.address(buffer);
             } else { // Chronicle opens the name again: still the file checked above, as nobody else can replace it
                 this.buffer = null;
                 this.mapping = MappedBytes.singleMappedBytes(path.toFile(), size);
@@ -75,7 +76,7 @@ public final class ShmSegment implements AutoCloseable {
                 + Long.toHexString(NAME_RANDOM.nextLong());
     }
 
-    private static final java.security.SecureRandom NAME_RANDOM = new java.security.SecureRandom();
+    private static final SecureRandom NAME_RANDOM = new SecureRandom();
 
     /**
      * Creates, fills with zeros and maps a segment of {@code size} bytes (at least one page).
@@ -94,7 +95,8 @@ public final class ShmSegment implements AutoCloseable {
             throw new RmaException(ErrorClass.ERR_OTHER, "cannot use the shared-memory directory " + dir + ": " + e);
         }
         if (bytes > usable) {
-            throw new RmaException(ErrorClass.ERR_NO_MEM, "shared memory: a segment of " + bytes + " bytes does not fit in "
+            throw new RmaException(ErrorClass.ERR_NO_MEM,
+                    "shared memory: a segment of " + bytes + " bytes does not fit in "
                     + dir + " (" + usable + " bytes free); enlarge it (mount -o remount,size=... " + dir
                     + "), use a smaller window, or exclude the shm path (jrma.shm=false)");
         }
@@ -114,7 +116,8 @@ public final class ShmSegment implements AutoCloseable {
             done = true;
             return s;
         } catch (IOException e) {
-            throw new RmaException(ErrorClass.ERR_NO_MEM, "shared memory: cannot create a segment of " + bytes + " bytes in "
+            throw new RmaException(ErrorClass.ERR_NO_MEM,
+                    "shared memory: cannot create a segment of " + bytes + " bytes in "
                     + dir + ": " + e.getMessage() + " (" + usableOr(dir) + " bytes free)");
         } finally {
             if (!done && created) {
@@ -135,7 +138,8 @@ public final class ShmSegment implements AutoCloseable {
         try {
             long have = Files.size(p);
             if (have < bytes) {
-                throw new RmaException(ErrorClass.ERR_OTHER, "shared memory: segment " + p + " has " + have + " bytes, expected "
+                throw new RmaException(ErrorClass.ERR_OTHER,
+                        "shared memory: segment " + p + " has " + have + " bytes, expected "
                         + bytes);
             }
             return new ShmSegment(p, bytes, false);
@@ -182,7 +186,8 @@ public final class ShmSegment implements AutoCloseable {
         if (buffer == null || offset + len > size) {
             return null;
         }
-        return buffer.duplicate().clear().position((int) offset).limit((int) (offset + len)).slice().order(ByteOrder.LITTLE_ENDIAN);
+        return buffer.duplicate().clear().position((int) offset).limit((int) (offset + len)).slice()
+                .order(ByteOrder.LITTLE_ENDIAN);
     }
 
     public String name() {

@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
+import com.sun.jna.Native;
+import com.sun.jna.Pointer;
 import java.lang.ref.WeakReference;
 import java.nio.ByteBuffer;
 import java.nio.FloatBuffer;
@@ -29,7 +31,7 @@ class ShmArenaTest {
         try {
             int bytes = 1 << 20;
             ByteBuffer raw = ShmArena.allocate(bytes);
-            long address = com.sun.jna.Pointer.nativeValue(com.sun.jna.Native.getDirectBufferPointer(raw));
+            long address = Pointer.nativeValue(Native.getDirectBufferPointer(raw));
             FloatBuffer view = raw.asFloatBuffer();
             WeakReference<ByteBuffer> rawRef = new WeakReference<>(raw);
             raw = null;

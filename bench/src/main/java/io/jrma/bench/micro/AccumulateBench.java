@@ -6,6 +6,7 @@ import io.jrma.core.mem.Memory;
 import io.jrma.core.op.AccumulateKernel;
 import io.jrma.core.op.ElementLocks;
 import io.jrma.core.op.OpCode;
+import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -50,8 +51,8 @@ public class AccumulateBench {
         longs = new long[bytes / 8];
         doubles = new double[bytes / 8];
         heapTarget = new long[bytes / 8];
-        java.util.Arrays.fill(longs, 1);
-        java.util.Arrays.fill(doubles, 0.5);
+        Arrays.fill(longs, 1);
+        Arrays.fill(doubles, 0.5);
         pairs = new byte[16 * Math.max(1, bytes / 16)];
         locks = ElementLocks.JVM;
     }
@@ -76,7 +77,8 @@ public class AccumulateBench {
     /** The same SUM of longs into a heap array: plain loads and stores (no atomicity), for contrast. */
     @Benchmark
     public long[] sumLongsPlain() {
-        AccumulateKernel.accumulate(OpCode.SUM, BasicType.LONG, longs, LONG_BASE, heapTarget, LONG_BASE, bytes / 8, locks);
+        AccumulateKernel.accumulate(OpCode.SUM, BasicType.LONG, longs, LONG_BASE, heapTarget,
+                LONG_BASE, bytes / 8, locks);
         return heapTarget;
     }
 
@@ -91,7 +93,8 @@ public class AccumulateBench {
     @Benchmark
     public long fetchAndAddLong() {
         long[] res = heapTarget;
-        AccumulateKernel.getAccumulate(OpCode.SUM, BasicType.LONG, longs, LONG_BASE, null, target, res, LONG_BASE, 1, locks);
+        AccumulateKernel.getAccumulate(OpCode.SUM, BasicType.LONG, longs, LONG_BASE, null, target, res,
+                LONG_BASE, 1, locks);
         return res[0];
     }
 }

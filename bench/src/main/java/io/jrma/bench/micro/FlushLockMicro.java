@@ -59,7 +59,8 @@ public final class FlushLockMicro implements Serializable {
     static final Counter[] SHOWN = {Counter.PACKETS_SENT, Counter.BATCHES_SENT, Counter.PACKETS_COALESCED,
         Counter.ACKS_ELIDED, Counter.ACKS_PIGGYBACKED, Counter.REPLIES_RECEIVED, Counter.PACKETS_APPLIED,
         Counter.DIRECT_OPS, Counter.LOCK_WAITS, Counter.SYNC_WAIT_NS};
-    static final String[] SHORT = {"pkts", "batch", "coal", "elid", "pigg", "repl", "appl", "direct", "lockw", "wait_us"};
+    static final String[] SHORT = {"pkts", "batch", "coal", "elid", "pigg", "repl", "appl", "direct",
+            "lockw", "wait_us"};
     static final List<String> ALL_CASES = List.of("lock", "coalesce", "flush", "nocheck", "fence", "pscw", "rate");
     private static final int NC = Counter.values().length;
     /** Puts per flush in the message-rate case (OSU's window). */
@@ -105,8 +106,10 @@ public final class FlushLockMicro implements Serializable {
                 case "--target" -> m.target = Integer.parseInt(args[++i]);
                 case "--csv" -> m.csv = true;
                 case "-h", "--help" -> {
-                    System.out.println("usage: FlushLockMicro [--cases " + String.join(",", ALL_CASES) + "] [--path auto|packet|both]"
-                            + " [--ranks 2,4,8] [--threads 1,2] [--reps 7] [--rep-ms 20] [--warmup-ms 300] [--iters N] [--target T] [--csv]");
+                    System.out.println("usage: FlushLockMicro [--cases " + String.join(",", ALL_CASES)
+                            + "] [--path auto|packet|both]"
+                            + " [--ranks 2,4,8] [--threads 1,2] [--reps 7] [--rep-ms 20] [--warmup-ms 300] [--iters "
+                            + "N] [--target T] [--csv]");
                     System.exit(0);
                 }
                 default -> throw new IllegalArgumentException("unknown option " + args[i]);
@@ -246,7 +249,8 @@ public final class FlushLockMicro implements Serializable {
                 for (Win x : new Win[] {w, off}) {
                     String co = x == w ? "coalesce=on" : "coalesce=off";
                     for (LockType lt : new LockType[] {LockType.SHARED, LockType.EXCLUSIVE}) {
-                        String name = "lock/put8/unlock " + lt.name().toLowerCase(Locale.ROOT).substring(0, 4) + " " + co;
+                        String name = "lock/put8/unlock "
+                                + lt.name().toLowerCase(Locale.ROOT).substring(0, 4) + " " + co;
                         measure(c, x, name, 1, false, 1, n -> pairRep(c, origin, () -> {
                             long t0 = System.nanoTime();
                             for (int i = 0; i < n; i++) {
@@ -332,7 +336,9 @@ public final class FlushLockMicro implements Serializable {
         return el;
     }
 
-    /** 8-byte puts, windows of {@link #RATE_WINDOW} then flush, from {@code th} threads of rank 0 in one lock_all epoch. */
+    /**
+     * 8-byte puts, windows of {@link #RATE_WINDOW} then flush, from {@code th} threads of rank 0 in one lock_all epoch.
+     */
     private void rate(Ctx c, Win w, int t, int th) throws Exception {
         boolean origin = c.me == 0;
         Worker[] helpers = new Worker[origin ? th - 1 : 0];
@@ -516,7 +522,8 @@ public final class FlushLockMicro implements Serializable {
         }
     }
 
-    private void measureOpen(Ctx c, Win w, String name, int th, boolean rate, int opsPerIter, Rep rep) throws Exception {
+    private void measureOpen(Ctx c, Win w, String name, int th, boolean rate, int opsPerIter,
+            Rep rep) throws Exception {
         int n = iters > 0 ? iters : calibrate(c, rep);
         n = warmUp(c, rep, n);
         Map<Counter, Long> before = w.counters().snapshot();
@@ -613,11 +620,14 @@ public final class FlushLockMicro implements Serializable {
             if (csv) {
                 StringBuilder h = new StringBuilder("case,path,ranks,threads,iters,median,best,unit");
                 for (Counter k : Counter.values()) {
-                    h.append(',').append(k == Counter.SYNC_WAIT_NS ? "sync_wait_us" : k.name().toLowerCase(Locale.ROOT)).append("_per_op");
+                    h.append(',').append(k == Counter.SYNC_WAIT_NS ? "sync_wait_us"
+                            : k.name().toLowerCase(Locale.ROOT)).append("_per_op");
                 }
                 out.println(h);
             } else {
-                out.printf(Locale.ROOT, "# jrma flush/lock microbenchmarks: median of %d repetitions; counters per operation, all ranks%n", reps);
+                out.printf(Locale.ROOT,
+                        "# jrma flush/lock microbenchmarks: median of %d repetitions; counters per operation, all "
+                        + "ranks%n", reps);
                 StringBuilder h = new StringBuilder(String.format(Locale.ROOT, "%-44s %-6s %5s %3s %9s %10s %10s %-6s",
                         "case", "path", "ranks", "thr", "iters", "median", "best", "unit"));
                 for (String s : SHORT) {

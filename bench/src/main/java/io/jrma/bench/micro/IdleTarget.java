@@ -77,7 +77,8 @@ public final class IdleTarget {
                     break;
                 default:
                     throw new IllegalArgumentException("IdleTarget: unknown option " + a
-                            + " (--idle-ms LIST, --samples N, --op fop|cas|get|put, --memory private|shared, --warmup N)");
+                            + " (--idle-ms LIST, --samples N, --op fop|cas|get|put, --memory private|shared, --warmup "
+                            + "N)");
             }
         }
         if (b.samples < 1 || b.warmup < 0 || Arrays.stream(b.idleMs).anyMatch(x -> x < 0)) {
@@ -126,7 +127,8 @@ public final class IdleTarget {
         }
         out.printf(Locale.ROOT, "# IdleTarget: %s + flush on %s memory of the other rank, after the origin computed"
                 + " for a while (the target waiting in a barrier); %d samples each%n", op, memory, samples);
-        out.printf(Locale.ROOT, "# %-9s %10s %10s %6s %6s %7s %6s%n", "idle_ms", "median_us", "max_us", "slot", "kernel",
+        out.printf(Locale.ROOT, "# %-9s %10s %10s %6s %6s %7s %6s%n", "idle_ms", "median_us",
+                "max_us", "slot", "kernel",
                 "packets", "direct");
         WinCounters c = w.counters();
         for (double idle : idleMs) {

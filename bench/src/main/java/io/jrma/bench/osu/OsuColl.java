@@ -1,6 +1,12 @@
 package io.jrma.bench.osu;
 
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.Locale;
 import mpi.MPI;
 import mpi.MPIException;
@@ -59,7 +65,8 @@ public final class OsuColl {
         args = MPI.Init(args);
         if (args.length == 0) {
             throw new IllegalArgumentException(
-                    "usage: OsuColl bcast|barrier|allgather|alltoall|reduce_scatter [-m [MIN:]MAX] [-i ITER] [-x SKIP] [-f]");
+                    "usage: OsuColl bcast|barrier|allgather|alltoall|reduce_scatter [-m [MIN:]MAX] [-i ITER] [-x "
+                    + "SKIP] [-f]");
         }
         String test = args[0];
         String title = switch (test) {
@@ -107,7 +114,8 @@ public final class OsuColl {
         Coll c = new Coll(test, me, np, test.equals("barrier") ? 0 : (int) max);
         long errors = 0;
         long failedAt = -1;
-        for (long size = test.equals("barrier") ? 0 : min; size <= (test.equals("barrier") ? 0 : max); size = Math.max(1, size * 2)) {
+        for (long size = test.equals("barrier") ? 0 : min; size <= (test.equals("barrier") ? 0 : max);
+                size = Math.max(1, size * 2)) {
             boolean large = size > LARGE;
             int n = iters > 0 ? iters : large ? LOOP_LARGE : LOOP_SMALL;
             int warm = skip >= 0 ? skip : large ? SKIP_LARGE : SKIP_SMALL;
@@ -176,7 +184,7 @@ public final class OsuColl {
     static final class Probe {
         final int every;
         final double[] times;
-        final java.lang.management.ThreadMXBean mx = java.lang.management.ManagementFactory.getThreadMXBean();
+        final ThreadMXBean mx = ManagementFactory.getThreadMXBean();
         int k;
         double all;
         long cpu0;
@@ -193,7 +201,8 @@ public final class OsuColl {
 
         /** Bytes this thread has allocated so far (HotSpot), or 0. */
         long allocated() {
-            return mx instanceof com.sun.management.ThreadMXBean t ? t.getThreadAllocatedBytes(Thread.currentThread().getId()) : 0;
+            return mx instanceof com.sun.management.ThreadMXBean t
+                    ? t.getThreadAllocatedBytes(Thread.currentThread().getId()) : 0;
         }
 
         void start() {
@@ -211,7 +220,7 @@ public final class OsuColl {
                 return;
             }
             double[] t = times.clone();
-            java.util.Arrays.sort(t);
+            Arrays.sort(t);
             double sum = 0;
             for (double x : t) {
                 sum += x;
@@ -221,7 +230,8 @@ public final class OsuColl {
             System.out.printf(Locale.ROOT, "# probe size %d it %4d-%4d: mean %9.2f p50 %8.2f p90 %9.2f max %9.2f us;"
                             + " with barrier %9.2f; cpu %8.2f us/it; %6d B/it; switches vol %5d invol %5d%n",
                     size, i + 1 - every, i, sum * 1e6 / every, t[every / 2] * 1e6, t[every * 9 / 10] * 1e6,
-                    t[every - 1] * 1e6, all * 1e6 / every, cpu / 1e3 / every, (a - alloc0) / every, sw[0] - sw0[0], sw[1] - sw0[1]);
+                    t[every - 1] * 1e6, all * 1e6 / every, cpu / 1e3 / every, (a - alloc0) / every,
+                    sw[0] - sw0[0], sw[1] - sw0[1]);
             sw0 = sw;
             alloc0 = allocated();
             k = 0;
@@ -233,14 +243,14 @@ public final class OsuColl {
         static long[] switches() {
             long[] r = new long[2];
             try {
-                for (String l : java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/thread-self/status"))) {
+                for (String l : Files.readAllLines(Path.of("/proc/thread-self/status"))) {
                     if (l.startsWith("voluntary_ctxt_switches:")) {
                         r[0] = Long.parseLong(l.substring(l.indexOf(':') + 1).trim());
                     } else if (l.startsWith("nonvoluntary_ctxt_switches:")) {
                         r[1] = Long.parseLong(l.substring(l.indexOf(':') + 1).trim());
                     }
                 }
-            } catch (java.io.IOException | RuntimeException e) {
+            } catch (IOException | RuntimeException e) {
                 // not Linux: zeros
             }
             return r;

@@ -72,15 +72,18 @@ public final class OsuPt2pt {
                 case "allreduce" -> "Allreduce Latency";
                 default -> throw new IllegalArgumentException("unknown test " + test);
             } + " Test (jrma mpi package)");
-            System.out.printf(Locale.ROOT, "%-10s%20s%n", "# Size", test.equals("bw") ? "Bandwidth (MB/s)" : "Avg Latency (us)");
+            System.out.printf(Locale.ROOT, "%-10s%20s%n", "# Size", test.equals("bw") ? "Bandwidth (MB/s)"
+                    : "Avg Latency (us)");
         }
         long small = 0;
         for (long size = min; size <= Math.min(max, LARGE); size *= 2) {
             small++;
         }
-        long perPass = small * (iters > 0 ? iters : test.equals("allreduce") ? 1000 : test.equals("bw") ? 100 * WINDOW : 10_000);
+        long perPass = small * (iters > 0 ? iters : test.equals("allreduce") ? 1000 : test.equals("bw")
+                ? 100 * WINDOW : 10_000);
         long want = test.equals("allreduce") ? JIT_WARMUP_ITERATIONS / 10 : JIT_WARMUP_ITERATIONS;
-        int silent = !jitWarmup ? 0 : perPass == 0 ? 1 : (int) Math.max(1, Math.min(50, (want + perPass - 1) / perPass));
+        int silent = !jitWarmup ? 0 : perPass == 0 ? 1
+                : (int) Math.max(1, Math.min(50, (want + perPass - 1) / perPass));
         for (int pass = 0; pass <= silent; pass++) {
             boolean measured = pass == silent;
             for (long size = min; size <= max; size *= 2) {
@@ -90,9 +93,11 @@ public final class OsuPt2pt {
                     break; // large sizes need one silent pass only
                 }
                 double v = switch (test) {
-                    case "latency" -> latency(me, s, iters > 0 ? iters : large ? 1000 : 10_000, skip >= 0 ? skip : large ? 10 : 100);
+                    case "latency" -> latency(me, s, iters > 0 ? iters : large ? 1000 : 10_000, skip >= 0 ? skip
+                            : large ? 10 : 100);
                     case "bw" -> bw(me, s, iters > 0 ? iters : large ? 20 : 100, skip >= 0 ? skip : large ? 2 : 10);
-                    default -> allreduce(np, s, iters > 0 ? iters : large ? 100 : 1000, skip >= 0 ? skip : large ? 10 : 100);
+                    default -> allreduce(np, s, iters > 0 ? iters : large ? 100 : 1000, skip >= 0 ? skip
+                            : large ? 10 : 100);
                 };
                 if (measured && me == 0) {
                     System.out.printf(Locale.ROOT, "%-10d%20.2f%n", size, v);

@@ -7,8 +7,12 @@ import io.jrma.Jrma;
 import io.jrma.LockType;
 import io.jrma.Op;
 import io.jrma.Win;
+import io.jrma.WinCounters;
+import java.io.Serializable;
 import java.nio.ByteBuffer;
+import java.util.Arrays;
 import java.util.Locale;
+import java.util.Map;
 
 /**
  * The OSU 7.x one-sided benchmarks on jrma, with their loops and output: {@code put_latency},
@@ -38,7 +42,7 @@ import java.util.Locale;
  * both on stderr. Rank 0 is the origin; rank 1 the target (for bibw both are). The atomics use 8-byte longs whatever
  * the size range.
  */
-public final class OsuRma implements java.io.Serializable {
+public final class OsuRma implements Serializable {
     private static final long serialVersionUID = 1L;
     private static final int LARGE = 8192;
     /**
@@ -98,8 +102,11 @@ public final class OsuRma implements java.io.Serializable {
 
     public static void main(String[] args) throws Exception {
         if (args.length == 0) {
-            System.err.println("usage: OsuRma put_latency|get_latency|acc_latency|get_acc_latency|fop_latency|cas_latency"
-                    + "|put_bw|get_bw|put_bibw [-w create|create_malloc|allocate|dynamic|dynamic_alloc] [-s lock|flush|flush_local|lock_all|pscw|fence]"
+            System.err.println("usage: OsuRma "
+                    + "put_latency|get_latency|acc_latency|get_acc_latency|fop_latency|cas_latency"
+                    + "|put_bw|get_bw|put_bibw"
+                    + " [-w create|create_malloc|allocate|dynamic|dynamic_alloc]"
+                    + " [-s lock|flush|flush_local|lock_all|pscw|fence]"
                     + " [-m [MIN:]MAX] [-i ITER] [-x SKIP] [-W WINDOW] [--counters] [--trace]");
             System.exit(2);
         }
@@ -212,14 +219,14 @@ public final class OsuRma implements java.io.Serializable {
             Win w;
             long base = 0;
             switch (window) {
-                case "create" -> w = Win.create(world, io.jrma.Jrma.allocateMemory((int) winBytes), 1, null);
+                case "create" -> w = Win.create(world, Jrma.allocateMemory((int) winBytes), 1, null);
                 // create_malloc: over memory private to the JVM (malloc'ed in the C twin)
                 case "create_malloc" -> w = Win.create(world, ByteBuffer.allocateDirect((int) winBytes), 1, null);
                 case "dynamic", "dynamic_alloc" -> {
                     w = Win.createDynamic(world, null);
                     // dynamic: malloc'ed memory, as OSU attaches; dynamic_alloc: memory from MPI_Alloc_mem
                     ByteBuffer mem = window.equals("dynamic") ? ByteBuffer.allocateDirect((int) winBytes)
-                            : io.jrma.Jrma.allocateMemory((int) winBytes);
+                            : Jrma.allocateMemory((int) winBytes);
                     w.attach(mem);
                     long[] mine = {Win.address(mem)};
                     // exchange base addresses through a tiny allocate window (MPI programs use a gather)
@@ -236,7 +243,7 @@ public final class OsuRma implements java.io.Serializable {
             ByteBuffer[] slices = slices(local, size, ops);
             ByteBuffer compare = result.duplicate().position(8).slice();
             @SuppressWarnings("unchecked")
-            java.util.Map<io.jrma.WinCounters.Counter, Long>[] before = counters && print ? new java.util.Map[1] : null;
+            Map<WinCounters.Counter, Long>[] before = counters && print ? new Map[1] : null;
             // a silent JIT pass; or the measured one: OSU's warm-up iterations, and before them a JIT pass's, in the
             // measured epoch
             double t = print ? measure(world, w, me, size, n, warm + (jitWarmup ? jitN + warm : 0), ops, slices,
@@ -311,7 +318,7 @@ public final class OsuRma implements java.io.Serializable {
      */
     private double measure(Comm world, Win w, int me, long size, int n, long warm, int ops, ByteBuffer[] slices,
                            ByteBuffer compare, ByteBuffer result, long base,
-                           java.util.Map<io.jrma.WinCounters.Counter, Long>[] before, boolean print, boolean floor) {
+                           Map<WinCounters.Counter, Long>[] before, boolean print, boolean floor) {
         int peer = 1 - me;
         boolean active = sync.equals("fence") || sync.equals("pscw");
         boolean origin = me == 0 || test.endsWith("bibw") || sync.equals("fence");
@@ -342,7 +349,7 @@ public final class OsuRma implements java.io.Serializable {
         loop(w, me, peer, origin, peerGroup, size, ops, slices, compare, result, base, n, times);
         double secs = (System.nanoTime() - t0) / 1e9;
         if (times != null && n > 0) {
-            traceLine(size, java.util.Arrays.copyOf(times, n));
+            traceLine(size, Arrays.copyOf(times, n));
         }
         if (!active && (me == 0 || test.endsWith("bibw"))) {
             if (sync.equals("flush") || sync.equals("flush_local")) {
@@ -377,7 +384,7 @@ public final class OsuRma implements java.io.Serializable {
      * iterations above 100 us and the share of the pass's time they took.
      */
     private static void traceLine(long size, long[] s) { // (sorts s)
-        java.util.Arrays.sort(s);
+        Arrays.sort(s);
         long total = 0;
         long stalled = 0;
         int stalls = 0;

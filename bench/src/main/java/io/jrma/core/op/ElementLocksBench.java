@@ -6,6 +6,7 @@ import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OperationsPerInvocation;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
@@ -57,7 +58,7 @@ public class ElementLocksBench {
     }
 
     @Benchmark
-    @org.openjdk.jmh.annotations.OperationsPerInvocation(64)
+    @OperationsPerInvocation(64)
     public long hashWalk() {
         long sum = 0;
         for (int i = 0; i < 64; i++) {

@@ -24,17 +24,20 @@ class FlushLockMicroSmokeTest {
     private static FlushLockMicro.Row row(FlushLockMicro m, String name, String path, int ranks) {
         return m.rows.stream().filter(r -> r.name().equals(name) && r.path().equals(path) && r.ranks() == ranks)
                 .findFirst().orElseThrow(() -> new AssertionError("no line '" + name + "' " + path + " " + ranks
-                        + " in " + m.rows.stream().map(r -> r.name() + "/" + r.path() + "/" + r.ranks()).collect(Collectors.toList())));
+                        + " in " + m.rows.stream().map(r -> r.name() + "/" + r.path() + "/"
+                        + r.ranks()).collect(Collectors.toList())));
     }
 
     @Test
     @Timeout(120)
     void everyCaseRunsOnBothPathsWithItsCounters() throws Exception {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-        FlushLockMicro m = run(bytes, "--iters", "3", "--reps", "2", "--warmup-ms", "0", "--ranks", "2,3", "--threads", "1,2");
+        FlushLockMicro m = run(bytes, "--iters", "3", "--reps", "2", "--warmup-ms", "0", "--ranks", "2,3",
+                "--threads", "1,2");
         String text = bytes.toString(StandardCharsets.UTF_8);
         List<String> lines = text.lines().collect(Collectors.toList());
-        assertTrue(lines.get(1).startsWith("case ") && lines.get(1).contains("pkts") && lines.get(1).contains("wait_us"), text);
+        assertTrue(lines.get(1).startsWith("case ") && lines.get(1).contains("pkts")
+                && lines.get(1).contains("wait_us"), text);
         // 14 pair lines and 4 collective lines per job size, per path
         assertEquals(2 * (14 + 2 * 4), m.rows.size(), text);
         assertEquals(m.rows.size() + 2, lines.size(), text);
@@ -69,7 +72,8 @@ class FlushLockMicroSmokeTest {
                 "--iters", "2", "--reps", "1", "--warmup-ms", "0");
         List<String> lines = bytes.toString(StandardCharsets.UTF_8).lines().collect(Collectors.toList());
         assertEquals(1 + 3 + 2, lines.size(), String.join("\n", lines));
-        assertTrue(lines.get(0).startsWith("case,path,ranks,threads,iters,median,best,unit,puts_per_op,"), lines.get(0));
+        assertTrue(lines.get(0).startsWith("case,path,ranks,threads,iters,median,best,unit,puts_per_op,"),
+                lines.get(0));
         int columns = lines.get(0).split(",").length;
         assertEquals(8 + Counter.values().length, columns);
         for (String l : lines.subList(1, lines.size())) {

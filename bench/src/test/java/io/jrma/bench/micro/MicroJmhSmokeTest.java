@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jrma.Datatype;
+import io.jrma.LockType;
+import io.jrma.WinCounters;
 import io.jrma.core.op.ElementLocksBench;
 import io.jrma.sync.LockWordBench;
 import org.junit.jupiter.api.Test;
@@ -12,10 +14,13 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.openjdk.jmh.infra.Blackhole;
 
-/** Not benchmarks: every JMH hot-path benchmark method runs once after its real setup, so the build checks they work. */
+/**
+ * Not benchmarks: every JMH hot-path benchmark method runs once after its real setup, so the build checks they work.
+ */
 class MicroJmhSmokeTest {
     private static Blackhole blackhole() {
-        return new Blackhole("Today's password is swordfish. I understand instantiating Blackholes directly is dangerous.");
+        return new Blackhole("Today's password is swordfish. I understand instantiating Blackholes directly is "
+                + "dangerous.");
     }
 
     @ParameterizedTest
@@ -30,7 +35,7 @@ class MicroJmhSmokeTest {
             e.lockPutUnlockExclusive();
             e.lockUnlockEmpty();
             long[] v = new long[1];
-            e.win().lock(io.jrma.LockType.SHARED, 1, 0);
+            e.win().lock(LockType.SHARED, 1, 0);
             e.win().get(v, 1, Datatype.LONG, 1, 0);
             e.win().unlock(1);
             assertEquals(42L, v[0]);
@@ -41,10 +46,10 @@ class MicroJmhSmokeTest {
         b.path = path;
         b.setup();
         try {
-            long before = b.win().counters().get(io.jrma.WinCounters.Counter.PACKETS_SENT);
+            long before = b.win().counters().get(WinCounters.Counter.PACKETS_SENT);
             b.put8Queued();
             if (path.equals("packet")) {
-                assertEquals(before, b.win().counters().get(io.jrma.WinCounters.Counter.PACKETS_SENT),
+                assertEquals(before, b.win().counters().get(WinCounters.Counter.PACKETS_SENT),
                         "issued puts stay queued until the flush");
             }
             b.complete();

@@ -17,7 +17,8 @@ class OsuCollSmokeTest {
 
     /** The sizes of the rows bench/compare would take ("SIZE  LATENCY", two decimals). */
     private static long[] sizes(String out) {
-        return out.lines().filter(l -> l.matches("\\d+ +\\d+\\.\\d\\d")).mapToLong(l -> Long.parseLong(l.split(" +")[0])).toArray();
+        return out.lines().filter(l -> l.matches("\\d+ +\\d+\\.\\d\\d"))
+                .mapToLong(l -> Long.parseLong(l.split(" +")[0])).toArray();
     }
 
     private static void assertRun(String out, String title, long... sizes) {
@@ -33,11 +34,14 @@ class OsuCollSmokeTest {
         String main = OsuColl.class.getName();
         String[] tiny = {"-i", "3", "-x", "1"};
         // 3 ranks: reduce_scatter's uneven blocks (and the 4-byte size gives ranks 1 and 2 nothing)
-        assertRun(Jrmarun.run(Jrmarun.cat(new String[] {"-n", "3", main, "reduce_scatter", "-m", "1:64"}, tiny)), "Reduce_scatter",
+        assertRun(Jrmarun.run(Jrmarun.cat(new String[] {"-n", "3", main, "reduce_scatter", "-m", "1:64"},
+                tiny)), "Reduce_scatter",
                 4, 8, 16, 32, 64);
-        assertRun(Jrmarun.run(Jrmarun.cat(new String[] {"-n", "2", "--jvms", "2", main, "bcast", "-m", "1:16"}, tiny)), "Broadcast",
+        assertRun(Jrmarun.run(Jrmarun.cat(new String[] {"-n", "2", "--jvms", "2", main, "bcast", "-m", "1:16"},
+                tiny)), "Broadcast",
                 1, 2, 4, 8, 16);
-        assertRun(Jrmarun.run(Jrmarun.cat(new String[] {"-n", "4", "--jvms", "2", main, "allgather", "-m", "8:32"}, tiny)), "Allgather",
+        assertRun(Jrmarun.run(Jrmarun.cat(new String[] {"-n", "4", "--jvms", "2", main, "allgather", "-m", "8:32"},
+                tiny)), "Allgather",
                 8, 16, 32);
         assertRun(Jrmarun.run(Jrmarun.cat(new String[] {"-n", "4", main, "alltoall", "-m", "4:16"}, tiny)),
                 "All-to-All Personalized Exchange", 4, 8, 16);

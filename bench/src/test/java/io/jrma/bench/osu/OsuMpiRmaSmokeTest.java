@@ -14,7 +14,8 @@ import org.junit.jupiter.api.Timeout;
 class OsuMpiRmaSmokeTest {
 
     private static long[] sizes(String out) {
-        return out.lines().filter(l -> l.matches("\\d+ +\\d+\\.\\d\\d")).mapToLong(l -> Long.parseLong(l.split(" +")[0]))
+        return out.lines().filter(l -> l.matches("\\d+ +\\d+\\.\\d\\d"))
+                .mapToLong(l -> Long.parseLong(l.split(" +")[0]))
                 .toArray();
     }
 
@@ -29,16 +30,22 @@ class OsuMpiRmaSmokeTest {
     void everyTestChecksWhatItsOperationsLeft() throws Exception {
         String main = OsuMpiRma.class.getName();
         String[] tiny = {"-i", "20", "-x", "2"};
-        assertRun(Jrmarun.run(Jrmarun.cat(new String[] {"-n", "2", main, "put_latency", "-m", "1:8"}, tiny)), "Put Latency", 1, 2, 4, 8);
-        assertRun(Jrmarun.run(Jrmarun.cat(new String[] {"-n", "2", "--jvms", "2", main, "get_latency", "-w", "create", "-s", "fence",
+        assertRun(Jrmarun.run(Jrmarun.cat(new String[] {"-n", "2", main, "put_latency", "-m", "1:8"}, tiny)),
+                "Put Latency", 1, 2, 4, 8);
+        assertRun(Jrmarun.run(Jrmarun.cat(new String[] {"-n", "2", "--jvms", "2", main, "get_latency", "-w",
+                "create", "-s", "fence",
             "-m", "8:16"}, tiny)), "Get Latency", 8, 16);
-        assertRun(Jrmarun.run(Jrmarun.cat(new String[] {"-n", "2", "--jvms", "2", main, "acc_latency", "-w", "dynamic", "-s", "lock",
+        assertRun(Jrmarun.run(Jrmarun.cat(new String[] {"-n", "2", "--jvms", "2", main, "acc_latency", "-w",
+                "dynamic", "-s", "lock",
             "-m", "2:8"}, tiny)), "Accumulate Latency", 2, 4, 8);
-        assertRun(Jrmarun.run(Jrmarun.cat(new String[] {"-n", "2", main, "get_acc_latency", "-s", "pscw", "-m", "4:4"}, tiny)),
+        assertRun(Jrmarun.run(Jrmarun.cat(new String[] {"-n", "2", main, "get_acc_latency", "-s", "pscw",
+                "-m", "4:4"}, tiny)),
                 "Get_accumulate Latency", 4);
-        assertRun(Jrmarun.run(Jrmarun.cat(new String[] {"-n", "2", "--jvms", "2", main, "fop_latency", "-s", "lock_all"}, tiny)),
+        assertRun(Jrmarun.run(Jrmarun.cat(new String[] {"-n", "2", "--jvms", "2", main, "fop_latency", "-s",
+                "lock_all"}, tiny)),
                 "Fetch_and_op Latency", 8);
-        String cas = Jrmarun.run(Jrmarun.cat(new String[] {"-n", "2", main, "cas_latency", "-s", "flush_local", "-P", "5"}, tiny));
+        String cas = Jrmarun.run(Jrmarun.cat(new String[] {"-n", "2", main, "cas_latency", "-s",
+                "flush_local", "-P", "5"}, tiny));
         assertRun(cas, "Compare_and_swap Latency", 8);
         assertTrue(cas.contains("# probe size 8: steady"), cas);
     }

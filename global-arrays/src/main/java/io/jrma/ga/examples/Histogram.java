@@ -4,6 +4,7 @@ import io.jrma.Comm;
 import io.jrma.Jrma;
 import io.jrma.ga.ElemType;
 import io.jrma.ga.GlobalArray;
+import java.util.Arrays;
 import java.util.Random;
 
 /**
@@ -12,7 +13,8 @@ import java.util.Random;
  * distributed bins with one atomic {@code acc} per chunk (one accumulate per owner of the bins).
  *
  * <p>{@code java io.jrma.ga.examples.Histogram [values] [bins] [chunks] [ranks]} (defaults 1000000 64 200 4), or
- * {@code bin/jrmarun -n 4 [--jvms 2] -cp global-arrays/target/classes io.jrma.ga.examples.Histogram [values] [bins] [chunks]}.
+ * {@code bin/jrmarun -n 4 [--jvms 2] -cp global-arrays/target/classes io.jrma.ga.examples.Histogram [values] [bins]
+ * [chunks]}.
  */
 public final class Histogram {
     private Histogram() {
@@ -47,7 +49,7 @@ public final class Histogram {
         long[] partial = new long[bins];
         long c;
         while ((c = next.readInc(new int[] {0}, 1)) < chunks) {
-            java.util.Arrays.fill(partial, 0);
+            Arrays.fill(partial, 0);
             long from = c * values / chunks;
             long to = (c + 1) * values / chunks;
             Random rnd = new Random(seed + c);

@@ -7,6 +7,7 @@ import io.jrma.ga.GlobalArray;
 import io.jrma.ga.LocalBlock;
 import io.jrma.ga.Patch;
 import java.nio.DoubleBuffer;
+import java.util.Arrays;
 
 /**
  * 2-D Jacobi relaxation on an {@code nx x ny} grid with global arrays and ghost cells: the top row is held at
@@ -14,8 +15,8 @@ import java.nio.DoubleBuffer;
  * patch) and each rank computes its own block from its local memory (zero-copy {@link LocalBlock}).
  *
  * <p>{@code java io.jrma.ga.examples.Jacobi2D [nx] [ny] [iterations] [ranks]} (defaults 256 256 100 4), or under
- * {@code bin/jrmarun -n 4 [--jvms 2] -cp global-arrays/target/classes io.jrma.ga.examples.Jacobi2D [nx] [ny] [iterations]} (
- * run-time parameter {@code jrma.path=packet} via {@code -Djrma.path=packet}).
+ * {@code bin/jrmarun -n 4 [--jvms 2] -cp global-arrays/target/classes io.jrma.ga.examples.Jacobi2D [nx] [ny]
+ * [iterations]} ( run-time parameter {@code jrma.path=packet} via {@code -Djrma.path=packet}).
  */
 public final class Jacobi2D {
     private Jacobi2D() {
@@ -80,7 +81,7 @@ public final class Jacobi2D {
     /** The same iteration on one plain array. */
     public static double[][] sequential(int nx, int ny, int iters) {
         double[][] a = new double[nx][ny];
-        java.util.Arrays.fill(a[0], 1.0);
+        Arrays.fill(a[0], 1.0);
         for (int it = 0; it < iters; it++) {
             double[][] b = new double[nx][];
             for (int i = 0; i < nx; i++) {

@@ -3,8 +3,11 @@ package io.jrma.core.auth;
 import io.jrma.ErrorClass;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
+import java.io.EOFException;
 import java.io.IOException;
 import java.net.Socket;
+import java.net.SocketException;
+import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
@@ -70,7 +73,8 @@ public final class Handshake {
     }
 
     /** Client side; returns normally when the server accepted. */
-    public static void client(Socket s, String jobIdHex, String secretHex, int clientId, int timeoutMs) throws IOException {
+    public static void client(Socket s, String jobIdHex, String secretHex, int clientId,
+            int timeoutMs) throws IOException {
         byte[] job = HexFormat.of().parseHex(jobIdHex);
         s.setSoTimeout(timeoutMs);
         DataOutputStream out = new DataOutputStream(s.getOutputStream());
@@ -99,11 +103,11 @@ public final class Handshake {
             if (ok != 1) {
                 throw new Refused("the server refused the handshake");
             }
-        } catch (java.net.SocketTimeoutException e) {
+        } catch (SocketTimeoutException e) {
             throw new Refused("the server did not answer the handshake within " + timeoutMs + " ms");
-        } catch (java.io.EOFException e) {
+        } catch (EOFException e) {
             throw new Refused("the server closed the connection during the handshake");
-        } catch (java.net.SocketException e) {
+        } catch (SocketException e) {
             throw new Refused("the connection failed during the handshake: " + e.getMessage());
         }
         s.setSoTimeout(0);
@@ -141,11 +145,11 @@ public final class Handshake {
             out.flush();
             s.setSoTimeout(0);
             return clientId;
-        } catch (java.net.SocketTimeoutException e) {
+        } catch (SocketTimeoutException e) {
             throw new Refused("handshake timed out after " + timeoutMs + " ms");
-        } catch (java.io.EOFException e) {
+        } catch (EOFException e) {
             throw new Refused("client closed the connection during the handshake");
-        } catch (java.net.SocketException e) {
+        } catch (SocketException e) {
             throw new Refused("the connection failed during the handshake: " + e.getMessage());
         }
     }

@@ -299,7 +299,9 @@ public final class TypeLayout {
         }
     }
 
-    /** Receives the runs of {@link #zip}: {@code length} bytes at {@code offsetA} pair with those at {@code offsetB}. */
+    /**
+     * Receives the runs of {@link #zip}: {@code length} bytes at {@code offsetA} pair with those at {@code offsetB}.
+     */
     @FunctionalInterface
     public interface ZipVisitor {
         void run(long offsetA, long offsetB, long length);

@@ -89,7 +89,8 @@ public final class BufferRef {
                 return new BufferRef(null, BufferUtil.address(bb), bb.capacity());
             }
             if (bb.isReadOnly()) {
-                throw new RmaException(ErrorClass.ERR_BUFFER, role + " buffer: a read-only heap ByteBuffer has no accessible array");
+                throw new RmaException(ErrorClass.ERR_BUFFER,
+                        role + " buffer: a read-only heap ByteBuffer has no accessible array");
             }
             return new BufferRef(bb.array(), BYTE_BASE + bb.arrayOffset(), bb.capacity());
         }
@@ -100,7 +101,8 @@ public final class BufferRef {
             }
             return new BufferRef(null, bs.addressForRead(bs.start()), bs.capacity());
         }
-        throw new RmaException(ErrorClass.ERR_BUFFER, role + " buffer must be a primitive array, a ByteBuffer or a native"
+        throw new RmaException(ErrorClass.ERR_BUFFER,
+                role + " buffer must be a primitive array, a ByteBuffer or a native"
                 + " BytesStore, got " + (buf == null ? "null" : buf.getClass().getName()));
     }
 

@@ -3,10 +3,11 @@ package io.jrma.core.mem;
 
 import com.sun.jna.Native;
 import com.sun.jna.NativeLibrary;
+import java.util.Locale;
 
 /**
- * Copies between (base object, offset) addresses as {@link Memory#copy(Object, long, Object, long, long)} does, but hands large
- * copies between off-heap addresses to the C library's {@code memmove} (through a JNA direct mapping).
+ * Copies between (base object, offset) addresses as {@link Memory#copy(Object, long, Object, long, long)} does, but
+ * hands large copies between off-heap addresses to the C library's {@code memmove} (through a JNA direct mapping).
  *
  * <p>Why: HotSpot's copy stub moves 32 bytes per instruction pair and reads every destination line before it
  * writes it; glibc's {@code memmove} uses the CPU's fast string stores for large sizes, which write whole lines
@@ -36,7 +37,7 @@ public final class BulkCopy {
     }
 
     private static boolean load() {
-        if (!System.getProperty("os.name", "").toLowerCase(java.util.Locale.ROOT).contains("linux")
+        if (!System.getProperty("os.name", "").toLowerCase(Locale.ROOT).contains("linux")
                 || "false".equals(System.getProperty("jrma.memcpy"))) {
             return false;
         }

@@ -14,7 +14,8 @@ import java.nio.ByteBuffer;
  * <li>{@code ...Plain}: no ordering with other accesses (the JIT may reorder, merge or hoist them);</li>
  * <li>{@code ...Volatile}: sequentially consistent, as a volatile field;</li>
  * <li>{@code put...Release}: earlier loads and stores become visible before this store (a release store);</li>
- * <li>{@code cas...}, {@code getAndAdd...}, {@code getAndSet...}: atomic read-modify-writes with volatile ordering;</li>
+ * <li>{@code cas...}, {@code getAndAdd...}, {@code getAndSet...}: atomic read-modify-writes with volatile
+ * ordering;</li>
  * <li>{@code copy}, {@code fill}: bulk, with no ordering and no atomicity beyond a byte.</li>
  * </ul>
  * Implemented on {@code sun.misc.Unsafe}; no package but this one touches it, so that an implementation on

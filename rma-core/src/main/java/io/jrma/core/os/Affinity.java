@@ -25,7 +25,7 @@ import java.util.List;
  */
 public final class Affinity {
     private static final int MASK_BYTES = 128; // 1024 CPUs
-    private static final LibC LIBC = io.jrma.core.os.Libc.load(LibC.class, null);
+    private static final LibC LIBC = Libc.load(LibC.class, null);
     private static volatile int[] cpus;
 
     interface LibC extends Library {

@@ -4,6 +4,8 @@ import com.sun.jna.Memory;
 import com.sun.jna.Native;
 import com.sun.jna.Pointer;
 import java.lang.invoke.MethodHandle;
+import java.security.SecureRandom;
+import java.util.Locale;
 
 /**
  * Single-copy transfers between this process and another process of this host: Linux's
@@ -54,7 +56,7 @@ public final class CrossMemory {
 
     static {
         boolean ok = false;
-        if (System.getProperty("os.name", "").toLowerCase(java.util.Locale.ROOT).contains("linux")
+        if (System.getProperty("os.name", "").toLowerCase(Locale.ROOT).contains("linux")
                 && !"false".equals(System.getProperty("jrma.cma"))) {
             try {
                 Native.register(Calls.class, "c");
@@ -182,7 +184,7 @@ public final class CrossMemory {
     static {
         long nonce;
         do {
-            nonce = new java.security.SecureRandom().nextLong();
+            nonce = new SecureRandom().nextLong();
         } while (nonce == 0);
         NONCE = nonce;
         NONCE_ADDRESS = io.jrma.core.mem.Memory.allocate(8); // for the JVM's lifetime

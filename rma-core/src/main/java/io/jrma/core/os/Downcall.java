@@ -4,6 +4,7 @@ import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodType;
 import java.lang.reflect.Array;
 import java.lang.reflect.Method;
+import java.util.Locale;
 import java.util.Optional;
 
 /**
@@ -37,7 +38,7 @@ public final class Downcall {
     static {
         String which = "none";
         if (!"false".equals(System.getProperty("jrma.ffm"))
-                && System.getProperty("os.name", "").toLowerCase(java.util.Locale.ROOT).contains("linux")) {
+                && System.getProperty("os.name", "").toLowerCase(Locale.ROOT).contains("linux")) {
             int feature = Runtime.version().feature();
             if (feature >= 22) {
                 which = "java.lang.foreign";

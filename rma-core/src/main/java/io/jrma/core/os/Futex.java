@@ -3,6 +3,7 @@ package io.jrma.core.os;
 import java.lang.invoke.MethodHandle;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import org.agrona.BufferUtil;
 
 /**
  * Linux futex wait and wake on a 32-bit word, through the C library's {@code syscall}: lets a thread sleep until
@@ -10,8 +11,8 @@ import java.nio.ByteOrder;
  * futex). The call goes through the JDK's linker where it is usable ({@link Downcall}), else through JNA's direct
  * mapping of {@code syscall} with primitive arguments only (JNA's interface dispatch, used before, cost about 3 µs
  * a call here, which every sleep and every wake of a sleeping peer paid on top of the system call, and ran
- * hundreds of interpreted frames a call before the JIT had compiled it). Where neither works (another OS, no linker and JNA cannot load) {@link #available()} is false and
- * callers fall back to timed parking.
+ * hundreds of interpreted frames a call before the JIT had compiled it). Where neither works (another OS, no linker and
+ * JNA cannot load) {@link #available()} is false and callers fall back to timed parking.
  *
  * <p>Stateless; any thread.
  */
@@ -67,7 +68,7 @@ public final class Futex {
         ByteBuffer ts = TIMESPEC.get();
         ts.putLong(0, timeoutNs / 1_000_000_000L);
         ts.putLong(8, timeoutNs % 1_000_000_000L);
-        long at = org.agrona.BufferUtil.address(ts);
+        long at = BufferUtil.address(ts);
         if (LINKED) {
             call(FUTEX_WAIT, address, expected, at);
         } else {

@@ -2,6 +2,7 @@ package io.jrma.core.os;
 
 import com.sun.jna.Library;
 import com.sun.jna.Native;
+import java.util.Locale;
 
 /**
  * Loads a JNA view of the C library for the Linux calls jrma makes through an interface ({@code sched_setaffinity},
@@ -20,7 +21,7 @@ public final class Libc {
      * {@code "false"}, or loading failed.
      */
     public static <T extends Library> T load(Class<T> api, String optOut) {
-        if (!System.getProperty("os.name", "").toLowerCase(java.util.Locale.ROOT).contains("linux")
+        if (!System.getProperty("os.name", "").toLowerCase(Locale.ROOT).contains("linux")
                 || optOut != null && "false".equals(System.getProperty(optOut))) {
             return null;
         }
@@ -36,7 +37,7 @@ public final class Libc {
      * rule as {@link #load}; returns whether it worked.
      */
     public static boolean register(Class<?> calls, String optOut) {
-        if (!System.getProperty("os.name", "").toLowerCase(java.util.Locale.ROOT).contains("linux")
+        if (!System.getProperty("os.name", "").toLowerCase(Locale.ROOT).contains("linux")
                 || optOut != null && "false".equals(System.getProperty(optOut))) {
             return false;
         }

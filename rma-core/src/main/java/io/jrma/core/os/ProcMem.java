@@ -6,6 +6,9 @@ import java.io.RandomAccessFile;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.util.Arrays;
+import java.util.Locale;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -49,13 +52,13 @@ final class ProcMem {
     static {
         MethodHandle r = null;
         if (!"false".equals(System.getProperty("jrma.cma.procMem"))
-                && System.getProperty("os.name", "").toLowerCase(java.util.Locale.ROOT).contains("linux")) {
+                && System.getProperty("os.name", "").toLowerCase(Locale.ROOT).contains("linux")) {
             // JDK 21 and later keep it in UnixFileDispatcherImpl, JDK 17-20 in FileDispatcherImpl
             for (String name : new String[] {"sun.nio.ch.UnixFileDispatcherImpl", "sun.nio.ch.FileDispatcherImpl"}) {
                 try {
                     Method m = Class.forName(name).getDeclaredMethod("pread0", FileDescriptor.class, long.class,
                             int.class, long.class);
-                    if (m.getReturnType() == int.class && java.lang.reflect.Modifier.isStatic(m.getModifiers())) {
+                    if (m.getReturnType() == int.class && Modifier.isStatic(m.getModifiers())) {
                         m.setAccessible(true);
                         r = MethodHandles.lookup().unreflect(m);
                         break;
@@ -192,7 +195,7 @@ final class ProcMem {
         } catch (IOException | SecurityException e) {
             String why = String.valueOf(e.getMessage());
             if (!why.contains("Too many open files")) { // a lasting refusal (not permitted, no such process)
-                int[] r = java.util.Arrays.copyOf(refused, Math.min(refused.length + 1, MAX_FILES));
+                int[] r = Arrays.copyOf(refused, Math.min(refused.length + 1, MAX_FILES));
                 System.arraycopy(r, 0, r, 1, r.length - 1); // the newest first; the oldest refusal is forgotten
                 r[0] = pid;
                 refused = r;
@@ -200,7 +203,7 @@ final class ProcMem {
             return null;
         }
         OPEN.incrementAndGet();
-        File[] more = java.util.Arrays.copyOf(now, now.length + 1);
+        File[] more = Arrays.copyOf(now, now.length + 1);
         more[now.length] = f;
         files = more;
         return f;
@@ -208,7 +211,7 @@ final class ProcMem {
 
     private static synchronized void retire(File f) {
         File[] now = files;
-        int at = java.util.Arrays.asList(now).indexOf(f);
+        int at = Arrays.asList(now).indexOf(f);
         if (at >= 0) {
             File[] less = new File[now.length - 1];
             System.arraycopy(now, 0, less, 0, at);

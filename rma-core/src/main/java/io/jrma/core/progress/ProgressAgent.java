@@ -1,10 +1,22 @@
 package io.jrma.core.progress;
 
+import io.jrma.ErrorClass;
+import io.jrma.RmaException;
 import io.jrma.core.wire.Batch;
 import io.jrma.core.wire.BatchReceiver;
+import io.jrma.core.wire.PacketHeader;
 import io.jrma.spi.Transport;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+import org.agrona.DirectBuffer;
 import org.agrona.collections.Int2ObjectHashMap;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.ManyToOneConcurrentLinkedQueue;
@@ -30,14 +42,14 @@ public final class ProgressAgent implements Agent {
     private final AtomicLong batchesDropped = new AtomicLong();
     private volatile RuntimeException lastError;
     /** Why the last batch was dropped for bad input (no such window, no packet): its error class and reason. */
-    private volatile io.jrma.RmaException lastRejection;
+    private volatile RmaException lastRejection;
 
     /** Registers the receiver of batches addressed to window {@code windowId}. */
     public synchronized void register(int windowId, BatchReceiver receiver) {
         Int2ObjectHashMap<BatchReceiver> copy = new Int2ObjectHashMap<>(receivers);
         copy.put(windowId, receiver);
         receivers = copy; // volatile store publishes the new map to the agent
-        BatchReceiver[] p = java.util.Arrays.copyOf(pollables, pollables.length + 1);
+        BatchReceiver[] p = Arrays.copyOf(pollables, pollables.length + 1);
         p[p.length - 1] = receiver;
         pollables = p;
     }
@@ -48,7 +60,7 @@ public final class ProgressAgent implements Agent {
         BatchReceiver r = copy.remove(windowId);
         receivers = copy;
         if (r != null) {
-            java.util.List<BatchReceiver> list = new java.util.ArrayList<>(java.util.Arrays.asList(pollables));
+            List<BatchReceiver> list = new ArrayList<>(Arrays.asList(pollables));
             list.remove(r);
             pollables = list.toArray(new BatchReceiver[0]);
         }
@@ -60,15 +72,15 @@ public final class ProgressAgent implements Agent {
     }
 
     public synchronized void addTransport(Transport t) {
-        Transport[] a = java.util.Arrays.copyOf(transports, transports.length + 1);
+        Transport[] a = Arrays.copyOf(transports, transports.length + 1);
         a[a.length - 1] = t;
         transports = a;
     }
 
-    private final java.util.concurrent.atomic.AtomicInteger spinningCallers = new java.util.concurrent.atomic.AtomicInteger();
+    private final AtomicInteger spinningCallers = new AtomicInteger();
     /** Threads parked in the library waiting for something progress may bring (a reply, a packet). */
-    private final java.util.Set<Thread> parkedWaiters = java.util.concurrent.ConcurrentHashMap.newKeySet();
-    private final java.util.concurrent.atomic.AtomicInteger parkedCount = new java.util.concurrent.atomic.AtomicInteger();
+    private final Set<Thread> parkedWaiters = ConcurrentHashMap.newKeySet();
+    private final AtomicInteger parkedCount = new AtomicInteger();
 
     /**
      * Registers the calling thread as parked until progress does work: the thread must check its condition
@@ -89,13 +101,13 @@ public final class ProgressAgent implements Agent {
     private void wakeParked() {
         if (parkedCount.get() > 0) {
             for (Thread t : parkedWaiters) {
-                java.util.concurrent.locks.LockSupport.unpark(t);
+                LockSupport.unpark(t);
             }
         }
     }
 
     /** Threads waiting in the library that are polling (driving this agent) right now. */
-    public java.util.concurrent.atomic.AtomicInteger spinningCallers() {
+    public AtomicInteger spinningCallers() {
         return spinningCallers;
     }
 
@@ -258,21 +270,21 @@ public final class ProgressAgent implements Agent {
     private void dispatch(Batch b) {
         batchesDelivered.lazySet(batchesDelivered.get() + 1);
         int first = b.count() == 0 ? -1 : b.offsetAt(0);
-        if (first < 0 || (long) first + io.jrma.core.wire.PacketHeader.HEADER_LENGTH > b.buffer().capacity()) {
+        if (first < 0 || (long) first + PacketHeader.HEADER_LENGTH > b.buffer().capacity()) {
             batchesDropped.incrementAndGet();
-            lastRejection = new io.jrma.RmaException(io.jrma.ErrorClass.ERR_INTERN, "a batch without a whole packet "
+            lastRejection = new RmaException(ErrorClass.ERR_INTERN, "a batch without a whole packet "
                     + "header: dropped");
             b.markConsumed();
             return;
         }
-        BatchReceiver r = receivers.get(io.jrma.core.wire.PacketHeader.windowId(b.buffer(), first));
+        BatchReceiver r = receivers.get(PacketHeader.windowId(b.buffer(), first));
         if (r == null) {
             r = unknownWindow;
         }
         if (r == null) {
             batchesDropped.incrementAndGet();
-            lastRejection = new io.jrma.RmaException(io.jrma.ErrorClass.ERR_WIN, "a batch from rank " + b.srcRank()
-                    + " names window " + io.jrma.core.wire.PacketHeader.windowId(b.buffer(), first)
+            lastRejection = new RmaException(ErrorClass.ERR_WIN, "a batch from rank " + b.srcRank()
+                    + " names window " + PacketHeader.windowId(b.buffer(), first)
                     + ", which no rank of this JVM has: dropped");
             b.markConsumed();
             return;
@@ -291,8 +303,8 @@ public final class ProgressAgent implements Agent {
      * Asks the receiver of the window a packet names where its payload may be written before delivery
      * ({@link BatchReceiver#placement}); null if none. Only from the thread running the duty cycle.
      */
-    public java.nio.ByteBuffer placement(org.agrona.DirectBuffer header, int at) {
-        BatchReceiver r = receivers.get(io.jrma.core.wire.PacketHeader.windowId(header, at));
+    public ByteBuffer placement(DirectBuffer header, int at) {
+        BatchReceiver r = receivers.get(PacketHeader.windowId(header, at));
         if (r == null) {
             return null;
         }
@@ -310,7 +322,7 @@ public final class ProgressAgent implements Agent {
     }
 
     /** The last exception that escaped a receiver (a bug to report), or null. */
-    public io.jrma.RmaException lastRejection() {
+    public RmaException lastRejection() {
         return lastRejection;
     }
 

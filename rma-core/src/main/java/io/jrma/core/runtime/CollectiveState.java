@@ -1,6 +1,8 @@
 package io.jrma.core.runtime;
 
+import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -15,7 +17,7 @@ public final class CollectiveState {
     private final int size;
     private final Object[] slots;
     /** Threads that may be parked, published (volatile) so the releaser is sure to see and unpark them. */
-    private final java.util.concurrent.atomic.AtomicReferenceArray<Thread> waiting;
+    private final AtomicReferenceArray<Thread> waiting;
     private final AtomicInteger arrived = new AtomicInteger();
     private volatile Object[] published;
     private volatile long generation;
@@ -23,7 +25,7 @@ public final class CollectiveState {
     public CollectiveState(int size) {
         this.size = size;
         this.slots = new Object[size];
-        this.waiting = new java.util.concurrent.atomic.AtomicReferenceArray<>(size);
+        this.waiting = new AtomicReferenceArray<>(size);
     }
 
     public int size() {
@@ -36,7 +38,7 @@ public final class CollectiveState {
         slots[rank] = value;
         if (arrived.incrementAndGet() == size) {
             published = slots.clone();
-            java.util.Arrays.fill(slots, null);
+            Arrays.fill(slots, null);
             arrived.set(0);
             generation = gen + 1; // release: published and the reset are visible to every waiter
             for (int i = 0; i < size; i++) {

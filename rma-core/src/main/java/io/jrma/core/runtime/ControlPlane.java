@@ -50,7 +50,8 @@ public final class ControlPlane {
                 c = c.getComponentType();
             }
             String n = c.getName();
-            return c.isPrimitive() || n.startsWith("java.lang.") || n.startsWith("java.util.") || n.startsWith("io.jrma.")
+            return c.isPrimitive() || n.startsWith("java.lang.") || n.startsWith("java.util.")
+                    || n.startsWith("io.jrma.")
                     ? ObjectInputFilter.Status.ALLOWED : ObjectInputFilter.Status.REJECTED;
         };
     }
@@ -132,7 +133,8 @@ public final class ControlPlane {
         joined(slot);
         if (slot.values.length != worldRanks.length || !slot.put(rank, value)) {
             slots.remove(key, slot);
-            throw new RmaException(ErrorClass.ERR_INTERN, "control call " + seq + " of communicator " + ctx + ": a message "
+            throw new RmaException(ErrorClass.ERR_INTERN,
+                    "control call " + seq + " of communicator " + ctx + ": a message "
                     + "from another JVM claimed " + (slot.values.length != worldRanks.length ? "a communicator of "
                     + slot.values.length + " members, it has " + worldRanks.length : "the value of member " + rank
                     + ", which lives in this JVM"));
@@ -220,7 +222,8 @@ public final class ControlPlane {
                 out.writeObject(value);
             }
         } catch (IOException e) {
-            throw new RmaException(ErrorClass.ERR_ARG, "a value of a collective call cannot travel to another JVM: " + e, e);
+            throw new RmaException(ErrorClass.ERR_ARG,
+                    "a value of a collective call cannot travel to another JVM: " + e, e);
         }
         return bytes.toByteArray();
     }

@@ -2,6 +2,7 @@ package io.jrma.core.runtime;
 
 import io.jrma.ErrorClass;
 import io.jrma.RmaException;
+import io.jrma.WinCounters;
 import io.jrma.core.os.Affinity;
 import io.jrma.core.os.HostId;
 import io.jrma.core.os.Topology;
@@ -9,10 +10,12 @@ import io.jrma.core.progress.ProgressAgent;
 import io.jrma.spi.Transport;
 import java.util.Arrays;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.Consumer;
 import org.agrona.concurrent.BackoffIdleStrategy;
 
 /**
@@ -34,8 +37,8 @@ public final class Job {
     private final WaitPolicy waitPolicy;
     private volatile Transport transport;
     private volatile Transport[] remote;
-    private final java.util.Set<io.jrma.WinCounters> liveCounters = ConcurrentHashMap.newKeySet();
-    private final io.jrma.WinCounters retiredCounters = new io.jrma.WinCounters();
+    private final Set<WinCounters> liveCounters = ConcurrentHashMap.newKeySet();
+    private final WinCounters retiredCounters = new WinCounters();
     private volatile boolean stopping;
     private volatile Thread progressThread;
     private final int jvmIndex;
@@ -226,10 +229,10 @@ public final class Job {
         }
         return false;
     }
-    private volatile java.util.function.Consumer<RmaException> abortListener;
+    private volatile Consumer<RmaException> abortListener;
 
     /** Called once, with the reason, when this JVM's part of the job aborts (to tell the other JVMs). */
-    public void onAbort(java.util.function.Consumer<RmaException> listener) {
+    public void onAbort(Consumer<RmaException> listener) {
         this.abortListener = listener;
     }
 
@@ -251,28 +254,28 @@ public final class Job {
     }
 
     /** Adds a window's counters to the JVM totals (until {@link #retireCounters}). */
-    public void addCounters(io.jrma.WinCounters c) {
+    public void addCounters(WinCounters c) {
         liveCounters.add(c);
     }
 
     /** A freed window's counters stay in the JVM totals. */
-    public void retireCounters(io.jrma.WinCounters c) {
+    public void retireCounters(WinCounters c) {
         if (liveCounters.remove(c)) {
             retiredCounters.addAll(c);
         }
     }
 
     /** The sum of the counters of every window of this job in this JVM, live or freed. */
-    public io.jrma.WinCounters counters() {
-        io.jrma.WinCounters sum = new io.jrma.WinCounters();
+    public WinCounters counters() {
+        WinCounters sum = new WinCounters();
         sum.addAll(retiredCounters);
-        for (io.jrma.WinCounters c : liveCounters) {
+        for (WinCounters c : liveCounters) {
             sum.addAll(c);
         }
         return sum;
     }
 
-    private final java.util.Set<Integer> finalized = ConcurrentHashMap.newKeySet();
+    private final Set<Integer> finalized = ConcurrentHashMap.newKeySet();
 
     /**
      * Records that world rank {@code rank} has finished with the library (MPI_Finalize in the {@code mpi}
@@ -295,7 +298,7 @@ public final class Job {
         for (int r = 0; r < rankThreads.length; r++) {
             while (isLocal(r) && !finalized.contains(r) && !isAborted()
                     && (rankThreads[r] == null || rankThreads[r].isAlive())) {
-                java.util.concurrent.locks.LockSupport.parkNanos(100_000);
+                LockSupport.parkNanos(100_000);
             }
         }
     }
@@ -461,7 +464,7 @@ public final class Job {
                     LockSupport.unpark(t);
                 }
             }
-            java.util.function.Consumer<RmaException> l = abortListener;
+            Consumer<RmaException> l = abortListener;
             if (l != null) {
                 try {
                     l.accept(abort.get());

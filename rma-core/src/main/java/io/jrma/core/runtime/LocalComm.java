@@ -3,11 +3,14 @@ package io.jrma.core.runtime;
 import io.jrma.Comm;
 import io.jrma.ErrorClass;
 import io.jrma.Group;
+import io.jrma.Jrma;
 import io.jrma.RmaException;
 import io.jrma.core.os.HostId;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * A communicator of a job's ranks. Each member holds its own instance. When every member is a thread of this
@@ -27,7 +30,7 @@ public final class LocalComm implements CommCore {
     private final boolean spansJvms;
     private long ctrlSeq;
     private boolean freed;
-    private final java.util.Map<String, Integer> groupCalls = new java.util.HashMap<>();
+    private final Map<String, Integer> groupCalls = new HashMap<>();
 
     public LocalComm(Job job, int[] worldRanks, int rank, int contextId, CollectiveState coll, String name) {
         this.job = job;
@@ -257,10 +260,11 @@ public final class LocalComm implements CommCore {
 
     @Override
     public void abort(int code) {
-        io.jrma.Jrma.AbortException e = new io.jrma.Jrma.AbortException(worldRanks[rank], code,
+        Jrma.AbortException e = new Jrma.AbortException(worldRanks[rank], code,
                 "rank " + worldRanks[rank] + " called abort(" + code + ") on " + name);
         // the other ranks fail with ERR_PROC_ABORTED (secondary failures); this rank's own exception carries the code
-        job.abort(ErrorClass.ERR_PROC_ABORTED, e.getMessage().substring(ErrorClass.ERR_PROC_ABORTED.name().length() + 2), e);
+        job.abort(ErrorClass.ERR_PROC_ABORTED,
+                e.getMessage().substring(ErrorClass.ERR_PROC_ABORTED.name().length() + 2), e);
         throw e;
     }
 

@@ -89,7 +89,8 @@ public final class Params {
 
     /** Whether each rank of a jrmarun program gets its own class loader. */
     public static final Param RANK_LOADERS = new Param("jrma.rankLoaders", "isolated", "job",
-            "`isolated`: under jrmarun each rank loads the program's classes (and the mpi package) in its own class loader,"
+            "`isolated`: under jrmarun each rank loads the program's classes (and the mpi package) in its own class "
+            + "loader,"
             + " so statics are per rank as per process; `shared`: one copy per JVM (the engine is always shared)");
 
     /** Whether window memory goes into shared segments when ranks of other JVMs on the host use the window. */

@@ -2,7 +2,9 @@ package io.jrma.core.runtime;
 
 import io.jrma.Comm;
 import io.jrma.ErrorClass;
+import io.jrma.Jrma;
 import io.jrma.RmaException;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
@@ -65,19 +67,19 @@ public final class RankThreads {
      * (the mpi package's MPIException: MPI.Init failed while another rank aborted), and not this rank's own abort.
      */
     public static boolean endedByAbort(Throwable t) {
-        if (t instanceof io.jrma.Jrma.AbortException) {
+        if (t instanceof Jrma.AbortException) {
             return false;
         }
         for (Throwable c = t; c != null; c = c.getCause()) {
             if (c instanceof RmaException r && r.errorClass() == ErrorClass.ERR_PROC_ABORTED
-                    && !(c instanceof io.jrma.Jrma.AbortException)) {
+                    && !(c instanceof Jrma.AbortException)) {
                 return true;
             }
         }
         return false;
     }
 
-    public static Comm singleton(java.util.Map<String, String> params) {
+    public static Comm singleton(Map<String, String> params) {
         Job job = new Job(1, params);
         Comm mine = LocalComm.world(job, 0, new CollectiveState(1));
         job.bindRank(0, Thread.currentThread());

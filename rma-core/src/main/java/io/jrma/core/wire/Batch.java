@@ -2,6 +2,7 @@ package io.jrma.core.wire;
 
 import io.jrma.spi.Transport;
 import java.nio.ByteBuffer;
+import java.util.Arrays;
 import org.agrona.MutableDirectBuffer;
 
 /**
@@ -48,9 +49,9 @@ public final class Batch {
     /** Adds a packet that starts at {@code offset} of the buffer (its length is in its header). */
     public void add(int offset) {
         if (count == offsets.length) {
-            offsets = java.util.Arrays.copyOf(offsets, count * 2);
+            offsets = Arrays.copyOf(offsets, count * 2);
             if (external != null) {
-                external = java.util.Arrays.copyOf(external, count * 2);
+                external = Arrays.copyOf(external, count * 2);
             }
         }
         offsets[count++] = offset;
@@ -156,7 +157,7 @@ public final class Batch {
         mayElideAck = false;
         ackElided = false;
         if (external != null) {
-            java.util.Arrays.fill(external, 0, count, null);
+            Arrays.fill(external, 0, count, null);
         }
         count = 0;
         consumed = false;

@@ -1,5 +1,8 @@
 package io.jrma.core.wire;
 
+import java.nio.ByteBuffer;
+import org.agrona.DirectBuffer;
+
 /**
  * What a progress agent hands delivered batches to: the window engine. Called only from the agent's
  * (single) duty cycle.
@@ -34,7 +37,7 @@ public interface BatchReceiver {
      * <p>Asked only from the duty cycle, and only when every batch the transport delivered before on the same
      * ordered stream has been consumed (so nothing from that origin is waiting ahead of this packet).
      */
-    default java.nio.ByteBuffer placement(org.agrona.DirectBuffer header, int at) {
+    default ByteBuffer placement(DirectBuffer header, int at) {
         return null;
     }
 }

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jrma.ErrorClass;
+import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
@@ -12,12 +13,16 @@ import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.net.SocketException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.EnumMap;
+import java.util.HashSet;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -107,8 +112,8 @@ class HandshakeFuzzTest {
         Handshake.client(r, job, secret, rnd.nextInt(8), TIMEOUT_MS);
         assertEquals(1, s.getInputStream().read(), "the test server's admission byte");
         byte[] all = r.sent.toByteArray();
-        byte[] hello = java.util.Arrays.copyOf(all, 44);
-        byte[] proof = java.util.Arrays.copyOfRange(all, 44, all.length);
+        byte[] hello = Arrays.copyOf(all, 44);
+        byte[] proof = Arrays.copyOfRange(all, 44, all.length);
         return new Recording(hello, proof);
     }
 
@@ -184,7 +189,7 @@ class HandshakeFuzzTest {
     }
 
     static byte[] hello(String jobHex, int id, byte[] nonce) throws IOException {
-        java.io.ByteArrayOutputStream b = new java.io.ByteArrayOutputStream();
+        ByteArrayOutputStream b = new ByteArrayOutputStream();
         DataOutputStream d = new DataOutputStream(b);
         d.writeInt(0x4a524d41);
         d.writeInt(1);
@@ -203,7 +208,7 @@ class HandshakeFuzzTest {
     /** Flips 1..4 distinct bits (the same bit twice would give the honest message back). */
     static void flip(byte[] b, Random rnd) {
         int flips = 1 + rnd.nextInt(4);
-        java.util.Set<Integer> bits = new java.util.HashSet<>();
+        Set<Integer> bits = new HashSet<>();
         while (bits.size() < flips) {
             bits.add(rnd.nextInt(b.length * 8));
         }
@@ -249,7 +254,7 @@ class HandshakeFuzzTest {
         DataInputStream in = new DataInputStream(s.getInputStream());
         byte[] hello = new byte[44];
         in.readFully(hello);
-        byte[] c = java.util.Arrays.copyOfRange(hello, 28, 44);
+        byte[] c = Arrays.copyOfRange(hello, 28, 44);
         DataOutputStream out = new DataOutputStream(s.getOutputStream());
         byte[] sn;
         synchronized (rnd) {
@@ -267,7 +272,8 @@ class HandshakeFuzzTest {
                 out.write(sn, 0, 7);
             }
             case 2, 3 -> {
-                byte[] proof = Handshake.mac(kind == 2 ? Handshake.newSecret() : secret, "server", jobBytes, c, sn, null);
+                byte[] proof = Handshake.mac(kind == 2 ? Handshake.newSecret() : secret, "server",
+                        jobBytes, c, sn, null);
                 if (kind == 3) {
                     synchronized (rnd) {
                         flip(proof, rnd);
@@ -293,7 +299,7 @@ class HandshakeFuzzTest {
 
     /** A socket that keeps a copy of everything written to it. */
     private static final class RecordingSocket extends Socket {
-        final java.io.ByteArrayOutputStream sent = new java.io.ByteArrayOutputStream();
+        final ByteArrayOutputStream sent = new ByteArrayOutputStream();
         private final Socket s;
 
         RecordingSocket(Socket s) {
@@ -329,7 +335,7 @@ class HandshakeFuzzTest {
         }
 
         @Override
-        public void setSoTimeout(int timeout) throws java.net.SocketException {
+        public void setSoTimeout(int timeout) throws SocketException {
             s.setSoTimeout(timeout);
         }
     }

@@ -13,6 +13,7 @@ import io.jrma.ErrorClass;
 import io.jrma.RmaException;
 import io.jrma.core.mem.Memory;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
@@ -276,7 +277,8 @@ class DatatypeTest {
         assertFalse(Datatype.INT.layout().signatureMatches(Long.MAX_VALUE, Datatype.INT.layout(), Long.MAX_VALUE - 1));
         assertFalse(Datatype.INT.layout().signatureMatches(6, Datatype.FLOAT.layout(), 6));
         assertTrue(Datatype.INT.layout().signatureMatches(0, Datatype.FLOAT.layout(), 0));
-        Datatype s = Datatype.struct(new long[] {1, 2}, new long[] {0, 8}, new Datatype[] {Datatype.INT, Datatype.DOUBLE});
+        Datatype s = Datatype.struct(new long[] {1, 2}, new long[] {0, 8},
+                new Datatype[] {Datatype.INT, Datatype.DOUBLE});
         Datatype s2 = Datatype.struct(new long[] {1, 1, 1, 2}, new long[] {0, 8, 16, 24},
                 new Datatype[] {Datatype.INT, Datatype.DOUBLE, Datatype.DOUBLE, s});
         // s2 = INT D D (INT D D) (INT D D) = three copies of s
@@ -298,7 +300,7 @@ class DatatypeTest {
         TypeLayout c = Datatype.INT.layout();
         TypeLayout.copy(src, base, 2, v, dst, base, 4, c);
         assertArrayEquals(new byte[] {0, 1, 2, 3, 8, 9, 10, 11, 12, 13, 14, 15, 20, 21, 22, 23},
-                java.util.Arrays.copyOf(dst, 16));
+                Arrays.copyOf(dst, 16));
         byte[] dst2 = new byte[8];
         TypeLayout.copy(src, base + 4, 2, c, dst2, base, 2, c);
         assertArrayEquals(new byte[] {4, 5, 6, 7, 8, 9, 10, 11}, dst2);

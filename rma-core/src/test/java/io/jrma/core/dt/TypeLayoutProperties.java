@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import io.jrma.Datatype;
 import io.jrma.core.dt.TypeModel.Spec;
 import io.jrma.core.mem.Memory;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 import net.jqwik.api.Arbitraries;
@@ -14,6 +16,7 @@ import net.jqwik.api.Combinators;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
+import net.jqwik.api.Tuple;
 import net.jqwik.api.constraints.LongRange;
 import org.agrona.concurrent.UnsafeBuffer;
 
@@ -115,12 +118,12 @@ class TypeLayoutProperties {
                             d -> Datatype.struct(bl, ds, d), m -> TypeModel.struct(bl, ds, m));
                 });
         return Arbitraries.frequencyOf(
-                net.jqwik.api.Tuple.of(2, leaf), net.jqwik.api.Tuple.of(2, contiguous),
-                net.jqwik.api.Tuple.of(2, vector), net.jqwik.api.Tuple.of(2, hvector),
-                net.jqwik.api.Tuple.of(1, indexed), net.jqwik.api.Tuple.of(1, hindexed),
-                net.jqwik.api.Tuple.of(1, indexedBlock), net.jqwik.api.Tuple.of(1, hindexedBlock),
-                net.jqwik.api.Tuple.of(2, resized), net.jqwik.api.Tuple.of(1, subarray),
-                net.jqwik.api.Tuple.of(2, struct));
+                Tuple.of(2, leaf), Tuple.of(2, contiguous),
+                Tuple.of(2, vector), Tuple.of(2, hvector),
+                Tuple.of(1, indexed), Tuple.of(1, hindexed),
+                Tuple.of(1, indexedBlock), Tuple.of(1, hindexedBlock),
+                Tuple.of(2, resized), Tuple.of(1, subarray),
+                Tuple.of(2, struct));
     }
 
     private static long[] col(List<long[]> rows, int c) {
@@ -137,12 +140,12 @@ class TypeLayoutProperties {
 
     private static long[] fill(int n, long v) {
         long[] r = new long[n];
-        java.util.Arrays.fill(r, v);
+        Arrays.fill(r, v);
         return r;
     }
 
     private static String str(long[] a) {
-        return java.util.Arrays.toString(a);
+        return Arrays.toString(a);
     }
 
     // ------------------------------------------------------------------------------------- properties
@@ -214,7 +217,7 @@ class TypeLayoutProperties {
                                             @ForAll int where, @ForAll boolean mutate) {
         // A flat struct with the same (or a one-element-changed) signature: equal element counts, often mixed.
         List<BasicType> sig = a.model().signature(ca);
-        List<BasicType> other = new java.util.ArrayList<>(sig);
+        List<BasicType> other = new ArrayList<>(sig);
         if (mutate && !other.isEmpty()) {
             int i = Math.floorMod(where, other.size());
             other.set(i, other.get(i) == BasicType.INT ? BasicType.FLOAT : BasicType.INT);

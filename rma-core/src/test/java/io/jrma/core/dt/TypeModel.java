@@ -4,6 +4,7 @@ import io.jrma.Datatype;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.function.Function;
 
 /**
  * A naive reference model of MPI datatypes for the property tests: the type map expanded element by element
@@ -280,8 +281,8 @@ final class TypeModel {
     }
 
     /** A derived spec from a builder function over the built children and a model function. */
-    static Spec derived(String desc, Spec[] kids, java.util.function.Function<Datatype[], Datatype> builder,
-                        java.util.function.Function<TypeModel[], TypeModel> modeller) {
+    static Spec derived(String desc, Spec[] kids, Function<Datatype[], Datatype> builder,
+                        Function<TypeModel[], TypeModel> modeller) {
         return new Spec() {
             Datatype build() {
                 Datatype[] d = new Datatype[kids.length];

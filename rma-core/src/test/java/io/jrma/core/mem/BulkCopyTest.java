@@ -2,6 +2,8 @@ package io.jrma.core.mem;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import java.util.Arrays;
+import java.util.Locale;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -25,7 +27,7 @@ class BulkCopyTest {
 
     @Test
     void theCLibraryIsUsedOnLinux() {
-        Assumptions.assumeTrue(System.getProperty("os.name", "").toLowerCase(java.util.Locale.ROOT).contains("linux"),
+        Assumptions.assumeTrue(System.getProperty("os.name", "").toLowerCase(Locale.ROOT).contains("linux"),
                 "not Linux: every copy stays in the JVM");
         Assumptions.assumeFalse("false".equals(System.getProperty("jrma.memcpy")), "-Djrma.memcpy=false given");
         assertEquals(true, BulkCopy.usesNative(), "JNA could not bind memmove of the C library");
@@ -39,7 +41,8 @@ class BulkCopyTest {
         long dst = Memory.allocate(cap);
         try {
             fill(src, cap, 7);
-            for (long n : new long[] {0, 1, 8, 63, 4096, BulkCopy.NATIVE_MIN_BYTES - 1, BulkCopy.NATIVE_MIN_BYTES, BIG}) {
+            for (long n : new long[] {0, 1, 8, 63, 4096, BulkCopy.NATIVE_MIN_BYTES - 1,
+                    BulkCopy.NATIVE_MIN_BYTES, BIG}) {
                 Memory.fill(dst, cap, (byte) 0x5A);
                 BulkCopy.copy(src + 3, dst + 5, n);
                 assertEquals((byte) 0x5A, Memory.getBytePlain(dst + 4), n + " bytes: the byte before the destination");
@@ -48,7 +51,8 @@ class BulkCopyTest {
                         assertEquals(expected(3 + i, 7), Memory.getBytePlain(dst + 5 + i), n + " bytes: byte " + i);
                     }
                 }
-                assertEquals((byte) 0x5A, Memory.getBytePlain(dst + 5 + n), n + " bytes: the byte after the destination");
+                assertEquals((byte) 0x5A, Memory.getBytePlain(dst + 5 + n),
+                        n + " bytes: the byte after the destination");
             }
         } finally {
             Memory.free(src);
@@ -90,7 +94,7 @@ class BulkCopyTest {
             BulkCopy.copy(heap, Memory.arrayBase(byte[].class), null, off, BIG);
             byte[] back = new byte[(int) BIG];
             BulkCopy.copy(null, off, back, Memory.arrayBase(byte[].class), BIG);
-            assertEquals(java.util.Arrays.hashCode(heap), java.util.Arrays.hashCode(back));
+            assertEquals(Arrays.hashCode(heap), Arrays.hashCode(back));
             assertEquals(heap[heap.length - 1], back[back.length - 1]);
         } finally {
             Memory.free(off);

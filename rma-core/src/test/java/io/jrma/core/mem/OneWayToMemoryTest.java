@@ -36,7 +36,8 @@ class OneWayToMemoryTest {
                         }
                     });
         }
-        assertTrue(Files.isDirectory(root.resolve("sync-epochs/src/main/java")), "run from a module of the build: " + root);
+        assertTrue(Files.isDirectory(root.resolve("sync-epochs/src/main/java")),
+                "run from a module of the build: " + root);
         assertEquals(List.of(), offenders, "sources that reach Unsafe besides io.jrma.core.mem.Memory");
     }
 

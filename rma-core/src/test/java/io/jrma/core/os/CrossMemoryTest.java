@@ -4,16 +4,21 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.sun.jna.Native;
+import com.sun.jna.Pointer;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-/** process_vm_readv and process_vm_writev (through the JDK's linker or JNA), on this process (the messenger tests over 2 JVMs cross processes): copies and refusals. */
+/**
+ * process_vm_readv and process_vm_writev (through the JDK's linker or JNA), on this process (the messenger tests over 2
+ * JVMs cross processes): copies and refusals.
+ */
 class CrossMemoryTest {
     private static long address(ByteBuffer b) {
-        return com.sun.jna.Pointer.nativeValue(com.sun.jna.Native.getDirectBufferPointer(b));
+        return Pointer.nativeValue(Native.getDirectBufferPointer(b));
     }
 
     @Test
@@ -35,7 +40,8 @@ class CrossMemoryTest {
         }
         assertEquals(src.get((3 << 20) - 7), dst.get((3 << 20) - 9), "last byte");
         assertEquals(14, CrossMemory.transfer(false, self, address(dst), 8, 8), "address 8 is not mapped: EFAULT");
-        assertEquals(CrossMemory.ESRCH, CrossMemory.transfer(false, Integer.MAX_VALUE - 1, address(dst), address(src), 8),
+        assertEquals(CrossMemory.ESRCH, CrossMemory.transfer(false, Integer.MAX_VALUE - 1,
+                address(dst), address(src), 8),
                 "no such process");
     }
 
@@ -76,7 +82,8 @@ class CrossMemoryTest {
         assertEquals(0, dst.get(2 + n), "the byte after the copy is untouched");
         assertEquals(14, CrossMemory.transfer(true, self, address(src), 8, 8), "address 8 is not mapped: EFAULT");
         assertFalse(CrossMemory.write(self, address(src), 8, 8), "address 8 is not mapped");
-        assertEquals(CrossMemory.ESRCH, CrossMemory.transfer(true, Integer.MAX_VALUE - 1, address(src), address(dst), 8),
+        assertEquals(CrossMemory.ESRCH, CrossMemory.transfer(true, Integer.MAX_VALUE - 1,
+                address(src), address(dst), 8),
                 "no such process");
     }
 }

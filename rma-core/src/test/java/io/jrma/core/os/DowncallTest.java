@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import java.lang.invoke.MethodHandle;
+import java.util.Locale;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
@@ -18,7 +19,7 @@ class DowncallTest {
     /** The linker must be in use: asked for by the jdk17-linker execution, or JDK 22+ (native access granted by the
      * build's flags), on Linux, unless {@code -Djrma.ffm=false}. */
     static boolean expectLinker() {
-        return System.getProperty("os.name", "").toLowerCase(java.util.Locale.ROOT).contains("linux")
+        return System.getProperty("os.name", "").toLowerCase(Locale.ROOT).contains("linux")
                 && !"false".equals(System.getProperty("jrma.ffm"))
                 && (Boolean.getBoolean("jrma.test.jdkLinker") || Runtime.version().feature() >= 22);
     }
@@ -26,8 +27,9 @@ class DowncallTest {
     @Test
     void namesTheLinkerOfThisJvm() {
         int feature = Runtime.version().feature();
-        Assumptions.assumeTrue(System.getProperty("os.name", "").toLowerCase(java.util.Locale.ROOT).contains("linux")
-                && !"false".equals(System.getProperty("jrma.ffm")), "the linker is used on Linux only, and not with -Djrma.ffm=false");
+        Assumptions.assumeTrue(System.getProperty("os.name", "").toLowerCase(Locale.ROOT).contains("linux")
+                && !"false".equals(System.getProperty("jrma.ffm")),
+                "the linker is used on Linux only, and not with -Djrma.ffm=false");
         String expected = feature >= 22 ? "java.lang.foreign"
                 : Boolean.getBoolean("jrma.test.jdkLinker") ? "jdk.incubator.foreign" : feature == 17 ? "none" : null;
         if (expected != null) {
@@ -38,7 +40,7 @@ class DowncallTest {
 
     @Test
     void callsTheCLibrary() throws Throwable {
-        Assumptions.assumeTrue(System.getProperty("os.name", "").toLowerCase(java.util.Locale.ROOT).contains("linux"),
+        Assumptions.assumeTrue(System.getProperty("os.name", "").toLowerCase(Locale.ROOT).contains("linux"),
                 "the linker is used on Linux only");
         MethodHandle getpid = Downcall.bind("getpid", int.class);
         MethodHandle labs = Downcall.bind("labs", long.class, long.class);

@@ -7,13 +7,17 @@ import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-/** The futex binding (the JDK's linker or JNA): a sleeper is woken by a wake on its word, and does not sleep when the word moved on. */
+/**
+ * The futex binding (the JDK's linker or JNA): a sleeper is woken by a wake on its word, and does not sleep when the
+ * word moved on.
+ */
 class FutexTest {
     @Test
     @Timeout(30)
     void aWakeEndsASleepAndAChangedWordDoesNotSleep() throws Exception {
         if (!Futex.available()) {
-            System.out.println("FutexTest skipped: futex through JNA is not available on " + System.getProperty("os.name")
+            System.out.println("FutexTest skipped: futex through JNA is not available on "
+                    + System.getProperty("os.name")
                     + "/" + System.getProperty("os.arch"));
         }
         Assumptions.assumeTrue(Futex.available(), "futex through JNA");

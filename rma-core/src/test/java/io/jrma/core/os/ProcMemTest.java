@@ -3,11 +3,20 @@ package io.jrma.core.os;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import com.sun.jna.Native;
+import com.sun.jna.Pointer;
+import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Locale;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -19,7 +28,7 @@ import org.junit.jupiter.api.Timeout;
  */
 class ProcMemTest {
     /** The first line of process {@code pid}'s /proc/PID/maps (its program's first mapping). */
-    private static String firstMapping(int pid) throws java.io.IOException {
+    private static String firstMapping(int pid) throws IOException {
         return Files.readAllLines(Path.of("/proc/" + pid + "/maps")).get(0);
     }
 
@@ -29,28 +38,28 @@ class ProcMemTest {
     }
 
     private static long address(ByteBuffer b) {
-        return com.sun.jna.Pointer.nativeValue(com.sun.jna.Native.getDirectBufferPointer(b));
+        return Pointer.nativeValue(Native.getDirectBufferPointer(b));
     }
 
     /**
      * Skips only where the kernel itself refuses this process's own /proc/self/mem (a security policy), checked
      * without ProcMem; with the build's JVM flags (sun.nio.ch open) ProcMem must then be usable.
      */
-    private static void assumeUsable() throws java.io.IOException {
-        Assumptions.assumeTrue(System.getProperty("os.name", "").toLowerCase(java.util.Locale.ROOT).contains("linux"),
+    private static void assumeUsable() throws IOException {
+        Assumptions.assumeTrue(System.getProperty("os.name", "").toLowerCase(Locale.ROOT).contains("linux"),
                 "not Linux");
         Assumptions.assumeFalse("false".equals(System.getProperty("jrma.cma.procMem")), "-Djrma.cma.procMem=false");
         ByteBuffer b = ByteBuffer.allocateDirect(16).order(ByteOrder.LITTLE_ENDIAN);
         b.putLong(0, 0x5EED);
         boolean readable;
-        try (java.nio.channels.FileChannel c = java.nio.channels.FileChannel.open(Path.of("/proc/self/mem"))) {
+        try (FileChannel c = FileChannel.open(Path.of("/proc/self/mem"))) {
             ByteBuffer one = ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN);
             readable = c.read(one, address(b)) == 8 && one.getLong(0) == 0x5EED;
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             readable = false;
         }
         Assumptions.assumeTrue(readable, "the kernel refuses /proc/self/mem here (a security policy)");
-        org.junit.jupiter.api.Assertions.assertTrue(ProcMem.usable(),
+        Assertions.assertTrue(ProcMem.usable(),
                 "the JDK's pread0 must be reachable with the build's JVM flags (sun.nio.ch open)");
     }
 
@@ -163,9 +172,9 @@ class ProcMemTest {
             int pid = (int) child.pid();
             long at = start(firstMapping(pid));
             int before = ProcMem.openFiles();
-            java.util.concurrent.atomic.AtomicLong whole = new java.util.concurrent.atomic.AtomicLong();
-            java.util.concurrent.atomic.AtomicReference<Throwable> failed = new java.util.concurrent.atomic.AtomicReference<>();
-            java.util.concurrent.CountDownLatch started = new java.util.concurrent.CountDownLatch(3);
+            AtomicLong whole = new AtomicLong();
+            AtomicReference<Throwable> failed = new AtomicReference<>();
+            CountDownLatch started = new CountDownLatch(3);
             Thread[] ts = new Thread[3];
             for (int k = 0; k < ts.length; k++) {
                 ts[k] = new Thread(() -> {
@@ -199,9 +208,10 @@ class ProcMemTest {
             if (failed.get() != null) {
                 throw new AssertionError(failed.get());
             }
-            org.junit.jupiter.api.Assertions.assertTrue(whole.get() > 0, "no read before the child died");
+            Assertions.assertTrue(whole.get() > 0, "no read before the child died");
             assertEquals(before, ProcMem.openFiles(), "the dead child's file is closed");
-            assertEquals(CrossMemory.ESRCH, CrossMemory.transfer(false, pid, address(ByteBuffer.allocateDirect(8)), at, 8));
+            assertEquals(CrossMemory.ESRCH,
+                    CrossMemory.transfer(false, pid, address(ByteBuffer.allocateDirect(8)), at, 8));
         } finally {
             child.destroyForcibly();
         }

@@ -5,13 +5,18 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jrma.Datatype;
+import io.jrma.ErrorClass;
+import io.jrma.Group;
 import io.jrma.LockType;
 import io.jrma.Op;
 import io.jrma.Request;
+import io.jrma.RmaException;
 import io.jrma.Win;
 import java.nio.ByteBuffer;
+import java.nio.LongBuffer;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -171,9 +176,9 @@ class FlushAndRequestTest {
             Win w = Win.allocate(world, 4 * 8, 8, null);
             w.buffer().putLong(24, me);
             world.barrier();
-            io.jrma.RmaException e = org.junit.jupiter.api.Assertions.assertThrows(io.jrma.RmaException.class,
+            RmaException e = Assertions.assertThrows(RmaException.class,
                     () -> w.rput(new long[] {1}, 1, Datatype.LONG, t, 0, 1, Datatype.LONG));
-            assertEquals(io.jrma.ErrorClass.ERR_RMA_SYNC, e.errorClass(), "rput outside any epoch");
+            assertEquals(ErrorClass.ERR_RMA_SYNC, e.errorClass(), "rput outside any epoch");
             w.fence(0);
             long[] got = new long[1];
             Request rp = w.rput(new long[] {me * 100L}, 1, Datatype.LONG, t, 0, 1, Datatype.LONG);
@@ -182,7 +187,7 @@ class FlushAndRequestTest {
             assertEquals(t, got[0], "rget data in a fence epoch once complete");
             w.fence(0);
             assertEquals(o * 100L, w.buffer().getLong(0), "rput in a fence epoch");
-            io.jrma.Group peers = world.group().incl(t == o ? new int[] {t} : new int[] {o, t});
+            Group peers = world.group().incl(t == o ? new int[] {t} : new int[] {o, t});
             w.post(peers, 0);
             w.start(peers, 0);
             Request ra = w.raccumulate(new long[] {5}, 1, Datatype.LONG, t, 1, 1, Datatype.LONG, Op.SUM);
@@ -228,7 +233,7 @@ class FlushAndRequestTest {
             }
             world.barrier();
             w.sync();
-            java.nio.LongBuffer lb = w.buffer().asLongBuffer();
+            LongBuffer lb = w.buffer().asLongBuffer();
             for (int i = 0; i < words / 2; i++) {
                 long e = ((long) o << 32) | i;
                 if (lb.get(2 * i) != e || lb.get(2 * i + 1) != 2 * e) {

@@ -62,7 +62,7 @@ class JobLayoutTest {
         String between = ShmParams.shmEnabled(Map.of()) ? "shm"
                 : Ranks.UCX ? "ucx" : "tcp";
         Ranks.run(path, n, world -> {
-            io.jrma.core.runtime.Job job = ((io.jrma.core.runtime.CommCore) world).job();
+            Job job = ((CommCore) world).job();
             for (int r = 0; r < world.size(); r++) {
                 String want = job.isLocal(r) ? "local" : between;
                 assertEquals(want, job.transportFor(r).name(), "transport from rank " + world.rank() + " to rank " + r);

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jrma.Datatype;
 import io.jrma.LockType;
+import io.jrma.Op;
 import io.jrma.Win;
 import java.util.ArrayList;
 import java.util.List;
@@ -81,7 +82,7 @@ class LockContentionTest {
             Win sum = Win.allocate(world, 8, 8, null);
             world.barrier();
             sum.lockAll(0);
-            sum.accumulate(total, 1, Datatype.LONG, 0, 0, io.jrma.Op.SUM);
+            sum.accumulate(total, 1, Datatype.LONG, 0, 0, Op.SUM);
             sum.unlockAll();
             world.barrier();
             if (me == 0) {
@@ -151,7 +152,7 @@ class LockContentionTest {
                     if (victimType == LockType.EXCLUSIVE) {
                         w.put(new long[] {c[0] + 1}, 1, Datatype.LONG, 0, 2);
                     } else {
-                        w.accumulate(new long[] {1}, 1, Datatype.LONG, 0, 2, io.jrma.Op.SUM);
+                        w.accumulate(new long[] {1}, 1, Datatype.LONG, 0, 2, Op.SUM);
                     }
                     w.unlock(0);
                 }

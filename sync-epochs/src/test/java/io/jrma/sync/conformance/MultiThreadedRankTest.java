@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import io.jrma.Datatype;
 import io.jrma.Op;
 import io.jrma.Win;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -78,7 +79,8 @@ class MultiThreadedRankTest {
                     }
                 }
             }
-            assertEquals(counts[me], w.buffer().getLong(0), "long SUM at rank " + me + " (total per rank " + total + ")");
+            assertEquals(counts[me], w.buffer().getLong(0),
+                    "long SUM at rank " + me + " (total per rank " + total + ")");
             assertEquals(counts[me] * 0.5, w.buffer().getDouble(8), "double SUM at rank " + me);
             assertEquals(counts[me] * 2, w.buffer().getLong(16), "get_accumulate SUM at rank " + me);
             world.barrier();
@@ -99,7 +101,7 @@ class MultiThreadedRankTest {
         Ranks.run(path, n, world -> {
             int me = world.rank();
             int t = (me + 1) % n;
-            java.nio.ByteBuffer mem = Ranks.direct(64);
+            ByteBuffer mem = Ranks.direct(64);
             mem.putLong(0, 1000 + me);
             Win w = Win.create(world, mem, 8, null); // private memory: packets between JVMs
             world.barrier();

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.jrma.Datatype;
 import io.jrma.ErrorClass;
 import io.jrma.LockType;
+import io.jrma.Op;
 import io.jrma.RmaException;
 import io.jrma.Win;
 import java.util.ArrayList;
@@ -48,8 +49,10 @@ class PassiveTargetStateTest {
             assertSync(w::flushAll, "flush_all after unlock");
             assertSync(() -> w.flush(t), "flush after unlock");
             assertSync(() -> w.unlock(t), "a second unlock");
-            RmaException e = assertThrows(RmaException.class, () -> w.put(new long[] {1}, 1, Datatype.LONG, t, 0, 1, Datatype.LONG));
-            assertTrue(e.getMessage().contains("access epoch NONE"), "the state is reported as no epoch: " + e.getMessage());
+            RmaException e = assertThrows(RmaException.class,
+                    () -> w.put(new long[] {1}, 1, Datatype.LONG, t, 0, 1, Datatype.LONG));
+            assertTrue(e.getMessage().contains("access epoch NONE"),
+                    "the state is reported as no epoch: " + e.getMessage());
             // other epoch kinds open again; a lock inside them is refused and claims nothing
             w.lockAll(0);
             assertSync(() -> w.lock(LockType.SHARED, t, 0), "lock inside lock_all");
@@ -89,7 +92,7 @@ class PassiveTargetStateTest {
                     try {
                         for (int i = 0; i < rounds; i++) {
                             w.lock(i % 2 == 0 ? LockType.EXCLUSIVE : LockType.SHARED, target, 0);
-                            w.accumulate(new long[] {1}, 1, Datatype.LONG, target, me, io.jrma.Op.SUM);
+                            w.accumulate(new long[] {1}, 1, Datatype.LONG, target, me, Op.SUM);
                             w.unlock(target);
                         }
                     } catch (Throwable e) {
@@ -113,7 +116,8 @@ class PassiveTargetStateTest {
             for (int o = 0; o < n; o++) {
                 assertEquals(rounds, w.buffer().getLong(8 * o), "accumulates from rank " + o);
             }
-            assertSync(() -> w.put(new long[] {1}, 1, Datatype.LONG, 0, 0, 1, Datatype.LONG), "no epoch once all threads unlocked");
+            assertSync(() -> w.put(new long[] {1}, 1, Datatype.LONG, 0, 0, 1, Datatype.LONG),
+                    "no epoch once all threads unlocked");
             world.barrier();
             w.free();
         });

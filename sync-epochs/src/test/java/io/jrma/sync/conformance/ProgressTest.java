@@ -72,7 +72,8 @@ class ProgressTest {
                 w.lock(LockType.SHARED, 1, 0);
                 w.get(busy, 1, Datatype.LONG, 1, 3);
                 w.unlock(1);
-                assertTrue(originDone < busy[0], "rank 0's epochs to rank 1 finished " + (originDone - busy[0]) / 1_000_000
+                assertTrue(originDone < busy[0],
+                        "rank 0's epochs to rank 1 finished " + (originDone - busy[0]) / 1_000_000
                         + " ms after rank 1 stopped computing (started " + (busy[0] - originStart) / 1_000_000
                         + " ms before the end of the computation)");
             }

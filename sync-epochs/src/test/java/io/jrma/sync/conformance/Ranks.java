@@ -1,32 +1,38 @@
 package io.jrma.sync.conformance;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.jrma.Jrma;
+import io.jrma.Win;
+import io.jrma.testsupport.JobMatrix;
 import io.jrma.transport.ucx.UcxWorker;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.params.provider.Arguments;
 
-/** Shared helpers of the conformance suite: job launching and parameter sources. */
+/**
+ * What the conformance suite adds to test-support's {@link JobMatrix}: its paths and rank counts, the skip of its
+ * UCX run where libucp is missing, and the check that a window took the path the job asked for.
+ */
 final class Ranks {
     /** JVMs the suite's jobs spread over ({@code -Djrma.jvms=2}: the multi-JVM run of the suite). */
-    static final int JVMS = Integer.getInteger("jrma.jvms", 1);
+    static final int JVMS = JobMatrix.JVMS;
     /**
      * Whether allocate windows keep their memory in shared segments across JVMs (jrma.shm.windows): then peers
      * in other JVMs of this host are reached by load/store, otherwise by packets.
      */
     static final boolean SHM_WINDOWS = !"false".equals(System.getProperty("jrma.shm.windows"));
     /** The paths the suite runs (jrma.suite.paths, default auto and packet). */
-    static final String[] PATHS = System.getProperty("jrma.suite.paths", "auto,packet").split(",");
+    static final String[] PATHS = JobMatrix.pathsFromProperty("auto,packet");
     static final int[] SIZES = {2, 4, 8};
+    /** Rank counts of the tests that are heavy per rank. */
+    static final int[] SMALL_SIZES = {2, 4};
     /** Job timeout; every test method has a larger JUnit {@code @Timeout}. */
     static final Duration JOB_TIMEOUT = Duration.ofSeconds(20);
+    static final JobMatrix MATRIX = new JobMatrix(PATHS, JOB_TIMEOUT);
 
     /** Whether the run names the ucx transport ({@code -Djrma.transports=tcp,ucx}: the suite's UCX run). */
     static final boolean UCX = isUcxRun();
@@ -50,42 +56,30 @@ final class Ranks {
             System.out.println("skipped: the suite's UCX run needs libucp: " + UCX_MISSING);
         }
         assumeTrue(UCX_MISSING == null, UCX_MISSING);
-        Jrma.job(n).param("jrma.path", path).timeout(JOB_TIMEOUT).run(body);
+        MATRIX.run(path, n, body);
     }
 
     /** path x {2, 4, 8}. */
     static Stream<Arguments> pathsAndSizes() {
-        List<Arguments> out = new ArrayList<>();
-        for (String p : PATHS) {
-            for (int n : SIZES) {
-                out.add(Arguments.of(p, n));
-            }
-        }
-        return out.stream();
+        return MATRIX.pathsAnd(SIZES);
     }
 
     /** path x {2, 4}: for tests that are heavy per rank. */
     static Stream<Arguments> pathsAndSmallSizes() {
-        List<Arguments> out = new ArrayList<>();
-        for (String p : PATHS) {
-            for (int n : new int[] {2, 4}) {
-                out.add(Arguments.of(p, n));
-            }
-        }
-        return out.stream();
+        return MATRIX.pathsAnd(SMALL_SIZES);
     }
 
     static Stream<String> paths() {
-        return Stream.of(PATHS);
+        return MATRIX.pathStream();
     }
 
     /** Asserts that the window really uses the path the job asked for. */
-    static void assertPath(io.jrma.Win w, String path) {
+    static void assertPath(Win w, String path) {
         String expected = path.equals("packet") || (JVMS > 1 && !SHM_WINDOWS) ? "packet" : "direct";
-        org.junit.jupiter.api.Assertions.assertEquals(expected, w.info().get("jrma_path"), "path chosen for peers");
+        assertEquals(expected, w.info().get("jrma_path"), "path chosen for peers");
     }
 
     static ByteBuffer direct(int bytes) {
-        return ByteBuffer.allocateDirect(bytes).order(ByteOrder.LITTLE_ENDIAN);
+        return JobMatrix.direct(bytes);
     }
 }

@@ -3,6 +3,7 @@ package io.jrma.sync.conformance;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.jrma.Comm;
+import io.jrma.Datatype;
 import io.jrma.Jrma;
 import io.jrma.LockType;
 import io.jrma.SharedMemory;
@@ -31,7 +32,7 @@ class SplitSharedTest {
             assertEquals(world.size() - 1 - world.rank(), node.rank(), "ordered by key");
             Win w = Win.allocateShared(node, 8, 8, null);
             w.lock(LockType.EXCLUSIVE, node.rank(), 0);
-            w.put(new long[] {1000 + world.rank()}, 1, io.jrma.Datatype.LONG, node.rank(), 0);
+            w.put(new long[] {1000 + world.rank()}, 1, Datatype.LONG, node.rank(), 0);
             w.unlock(node.rank());
             node.barrier();
             for (int r = 0; r < node.size(); r++) {

@@ -7,17 +7,24 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jrma.Comm;
 import io.jrma.Datatype;
+import io.jrma.ErrorClass;
 import io.jrma.Flavor;
 import io.jrma.Group;
 import io.jrma.Info;
 import io.jrma.LockType;
 import io.jrma.Op;
+import io.jrma.RmaException;
 import io.jrma.SharedMemory;
 import io.jrma.Win;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.stream.IntStream;
+import java.util.stream.Stream;
 import net.openhft.chronicle.bytes.BytesStore;
+import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /** Window flavors and shapes: dynamic, shared, zero-size, disp units, sub-communicators, many windows, user memory. */
@@ -35,7 +42,8 @@ class WindowKindsTest {
             assertEquals(Flavor.DYNAMIC, dyn.flavor());
             // direct between threads of one JVM; between JVMs of the host "mixed" (regions in shared segments by
             // load/store, private ones by packets), or packets when shared segments are excluded
-            String expected = path.equals("packet") ? "packet" : Ranks.JVMS == 1 ? "direct" : Ranks.SHM_WINDOWS ? "mixed" : "packet";
+            String expected = path.equals("packet") ? "packet" : Ranks.JVMS == 1 ? "direct" : Ranks.SHM_WINDOWS
+                    ? "mixed" : "packet";
             assertEquals(expected, dyn.info().get("jrma_path"), "path of a dynamic window");
             ByteBuffer region = Ranks.direct(64);
             BytesStore<?, ?> region2 = BytesStore.nativeStoreWithFixedCapacity(32);
@@ -111,9 +119,9 @@ class WindowKindsTest {
             long size = me == 0 ? 0 : 16L * me;
             Info info = noncontig ? Info.of("alloc_shared_noncontig", "true") : null;
             if (Ranks.JVMS > 1 && !Ranks.SHM_WINDOWS) { // ranks in other JVMs, shared segments excluded: a clear error
-                io.jrma.RmaException e = org.junit.jupiter.api.Assertions.assertThrows(io.jrma.RmaException.class,
+                RmaException e = Assertions.assertThrows(RmaException.class,
                         () -> Win.allocateShared(world, size, 8, info));
-                assertEquals(io.jrma.ErrorClass.ERR_RMA_SHARED, e.errorClass(), e.getMessage());
+                assertEquals(ErrorClass.ERR_RMA_SHARED, e.errorClass(), e.getMessage());
                 world.barrier();
                 return;
             }
@@ -138,7 +146,7 @@ class WindowKindsTest {
             w.lockAll(Win.MODE_NOCHECK);
             // direct store into the right neighbour's segment (word 0), unless it is empty
             if (t != 0) {
-                seg[t].buffer().order(java.nio.ByteOrder.LITTLE_ENDIAN).putLong(0, 1000L + me);
+                seg[t].buffer().order(ByteOrder.LITTLE_ENDIAN).putLong(0, 1000L + me);
             }
             w.sync();
             world.barrier();
@@ -147,7 +155,7 @@ class WindowKindsTest {
                 assertEquals(1000L + o, w.buffer().getLong(0), "neighbour's direct store");
                 // read the left neighbour's segment directly
                 if (o != 0) {
-                    long v = seg[o].buffer().order(java.nio.ByteOrder.LITTLE_ENDIAN).getLong(0);
+                    long v = seg[o].buffer().order(ByteOrder.LITTLE_ENDIAN).getLong(0);
                     assertEquals(1000L + (o + n - 1) % n, v, "direct load of the left neighbour's segment");
                 }
             }
@@ -164,10 +172,10 @@ class WindowKindsTest {
         });
     }
 
-    static java.util.stream.Stream<org.junit.jupiter.params.provider.Arguments> sharedCases() {
-        return Ranks.pathsAndSizes().flatMap(a -> java.util.stream.Stream.of(
-                org.junit.jupiter.params.provider.Arguments.of(a.get()[0], a.get()[1], false),
-                org.junit.jupiter.params.provider.Arguments.of(a.get()[0], a.get()[1], true)));
+    static Stream<Arguments> sharedCases() {
+        return Ranks.pathsAndSizes().flatMap(a -> Stream.of(
+                Arguments.of(a.get()[0], a.get()[1], false),
+                Arguments.of(a.get()[0], a.get()[1], true)));
     }
 
     @ParameterizedTest(name = "{0} n={1}")
@@ -258,7 +266,7 @@ class WindowKindsTest {
                 assertEquals(part.worldRank(r), w.buffer().getLong(8 * r), "split window slot " + r);
             }
             // world.create over the first half (a group that not every rank belongs to)
-            Group half = world.group().incl(java.util.stream.IntStream.range(0, Math.max(1, n / 2)).toArray());
+            Group half = world.group().incl(IntStream.range(0, Math.max(1, n / 2)).toArray());
             Comm lower = world.create(half);
             if (me < Math.max(1, n / 2)) {
                 assertNotNull(lower);

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.jrma.Comm;
 import io.jrma.Datatype;
 import io.jrma.ErrorClass;
 import io.jrma.Jrma;
@@ -25,7 +26,7 @@ class DeadRankTest {
 
     @FunctionalInterface
     interface Waiter {
-        void run(io.jrma.Comm world, Win w) throws Exception;
+        void run(Comm world, Win w) throws Exception;
     }
 
     private static void deadRank(String path, int nranks, int dead, Waiter beforeDeath, Waiter others) {

@@ -153,7 +153,8 @@ class ErrorClassesTest {
             expect(ErrorClass.ERR_DISP, () -> w.get(new long[1], 1, Datatype.LONG, 1, Long.MIN_VALUE), NAME,
                     Long.toString(Long.MIN_VALUE));
             expect(ErrorClass.ERR_COUNT, () -> w.put(ONE, -1, Datatype.LONG, 1, 0), NAME, "-1");
-            expect(ErrorClass.ERR_COUNT, () -> w.get(new long[1], 1, Datatype.LONG, 1, 0, -3, Datatype.LONG), NAME, "-3");
+            expect(ErrorClass.ERR_COUNT,
+                    () -> w.get(new long[1], 1, Datatype.LONG, 1, 0, -3, Datatype.LONG), NAME, "-3");
             expect(ErrorClass.ERR_COUNT, () -> w.getAccumulate(ONE, 1, Datatype.LONG, new long[1], -2, Datatype.LONG,
                     1, 0, 1, Datatype.LONG, Op.SUM), NAME, "-2");
             expect(ErrorClass.ERR_RANK, () -> w.put(ONE, 1, Datatype.LONG, 2, 0), NAME, "rank 2", "size 2");
@@ -219,7 +220,8 @@ class ErrorClassesTest {
         });
     }
 
-    // ------------------------------------------------------------------ ERR_LOCKTYPE, ERR_ASSERT, ERR_RMA_FLAVOR, ERR_INFO_VALUE
+    // ------------------------------------------------------------------ ERR_LOCKTYPE, ERR_ASSERT, ERR_RMA_FLAVOR,
+    // ERR_INFO_VALUE
 
     @ParameterizedTest
     @ValueSource(strings = {"auto", "packet"})
@@ -392,7 +394,10 @@ class ErrorClassesTest {
         });
     }
 
-    /** A heap BytesStore or a non-buffer object as origin: ERR_BUFFER whose message names the window (RmaException's contract). */
+    /**
+     * A heap BytesStore or a non-buffer object as origin: ERR_BUFFER whose message names the window (RmaException's
+     * contract).
+     */
     @ParameterizedTest
     @ValueSource(strings = {"auto", "packet"})
     @Timeout(60)

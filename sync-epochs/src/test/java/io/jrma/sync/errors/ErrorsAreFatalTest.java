@@ -69,7 +69,8 @@ class ErrorsAreFatalTest {
         assertTrue(e.getMessage().contains("ERR_RMA_SYNC") && e.getMessage().contains("fatalwin"),
                 "job failure names the error and the window: " + e.getMessage());
         assertTrue(blockedOther.isEmpty(), "blocked ranks failed with a non-RmaException: " + blockedOther);
-        assertEquals(ErrorClass.ERR_PROC_ABORTED, blockedGot.get(1), "rank 1 in barrier fails fast; job: " + e.getMessage());
+        assertEquals(ErrorClass.ERR_PROC_ABORTED, blockedGot.get(1),
+                "rank 1 in barrier fails fast; job: " + e.getMessage());
         assertEquals(ErrorClass.ERR_PROC_ABORTED, blockedGot.get(2), "rank 2 in fence fails fast");
     }
 

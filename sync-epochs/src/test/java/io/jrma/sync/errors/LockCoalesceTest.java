@@ -9,12 +9,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jrma.Comm;
 import io.jrma.Datatype;
+import io.jrma.ErrorClass;
 import io.jrma.Info;
 import io.jrma.Jrma;
 import io.jrma.LockType;
 import io.jrma.Win;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BiConsumer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -27,7 +29,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 class LockCoalesceTest {
     private static final Info OFF = Info.of("jrma_lock_coalesce", "false");
 
-    private static void originOnly(String path, Info info, java.util.function.BiConsumer<Win, PacketCountersTest.Delta> body) {
+    private static void originOnly(String path, Info info, BiConsumer<Win, PacketCountersTest.Delta> body) {
         Jrma.job(2).param("jrma.path", path).timeout(Duration.ofSeconds(40)).run((Comm world) -> {
             Win w = Win.allocate(world, 64, 8, info);
             world.barrier();
@@ -49,7 +51,7 @@ class LockCoalesceTest {
                 assertEquals("false", w.info().get("jrma_lock_coalesce"));
             }
         });
-        Jrma.job(1).run(world -> ErrSupport.expect(io.jrma.ErrorClass.ERR_INFO_VALUE,
+        Jrma.job(1).run(world -> ErrSupport.expect(ErrorClass.ERR_INFO_VALUE,
                 () -> Win.allocate(world, 8, 8, Info.of("jrma_lock_coalesce", "sometimes")), "jrma_lock_coalesce"));
     }
 

@@ -13,6 +13,7 @@ import io.jrma.Datatype;
 import io.jrma.Info;
 import io.jrma.Jrma;
 import io.jrma.LockType;
+import io.jrma.Op;
 import io.jrma.Win;
 import io.jrma.WinCounters.Counter;
 import java.time.Duration;
@@ -88,7 +89,7 @@ class PacketCountersTest {
                     Counter.BATCHES_SENT, 1);
             d.mark();
             w.lock(LockType.SHARED, 1, 0);
-            w.accumulate(new long[] {1}, 1, Datatype.LONG, 1, 0, io.jrma.Op.SUM);
+            w.accumulate(new long[] {1}, 1, Datatype.LONG, 1, 0, Op.SUM);
             w.unlock(1);
             d.expect("lock, accumulate, unlock", PACKETS_SENT, 1, REPLIES_RECEIVED, 1, PACKETS_COALESCED, 2);
         });
@@ -236,7 +237,7 @@ class PacketCountersTest {
             w.lock(LockType.EXCLUSIVE, 1, 0);
             d.mark();
             w.put(new long[] {1}, 1, Datatype.LONG, 1, 0);
-            w.accumulate(new long[] {2}, 1, Datatype.LONG, 1, 1, io.jrma.Op.REPLACE);
+            w.accumulate(new long[] {2}, 1, Datatype.LONG, 1, 1, Op.REPLACE);
             d.expect("queued until flush_local", PACKETS_SENT, 0);
             w.flushLocal(1);
             d.expect("flush_local sends both in one batch, asks no ack", PACKETS_SENT, 2, Counter.BATCHES_SENT, 1,
@@ -272,7 +273,7 @@ class PacketCountersTest {
             w.lock(LockType.EXCLUSIVE, 1, 0);
             w.put(new long[] {3}, 1, Datatype.LONG, 1, 0);
             w.get(g, 1, Datatype.LONG, 1, 0);
-            w.accumulate(new long[] {4}, 1, Datatype.LONG, 1, 0, io.jrma.Op.SUM);
+            w.accumulate(new long[] {4}, 1, Datatype.LONG, 1, 0, Op.SUM);
             w.unlock(1);
             assertEquals(3L, g[0]);
             d.expect("direct put, get, accumulate", DIRECT_OPS, 3, PACKETS_SENT, 0, REPLIES_RECEIVED, 0,

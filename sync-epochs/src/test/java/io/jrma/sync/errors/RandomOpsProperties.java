@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.jrma.Datatype;
+import io.jrma.Info;
 import io.jrma.Jrma;
 import io.jrma.LockType;
 import io.jrma.Op;
@@ -12,6 +13,7 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.SplittableRandom;
 import net.jqwik.api.Arbitraries;
@@ -21,6 +23,7 @@ import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
 import net.jqwik.api.ShrinkingMode;
+import net.jqwik.api.Tuple;
 import net.jqwik.api.constraints.Size;
 
 /**
@@ -34,7 +37,8 @@ class RandomOpsProperties {
     static final int WIN = 512;
     static final int DISP_UNIT = 8;
 
-    enum Kind { PUT, GET, ACC_SUM, ACC_REPLACE, GACC_SUM, GACC_REPLACE, GACC_NOOP, FOP_SUM, FOP_REPLACE, FOP_NOOP, CAS, FLUSH }
+    enum Kind { PUT, GET, ACC_SUM, ACC_REPLACE, GACC_SUM, GACC_REPLACE, GACC_NOOP, FOP_SUM, FOP_REPLACE,
+            FOP_NOOP, CAS, FLUSH }
 
     /** A datatype over one element type: its type map (byte offsets of elements, in order) and bounds. */
     record TypeSpec(boolean isLong, int shape, int a, int b, int c, long[] blocks, long[] displs) {
@@ -100,7 +104,7 @@ class RandomOpsProperties {
                 case 0: return e;
                 case 1: return "contiguous(" + a + "," + e + ")";
                 case 2: return "vector(" + a + "," + b + "," + c + "," + e + ")";
-                default: return "indexed(" + java.util.Arrays.toString(blocks) + "," + java.util.Arrays.toString(displs) + "," + e + ")";
+                default: return "indexed(" + Arrays.toString(blocks) + "," + Arrays.toString(displs) + "," + e + ")";
             }
         }
     }
@@ -109,7 +113,8 @@ class RandomOpsProperties {
     record Step(Kind kind, TypeSpec type, int count, int dispRaw, long seed) {
         @Override
         public String toString() {
-            return kind + (kind == Kind.FLUSH ? "" : "(" + count + " x " + type + ", dispRaw " + dispRaw + ", seed " + seed + ")");
+            return kind + (kind == Kind.FLUSH ? ""
+                    : "(" + count + " x " + type + ", dispRaw " + dispRaw + ", seed " + seed + ")");
         }
     }
 
@@ -140,20 +145,20 @@ class RandomOpsProperties {
                     return new TypeSpec(l, 3, 0, 0, 0, b, d);
                 });
         return Arbitraries.frequencyOf(
-                net.jqwik.api.Tuple.of(3, basic), net.jqwik.api.Tuple.of(2, contig),
-                net.jqwik.api.Tuple.of(2, vector), net.jqwik.api.Tuple.of(2, indexed));
+                Tuple.of(3, basic), Tuple.of(2, contig),
+                Tuple.of(2, vector), Tuple.of(2, indexed));
     }
 
     @Provide
     Arbitrary<List<Step>> programs() {
         Arbitrary<Step> step = Combinators.combine(
                 Arbitraries.frequencyOf(
-                        net.jqwik.api.Tuple.of(3, Arbitraries.just(Kind.PUT)),
-                        net.jqwik.api.Tuple.of(3, Arbitraries.just(Kind.GET)),
-                        net.jqwik.api.Tuple.of(8, Arbitraries.of(Kind.ACC_SUM, Kind.ACC_REPLACE, Kind.GACC_SUM,
+                        Tuple.of(3, Arbitraries.just(Kind.PUT)),
+                        Tuple.of(3, Arbitraries.just(Kind.GET)),
+                        Tuple.of(8, Arbitraries.of(Kind.ACC_SUM, Kind.ACC_REPLACE, Kind.GACC_SUM,
                                 Kind.GACC_REPLACE, Kind.GACC_NOOP, Kind.FOP_SUM, Kind.FOP_REPLACE, Kind.FOP_NOOP)),
-                        net.jqwik.api.Tuple.of(2, Arbitraries.just(Kind.CAS)),
-                        net.jqwik.api.Tuple.of(1, Arbitraries.just(Kind.FLUSH))),
+                        Tuple.of(2, Arbitraries.just(Kind.CAS)),
+                        Tuple.of(1, Arbitraries.just(Kind.FLUSH))),
                 types(), Arbitraries.integers().between(1, 3), Arbitraries.integers().between(0, 63),
                 Arbitraries.longs())
                 .as(Step::new);
@@ -233,12 +238,12 @@ class RandomOpsProperties {
             long[] offs = t.offsets();
             long extent = t.ub() - t.lb();
             int n = p.count * offs.length;
-            long maxEnd = (long) (p.count - 1) * extent + java.util.Arrays.stream(offs).max().getAsLong() + t.esize();
+            long maxEnd = (long) (p.count - 1) * extent + Arrays.stream(offs).max().getAsLong() + t.esize();
             long maxDisp = (WIN - maxEnd) / DISP_UNIT;
             if (maxDisp < 0) {
                 p.count = 1;
                 n = offs.length;
-                maxEnd = java.util.Arrays.stream(offs).max().getAsLong() + t.esize();
+                maxEnd = Arrays.stream(offs).max().getAsLong() + t.esize();
                 maxDisp = (WIN - maxEnd) / DISP_UNIT;
             }
             p.disp = s.dispRaw() % (maxDisp + 1);
@@ -353,7 +358,7 @@ class RandomOpsProperties {
         ByteBuffer model = initialMemory();
         List<Planned> plan = plan(steps, model);
         String path = mode.startsWith("packet") ? "packet" : "auto";
-        io.jrma.Info info = mode.endsWith("eager") ? io.jrma.Info.of("jrma_issue", "eager") : null;
+        Info info = mode.endsWith("eager") ? Info.of("jrma_issue", "eager") : null;
         Jrma.job(2).param("jrma.path", path).timeout(Duration.ofSeconds(30)).run(world -> {
             Win w = Win.allocate(world, WIN, DISP_UNIT, info);
             ByteBuffer mine = w.buffer();

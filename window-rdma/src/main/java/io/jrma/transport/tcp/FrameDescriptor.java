@@ -1,5 +1,6 @@
 package io.jrma.transport.tcp;
 
+import io.jrma.core.wire.PacketHeader;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
@@ -52,7 +53,7 @@ public final class FrameDescriptor {
     public static final int WAKE = 6;
 
     /** Largest body accepted: one 1 GiB packet plus headers. */
-    public static final int MAX_BODY = io.jrma.core.wire.PacketHeader.MAX_PACKET_LENGTH + 4096;
+    public static final int MAX_BODY = PacketHeader.MAX_PACKET_LENGTH + 4096;
 
     private FrameDescriptor() {
     }

@@ -18,7 +18,8 @@ public final class NetParams {
     public static final Param FAMILY = new Param("jrma.tcp.family", "ipv4", "job",
             "address family for `loopback` and interface names: `ipv4` or `ipv6`");
     public static final Param CREDITS = new Param("jrma.tcp.credits", String.valueOf(64 << 20), "job",
-            "bytes of packets a JVM may have in flight to another before the receiver has consumed them (flow control)");
+            "bytes of packets a JVM may have in flight to another before the receiver has consumed them (flow "
+            + "control)");
     public static final Param FRAME_BYTES = new Param("jrma.tcp.frameBytes", String.valueOf(256 << 10), "job",
             "batches are cut into frames of at most this many bytes (a larger single packet travels alone),"
             + " so the target starts applying while the rest is in flight");
@@ -36,7 +37,8 @@ public final class NetParams {
     public static final Param SOCKET_BUFFER = new Param("jrma.tcp.socketBuffer", "0", "job",
             "SO_SNDBUF/SO_RCVBUF of each connection (0: kernel autotuning)");
 
-    public static final List<Param> ALL = List.of(INTERFACE, FAMILY, CREDITS, FRAME_BYTES, SEND_QUEUE_BYTES, SOCKET_BUFFER,
+    public static final List<Param> ALL =
+            List.of(INTERFACE, FAMILY, CREDITS, FRAME_BYTES, SEND_QUEUE_BYTES, SOCKET_BUFFER,
             CREDIT_DELAY_NS, CONNECT_TIMEOUT_MS, HANDSHAKE_TIMEOUT_MS);
 
     private NetParams() {

@@ -2,6 +2,7 @@ package io.jrma.transport.tcp;
 
 import static io.jrma.transport.tcp.FrameDescriptor.HEADER_LENGTH;
 
+import io.jrma.ErrorClass;
 import io.jrma.core.mem.Memory;
 import io.jrma.core.wire.Batch;
 import io.jrma.core.wire.PacketHeader;
@@ -10,9 +11,12 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
+import java.util.HashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.agrona.concurrent.UnsafeBuffer;
 
@@ -93,7 +97,7 @@ final class TcpConnection {
     private volatile boolean creditQueued;
     /** Recycled 16-byte direct buffers for batch frame headers (a direct allocation per frame cost ~1 us). */
     private final ConcurrentLinkedQueue<ByteBuffer> headers = new ConcurrentLinkedQueue<>();
-    private final java.util.concurrent.atomic.AtomicInteger headersPooled = new java.util.concurrent.atomic.AtomicInteger();
+    private final AtomicInteger headersPooled = new AtomicInteger();
 
     private final ByteBuffer staging = ByteBuffer.allocateDirect(STAGING).order(ByteOrder.LITTLE_ENDIAN);
     private ByteBuffer big;
@@ -121,7 +125,7 @@ final class TcpConnection {
     private final ArrayDeque<Delivered> delivered = new ArrayDeque<>();
     @SuppressWarnings("unchecked")
     private final ArrayDeque<ByteBuffer>[] pool = new ArrayDeque[19];
-    private final java.util.HashMap<Integer, ArrayDeque<ByteBuffer>> bigPool = new java.util.HashMap<>();
+    private final HashMap<Integer, ArrayDeque<ByteBuffer>> bigPool = new HashMap<>();
     private long toReturn;
     private long pooledBytes;
     /** Some pool holds more than {@link #POOL_DEPTH} buffers (the excess is trimmed once it lies unused). */
@@ -326,7 +330,8 @@ final class TcpConnection {
         if (e == null) {
             return;
         }
-        for (int i = 0; i < SETTLE_READS && !closed && !byeReceived && !lingering; i++) { // (lingering: input discarded)
+        // (lingering: input discarded)
+        for (int i = 0; i < SETTLE_READS && !closed && !byeReceived && !lingering; i++) {
             readLocked(false);
         }
         owner.lost(this, "write failed: " + e.getMessage());
@@ -339,7 +344,7 @@ final class TcpConnection {
      * Held by the thread reading the connection now (the progress agent; a writer that failed; the closing thread).
      * Package-private: a test holds it to play a progress agent that the scheduler keeps from running mid-read.
      */
-    final java.util.concurrent.atomic.AtomicBoolean reading = new java.util.concurrent.atomic.AtomicBoolean();
+    final AtomicBoolean reading = new AtomicBoolean();
     /** The thread holding {@link #reading}, or null. */
     private volatile Thread readingThread;
     /** The first write that failed, judged by whoever reads next ({@link #settleWriteFailure}). */
@@ -575,7 +580,7 @@ final class TcpConnection {
             case FrameDescriptor.ABORT -> {
                 byte[] m = new byte[body.remaining()];
                 body.get(m);
-                owner.peerAborted(this, new String(m, java.nio.charset.StandardCharsets.UTF_8));
+                owner.peerAborted(this, new String(m, StandardCharsets.UTF_8));
             }
             case FrameDescriptor.WAKE -> owner.wakesReceived.incrementAndGet(); // reading it woke the selector
             default -> byeReceived = true;
@@ -614,7 +619,7 @@ final class TcpConnection {
         int src = b.count() == 0 ? -1 : PacketHeader.src(ub, 0);
         int dst = b.count() == 0 ? -1 : PacketHeader.dst(ub, 0);
         if (b.count() == 0 || !owner.fromPeer(this, src) || !owner.isLocalRank(dst)) {
-            owner.rejected(b.count() == 0 ? io.jrma.ErrorClass.ERR_INTERN : io.jrma.ErrorClass.ERR_RANK, b.count() == 0
+            owner.rejected(b.count() == 0 ? ErrorClass.ERR_INTERN : ErrorClass.ERR_RANK, b.count() == 0
                     ? "a batch frame of " + len + " bytes from JVM " + peerJvm + " holds no whole packet header"
                     : "a batch from JVM " + peerJvm + " claims source rank " + src + " and destination rank " + dst
                     + ": JVM " + peerJvm + " may only speak for its own ranks, to ranks of this JVM");
@@ -645,7 +650,8 @@ final class TcpConnection {
             toReturn = 0;
         }
         long o = owed.get();
-        if (o > 0 && !creditQueued && !closed && (o >= window / 4 || System.nanoTime() - owedSinceNs > owner.creditDelayNs)) {
+        if (o > 0 && !creditQueued && !closed
+                && (o >= window / 4 || System.nanoTime() - owedSinceNs > owner.creditDelayNs)) {
             creditQueued = true; // cleared when it is written, with whatever is owed by then
             enqueueUrgent(new OutFrame(new ByteBuffer[] {FrameDescriptor.small(FrameDescriptor.CREDIT, new byte[0])},
                     HEADER_LENGTH, 0, null, true));

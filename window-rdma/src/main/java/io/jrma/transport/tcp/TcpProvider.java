@@ -74,7 +74,8 @@ public final class TcpProvider implements TransportProvider {
     private static InetSocketAddress parse(String card, int jvm) {
         int space = card == null ? -1 : card.lastIndexOf(' ');
         if (space < 0) {
-            throw new RmaException(ErrorClass.ERR_INTERN, "JVM " + jvm + " published no TCP address (got '" + card + "')");
+            throw new RmaException(ErrorClass.ERR_INTERN,
+                    "JVM " + jvm + " published no TCP address (got '" + card + "')");
         }
         return new InetSocketAddress(card.substring(0, space), Integer.parseInt(card.substring(space + 1)));
     }

@@ -8,14 +8,15 @@ import io.jrma.core.auth.Handshake;
 import io.jrma.core.runtime.Job;
 import io.jrma.core.wire.Batch;
 import io.jrma.core.wire.PacketHeader;
-import io.jrma.spi.Transport;
 import io.jrma.core.wire.PacketType;
+import io.jrma.spi.Transport;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.SocketTimeoutException;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
-
+import java.nio.channels.ClosedSelectorException;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.ServerSocketChannel;
@@ -24,6 +25,8 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+import org.agrona.DirectBuffer;
 
 /**
  * The TCP IO agent of one JVM: one connection to every other JVM of the job, shared by all ranks of both
@@ -135,7 +138,7 @@ public final class TcpTransport implements Transport, AutoCloseable {
                 SocketChannel ch;
                 try {
                     ch = server.socket().accept().getChannel();
-                } catch (java.net.SocketTimeoutException e) {
+                } catch (SocketTimeoutException e) {
                     continue;
                 }
                 int j = admit(ch);
@@ -148,7 +151,8 @@ public final class TcpTransport implements Transport, AutoCloseable {
                 }
             }
         } catch (IOException e) {
-            throw new RmaException(ErrorClass.ERR_OTHER, "JVM " + me + ": connecting the job failed: " + e.getMessage(), e);
+            throw new RmaException(ErrorClass.ERR_OTHER,
+                    "JVM " + me + ": connecting the job failed: " + e.getMessage(), e);
         }
         startAcceptor();
     }
@@ -314,7 +318,8 @@ public final class TcpTransport implements Transport, AutoCloseable {
         TcpConnection c = j >= 0 && j < byJvm.length ? byJvm[j] : null;
         if (c == null || c.closed) {
             job.checkAborted();
-            throw new RmaException(ErrorClass.ERR_PROC_ABORTED, "no connection to JVM " + j + " (world rank " + worldRank + ")");
+            throw new RmaException(ErrorClass.ERR_PROC_ABORTED,
+                    "no connection to JVM " + j + " (world rank " + worldRank + ")");
         }
         return c;
     }
@@ -377,7 +382,7 @@ public final class TcpTransport implements Transport, AutoCloseable {
             }
             selector.select(Math.max(1, timeoutNs / 1_000_000));
             selector.selectedKeys().clear();
-        } catch (IOException | java.nio.channels.ClosedSelectorException e) {
+        } catch (IOException | ClosedSelectorException e) {
             // closing: the progress loop ends
         }
     }
@@ -399,13 +404,16 @@ public final class TcpTransport implements Transport, AutoCloseable {
         job.agent().deliver(b);
     }
 
-    /** Hands a batch to the window engine now (duty cycle only; see {@link io.jrma.core.progress.ProgressAgent#dispatchNow}). */
+    /**
+     * Hands a batch to the window engine now (duty cycle only; see
+     * {@link io.jrma.core.progress.ProgressAgent#dispatchNow}).
+     */
     void dispatchNow(Batch b) {
         job.agent().dispatchNow(b);
     }
 
     /** Where the window engine lets a packet's payload be read to before delivery, or null (duty cycle only). */
-    ByteBuffer placement(org.agrona.DirectBuffer header, int at) {
+    ByteBuffer placement(DirectBuffer header, int at) {
         return job.agent().placement(header, at);
     }
 
@@ -466,7 +474,8 @@ public final class TcpTransport implements Transport, AutoCloseable {
         boolean wasOpen = !c.closed;
         c.close();
         if (wasOpen && !closing) {
-            job.abort(ErrorClass.ERR_INTERN, "JVM " + c.peerJvm + " (world ranks " + ranksOf(c.peerJvm) + ") sent " + what
+            job.abort(ErrorClass.ERR_INTERN,
+                    "JVM " + c.peerJvm + " (world ranks " + ranksOf(c.peerJvm) + ") sent " + what
                     + " on its TCP connection: the stream cannot be resynchronized, the connection is closed", null);
         }
     }
@@ -586,7 +595,7 @@ public final class TcpTransport implements Transport, AutoCloseable {
                 allEnded &= c.discardInput();
             }
             if (!allEnded) {
-                java.util.concurrent.locks.LockSupport.parkNanos(LINGER_POLL_NS);
+                LockSupport.parkNanos(LINGER_POLL_NS);
             }
         }
         for (TcpConnection c : all) {

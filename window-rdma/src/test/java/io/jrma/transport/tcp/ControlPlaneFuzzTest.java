@@ -19,6 +19,7 @@ import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -125,7 +126,7 @@ class ControlPlaneFuzzTest {
                 }
                 case 1 -> {
                     byte[] whole = message(ctx, rnd.nextInt(4), 2, 0, value(rnd));
-                    m = java.util.Arrays.copyOf(whole, rnd.nextInt(whole.length));
+                    m = Arrays.copyOf(whole, rnd.nextInt(whole.length));
                 }
                 case 2 -> {
                     m = message(ctx, rnd.nextInt(4), 2, 0, value(rnd));
@@ -141,10 +142,12 @@ class ControlPlaneFuzzTest {
                 }
                 case 4 -> {
                     // an array that claims far more elements than the message holds
-                    Object[] arrays = {new byte[3], new int[3], new long[3], new double[3], new Object[3], new String[3]};
+                    Object[] arrays = {new byte[3], new int[3], new long[3], new double[3],
+                            new Object[3], new String[3]};
                     m = message(ctx, 0, 2, 0, arrays[rnd.nextInt(arrays.length)]);
                     int at = arrayLengthAt(m);
-                    int len = rnd.nextBoolean() ? Integer.MAX_VALUE - rnd.nextInt(16) : (1 << 24) + rnd.nextInt(1 << 28);
+                    int len = rnd.nextBoolean() ? Integer.MAX_VALUE - rnd.nextInt(16)
+                            : (1 << 24) + rnd.nextInt(1 << 28);
                     if (at > 0) {
                         ByteBuffer.wrap(m).putInt(at, len); // (big-endian, as serialization writes it)
                     }
@@ -160,7 +163,8 @@ class ControlPlaneFuzzTest {
                 assertEquals(ErrorClass.ERR_INTERN, e.errorClass(), e.getMessage());
                 refused++;
             } catch (Throwable t) {
-                throw new AssertionError("control message " + i + " (kind " + kind + ") failed the decoder with " + t, t);
+                throw new AssertionError("control message " + i + " (kind " + kind
+                        + ") failed the decoder with " + t, t);
             }
         }
         System.out.printf("ControlPlaneFuzzTest: %d messages in %.1f s: %d taken (values for calls nobody makes), "
@@ -183,7 +187,8 @@ class ControlPlaneFuzzTest {
         ControlPlane cp = jobs[1].controlPlane();
         fuzz(cp, Math.min(COUNT, 2_000), new Random(SEED + 1));
 
-        // a forged message naming a call a member of JVM 1 is about to make, with another size: the member fails clearly
+        // a forged message naming a call a member of JVM 1 is about to make, with another size: the member fails
+        // clearly
         cp.onMessage(ByteBuffer.wrap(message(7_000_000, 0, 1, 0, "forged")));
         RmaException e = assertThrows(RmaException.class,
                 () -> cp.allgather(7_000_000, 0, new int[] {0, 1}, 1, "mine"));

@@ -9,18 +9,19 @@ import io.jrma.ErrorClass;
 import io.jrma.RmaException;
 import io.jrma.core.auth.Handshake;
 import io.jrma.core.runtime.Job;
-import io.jrma.core.wire.Batch;
-import io.jrma.core.wire.BatchReceiver;
 import io.jrma.core.wire.PacketHeader;
 import io.jrma.core.wire.PacketType;
+import io.jrma.testsupport.fuzz.FuzzCampaign;
+import io.jrma.testsupport.fuzz.PatternPackets;
+import java.io.IOException;
 import java.io.OutputStream;
+import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.util.EnumMap;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
@@ -43,56 +44,26 @@ import org.junit.jupiter.api.Timeout;
  * {@code jrma.fuzz.seed} (34), printed.
  */
 class TcpFrameFuzzTest {
-    static final long COUNT = Long.getLong("jrma.fuzz.frames", 20_000);
-    static final long SEED = Long.getLong("jrma.fuzz.seed", 34);
+    /** Frames of the quick mode. */
+    static final long DEFAULT_FRAMES = 20_000;
     private static final int WINDOW = 777;
     private static final long CREDITS = 1 << 20;
 
     enum End { BAD_HEADER, FLIPPED_HEADER, TRUNCATED, BAD_CONTROL, ABORT }
 
-    /** Delivered honest batches, checked byte by byte against what the session sent. */
-    static final class Receiver implements BatchReceiver {
-        long batches;
-        long packets;
-        long corrupt;
-
-        @Override
-        public void onBatch(Batch b) {
-            batches++;
-            for (int i = 0; i < b.count(); i++) {
-                int at = b.offsetAt(i);
-                int seq = PacketHeader.seq(b.buffer(), at);
-                int len = PacketHeader.length(b.buffer(), at);
-                for (int k = PacketHeader.HEADER_LENGTH; k < len; k++) {
-                    if (b.buffer().getByte(at + k) != (byte) (seq + k)) {
-                        corrupt++;
-                        break;
-                    }
-                }
-                packets++;
-            }
-            b.markConsumed();
-        }
-
-        @Override
-        public int poll() {
-            return 0;
-        }
-    }
-
     @Test
     @Timeout(value = 30, unit = TimeUnit.MINUTES) // the long mode; the quick mode takes seconds
     void everyBadFrameIsRejectedAndEndsTheSessionCleanly() throws Exception {
-        System.out.println("TcpFrameFuzzTest: seed " + SEED + ", " + COUNT + " frames (-Djrma.fuzz.seed=" + SEED
-                + " -Djrma.fuzz.frames=" + COUNT + " to repeat)");
-        Random rnd = new Random(SEED);
-        Map<End, Long> ends = new EnumMap<>(End.class);
+        FuzzCampaign<End> campaign = new FuzzCampaign<>("TcpFrameFuzzTest", "jrma.fuzz.frames", DEFAULT_FRAMES,
+                "frames", End.class);
+        campaign.announce();
+        Random rnd = campaign.random();
         long frames = 0;
         long sessions = 0;
         long honest = 0;
         long rejected = 0;
         long t0 = System.nanoTime();
-        while (frames < COUNT) {
+        while (frames < campaign.size()) {
             Session s = new Session(rnd);
             long a = System.nanoTime();
             long b;
@@ -110,11 +81,10 @@ class TcpFrameFuzzTest {
             frames += s.frames;
             honest += s.honest;
             rejected += s.rejected;
-            ends.merge(s.end, 1L, Long::sum);
+            campaign.ended(s.end);
         }
-        System.out.printf("TcpFrameFuzzTest: %d frames in %d sessions in %.1f s: %d honest batches delivered, %d bad "
-                + "batches rejected, session ends %s%n", frames, sessions, (System.nanoTime() - t0) / 1e9, honest,
-                rejected, ends);
+        campaign.report(String.format("%d frames in %d sessions: %d honest batches delivered, %d bad batches rejected",
+                frames, sessions, honest, rejected), t0);
     }
 
     /** One connection: a job of two JVMs, of which this test plays JVM 0 with its own bytes. */
@@ -123,7 +93,7 @@ class TcpFrameFuzzTest {
         final Job job = new Job(2, Map.of("jrma.tcp.credits", String.valueOf(CREDITS)), 1, new int[] {0, 1});
         final String jobId = Handshake.newJobId();
         final String secret = Handshake.newSecret();
-        final Receiver receiver = new Receiver();
+        final PatternPackets.Receiver receiver = new PatternPackets.Receiver();
         TcpTransport tcp;
         ServerSocket listener;
         Socket peer;
@@ -145,11 +115,12 @@ class TcpFrameFuzzTest {
                     Socket s = listener.accept();
                     assertEquals(1, Handshake.server(s, jobId, secret, 5_000));
                     return s;
-                } catch (java.io.IOException e) {
-                    throw new java.io.UncheckedIOException(e);
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
                 }
             });
-            tcp.connectMesh(new InetSocketAddress[] {(InetSocketAddress) listener.getLocalSocketAddress(), tcp.endpoint()});
+            tcp.connectMesh(new InetSocketAddress[] {(
+                    InetSocketAddress) listener.getLocalSocketAddress(), tcp.endpoint()});
             peer = accepted.get(10, TimeUnit.SECONDS);
             job.addRemote(tcp, 0);
             job.agent().register(WINDOW, receiver);
@@ -162,7 +133,8 @@ class TcpFrameFuzzTest {
             for (int i = 0; i < n; i++) {
                 int kind = rnd.nextInt(10);
                 if (kind < 4) { // honest: 1..4 packets from rank 0 to rank 1
-                    ByteBuffer body = ByteBuffer.allocate(4 * (PacketHeader.HEADER_LENGTH + 256)).order(ByteOrder.LITTLE_ENDIAN);
+                    ByteBuffer body = ByteBuffer.allocate(4 * (PacketHeader.HEADER_LENGTH + 256))
+                    .order(ByteOrder.LITTLE_ENDIAN);
                     int packets = 1 + rnd.nextInt(4);
                     for (int p = 0; p < packets; p++) {
                         packet(body, rnd.nextInt(), rnd.nextInt(256), 0, 1);
@@ -170,7 +142,8 @@ class TcpFrameFuzzTest {
                     frame(buf, FrameDescriptor.BATCH, body.flip(), 0);
                     honest++;
                 } else if (kind < 7) { // garbage, or honest packets claiming a rank JVM 0 may not speak for
-                    ByteBuffer body = ByteBuffer.allocate(PacketHeader.HEADER_LENGTH + 256).order(ByteOrder.LITTLE_ENDIAN);
+                    ByteBuffer body = ByteBuffer.allocate(PacketHeader.HEADER_LENGTH + 256)
+                    .order(ByteOrder.LITTLE_ENDIAN);
                     if (rnd.nextBoolean()) {
                         packet(body, rnd.nextInt(), rnd.nextInt(256), rnd.nextBoolean() ? 1 : 2 + rnd.nextInt(100),
                                 rnd.nextBoolean() ? 0 : -1 - rnd.nextInt(100));
@@ -195,18 +168,18 @@ class TcpFrameFuzzTest {
                 try {
                     out.write(buf.array(), 0, buf.position());
                     out.flush();
-                } catch (java.io.IOException e) {
-                    throw new java.io.UncheckedIOException(e);
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
                 }
             });
             long wantRejected = rejected;
             long creditFrames = credits;
             long wakeFrames = wakes;
-            progressUntil(() -> receiver.batches == honest && tcp.framesRejected() == wantRejected
+            progressUntil(() -> receiver.batches() == honest && tcp.framesRejected() == wantRejected
                     && tcp.creditFramesReceived() == creditFrames && tcp.wakesReceived() == wakeFrames);
             written.get(10, TimeUnit.SECONDS);
-            assertEquals(honest, receiver.batches, "honest batches delivered");
-            assertEquals(0, receiver.corrupt, "honest packets delivered corrupt");
+            assertEquals(honest, receiver.batches(), "honest batches delivered");
+            assertEquals(0, receiver.corrupt(), "honest packets delivered corrupt");
             assertEquals(wantRejected, tcp.framesRejected(), "bad batches rejected");
             assertEquals(creditFrames, tcp.creditFramesReceived(), "credit frames");
             assertEquals(wakeFrames, tcp.wakesReceived(), "wake frames");
@@ -225,7 +198,8 @@ class TcpFrameFuzzTest {
                     : ErrorClass.ERR_INTERN;
             assertEquals(want, why.errorClass(), end + ": " + why.getMessage());
             if (end == End.BAD_HEADER || end == End.FLIPPED_HEADER || end == End.BAD_CONTROL) {
-                assertEquals(wantRejected + 1, tcp.framesRejected(), end + ": the bad frame is counted: " + why.getMessage());
+                assertEquals(wantRejected + 1, tcp.framesRejected(),
+                        end + ": the bad frame is counted: " + why.getMessage());
                 assertEquals(ErrorClass.ERR_INTERN, tcp.lastRejection().errorClass(), tcp.lastRejection().getMessage());
             }
             assertNull(job.agent().lastError(), "an exception escaped into the progress agent");
@@ -245,7 +219,8 @@ class TcpFrameFuzzTest {
                             ? FrameDescriptor.MAX_BODY + 1 + rnd.nextInt(1 << 20) : rnd.nextInt(64);
                     int type = what == 2 ? (rnd.nextBoolean() ? 0 : 7 + rnd.nextInt(249)) : FrameDescriptor.CREDIT;
                     int version = what == 3 ? FrameDescriptor.VERSION + 1 + rnd.nextInt(250) : FrameDescriptor.VERSION;
-                    long credit = what == 4 ? -1 - rnd.nextInt(1 << 20) : what == 5 ? CREDITS + 1 + rnd.nextInt(1 << 20) : 0;
+                    long credit = what == 4 ? -1 - rnd.nextInt(1 << 20) : what == 5
+                            ? CREDITS + 1 + rnd.nextInt(1 << 20) : 0;
                     if (what >= 2) {
                         len = 0;
                     }
@@ -263,7 +238,8 @@ class TcpFrameFuzzTest {
                     }
                 }
                 case TRUNCATED -> {
-                    ByteBuffer body = ByteBuffer.allocate(PacketHeader.HEADER_LENGTH + 256).order(ByteOrder.LITTLE_ENDIAN);
+                    ByteBuffer body = ByteBuffer.allocate(PacketHeader.HEADER_LENGTH + 256)
+                            .order(ByteOrder.LITTLE_ENDIAN);
                     packet(body, 1, 200, 0, 1);
                     frame(buf, FrameDescriptor.BATCH, body.flip(), 0);
                     buf.position(rnd.nextInt(buf.position())); // and the connection closes
@@ -309,13 +285,13 @@ class TcpFrameFuzzTest {
     static void packet(ByteBuffer body, int seq, int payload, int src, int dst) {
         int at = body.position();
         int len = PacketHeader.HEADER_LENGTH + payload;
-        body.putInt(at + PacketHeader.LENGTH_OFFSET, len).put(at + PacketHeader.VERSION_OFFSET, (byte) PacketHeader.VERSION)
-                .put(at + PacketHeader.TYPE_OFFSET, (byte) PacketType.PUT).putInt(at + PacketHeader.WINDOW_OFFSET, WINDOW)
+        body.putInt(at + PacketHeader.LENGTH_OFFSET, len)
+                .put(at + PacketHeader.VERSION_OFFSET, (byte) PacketHeader.VERSION)
+                .put(at + PacketHeader.TYPE_OFFSET, (byte) PacketType.PUT)
+                .putInt(at + PacketHeader.WINDOW_OFFSET, WINDOW)
                 .putInt(at + PacketHeader.SRC_OFFSET, src).putInt(at + PacketHeader.DST_OFFSET, dst)
                 .putInt(at + PacketHeader.SEQ_OFFSET, seq);
-        for (int k = PacketHeader.HEADER_LENGTH; k < len; k++) {
-            body.put(at + k, (byte) (seq + k));
-        }
+        PatternPackets.fill(body, at, seq, len);
         body.position(at + len);
     }
 

@@ -13,16 +13,23 @@ import io.jrma.core.wire.Batch;
 import io.jrma.core.wire.BatchReceiver;
 import io.jrma.core.wire.PacketHeader;
 import io.jrma.core.wire.PacketType;
+import java.io.IOException;
 import java.io.OutputStream;
+import java.net.Inet6Address;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.ServerSocket;
 import java.net.Socket;
+import java.net.SocketException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 import org.agrona.ExpandableDirectByteBuffer;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -44,7 +51,8 @@ class TcpTransportTest {
         jobId = Handshake.newJobId();
         secret = Handshake.newSecret();
         jobs = new Job[] {new Job(2, params, 0, new int[] {0, 1}), new Job(2, params, 1, new int[] {0, 1})};
-        tcp = new TcpTransport[] {TcpTransport.listen(jobs[0], jobId, secret), TcpTransport.listen(jobs[1], jobId, secret)};
+        tcp = new TcpTransport[] {TcpTransport.listen(jobs[0], jobId, secret),
+                TcpTransport.listen(jobs[1], jobId, secret)};
         InetSocketAddress[] eps = {tcp[0].endpoint(), tcp[1].endpoint()};
         CompletableFuture<Void> a = CompletableFuture.runAsync(() -> tcp[0].connectMesh(eps));
         tcp[1].connectMesh(eps);
@@ -94,11 +102,11 @@ class TcpTransportTest {
     }
 
     /** The next byte, or -1 when the peer closed (a reset counts as closed). */
-    private static int readOrReset(Socket s) throws java.io.IOException {
+    private static int readOrReset(Socket s) throws IOException {
         s.setSoTimeout(5_000);
         try {
             return s.getInputStream().read();
-        } catch (java.net.SocketException e) {
+        } catch (SocketException e) {
             return -1;
         }
     }
@@ -145,7 +153,8 @@ class TcpTransportTest {
     }
 
     private static Batch batch(int packets, int payload, int seed) {
-        ExpandableDirectByteBuffer buf = new ExpandableDirectByteBuffer(packets * (PacketHeader.HEADER_LENGTH + payload));
+        ExpandableDirectByteBuffer buf =
+                new ExpandableDirectByteBuffer(packets * (PacketHeader.HEADER_LENGTH + payload));
         Batch b = new Batch(buf);
         int at = 0;
         for (int i = 0; i < packets; i++) {
@@ -189,7 +198,8 @@ class TcpTransportTest {
         assertTrue(sent.size() < 16, "the origin queued " + sent.size() + " batches before it was held back");
         rec.consume = true;
         long until = System.currentTimeMillis() + 20_000;
-        while ((rec.count() < sent.size() * 4 || !sent.stream().allMatch(Batch::isConsumed)) && System.currentTimeMillis() < until) {
+        while ((rec.count() < sent.size() * 4 || !sent.stream().allMatch(Batch::isConsumed))
+                && System.currentTimeMillis() < until) {
             jobs[0].agent().tryProgress();
             jobs[1].agent().tryProgress();
         }
@@ -208,7 +218,7 @@ class TcpTransportTest {
     }
 
     /** Drives both agents until {@code done} or 20 s. */
-    private void progressUntil(java.util.function.BooleanSupplier done) {
+    private void progressUntil(BooleanSupplier done) {
         long until = System.currentTimeMillis() + 20_000;
         while (!done.getAsBoolean() && System.currentTimeMillis() < until) {
             jobs[0].agent().tryProgress();
@@ -236,7 +246,8 @@ class TcpTransportTest {
             progressUntil(() -> atTarget.count() >= want);
             assertEquals(want, atTarget.count(), "request " + i + " arrived (credit came back)");
             Batch back = batch(1, 64 << 10, i);
-            PacketHeader.write(back.buffer(), 0, PacketHeader.HEADER_LENGTH + (64 << 10), PacketType.PUT, 0, WINDOW, 1, 0,
+            PacketHeader.write(back.buffer(), 0, PacketHeader.HEADER_LENGTH + (64 << 10),
+                    PacketType.PUT, 0, WINDOW, 1, 0,
                     i, 0, 0, 0, 0, 64 << 10, 0);
             back.address(1, 0);
             assertTrue(tcp[1].send(back), "reply " + i + " refused");
@@ -297,7 +308,8 @@ class TcpTransportTest {
         Recorder rec = new Recorder();
         jobs[1].agent().register(WINDOW, rec);
         Batch spoofed = batch(1, 8, 1);
-        PacketHeader.write(spoofed.buffer(), 0, PacketHeader.HEADER_LENGTH + 8, PacketType.PUT, 0, WINDOW, 1, 1, 0, 0, 0,
+        PacketHeader.write(spoofed.buffer(), 0, PacketHeader.HEADER_LENGTH + 8, PacketType.PUT, 0,
+                WINDOW, 1, 1, 0, 0, 0,
                 0, 0, 8, 0); // source rank 1 is JVM 1's own rank: JVM 0 may not speak for it
         tcp[0].send(spoofed);
         tcp[0].send(batch(1, 8, 2));
@@ -336,14 +348,15 @@ class TcpTransportTest {
     @Timeout(30)
     void ipv6LoopbackCarriesTheJob() throws Exception {
         boolean v6 = false;
-        try (java.net.ServerSocket probe = new java.net.ServerSocket(0, 1, java.net.InetAddress.getByName("::1"))) {
+        try (ServerSocket probe = new ServerSocket(0, 1, InetAddress.getByName("::1"))) {
             v6 = true;
-        } catch (java.io.IOException e) {
-            System.out.println("SKIPPED ipv6LoopbackCarriesTheJob: no IPv6 loopback on this machine (" + e.getMessage() + ")");
+        } catch (IOException e) {
+            System.out.println("SKIPPED ipv6LoopbackCarriesTheJob: no IPv6 loopback on this machine ("
+                    + e.getMessage() + ")");
         }
-        org.junit.jupiter.api.Assumptions.assumeTrue(v6, "no IPv6 loopback");
+        Assumptions.assumeTrue(v6, "no IPv6 loopback");
         mesh(Map.of("jrma.tcp.family", "ipv6"));
-        assertTrue(tcp[0].endpoint().getAddress() instanceof java.net.Inet6Address, "listens on " + tcp[0].endpoint());
+        assertTrue(tcp[0].endpoint().getAddress() instanceof Inet6Address, "listens on " + tcp[0].endpoint());
         Recorder rec = new Recorder();
         jobs[1].agent().register(WINDOW, rec);
         tcp[0].send(batch(2, 100, 3));

@@ -11,6 +11,8 @@ import io.jrma.core.wire.Batch;
 import io.jrma.core.wire.PacketHeader;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
+import org.agrona.BitUtil;
+import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
 import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.ControlledMessageHandler;
@@ -48,7 +50,7 @@ final class InboundRing implements ControlledMessageHandler {
          * in the ring) may be copied as its pieces arrive, or null: {@link io.jrma.core.wire.BatchReceiver#placement}
          * for a packet from {@code from}. Asked only when nothing delivered earlier from this ring is still held.
          */
-        java.nio.ByteBuffer placement(InboundRing from, org.agrona.DirectBuffer header, int at);
+        ByteBuffer placement(InboundRing from, DirectBuffer header, int at);
 
         /** A record that cannot be parsed (counted, dropped). */
         void reject(InboundRing from, String why);
@@ -60,7 +62,7 @@ final class InboundRing implements ControlledMessageHandler {
         void corrupt(InboundRing from, String why);
 
         /** A control-plane message (a copy of the record: the ring moves on when the call returns). */
-        void control(InboundRing from, java.nio.ByteBuffer message);
+        void control(InboundRing from, ByteBuffer message);
     }
 
     private record Held(Batch batch, ByteBuffer copy, int length) {
@@ -172,7 +174,7 @@ final class InboundRing implements ControlledMessageHandler {
     private long endPosition(int index, int length) {
         int start = index - RecordDescriptor.HEADER_LENGTH;
         long delta = (start - ((int) readFrom & mask)) & mask; // one read never passes the end of the buffer
-        return readFrom + delta + org.agrona.BitUtil.align(length + RecordDescriptor.HEADER_LENGTH, RecordDescriptor.ALIGNMENT);
+        return readFrom + delta + BitUtil.align(length + RecordDescriptor.HEADER_LENGTH, RecordDescriptor.ALIGNMENT);
     }
 
     /** The position the receiver of this ring has published as applied (tests, diagnostics). */
@@ -200,7 +202,8 @@ final class InboundRing implements ControlledMessageHandler {
 
     /** Announces (or withdraws) that the receiver's progress thread may sleep in its selector. */
     void asleep(boolean asleep) {
-        header.putIntVolatile(ASLEEP_OFFSET, asleep ? 1 : 0); // a full fence: the flag is visible before we look at the ring
+        // a full fence: the flag is visible before we look at the ring
+        header.putIntVolatile(ASLEEP_OFFSET, asleep ? 1 : 0);
     }
 
     boolean isAsleep() {
@@ -238,7 +241,7 @@ final class InboundRing implements ControlledMessageHandler {
         } else if (type == MSG_CONTROL) {
             byte[] copy = new byte[length];
             buffer.getBytes(index, copy);
-            sink.control(this, java.nio.ByteBuffer.wrap(copy));
+            sink.control(this, ByteBuffer.wrap(copy));
         } else {
             reject("record of unknown type " + type);
         }
@@ -253,7 +256,7 @@ final class InboundRing implements ControlledMessageHandler {
             return Action.CONTINUE;
         }
         int end = index - RecordDescriptor.HEADER_LENGTH
-                + org.agrona.BitUtil.align(length + RecordDescriptor.HEADER_LENGTH, RecordDescriptor.ALIGNMENT);
+                + BitUtil.align(length + RecordDescriptor.HEADER_LENGTH, RecordDescriptor.ALIGNMENT);
         return end >= ring.capacity() ? Action.BREAK : Action.COMMIT;
     }
 
@@ -266,10 +269,12 @@ final class InboundRing implements ControlledMessageHandler {
      */
     private String outOfBounds(int index, int length) {
         if (length < 0 || (long) index + length > ring.capacity()) {
-            return "a record of " + length + " bytes at " + index + " overruns the ring of " + ring.capacity() + " bytes";
+            return "a record of " + length + " bytes at " + index + " overruns the ring of "
+                    + ring.capacity() + " bytes";
         }
         long end = endPosition(index, length);
-        if (end > producedSeen) { // (the producer position is read again only when a record ends past the last one seen)
+        // (the producer position is read again only when a record ends past the last one seen)
+        if (end > producedSeen) {
             producedSeen = ring.producerPosition();
             if (end > producedSeen) {
                 return "a record ends at position " + end + ", past the " + producedSeen + " the sender has written";
@@ -394,7 +399,8 @@ final class InboundRing implements ControlledMessageHandler {
                 n -= k;
                 assembled += k;
             }
-            ringBuffer.getBytes(from, placedPayload, placedPayload.position() + assembled - PacketHeader.HEADER_LENGTH, n);
+            ringBuffer.getBytes(from, placedPayload,
+                    placedPayload.position() + assembled - PacketHeader.HEADER_LENGTH, n);
             assembled += n;
         } else {
             ringBuffer.getBytes(index, assembly, assembled, length);

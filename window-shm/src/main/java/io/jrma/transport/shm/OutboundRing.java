@@ -10,7 +10,9 @@ import io.jrma.ErrorClass;
 import io.jrma.RmaException;
 import io.jrma.core.wire.Batch;
 import io.jrma.core.wire.PacketHeader;
+import io.jrma.core.wire.RingAck;
 import java.lang.invoke.VarHandle;
+import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.concurrent.locks.ReentrantLock;
 import org.agrona.MutableDirectBuffer;
@@ -77,7 +79,7 @@ final class OutboundRing {
     private volatile int pendingCount;
     private boolean closed;
     /** The rings to and from the peer as a batch's {@link io.jrma.core.wire.RingAck} sees them; null: none. */
-    private volatile io.jrma.core.wire.RingAck.Mark mark;
+    private volatile RingAck.Mark mark;
 
     OutboundRing(int peerJvm, RingFiles.Mapped file, Runnable doorbell) {
         this.peerJvm = peerJvm;
@@ -104,7 +106,7 @@ final class OutboundRing {
 
     /** Lets batches be acknowledged through memory: {@code replies} is the ring from the same peer. */
     void acknowledgeThrough(InboundRing replies) {
-        mark = new io.jrma.core.wire.RingAck.Mark() {
+        mark = new RingAck.Mark() {
             @Override
             public long applied() {
                 return header.getLongVolatile(APPLIED_OFFSET);
@@ -146,7 +148,8 @@ final class OutboundRing {
         lock.lock();
         try {
             if (closed) {
-                throw new RmaException(ErrorClass.ERR_PROC_ABORTED, "the shared-memory ring to JVM " + peerJvm + " is closed");
+                throw new RmaException(ErrorClass.ERR_PROC_ABORTED,
+                        "the shared-memory ring to JVM " + peerJvm + " is closed");
             }
             wrote = pendingCount > 0 && drainLocked() > 0;
             if (!pending.isEmpty()) {
@@ -294,11 +297,12 @@ final class OutboundRing {
             }
         }
         ShmCounters.add(counters.batchesSent, 1);
-        io.jrma.core.wire.RingAck t = b.ringAck();
+        RingAck t = b.ringAck();
         if (t != null) {
-            io.jrma.core.wire.RingAck.Mark m = mark;
+            RingAck.Mark m = mark;
             if (m == null) {
-                throw new RmaException(ErrorClass.ERR_INTERN, "a batch asks to be acknowledged through a ring that cannot");
+                throw new RmaException(ErrorClass.ERR_INTERN,
+                        "a batch asks to be acknowledged through a ring that cannot");
             }
             t.written(m, ring.producerPosition()); // single producer under the lock: the end of its last record
         }
@@ -315,7 +319,7 @@ final class OutboundRing {
     private static void putPacketBytes(AtomicBuffer rb, int idx, Batch b, int i, int from, int n) {
         MutableDirectBuffer src = b.buffer();
         int at = b.offsetAt(i);
-        java.nio.ByteBuffer ext = b.externalAt(i);
+        ByteBuffer ext = b.externalAt(i);
         int inline = ext == null ? n + from : PacketHeader.length(src, at) - ext.remaining();
         if (from < inline) {
             int k = Math.min(n, inline - from);

@@ -84,7 +84,8 @@ final class RingFiles {
             return Files.getFileStore(dir).getUsableSpace();
         } catch (IOException e) {
             throw new RmaException(ErrorClass.ERR_NO_SPACE, "shared-memory rings: cannot use " + dir + " ("
-                    + e + "); set " + ShmParams.DIR.name() + " or exclude them with " + ShmParams.TRANSPORTS.name() + "=^shm", e);
+                    + e + "); set " + ShmParams.DIR.name() + " or exclude them with "
+                    + ShmParams.TRANSPORTS.name() + "=^shm", e);
         }
     }
 
@@ -161,7 +162,8 @@ final class RingFiles {
                     || m.header.getInt(CAPACITY_OFFSET) != capacity || m.header.getInt(SENDER_OFFSET) != sender
                     || m.header.getInt(RECEIVER_OFFSET) != receiver) {
                 m.unmap();
-                throw new RmaException(ErrorClass.ERR_OTHER, "shared-memory rings: " + file + " is not the ring from JVM "
+                throw new RmaException(ErrorClass.ERR_OTHER,
+                        "shared-memory rings: " + file + " is not the ring from JVM "
                         + sender + " to JVM " + receiver + " of capacity " + capacity);
             }
             return m;

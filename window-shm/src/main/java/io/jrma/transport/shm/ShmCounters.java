@@ -68,7 +68,8 @@ final class ShmCounters {
         return "shm[batches sent " + batchesSent + ", records sent " + recordsSent + ", bytes sent " + bytesSent
                 + ", refused " + refused + ", doorbells " + doorbells + ", batches received " + batchesReceived
                 + ", records received " + recordsReceived + ", bytes received " + bytesReceived + ", copied out "
-                + batchesCopiedOut + ", assembled " + packetsAssembled + ", placed " + packetsPlaced + ", rejected " + rejected + ", control " + controlReceived
+                + batchesCopiedOut + ", assembled " + packetsAssembled + ", placed " + packetsPlaced + ", rejected "
+                + rejected + ", control " + controlReceived
                 + ", ring acks " + ringAcks + "]";
     }
 }

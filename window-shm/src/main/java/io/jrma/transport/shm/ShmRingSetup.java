@@ -17,8 +17,9 @@ import java.util.function.Supplier;
 /**
  * How the JVMs of a job agree on their rings, over the control plane (TCP), once per job:
  * <ol>
- *   <li>every JVM tells all others its host identity ({@link io.jrma.core.os.HostId} and the ring directory's device and
- *       inode; empty when it takes no part), pid and ring capacity; the JVMs with equal identities form a group;</li>
+ *   <li>every JVM tells all others its host identity ({@link io.jrma.core.os.HostId} and the ring directory's device
+ *       and inode; empty when it takes no part), pid and ring capacity; the JVMs with equal identities form a
+ *       group;</li>
  *   <li>each member creates and maps one file per other member for the ring <em>into</em> it (checking free
  *       space first and writing every byte, so a full tmpfs is an error here, never a SIGBUS later), and
  *       tells the group it is done or why it failed;</li>
@@ -142,7 +143,8 @@ final class ShmRingSetup {
     }
 
     private static String describe(int jvm, RmaException e) {
-        return e.errorClass().name() + "|JVM " + jvm + ": " + e.getMessage().substring(e.errorClass().name().length() + 2);
+        return e.errorClass().name() + "|JVM " + jvm + ": "
+                + e.getMessage().substring(e.errorClass().name().length() + 2);
     }
 
     private static void checkAll(Object[] replies) {

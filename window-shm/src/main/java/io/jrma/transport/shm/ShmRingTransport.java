@@ -2,14 +2,17 @@ package io.jrma.transport.shm;
 
 import io.jrma.ErrorClass;
 import io.jrma.RmaException;
+import io.jrma.core.os.HostId;
 import io.jrma.core.runtime.Job;
 import io.jrma.core.wire.Batch;
 import io.jrma.core.wire.PacketHeader;
-import io.jrma.spi.Transport;
 import io.jrma.core.wire.PacketType;
+import io.jrma.spi.Transport;
+import java.nio.ByteBuffer;
 import java.util.Map;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.IntConsumer;
+import org.agrona.DirectBuffer;
 
 /**
  * The {@code shm} transport: wire-ready packets between JVMs of one host through shared-memory rings, one
@@ -91,7 +94,7 @@ public final class ShmRingTransport implements Transport, InboundRing.Sink, Auto
      * @param jobId the job's id (names the files)
      */
     public static ShmRingTransport attach(Job job, Transport waitIn, IntConsumer doorbell, String jobId) {
-        return ShmRingSetup.attach(job, waitIn, doorbell, jobId, io.jrma.core.os.HostId::current);
+        return ShmRingSetup.attach(job, waitIn, doorbell, jobId, HostId::current);
     }
 
     @Override
@@ -240,14 +243,16 @@ public final class ShmRingTransport implements Transport, InboundRing.Sink, Auto
     }
 
     @Override
-    public java.nio.ByteBuffer placement(InboundRing from, org.agrona.DirectBuffer header, int at) {
+    public ByteBuffer placement(InboundRing from, DirectBuffer header, int at) {
         if (!speaksFor(from, PacketHeader.src(header, at), PacketHeader.dst(header, at))) {
             return null; // the ordinary way rejects it
         }
         return job.agent().placement(header, at);
     }
 
-    /** Whether a packet from ring {@code from} may come from world rank {@code src} (of that JVM) to local {@code dst}. */
+    /**
+     * Whether a packet from ring {@code from} may come from world rank {@code src} (of that JVM) to local {@code dst}.
+     */
     private boolean speaksFor(InboundRing from, int src, int dst) {
         return src >= 0 && src < job.size() && job.jvmOf(src) == from.peerJvm && dst >= 0 && dst < job.size()
                 && job.isLocal(dst);
@@ -278,7 +283,7 @@ public final class ShmRingTransport implements Transport, InboundRing.Sink, Auto
     }
 
     @Override
-    public void control(InboundRing from, java.nio.ByteBuffer message) {
+    public void control(InboundRing from, ByteBuffer message) {
         ShmCounters.add(counters.controlReceived, 1);
         try {
             job.controlPlane().onMessage(message);

@@ -7,7 +7,11 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jrma.core.mem.Memory;
+import io.jrma.core.os.CrossMemory;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -91,7 +95,7 @@ class RegionDirectoryTest {
     @Test
     @Timeout(30)
     void crossMemoryReachesOnlyTheProcessThatPublishedTheDirectory() throws Exception {
-        org.junit.jupiter.api.Assumptions.assumeTrue(io.jrma.core.os.CrossMemory.available(),
+        Assumptions.assumeTrue(CrossMemory.available(),
                 "process_vm_readv is not available here (not Linux, or JNA)");
         Process owner = new ProcessBuilder("sleep", "30").start();
         Process other = new ProcessBuilder("sleep", "30").start();
@@ -100,7 +104,7 @@ class RegionDirectoryTest {
             int pid = (int) owner.pid();
             long at = 0;
             long value = 0;
-            for (String line : java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/" + pid + "/maps"))) {
+            for (String line : Files.readAllLines(Path.of("/proc/" + pid + "/maps"))) {
                 String[] f = line.split("\\s+");
                 if (!f[1].startsWith("rw")) {
                     continue;
@@ -108,7 +112,7 @@ class RegionDirectoryTest {
                 long lo = Long.parseUnsignedLong(f[0].split("-")[0], 16);
                 long hi = Long.parseUnsignedLong(f[0].split("-")[1], 16);
                 for (long a = lo; a < hi && value == 0; a += 8) {
-                    if (!io.jrma.core.os.CrossMemory.read(pid, a, scratch, 8)) {
+                    if (!CrossMemory.read(pid, a, scratch, 8)) {
                         break;
                     }
                     value = Memory.getLongPlain(scratch);
@@ -118,9 +122,9 @@ class RegionDirectoryTest {
                     break;
                 }
             }
-            org.junit.jupiter.api.Assumptions.assumeTrue(value != 0,
-                    "the kernel refuses cross memory attach to another process here"
-                            + " (Yama ptrace_scope or a container policy)");
+            Assumptions.assumeTrue(value != 0,
+                    "the kernel refuses cross memory attach to another process here (Yama ptrace_scope or a container "
+                    + "policy)");
             RegionDirectory d = fresh();
             RemoteRegions early = new RemoteRegions(null, null, d, 0);
             assertEquals(-1, early.crossMemoryPid(), "not identified yet");
@@ -137,7 +141,7 @@ class RegionDirectoryTest {
             assertEquals(pid, proven.crossMemoryPid());
             proven.refused(14); // EFAULT: that copy only
             assertEquals(pid, proven.crossMemoryPid());
-            proven.refused(io.jrma.core.os.CrossMemory.ESRCH); // gone: never again
+            proven.refused(CrossMemory.ESRCH); // gone: never again
             assertEquals(-1, proven.crossMemoryPid());
         } finally {
             Memory.free(scratch);

@@ -13,6 +13,7 @@ import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.ringbuffer.OneToOneRingBuffer;
 import org.junit.jupiter.api.AfterEach;
@@ -53,7 +54,7 @@ class InboundRingTest {
         }
 
         @Override
-        public ByteBuffer placement(InboundRing from, org.agrona.DirectBuffer header, int at) {
+        public ByteBuffer placement(InboundRing from, DirectBuffer header, int at) {
             placementsAsked++;
             return place == null ? null : place.duplicate();
         }
@@ -78,7 +79,8 @@ class InboundRingTest {
 
     @BeforeEach
     void map() {
-        file = Path.of("/dev/shm", RingFiles.prefix(ProcessHandle.current().pid()) + "inbound-test-" + System.nanoTime());
+        file = Path.of("/dev/shm", RingFiles.prefix(ProcessHandle.current().pid()) + "inbound-test-"
+                + System.nanoTime());
         mapped = RingFiles.create(file, CAPACITY, ProcessHandle.current().pid(), 0, 1);
         writer = new OneToOneRingBuffer(mapped.ring);
         in = new InboundRing(0, mapped, sink, 64 << 20);

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jrma.ErrorClass;
 import io.jrma.RmaException;
+import io.jrma.shm.ShmFiles;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
@@ -54,7 +55,7 @@ class RingFilesPrivacyTest {
             assertEquals(ErrorClass.ERR_ACCESS, e.errorClass());
             assertTrue(e.getMessage().contains(p.toString()), e.getMessage());
             Files.setPosixFilePermissions(p, PosixFilePermissions.fromString("rw-------"));
-            Assumptions.assumeTrue(io.jrma.shm.ShmFiles.currentUid() == 0, "only root can give a file away");
+            Assumptions.assumeTrue(ShmFiles.currentUid() == 0, "only root can give a file away");
             Files.setOwner(p, p.getFileSystem().getUserPrincipalLookupService().lookupPrincipalByName("nobody"));
             RmaException o = assertThrows(RmaException.class, () -> RingFiles.open(p, CAPACITY, 1, 0));
             assertEquals(ErrorClass.ERR_ACCESS, o.errorClass());

@@ -9,11 +9,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.jrma.ErrorClass;
 import io.jrma.RmaException;
 import io.jrma.core.auth.Handshake;
+import io.jrma.core.os.HostId;
+import io.jrma.core.runtime.CollectiveState;
 import io.jrma.core.runtime.Job;
+import io.jrma.core.runtime.LocalComm;
 import io.jrma.core.wire.Batch;
 import io.jrma.core.wire.BatchReceiver;
 import io.jrma.core.wire.PacketHeader;
 import io.jrma.core.wire.PacketType;
+import io.jrma.shm.ShmFiles;
 import io.jrma.spi.JobLayout;
 import io.jrma.spi.TransportProvider;
 import io.jrma.spi.Transports;
@@ -24,6 +28,7 @@ import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -32,6 +37,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 import org.agrona.ExpandableDirectByteBuffer;
 import org.junit.jupiter.api.AfterEach;
@@ -58,7 +64,8 @@ class ShmRingTransportTest {
         String jobId = Handshake.newJobId();
         String secret = Handshake.newSecret();
         jobs = new Job[] {new Job(2, params, 0, new int[] {0, 1}), new Job(2, params, 1, new int[] {0, 1})};
-        tcp = new TcpTransport[] {TcpTransport.listen(jobs[0], jobId, secret), TcpTransport.listen(jobs[1], jobId, secret)};
+        tcp = new TcpTransport[] {TcpTransport.listen(jobs[0], jobId, secret),
+                TcpTransport.listen(jobs[1], jobId, secret)};
         InetSocketAddress[] eps = {tcp[0].endpoint(), tcp[1].endpoint()};
         CompletableFuture<Void> a = CompletableFuture.runAsync(() -> tcp[0].connectMesh(eps));
         tcp[1].connectMesh(eps);
@@ -76,7 +83,7 @@ class ShmRingTransportTest {
     }
 
     void mesh(Map<String, String> params) throws Exception {
-        mesh(params, io.jrma.core.os.HostId::current, io.jrma.core.os.HostId::current);
+        mesh(params, HostId::current, HostId::current);
     }
 
     /** As JvmHost at the end of a job: the progress threads first, then the rings, then TCP. */
@@ -227,7 +234,7 @@ class ShmRingTransportTest {
         long seq = 0;
         int[][] shapes = {{8}, {100, 200, 300}, new int[300], {20_000}, {8, 9_000, 8, 8}, {4 << 20}, {1, 65_000, 7}};
         shapes[2] = new int[300];
-        java.util.Arrays.fill(shapes[2], 40); // 300 small packets: several records
+        Arrays.fill(shapes[2], 40); // 300 small packets: several records
         for (int round = 0; round < 3; round++) {
             for (int[] shape : shapes) {
                 int[] payloads = shape.clone();
@@ -261,13 +268,13 @@ class ShmRingTransportTest {
         }
         long tcpFrames0 = tcp[0].framesReceived();
         CompletableFuture<Object[]> r1 = CompletableFuture.supplyAsync(() -> {
-            io.jrma.core.runtime.LocalComm c = io.jrma.core.runtime.LocalComm.world(jobs[1], 1,
-                    new io.jrma.core.runtime.CollectiveState(2));
+            LocalComm c = LocalComm.world(jobs[1], 1,
+                    new CollectiveState(2));
             c.barrier();
             return c.allgather("from 1");
         });
-        io.jrma.core.runtime.LocalComm c0 = io.jrma.core.runtime.LocalComm.world(jobs[0], 0,
-                new io.jrma.core.runtime.CollectiveState(2));
+        LocalComm c0 = LocalComm.world(jobs[0], 0,
+                new CollectiveState(2));
         c0.barrier();
         Object[] all0 = c0.allgather("from 0");
         assertEquals(List.of("from 0", "from 1"), List.of(all0));
@@ -277,11 +284,11 @@ class ShmRingTransportTest {
         long viaRing = shm[0].controlReceived();
         // a value larger than a ring record goes over TCP, and still arrives whole
         char[] big = new char[20_000];
-        java.util.Arrays.fill(big, 'x');
+        Arrays.fill(big, 'x');
         String large = new String(big);
-        CompletableFuture<Object[]> r2 = CompletableFuture.supplyAsync(() -> io.jrma.core.runtime.LocalComm.world(jobs[1], 1,
-                new io.jrma.core.runtime.CollectiveState(2)).allgather(large + "1"));
-        Object[] big0 = io.jrma.core.runtime.LocalComm.world(jobs[0], 0, new io.jrma.core.runtime.CollectiveState(2))
+        CompletableFuture<Object[]> r2 = CompletableFuture.supplyAsync(() -> LocalComm.world(jobs[1], 1,
+                new CollectiveState(2)).allgather(large + "1"));
+        Object[] big0 = LocalComm.world(jobs[0], 0, new CollectiveState(2))
                 .allgather(large + "0");
         assertEquals(large + "1", big0[1]);
         assertEquals(large + "0", r2.get(20, TimeUnit.SECONDS)[0]);
@@ -414,7 +421,8 @@ class ShmRingTransportTest {
         jobs[1].onAbort(e -> tcp[1].abortPeers(e.getMessage())); // as JvmHost: an abort is told to the other JVMs
         CompletableFuture<Throwable> sender = CompletableFuture.supplyAsync(() -> {
             try {
-                for (long i = 0; ; i++) { // JVM 1 reads nothing: the ring fills and the origin drives progress, as the engine does
+                // JVM 1 reads nothing: the ring fills and the origin drives progress, as the engine does
+                for (long i = 0; ; i++) {
                     Batch b = batch(0, 1, PacketType.PUT, i, 4000);
                     while (!shm[0].send(b)) {
                         jobs[0].agent().tryProgress();
@@ -431,7 +439,8 @@ class ShmRingTransportTest {
         assertTrue(shm[0].refused() > 0, "the ring filled up");
         jobs[1].abort(ErrorClass.ERR_OTHER, "rank 1 failed", null);
         Throwable t = sender.get(10, TimeUnit.SECONDS);
-        assertTrue(t instanceof RmaException && ((RmaException) t).errorClass() == ErrorClass.ERR_PROC_ABORTED, String.valueOf(t));
+        assertTrue(t instanceof RmaException
+                && ((RmaException) t).errorClass() == ErrorClass.ERR_PROC_ABORTED, String.valueOf(t));
         assertTrue(jobs[0].isAborted());
     }
 
@@ -443,7 +452,7 @@ class ShmRingTransportTest {
         mesh(p);
         Recorder rec = new Recorder();
         jobs[1].agent().register(WINDOW, rec);
-        java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+        AtomicBoolean stop = new AtomicBoolean();
         Thread sleeper = new Thread(() -> { // an idle progress thread that sleeps 3 s in the selector at a time
             while (!stop.get()) {
                 if (jobs[1].agent().tryProgress() == 0) {
@@ -461,7 +470,8 @@ class ShmRingTransportTest {
                 long rung = shm[0].doorbells();
                 long t0 = System.nanoTime();
                 Batch b = batch(0, 1, PacketType.PUT, i, 8);
-                assertTrue(viaRing ? shm[0].send(b) : tcp[0].send(b)); // TCP, for comparison: the data wakes the selector
+                // TCP, for comparison: the data wakes the selector
+                assertTrue(viaRing ? shm[0].send(b) : tcp[0].send(b));
                 while (rec.count() < i + 1 && System.nanoTime() - t0 < 2_500_000_000L) {
                     Thread.onSpinWait();
                 }
@@ -475,9 +485,10 @@ class ShmRingTransportTest {
                     tcpUs[i - 5] = us;
                 }
             }
-            java.util.Arrays.sort(ringUs);
-            java.util.Arrays.sort(tcpUs);
-            System.out.println("receiver asleep in epoll, send to delivery: ring + doorbell median " + ringUs[2] + " us (max "
+            Arrays.sort(ringUs);
+            Arrays.sort(tcpUs);
+            System.out.println("receiver asleep in epoll, send to delivery: ring + doorbell median "
+                    + ringUs[2] + " us (max "
                     + ringUs[4] + "), TCP median " + tcpUs[2] + " us (max " + tcpUs[4] + ")");
             long until = System.currentTimeMillis() + 5_000;
             while (tcp[1].wakesReceived() < 5 && System.currentTimeMillis() < until) {
@@ -542,7 +553,7 @@ class ShmRingTransportTest {
         Path stray = Path.of("/dev/shm", RingFiles.prefix(PID) + "deadbeef-0to1");
         Files.write(stray, new byte[16]);
         // what jrmarun deletes when a JVM dies: every file named after its pid, rings included
-        assertEquals(List.of(stray.getFileName().toString()), io.jrma.shm.ShmFiles.filesOf(Path.of("/dev/shm"), PID));
+        assertEquals(List.of(stray.getFileName().toString()), ShmFiles.filesOf(Path.of("/dev/shm"), PID));
         Files.delete(stray);
     }
 
@@ -554,9 +565,11 @@ class ShmRingTransportTest {
         RmaException cause = (RmaException) e.getCause();
         assertEquals(ErrorClass.ERR_NO_SPACE, cause.errorClass());
         long need = RingFileDescriptor.fileLength(1 << 20);
-        assertTrue(cause.getMessage().contains("has 100000 bytes available") && cause.getMessage().contains("need " + need),
+        assertTrue(cause.getMessage().contains("has 100000 bytes available")
+                && cause.getMessage().contains("need " + need),
                 cause.getMessage());
-        assertTrue(cause.getMessage().contains("jrma.transports=^shm"), "says how to do without: " + cause.getMessage());
+        assertTrue(cause.getMessage().contains("jrma.transports=^shm"),
+                "says how to do without: " + cause.getMessage());
     }
 
     @Test
