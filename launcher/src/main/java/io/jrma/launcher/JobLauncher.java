@@ -86,6 +86,11 @@ public final class JobLauncher {
         public String launchAgent = RemoteStart.DEFAULT_AGENT;
         /** jrmarun's {@code --display-map}: the job map, printed before the job starts; null: not printed. */
         public String jobMap;
+        /**
+         * Whether a JVM of one rank runs the program's {@code main} on its main thread, started as {@code java MAINCLASS}
+         * ({@link MainRankBootstrap}), as mpirun starts a process (jrmarun); false: every JVM is a {@link JvmHost}.
+         */
+        public boolean rankOnMainThread;
         /** jrma's own class path on the other hosts ({@code --prefix DIR}: DIR/lib/*); null: the same as here. */
         public String remoteLibraryClasspath;
     }
@@ -127,6 +132,8 @@ public final class JobLauncher {
         volatile String lastErrorLine;
         /** What the agent wrote to stderr before the JVM joined; null once it joined (then lines pass at once). */
         private List<String> heldErrors = new ArrayList<>();
+        /** What its stderr lines get once it joined: the rank's tag for a tagged JVM of one rank, else nothing. */
+        volatile String errorPrefix = "";
         /** When the launcher last heard from this JVM (ms), for the liveness of JVMs on other hosts. */
         volatile long lastHeardMs;
 
@@ -148,14 +155,14 @@ public final class JobLauncher {
             if (heldErrors != null) {
                 heldErrors.add(line);
             } else {
-                System.err.println(line);
+                System.err.println(errorPrefix + line);
             }
         }
 
         /** The JVM joined: what its agent held back was not a failure to start; prints it. */
         synchronized void joined() {
             if (heldErrors != null) {
-                heldErrors.forEach(System.err::println);
+                heldErrors.forEach(l -> System.err.println(errorPrefix + l));
                 heldErrors = null;
             }
         }
@@ -214,6 +221,15 @@ public final class JobLauncher {
     /** How long a failed agent's stderr may take to reach its reader after the agent ended. */
     static final long STDERR_DRAIN_MS = 200;
 
+    /** How long JVMs started as {@link JvmHost} (and those that ended) may take to join the job. */
+    static final long JOIN_TIMEOUT_MS = 60_000;
+
+    /** How often the join loop looks at the JVMs that have not joined. */
+    static final long ACCEPT_POLL_MS = 500;
+
+    /** The exit code of a job that timed out (as timeout(1)'s). */
+    static final int TIMEOUT_EXIT = 124;
+
     /** ssh's exit code when the connection broke or the remote command was killed by a signal. */
     static final int REMOTE_LOST = 255;
 
@@ -246,6 +262,8 @@ public final class JobLauncher {
     private final boolean[] killedHere;
     /** JVMs that said they exit on their own (EXITING: System.exit or a signal that runs the shutdown hooks). */
     private final boolean[] exitingOnOwn;
+    /** JVMs of one rank that ended with code 0 before they joined (their program never called MPI.Init). */
+    private final boolean[] endedUnjoined;
     private int ranksDone;
     /** Hosts taken for unreachable (no clean-up is tried there). */
     private final Set<String> unreachable = ConcurrentHashMap.newKeySet();
@@ -264,6 +282,7 @@ public final class JobLauncher {
         this.linkClosed = new boolean[o.njvms];
         this.killedHere = new boolean[o.njvms];
         this.exitingOnOwn = new boolean[o.njvms];
+        this.endedUnjoined = new boolean[o.njvms];
     }
 
     /** Runs the job to its end. */
@@ -419,13 +438,13 @@ public final class JobLauncher {
             return false;
         }
         InetAddress bind = where == null ? InetAddress.getLoopbackAddress() : where.bind();
-        try (ServerSocket rv = new ServerSocket(0, 64, bind)) {
+        try (ServerSocket rv = new ServerSocket(0, 64, bind); SecretFile secrets = new SecretFile()) {
             for (int j = 0; j < o.njvms; j++) {
                 String host = hostOf(j);
                 InetAddress told = where == null ? bind : where.forHost(host);
                 Process proc;
                 try {
-                    proc = spawn(j, linkId, secret, told, rv.getLocalPort());
+                    proc = spawn(j, linkId, secret, told, rv.getLocalPort(), secrets);
                 } catch (IOException e) {
                     if (host == null) {
                         throw e;
@@ -451,25 +470,31 @@ public final class JobLauncher {
                     }
                 });
             }
-            long deadline = System.currentTimeMillis() + 60_000;
+            long start = System.currentTimeMillis();
             int joined = 0;
-            while (joined < o.njvms) {
+            while (joined + goneBeforeJoining() < o.njvms) {
                 if (failed()) {
                     return false;
                 }
-                long left = deadline - System.currentTimeMillis();
-                if (left <= 0) {
-                    List<String> missing = new ArrayList<>();
-                    for (int j = 0; j < o.njvms; j++) {
-                        if (workers[j].socket == null) {
-                            missing.add(describe(j));
-                        }
+                long now = System.currentTimeMillis();
+                List<String> late = new ArrayList<>();
+                for (int j = 0; j < o.njvms; j++) {
+                    // a JVM of one rank joins when its program calls MPI.Init, however late, as under mpirun
+                    if (workers[j].socket == null && (mainRank(j) < 0 || !procs[j].isAlive())) {
+                        late.add(describe(j));
                     }
-                    fail(P_JVM, 1, -1, "only " + joined + " of " + o.njvms + " JVMs joined the job within 60 s;"
-                            + " missing: " + String.join(", ", missing), null, null);
+                }
+                if (now - start > JOIN_TIMEOUT_MS && !late.isEmpty()) {
+                    fail(P_JVM, 1, -1, "only " + joined + " of " + o.njvms + " JVMs joined the job within "
+                            + JOIN_TIMEOUT_MS / 1000 + " s; missing: " + String.join(", ", late), null, null);
                     return false;
                 }
-                rv.setSoTimeout((int) Math.min(left, 500));
+                if (o.timeoutMs > 0 && now - start > o.timeoutMs) {
+                    fail(P_TIMEOUT, TIMEOUT_EXIT, -1, "job timed out after " + o.timeoutMs + " ms, before every JVM"
+                            + " joined (a program that has not called MPI.Init or Jrma.world())", null, null);
+                    return false;
+                }
+                rv.setSoTimeout((int) ACCEPT_POLL_MS);
                 Socket s;
                 try {
                     s = rv.accept();
@@ -496,8 +521,40 @@ public final class JobLauncher {
                 links[j] = w.out;
                 joined++;
             }
+            if (joined == 0) {
+                return false; // every program ended without joining (none called MPI.Init): nothing failed
+            }
+            for (int j = 0; j < o.njvms; j++) {
+                if (workers[j].socket == null) {
+                    fail(P_JVM, 1, ranksOf(j).get(0), describe(j) + " ended without joining the job: its program"
+                            + " returned without calling MPI.Init or Jrma.world(), while the other ranks did", null,
+                            null);
+                    return false;
+                }
+            }
             return true;
         }
+    }
+
+    /** How many JVMs of one rank ended cleanly without joining (a program that never called MPI.Init). */
+    private synchronized int goneBeforeJoining() {
+        int n = 0;
+        for (boolean b : endedUnjoined) {
+            n += b ? 1 : 0;
+        }
+        return n;
+    }
+
+    /**
+     * The rank JVM {@code j} runs on its main thread, as the program's {@code main} ({@link MainRankBootstrap}), or
+     * -1 when it is a {@link JvmHost} (several ranks as threads, or a shipped rank body).
+     */
+    private int mainRank(int j) {
+        if (o.body != null || o.mainClass == null || !o.rankOnMainThread) {
+            return -1;
+        }
+        List<Integer> ranks = ranksOf(j);
+        return ranks.size() == 1 ? ranks.get(0) : -1;
     }
 
     private Rendezvous.Msg startupMessage(DataInputStream in, int j, int type) throws IOException {
@@ -516,7 +573,8 @@ public final class JobLauncher {
         return m;
     }
 
-    private Process spawn(int j, String jobId, String secret, InetAddress rendezvous, int port) throws IOException {
+    private Process spawn(int j, String jobId, String secret, InetAddress rendezvous, int port, SecretFile secrets)
+            throws IOException {
         List<String> cmd = new ArrayList<>();
         cmd.add(o.javaCommand);
         String flags = o.jdkLinker ? JvmFlags.withJdkLinker(Runtime.version().feature()) : JvmFlags.current();
@@ -532,35 +590,46 @@ public final class JobLauncher {
         String host = hostOf(j);
         cmd.add(host != null && o.remoteLibraryClasspath != null ? o.remoteLibraryClasspath
                 + (o.userClasspath == null ? "" : File.pathSeparator + o.userClasspath) : o.classpath);
-        cmd.add(JvmHost.class.getName());
+        int mainRank = mainRank(j);
         Map<String, String> env = new LinkedHashMap<>(o.env);
-        env.put(JvmHost.ENV_RENDEZVOUS, hostPort(rendezvous, port));
-        env.put(JvmHost.ENV_JVM, String.valueOf(j));
-        env.put(JvmHost.ENV_LINK_ID, jobId);
+        if (mainRank >= 0) { // as mpirun starts it: the program's main on the main thread, joining at MPI.Init
+            cmd.add(o.mainClass);
+            cmd.addAll(Arrays.asList(o.args));
+            env.put(MainRankBootstrap.ENV_MAIN_RANK, String.valueOf(mainRank));
+        } else {
+            cmd.add(JvmHost.class.getName());
+        }
+        env.put(LauncherLink.ENV_RENDEZVOUS, hostPort(rendezvous, port));
+        env.put(LauncherLink.ENV_JVM, String.valueOf(j));
+        env.put(LauncherLink.ENV_LINK_ID, jobId);
         ProcessBuilder pb;
         if (host == null) {
+            env.put(LauncherLink.ENV_SECRET_FILE, secrets.write(j, secret).toString());
             pb = new ProcessBuilder(cmd);
             pb.environment().putAll(env);
         } else {
-            // nothing secret in this command line: the secret goes on the agent's stdin, below
+            // nothing secret in this command line: the secret goes on the agent's stdin, below, and the remote shell
+            // puts it in a file of its own
             pb = new ProcessBuilder(RemoteStart.command(o.launchAgent, host, System.getProperty("user.dir"), env, cmd));
         }
-        if (o.inheritOutput && host == null) {
+        // one rank per JVM: jrmarun tags its lines, as mpirun does (what the program prints before MPI.Init too)
+        String tag = o.tagOutput && mainRank >= 0 ? "[1," + mainRank + "]" : null;
+        if (o.inheritOutput && host == null && tag == null) {
             pb.redirectOutput(ProcessBuilder.Redirect.INHERIT).redirectError(ProcessBuilder.Redirect.INHERIT);
         }
         Process p = pb.start();
         OutputStream in = p.getOutputStream();
-        try {
-            in.write((secret + "\n").getBytes(StandardCharsets.US_ASCII));
-            in.flush();
-        } catch (IOException e) {
-            if (host == null) {
-                throw e;
+        if (host != null) {
+            try {
+                in.write((secret + "\n").getBytes(StandardCharsets.US_ASCII));
+                in.flush();
+            } catch (IOException e) {
+                // the agent ended at once (it could not reach the host, or is no launch agent): its exit says so
             }
-            // the agent ended at once (it could not reach the host, or is no launch agent): its exit says so
         }
         if (j == 0 && o.forwardStdin) {
-            // after the secret's line, JVM 0's stdin is jrmarun's: rank 0 reads what the user types or pipes in
+            // JVM 0's stdin is jrmarun's (after the secret's line, for the agent's shell): rank 0 reads what the user
+            // types or pipes in
             Thread t = new Thread(() -> {
                 try (in) {
                     System.in.transferTo(in);
@@ -580,9 +649,9 @@ public final class JobLauncher {
                 // as above: the agent is gone
             }
         }
-        if (!o.inheritOutput && host == null) {
-            pump(p.getInputStream(), System.out, "jrma-out-" + j);
-            pump(p.getErrorStream(), System.err, "jrma-err-" + j);
+        if (host == null && (!o.inheritOutput || tag != null)) {
+            pump(p.getInputStream(), System.out, "jrma-out-" + j, tag == null ? null : tag + "<stdout>:");
+            pump(p.getErrorStream(), System.err, "jrma-err-" + j, tag == null ? null : tag + "<stderr>:");
         }
         return p;
     }
@@ -598,7 +667,9 @@ public final class JobLauncher {
      * remembers the last error line: what the agent said when it could not start the JVM.
      */
     private void pumpRemote(Worker w) {
-        pump(w.process.getInputStream(), System.out, "jrma-out-" + w.index);
+        String tag = o.tagOutput && mainRank(w.index) >= 0 ? "[1," + mainRank(w.index) + "]" : null;
+        pump(w.process.getInputStream(), System.out, "jrma-out-" + w.index, tag == null ? null : tag + "<stdout>:");
+        w.errorPrefix = tag == null ? "" : tag + "<stderr>:";
         Thread t = new Thread(() -> {
             try (BufferedReader r = new BufferedReader(new InputStreamReader(w.process.getErrorStream(),
                     StandardCharsets.UTF_8))) {
@@ -686,12 +757,13 @@ public final class JobLauncher {
         return allExited || ranksDone == o.nranks;
     }
 
-    private static void pump(InputStream from, PrintStream to, String name) {
+    /** Copies {@code from} to {@code to} line by line, each line after {@code prefix} (null: none). */
+    private static void pump(InputStream from, PrintStream to, String name, String prefix) {
         Thread t = new Thread(() -> {
             try (BufferedReader r = new BufferedReader(new InputStreamReader(from, StandardCharsets.UTF_8))) {
                 String line;
                 while ((line = r.readLine()) != null) {
-                    to.println(line);
+                    to.println(prefix == null ? line : prefix + line);
                 }
             } catch (IOException ignored) {
                 // the JVM is gone
@@ -776,6 +848,12 @@ public final class JobLauncher {
             }
         }
         String host = hostOf(j);
+        if (links[j] == null && code == 0 && mainRank(j) >= 0 && !tearingDown) {
+            // a program that ended without calling MPI.Init: fine if none did (the join loop decides)
+            endedUnjoined[j] = true;
+            notifyAll();
+            return;
+        }
         String how = code > 128 ? "was killed by signal " + (code - 128) : "exited with code " + code;
         if (host != null) {
             if (links[j] == null && !tearingDown) { // it never joined: the agent could not start it
@@ -861,7 +939,7 @@ public final class JobLauncher {
                 long left = deadline - System.currentTimeMillis();
                 if (left <= 0) {
                     int[] stopped = stoppedJvm();
-                    fail(P_TIMEOUT, 124, stopped[1], "job timed out after " + o.timeoutMs + " ms" + (stopped[0] < 0 ? ""
+                    fail(P_TIMEOUT, TIMEOUT_EXIT, stopped[1], "job timed out after " + o.timeoutMs + " ms" + (stopped[0] < 0 ? ""
                             : "; JVM " + stopped[0] + " (pid " + procs[stopped[0]].pid() + ", ranks " + ranksOf(stopped[0])
                             + ") is stopped (SIGSTOP or SIGTSTP), and its peers waited for it"), null, null);
                     break;

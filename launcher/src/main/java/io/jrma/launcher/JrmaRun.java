@@ -323,6 +323,7 @@ public final class JrmaRun {
         o.userClasspath = userCp;
         o.classpath = o.classpath + File.pathSeparator + userCp;
         o.forwardStdin = true;
+        o.rankOnMainThread = true; // a JVM of one rank runs main on its main thread, as mpirun's processes do
         return o;
     }
 

@@ -282,7 +282,7 @@ public final class PmiBootstrap implements WorldBootstrap {
     }
 
     /** The abort this process's own rank raised (MPI_Abort), or null when the abort came from elsewhere. */
-    private static Jrma.AbortException ownAbort(RmaException e) {
+    static Jrma.AbortException ownAbort(RmaException e) {
         for (Throwable t = e; t != null; t = t.getCause()) {
             if (t instanceof Jrma.AbortException a) {
                 return a;
