@@ -21,6 +21,7 @@ import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -580,6 +581,10 @@ public final class JobLauncher {
         String flags = o.jdkLinker ? JvmFlags.withJdkLinker(Runtime.version().feature()) : JvmFlags.current();
         cmd.addAll(Arrays.asList(flags.split(" ")));
         cmd.add("-Dslf4j.internal.verbosity=ERROR"); // Chronicle's "no SLF4J provider" notice, once per JVM
+        String archive = Params.LAUNCHER_CDS_ARCHIVE.get(o.params);
+        if (!archive.isEmpty() && hostOf(j) == null && Files.isRegularFile(Path.of(archive))) {
+            cmd.add("-XX:SharedArchiveFile=" + archive); // jrma's classes mapped, not loaded one by one
+        }
         for (String k : System.getProperties().stringPropertyNames()) {
             if (k.startsWith("jrma.")) { // run-time parameters given to the launching JVM apply to the whole job
                 cmd.add("-D" + k + "=" + System.getProperty(k));

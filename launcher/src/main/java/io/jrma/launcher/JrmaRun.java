@@ -140,6 +140,9 @@ public final class JrmaRun {
             System.out.print(o.jobMap);
             System.out.flush();
         }
+        if (InProcessJob.whyNot(o).isEmpty()) {
+            return InProcessJob.run(o, err); // every rank a thread of this host: this JVM runs them
+        }
         JobLauncher.Result r = JobLauncher.run(o);
         return r.exitCode;
     }
@@ -375,8 +378,22 @@ public final class JrmaRun {
         if (o.userClasspath == null || o.mainClass == null) {
             return null;
         }
+        try (java.net.URLClassLoader l = new java.net.URLClassLoader(classPathUrls(o.userClasspath),
+                JrmaRun.class.getClassLoader())) {
+            Class.forName(o.mainClass, false, l);
+            return null;
+        } catch (ClassNotFoundException e) {
+            return "cannot find the main class " + o.mainClass + " on the program's class path (" + o.userClasspath
+                    + ", in " + System.getProperty("user.dir") + "); give it with -cp DIR|JAR";
+        } catch (LinkageError | java.io.IOException e) {
+            return null; // found; what it lacks, the JVMs will say
+        }
+    }
+
+    /** A class path as {@code java} takes it ({@code dir/*}: every jar of the directory), as URLs. */
+    static java.net.URL[] classPathUrls(String classpath) {
         List<java.net.URL> urls = new ArrayList<>();
-        for (String e : o.userClasspath.split(File.pathSeparator)) {
+        for (String e : classpath.split(File.pathSeparator)) {
             try {
                 if (e.endsWith("*")) { // java's dir/* : every jar of the directory
                     File dir = new File(e.substring(0, e.length() - 1));
@@ -391,16 +408,7 @@ public final class JrmaRun {
                 // java ignores what it cannot use too
             }
         }
-        try (java.net.URLClassLoader l = new java.net.URLClassLoader(urls.toArray(new java.net.URL[0]),
-                JrmaRun.class.getClassLoader())) {
-            Class.forName(o.mainClass, false, l);
-            return null;
-        } catch (ClassNotFoundException e) {
-            return "cannot find the main class " + o.mainClass + " on the program's class path (" + o.userClasspath
-                    + ", in " + System.getProperty("user.dir") + "); give it with -cp DIR|JAR";
-        } catch (LinkageError | java.io.IOException e) {
-            return null; // found; what it lacks, the JVMs will say
-        }
+        return urls.toArray(new java.net.URL[0]);
     }
 
     private static String value(String[] a, int i) {

@@ -14,7 +14,9 @@ import java.io.StringWriter;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
+import java.net.URL;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.IntStream;
@@ -136,21 +138,28 @@ public final class JvmHost {
             Jrma.RankMain main = (Jrma.RankMain) o;
             return main::run;
         }
-        ClassLoader app = JvmHost.class.getClassLoader();
+        return mainBody(spec.mainClass(), spec.args(), spec.params(), JvmHost.class.getClassLoader(), new URL[0]);
+    }
+
+    /**
+     * A rank body that runs {@code mainClass.main(args)} loaded by {@code app} (each rank with a loader of its own
+     * unless {@code jrma.rankLoaders=shared}; {@code program}: the program's class path when {@code app} is not this
+     * JVM's class path). ERR_ARG when the class is not there.
+     */
+    static RankThreads.Body mainBody(String mainClass, String[] args, Map<String, String> params, ClassLoader app,
+            URL[] program) {
         try {
-            Class.forName(spec.mainClass(), false, app);
+            Class.forName(mainClass, false, app);
         } catch (ClassNotFoundException e) {
-            throw new RmaException(ErrorClass.ERR_ARG, "main class " + spec.mainClass() + " is not on the class path");
+            throw new RmaException(ErrorClass.ERR_ARG, "main class " + mainClass + " is not on the class path");
         }
-        boolean isolated = Params.RANK_LOADERS.getChoice(spec.params(), "isolated", "shared")
-                .equals("isolated");
-        String[] args = spec.args();
+        boolean isolated = Params.RANK_LOADERS.getChoice(params, "isolated", "shared").equals("isolated");
         return (Comm world) -> {
-            ClassLoader loader = isolated ? new RankClassLoader(world.rank(), app) : app;
+            ClassLoader loader = isolated ? new RankClassLoader(world.rank(), app, program) : app;
             Thread.currentThread().setContextClassLoader(loader);
-            Method m = Class.forName(spec.mainClass(), true, loader).getMethod("main", String[].class);
+            Method m = Class.forName(mainClass, true, loader).getMethod("main", String[].class);
             if (!Modifier.isStatic(m.getModifiers())) {
-                throw new RmaException(ErrorClass.ERR_ARG, spec.mainClass() + ".main(String[]) is not static");
+                throw new RmaException(ErrorClass.ERR_ARG, mainClass + ".main(String[]) is not static");
             }
             // the java launcher also runs a public main of a class that is not public (class Foo { ... })
             m.setAccessible(true);
