@@ -394,6 +394,27 @@ public final class JobLauncher {
             if (across) {
                 watchLiveness(spec.heartbeatMs(), spec.silenceMs());
             }
+            StoppedJvms.watch(new StoppedJvms.Job() {
+                @Override
+                public Process process(int j) {
+                    return hostOf(j) == null ? procs[j] : null;
+                }
+
+                @Override
+                public String describe(int j) {
+                    return JobLauncher.this.describe(j);
+                }
+
+                @Override
+                public boolean over() {
+                    return failed() || ended();
+                }
+
+                @Override
+                public void fail(int j, String message) {
+                    JobLauncher.this.fail(P_JVM, StoppedJvms.STOPPED_EXIT, ranksOf(j).get(0), message, null, null);
+                }
+            }, o.njvms, o.params, o.diagnostics);
             waitForEnd();
             return finish();
         } catch (IOException e) {
@@ -973,22 +994,11 @@ public final class JobLauncher {
     private int[] stoppedJvm() {
         for (int j = 0; j < procs.length; j++) {
             Process p = procs[j];
-            if (p != null && hostOf(j) == null && p.isAlive() && isStopped(p.pid())) {
+            if (p != null && hostOf(j) == null && p.isAlive() && StoppedJvms.isStopped(p.pid())) {
                 return new int[] {j, ranksOf(j).get(0)};
             }
         }
         return new int[] {-1, -1};
-    }
-
-    static boolean isStopped(long pid) {
-        try {
-            String stat = java.nio.file.Files.readString(Path.of("/proc", String.valueOf(pid), "stat"));
-            int end = stat.lastIndexOf(')'); // the command name may hold spaces and parentheses
-            char state = end > 0 && end + 2 < stat.length() ? stat.charAt(end + 2) : '?';
-            return state == 'T' || state == 't';
-        } catch (IOException | RuntimeException e) {
-            return false; // gone, or no /proc here
-        }
     }
 
     private List<Integer> ranksOf(int jvm) {
