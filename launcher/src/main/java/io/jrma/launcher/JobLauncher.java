@@ -1120,7 +1120,7 @@ public final class JobLauncher {
             cmd.add(JrmaRun.CLEANUP);
             try {
                 Process p = new ProcessBuilder(RemoteStart.command(o.launchAgent, host, System.getProperty("user.dir"),
-                        Map.of(), cmd)).redirectErrorStream(true).start();
+                        Map.of(), cmd, false)).redirectErrorStream(true).start();
                 p.getOutputStream().close();
                 cleaners.add(p);
             } catch (IOException e) {

@@ -76,6 +76,15 @@ final class RemoteStart {
      * word quoted for the remote shell; the script ({@link #SECRET_SCRIPT}) takes the secret from stdin.
      */
     static List<String> command(String agent, String host, String dir, Map<String, String> env, List<String> command) {
+        return command(agent, host, dir, env, command, true);
+    }
+
+    /**
+     * As {@link #command(String, String, String, Map, List)}; without {@code secretOnStdin} (a command that joins no
+     * job, such as {@code jrmarun --cleanup}) the command runs directly: {@code 'cd DIR && exec env K=V... ARGS...'}.
+     */
+    static List<String> command(String agent, String host, String dir, Map<String, String> env, List<String> command,
+            boolean secretOnStdin) {
         List<String> cmd = new ArrayList<>();
         for (String w : agent.trim().split("\\s+")) {
             if (!w.isEmpty()) {
@@ -86,8 +95,11 @@ final class RemoteStart {
             throw new IllegalArgumentException("--launch-agent is empty");
         }
         cmd.add(host);
-        StringBuilder remote = new StringBuilder("cd ").append(quote(dir)).append(" && exec sh -c ")
-                .append(quote(SECRET_SCRIPT)).append(" jrma env");
+        StringBuilder remote = new StringBuilder("cd ").append(quote(dir)).append(" && exec ");
+        if (secretOnStdin) {
+            remote.append("sh -c ").append(quote(SECRET_SCRIPT)).append(" jrma ");
+        }
+        remote.append("env");
         env.forEach((k, v) -> remote.append(' ').append(quote(k + "=" + v)));
         for (String w : command) {
             remote.append(' ').append(quote(w));

@@ -34,6 +34,9 @@ class RemoteStartTest {
                 + RemoteStart.quote(RemoteStart.SECRET_SCRIPT) + " jrma env JRMA_JVM=2 'X=it'\\''s a b'"
                 + " /usr/bin/java '-Dp=a b' -cp '/x/*:/y' Main"), cmd);
         assertFalse(String.join(" ", cmd).contains("SECRET="), "no secret on the command line");
+        assertEquals(List.of("ssh", "h2", "cd / && exec env java -cp /x JrmaRun --cleanup"), RemoteStart.command("ssh",
+                "h2", "/", Map.of(), List.of("java", "-cp", "/x", "JrmaRun", "--cleanup"), false),
+                "a command that joins no job reads no secret (its stdin is closed)");
         assertThrows(IllegalArgumentException.class, () -> RemoteStart.command("  ", "h", "/", Map.of(), List.of()));
     }
 
