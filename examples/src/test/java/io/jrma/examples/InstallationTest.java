@@ -45,13 +45,15 @@ class InstallationTest {
             try (Stream<Path> s = Files.list(prefix)) {
                 home = s.findFirst().orElseThrow();
             }
-            for (String f : new String[] {"bin/jrmarun", "bin/jrmajavac", "bin/jrma-info", "bin/jrma-flags", "lib/mpi.jar",
+            for (String f : new String[] {"bin/jrmarun", "bin/jrmajavac", "bin/jrma-info", "bin/jrma-flags",
+                "lib/mpi.jar",
                 "docs/README.md", "README.md"}) {
                 assertTrue(Files.exists(home.resolve(f)), f + " is in the installation");
             }
             String path = home.resolve("bin") + File.pathSeparator + System.getenv("PATH");
             // env finds the command on the new PATH, as a shell of the user's would
-            Result r = run(work, List.of("env", "PATH=" + path, "XDG_CACHE_HOME=" + work.resolve("cache"), "jrmarun", "-np", "2", "--jvms", "2", "-cp",
+            Result r = run(work, List.of("env", "PATH=" + path, "XDG_CACHE_HOME=" + work.resolve("cache"),
+                    "jrmarun", "-np", "2", "--jvms", "2", "-cp",
                     Path.of("target", "classes").toAbsolutePath().toString(), "io.jrma.examples.Hello"));
             assertEquals(0, r.exit, r.out);
             assertTrue(r.out.contains("rank 0: got") && r.out.contains("rank 1: got"), r.out);
@@ -93,14 +95,15 @@ class InstallationTest {
                     "        mpi.MPI.Init(a);",
                     "        StackTraceElement[] s = Thread.currentThread().getStackTrace();",
                     "        ProcessHandle me = ProcessHandle.current();",
-                    "        System.out.println(\"rank \" + mpi.MPI.COMM_WORLD.getRank() + \" pid=\" + me.pid() + \" parent=\"",
+                    "        System.out.println(\"rank \" + mpi.MPI.COMM_WORLD.getRank() + \" pid=\" + me.pid()",
+                    "                + \" parent=\"",
                     "                + me.parent().map(ProcessHandle::pid).orElse(-1L) + \" bottom=\"",
                     "                + s[s.length - 1].getClassName());",
                     "        mpi.MPI.Finalize();",
                     "    }",
                     "}", ""));
-            List<String> env = List.of("env", "PATH=" + home.resolve("bin") + File.pathSeparator + System.getenv("PATH"),
-                    "XDG_CACHE_HOME=" + work.resolve("cache"));
+            String path = home.resolve("bin") + File.pathSeparator + System.getenv("PATH");
+            List<String> env = List.of("env", "PATH=" + path, "XDG_CACHE_HOME=" + work.resolve("cache"));
             Result showme = run(work, concat(env, "jrmajavac", "--showme", "Pid.java"));
             assertEquals(0, showme.exit, showme.out);
             assertTrue(showme.out.contains(home.resolve("lib") + "/\\*:. Pid.java"), showme.out);

@@ -44,8 +44,8 @@ class InProcessJobTest {
     void failuresAbortCodesTimeoutsAndStaticsAreAsInAJvmApart() throws Exception {
         JrmaRunTest.Run thrower = jrmarun("-n", "3", FIX + "Thrower", "1");
         assertEquals(1, thrower.exit(40), thrower.output());
-        assertTrue(thrower.output().contains("jrmarun: rank 1 failed: java.lang.IllegalStateException: boom from rank 1"),
-                thrower.output());
+        assertTrue(thrower.output().contains(
+                "jrmarun: rank 1 failed: java.lang.IllegalStateException: boom from rank 1"), thrower.output());
         assertTrue(thrower.output().contains("jrmarun: job torn down, exit code 1"), thrower.output());
 
         JrmaRunTest.Run aborter = jrmarun("-n", "3", FIX + "Aborter", "2", "7");

@@ -32,7 +32,8 @@ class StoppedJvmTest {
             long pid = jvm(r, 1);
             signal("STOP", pid);
             String who = "JVM 1 (pid " + pid + ", ranks [1])";
-            r.awaitLine(l -> l.startsWith("jrmarun: " + who + " has been stopped (SIGSTOP or SIGTSTP) for "), LINE_WAIT_MS);
+            r.awaitLine(l -> l.startsWith("jrmarun: " + who + " has been stopped (SIGSTOP or SIGTSTP) for "),
+                    LINE_WAIT_MS);
             signal("CONT", pid);
             r.awaitLine(l -> l.startsWith("jrmarun: " + who + " runs again after "), LINE_WAIT_MS);
             assertTrue(r.p.isAlive(), "the job goes on once the JVM runs again: " + r.output());
@@ -40,8 +41,8 @@ class StoppedJvmTest {
             long t0 = System.nanoTime();
             assertEquals(StoppedJvms.STOPPED_EXIT, r.exit(60), r.output());
             long ms = (System.nanoTime() - t0) / 1_000_000;
-            assertTrue(r.output().contains("jrmarun: ERR_PROC_ABORTED: " + who + " has been stopped (SIGSTOP or SIGTSTP)"
-                    + " for "), r.output());
+            assertTrue(r.output().contains("jrmarun: ERR_PROC_ABORTED: " + who
+                    + " has been stopped (SIGSTOP or SIGTSTP) for "), r.output());
             assertTrue(ms >= FAIL_MS - NOTICE_MS, "ended after " + ms + " ms, before " + FAIL_MS + " ms stopped");
             r.assertNoJvmLeft();
         } finally {

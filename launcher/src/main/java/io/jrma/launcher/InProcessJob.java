@@ -84,8 +84,8 @@ final class InProcessJob {
         synchronized (first) {
             if (out.timedOut) {
                 code = JobLauncher.TIMEOUT_EXIT;
-                message = "job timed out after " + o.timeoutMs + " ms"
-                        + (out.stuckRanks.isEmpty() ? "" : "; ranks still running outside the library: " + out.stuckRanks);
+                message = "job timed out after " + o.timeoutMs + " ms" + (out.stuckRanks.isEmpty() ? ""
+                        : "; ranks still running outside the library: " + out.stuckRanks);
             } else if (first[0] != null) {
                 Rendezvous.RankDone d = first[0];
                 code = d.code();

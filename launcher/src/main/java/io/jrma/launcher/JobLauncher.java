@@ -88,8 +88,9 @@ public final class JobLauncher {
         /** jrmarun's {@code --display-map}: the job map, printed before the job starts; null: not printed. */
         public String jobMap;
         /**
-         * Whether a JVM of one rank runs the program's {@code main} on its main thread, started as {@code java MAINCLASS}
-         * ({@link MainRankBootstrap}), as mpirun starts a process (jrmarun); false: every JVM is a {@link JvmHost}.
+         * Whether a JVM of one rank runs the program's {@code main} on its main thread, started as
+         * {@code java MAINCLASS} ({@link MainRankBootstrap}), as mpirun starts a process (jrmarun); false: every JVM
+         * is a {@link JvmHost}.
          */
         public boolean rankOnMainThread;
         /** jrma's own class path on the other hosts ({@code --prefix DIR}: DIR/lib/*); null: the same as here. */
@@ -118,106 +119,12 @@ public final class JobLauncher {
         }
     }
 
-    /** A JVM of a job: its process and its authenticated link to the launcher. */
-    static final class Worker {
-        final int index;
-        final Process process;
-        final String key;
-        /** The other host this JVM runs on (through the launch agent), or null for this host. */
-        final String host;
-        Socket socket;
-        DataInputStream in;
-        DataOutputStream out;
-        volatile JobLauncher current;
-        /** The last line the agent (or the JVM) wrote to stderr: why a remote start failed. */
-        volatile String lastErrorLine;
-        /** What the agent wrote to stderr before the JVM joined; null once it joined (then lines pass at once). */
-        private List<String> heldErrors = new ArrayList<>();
-        /** What its stderr lines get once it joined: the rank's tag for a tagged JVM of one rank, else nothing. */
-        volatile String errorPrefix = "";
-        /** When the launcher last heard from this JVM (ms), for the liveness of JVMs on other hosts. */
-        volatile long lastHeardMs;
-
-        Worker(int index, Process process, String key, String host) {
-            this.index = index;
-            this.process = process;
-            this.key = key;
-            this.host = host;
-        }
-
-        /**
-         * A line of the agent's stderr: before the JVM joined it is held (if the start fails, the failure message
-         * quotes the last one, and the others are printed before it); afterwards it is printed at once.
-         */
-        synchronized void errorLine(String line) {
-            if (!line.isBlank()) {
-                lastErrorLine = line.trim();
-            }
-            if (heldErrors != null) {
-                heldErrors.add(line);
-            } else {
-                System.err.println(errorPrefix + line);
-            }
-        }
-
-        /** The JVM joined: what its agent held back was not a failure to start; prints it. */
-        synchronized void joined() {
-            if (heldErrors != null) {
-                heldErrors.forEach(l -> System.err.println(errorPrefix + l));
-                heldErrors = null;
-            }
-        }
-
-        /** The start failed: prints the held lines but the last (the failure message quotes that one). */
-        synchronized void startFailed() {
-            if (heldErrors != null) {
-                for (int i = 0; i < heldErrors.size() - 1; i++) {
-                    System.err.println(heldErrors.get(i));
-                }
-                heldErrors = null;
-            }
-        }
-
-        void kill() {
-            if (host != null) {
-                Rendezvous.closeQuietly(socket); // the JVM there aborts and exits once its link is gone
-            }
-            process.destroyForcibly();
-            try {
-                process.waitFor(2, java.util.concurrent.TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-            if (host == null) {
-                reclaim(Map.of(), process.pid()); // a killed JVM runs no shutdown hook
-            }
-        }
-    }
-
-    /** Sets of JVMs kept after a clean job for the next job with the same command line (Jrma.run only). */
-    private static final Map<String, java.util.ArrayDeque<Worker[]>> POOL = new HashMap<>();
-    private static final int POOL_SETS = 2;
-
-    static {
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            synchronized (POOL) {
-                POOL.values().forEach(d -> d.forEach(ws -> Arrays.stream(ws).forEach(Worker::kill)));
-            }
-        }, "jrma-pool-cleanup"));
-    }
-
     /**
      * Tests only ({@code -Djrma.launcher.test.exitReportDelayMs}): how long the onExit callback waits before it
      * reports a JVM's end, as when the common pool that runs it is busy, so that the launcher's own look at the
      * ended JVMs comes first.
      */
     static final long EXIT_REPORT_DELAY_MS = Long.getLong("jrma.launcher.test.exitReportDelayMs", 0);
-
-    /** How long a JVM on another host may take to end after its link closed ({@link JvmHost} halts within 3 s). */
-    static final long REMOTE_EXIT_WAIT_MS = 4_000;
-
-    /** How long the clean-up of other hosts' shared-memory files may take after a failed job. */
-    static final long REMOTE_CLEANUP_MS = 20_000;
 
     /** How long a failed agent's stderr may take to reach its reader after the agent ended. */
     static final long STDERR_DRAIN_MS = 200;
@@ -253,7 +160,7 @@ public final class JobLauncher {
     private static final int P_RANK = 4;
 
     private final Options o;
-    private final Worker[] workers;
+    private final LaunchedJvm[] workers;
     private final Process[] procs;
     private final DataOutputStream[] links;
     private final boolean[] idle;
@@ -275,7 +182,7 @@ public final class JobLauncher {
 
     private JobLauncher(Options o) {
         this.o = o;
-        this.workers = new Worker[o.njvms];
+        this.workers = new LaunchedJvm[o.njvms];
         this.procs = new Process[o.njvms];
         this.idle = new boolean[o.njvms];
         this.links = new DataOutputStream[o.njvms];
@@ -294,7 +201,8 @@ public final class JobLauncher {
         if (o.jvmOfRank == null) {
             o.jvmOfRank = blockMap(o.nranks, o.njvms);
         }
-        if (o.njvms > 1) { // the shared-memory files of JVMs that died in earlier jobs (SIGKILL during a window's creation)
+        if (o.njvms > 1) {
+            // the shared-memory files of JVMs that died in earlier jobs (SIGKILL during a window's creation)
             for (TransportProvider p : Components.transportProviders()) {
                 p.reclaimDead(o.params);
             }
@@ -312,7 +220,8 @@ public final class JobLauncher {
     }
 
     /** {@code Jrma.job(n).jvms(j).run(main)}: ships the serialized body, throws if the job failed. */
-    public static void runSerializable(int nranks, int jvms, Map<String, String> params, Duration timeout, Jrma.RankMain main) {
+    public static void runSerializable(int nranks, int jvms, Map<String, String> params, Duration timeout,
+            Jrma.RankMain main) {
         Options o = new Options();
         o.nranks = nranks;
         o.njvms = jvms;
@@ -321,8 +230,8 @@ public final class JobLauncher {
         try {
             o.body = Rendezvous.serialize(main);
         } catch (IOException e) {
-            throw new RmaException(ErrorClass.ERR_ARG, "a job over several JVMs ships the rank body to each of them, but it"
-                    + " captures something not serializable: " + e.getMessage(), e);
+            throw new RmaException(ErrorClass.ERR_ARG, "a job over several JVMs ships the rank body to each of them,"
+                    + " but it captures something not serializable: " + e.getMessage(), e);
         }
         o.timeoutMs = timeout != null ? timeout.toMillis() : Params.JOB_TIMEOUT_MS.getLong(params);
         o.diagnostics = null;
@@ -334,30 +243,17 @@ public final class JobLauncher {
     }
 
     private String poolKey() {
-        return o.njvms + "|" + o.javaCommand + "|" + o.classpath + "|" + o.jvmArgs + "|" + o.jdkLinker + "|" + o.env + "|" + o.tagOutput
-                + "|" + o.inheritOutput;
+        return o.njvms + "|" + o.javaCommand + "|" + o.classpath + "|" + o.jvmArgs + "|" + o.jdkLinker + "|" + o.env
+                + "|" + o.tagOutput + "|" + o.inheritOutput;
     }
 
     private Result go() {
         Thread hook = new Thread(this::killAll, "jrma-launcher-cleanup");
         Runtime.getRuntime().addShutdownHook(hook);
         try {
-            Worker[] ws = null;
-            if (o.reuseJvms) {
-                synchronized (POOL) {
-                    java.util.ArrayDeque<Worker[]> d = POOL.get(poolKey());
-                    while (d != null && !d.isEmpty() && ws == null) {
-                        Worker[] c = d.poll();
-                        if (Arrays.stream(c).allMatch(w -> w.process.isAlive())) {
-                            ws = c;
-                        } else {
-                            Arrays.stream(c).forEach(Worker::kill);
-                        }
-                    }
-                }
-            }
+            LaunchedJvm[] ws = o.reuseJvms ? JvmPool.take(poolKey()) : null;
             if (ws != null) {
-                for (Worker w : ws) {
+                for (LaunchedJvm w : ws) {
                     adopt(w);
                 }
             } else if (!spawnAll()) {
@@ -429,7 +325,7 @@ public final class JobLauncher {
         }
     }
 
-    private void adopt(Worker w) {
+    private void adopt(LaunchedJvm w) {
         workers[w.index] = w;
         procs[w.index] = w.process;
         links[w.index] = w.out;
@@ -475,7 +371,7 @@ public final class JobLauncher {
                             + " with the launch agent '" + o.launchAgent + "': " + e.getMessage(), null, null);
                     return false;
                 }
-                Worker w = new Worker(j, proc, key, host);
+                LaunchedJvm w = new LaunchedJvm(j, proc, key, host);
                 adopt(w);
                 if (host != null) {
                     pumpRemote(w);
@@ -535,7 +431,7 @@ public final class JobLauncher {
                     continue;
                 }
                 s.setTcpNoDelay(true);
-                Worker w = workers[j];
+                LaunchedJvm w = workers[j];
                 w.socket = s;
                 w.joined();
                 w.in = new DataInputStream(new java.io.BufferedInputStream(s.getInputStream()));
@@ -587,7 +483,8 @@ public final class JobLauncher {
             throw new IOException("JVM " + j + " left during start-up (" + e.getMessage() + ")", e);
         }
         if (m.type() == Rendezvous.ABORT) {
-            throw new IOException("JVM " + j + " failed during start-up: " + new String(m.body(), StandardCharsets.UTF_8));
+            throw new IOException("JVM " + j + " failed during start-up: "
+                    + new String(m.body(), StandardCharsets.UTF_8));
         }
         if (m.type() != type) {
             throw new IOException("JVM " + j + " sent message " + m.type() + " during start-up, expected " + type);
@@ -676,8 +573,8 @@ public final class JobLauncher {
             }
         }
         if (host == null && (!o.inheritOutput || tag != null)) {
-            pump(p.getInputStream(), System.out, "jrma-out-" + j, tag == null ? null : tag + "<stdout>:");
-            pump(p.getErrorStream(), System.err, "jrma-err-" + j, tag == null ? null : tag + "<stderr>:");
+            OutputPump.lines(p.getInputStream(), System.out, "jrma-out-" + j, tag == null ? null : tag + "<stdout>:");
+            OutputPump.lines(p.getErrorStream(), System.err, "jrma-err-" + j, tag == null ? null : tag + "<stderr>:");
         }
         return p;
     }
@@ -692,9 +589,10 @@ public final class JobLauncher {
      * Copies the output of a JVM on another host (it comes through the agent) line by line to this process's, and
      * remembers the last error line: what the agent said when it could not start the JVM.
      */
-    private void pumpRemote(Worker w) {
+    private void pumpRemote(LaunchedJvm w) {
         String tag = o.tagOutput && mainRank(w.index) >= 0 ? "[1," + mainRank(w.index) + "]" : null;
-        pump(w.process.getInputStream(), System.out, "jrma-out-" + w.index, tag == null ? null : tag + "<stdout>:");
+        OutputPump.lines(w.process.getInputStream(), System.out, "jrma-out-" + w.index,
+                tag == null ? null : tag + "<stdout>:");
         w.errorPrefix = tag == null ? "" : tag + "<stderr>:";
         Thread t = new Thread(() -> {
             try (BufferedReader r = new BufferedReader(new InputStreamReader(w.process.getErrorStream(),
@@ -735,7 +633,7 @@ public final class JobLauncher {
                 }
                 long now = System.currentTimeMillis();
                 for (int j = 0; j < o.njvms; j++) {
-                    Worker w = workers[j];
+                    LaunchedJvm w = workers[j];
                     if (w.host != null && w.process.isAlive() && now - w.lastHeardMs > silenceMs && !jvmDone(j)) {
                         List<String> jvms = new ArrayList<>();
                         for (int k = 0; k < o.njvms; k++) {
@@ -781,22 +679,6 @@ public final class JobLauncher {
 
     private synchronized boolean ended() {
         return allExited || ranksDone == o.nranks;
-    }
-
-    /** Copies {@code from} to {@code to} line by line, each line after {@code prefix} (null: none). */
-    private static void pump(InputStream from, PrintStream to, String name, String prefix) {
-        Thread t = new Thread(() -> {
-            try (BufferedReader r = new BufferedReader(new InputStreamReader(from, StandardCharsets.UTF_8))) {
-                String line;
-                while ((line = r.readLine()) != null) {
-                    to.println(prefix == null ? line : prefix + line);
-                }
-            } catch (IOException ignored) {
-                // the JVM is gone
-            }
-        }, name);
-        t.setDaemon(true);
-        t.start();
     }
 
     private void listen(int j, DataInputStream in) {
@@ -911,7 +793,8 @@ public final class JobLauncher {
                     + ranksOn(host) + ")";
             fail(P_JVM, code == 0 ? 1 : code, unfinished.get(0), who + " " + how + " while its ranks were running",
                     null, null);
-        } else if (code != 0 && (!tearingDown || ownExit)) { // e.g. System.exit(3) after every rank of the JVM had finalized
+        } else if (code != 0 && (!tearingDown || ownExit)) {
+            // e.g. System.exit(3) after every rank of the JVM had finalized
             int first = -1;
             for (int r = 0; r < o.nranks && first < 0; r++) {
                 first = o.jvmOfRank[r] == j ? r : -1;
@@ -944,7 +827,8 @@ public final class JobLauncher {
                 // an idle pooled JVM finished its part and waits for its next job: an abort would be read as that
                 if (l != null && !idle[j]) {
                     try {
-                        Rendezvous.write(l, Rendezvous.ABORT, ("job aborted: " + message).getBytes(StandardCharsets.UTF_8));
+                        Rendezvous.write(l, Rendezvous.ABORT,
+                                ("job aborted: " + message).getBytes(StandardCharsets.UTF_8));
                     } catch (IOException ignored) {
                         // that JVM is gone
                     }
@@ -965,9 +849,11 @@ public final class JobLauncher {
                 long left = deadline - System.currentTimeMillis();
                 if (left <= 0) {
                     int[] stopped = stoppedJvm();
-                    fail(P_TIMEOUT, TIMEOUT_EXIT, stopped[1], "job timed out after " + o.timeoutMs + " ms" + (stopped[0] < 0 ? ""
-                            : "; JVM " + stopped[0] + " (pid " + procs[stopped[0]].pid() + ", ranks " + ranksOf(stopped[0])
-                            + ") is stopped (SIGSTOP or SIGTSTP), and its peers waited for it"), null, null);
+                    String why = stopped[0] < 0 ? "" : "; JVM " + stopped[0] + " (pid " + procs[stopped[0]].pid()
+                            + ", ranks " + ranksOf(stopped[0]) + ") is stopped (SIGSTOP or SIGTSTP), and its peers"
+                            + " waited for it";
+                    fail(P_TIMEOUT, TIMEOUT_EXIT, stopped[1], "job timed out after " + o.timeoutMs + " ms" + why, null,
+                            null);
                     break;
                 }
                 wait(Math.min(left, 1_000));
@@ -1026,17 +912,13 @@ public final class JobLauncher {
                     }
                 }
                 if (allIdle() && !tearingDown) {
-                    for (Worker w : workers) {
+                    for (LaunchedJvm w : workers) {
                         w.current = null;
                     }
-                    synchronized (POOL) {
-                        java.util.ArrayDeque<Worker[]> d = POOL.computeIfAbsent(poolKey(), k -> new java.util.ArrayDeque<>());
-                        if (d.size() < POOL_SETS) {
-                            d.push(workers.clone());
-                            return result;
-                        }
+                    if (JvmPool.keep(poolKey(), workers)) {
+                        return result;
                     }
-                    for (Worker w : workers) {
+                    for (LaunchedJvm w : workers) {
                         Rendezvous.closeQuietly(w.socket); // EOF on its link: the JVM exits
                     }
                 }
@@ -1059,7 +941,7 @@ public final class JobLauncher {
         // connection" (exit 1 instead of 137).
         reportEnded();
         awaitCauseOfLostConnection();
-        closeRemoteLinks();
+        RemoteHosts.closeLinks(workers);
         for (Process p : procs) {
             if (p != null && p.isAlive()) {
                 markKilledHere(p);
@@ -1069,7 +951,7 @@ public final class JobLauncher {
         reportEnded(); // those killed just now are not causes (killedHere)
         killAll();
         reclaimShm();
-        cleanRemoteHosts();
+        RemoteHosts.clean(workers, unreachable, o);
         synchronized (this) {
             if (result.message != null && o.diagnostics != null) {
                 o.diagnostics.println("jrmarun: " + result.message);
@@ -1093,82 +975,6 @@ public final class JobLauncher {
                 && System.currentTimeMillis() < until) {
             sleepQuietly(10);
             reportEnded();
-        }
-    }
-
-    /**
-     * A JVM killed on another host (SIGKILL runs no clean-up) may leave named shared-memory files there, which only a
-     * process on that host can remove: runs {@code jrmarun --cleanup} there through the agent (the files of jrma JVMs
-     * that no longer run), on every reachable host where a JVM ended with a non-zero code, all at once, bounded.
-     */
-    private void cleanRemoteHosts() {
-        Set<String> dirty = new LinkedHashSet<>();
-        for (Worker w : workers) {
-            if (w != null && w.host != null && !w.process.isAlive() && w.process.exitValue() != 0
-                    && !unreachable.contains(w.host)) {
-                dirty.add(w.host);
-            }
-        }
-        List<Process> cleaners = new ArrayList<>();
-        for (String host : dirty) {
-            List<String> cmd = new ArrayList<>();
-            cmd.add(o.javaCommand);
-            cmd.addAll(Arrays.asList(JvmFlags.current().split(" ")));
-            cmd.add("-cp");
-            cmd.add(o.remoteLibraryClasspath != null ? o.remoteLibraryClasspath : o.classpath);
-            cmd.add(JrmaRun.class.getName());
-            cmd.add(JrmaRun.CLEANUP);
-            try {
-                Process p = new ProcessBuilder(RemoteStart.command(o.launchAgent, host, System.getProperty("user.dir"),
-                        Map.of(), cmd, false)).redirectErrorStream(true).start();
-                p.getOutputStream().close();
-                cleaners.add(p);
-            } catch (IOException e) {
-                // the agent cannot run now: the next jrmarun --cleanup there removes them
-            }
-        }
-        long until = System.currentTimeMillis() + REMOTE_CLEANUP_MS;
-        int k = 0;
-        for (String host : dirty) {
-            Process p = k < cleaners.size() ? cleaners.get(k++) : null;
-            try {
-                if (p != null && p.waitFor(Math.max(1, until - System.currentTimeMillis()),
-                        TimeUnit.MILLISECONDS)) {
-                    String said = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
-                    if (o.diagnostics != null && !said.isEmpty() && !said.contains(" removed 0 ")) {
-                        o.diagnostics.println("jrmarun: on host " + host + ": " + said.replaceFirst("^jrmarun: ", ""));
-                    }
-                } else if (p != null) {
-                    p.destroyForcibly();
-                }
-            } catch (IOException | InterruptedException e) {
-                p.destroyForcibly();
-            }
-        }
-    }
-
-    /**
-     * Killing the agent of a JVM on another host does not kill the JVM there: closing its link does (it aborts and
-     * exits within seconds). Closes the links of the remote JVMs still running and waits a little for their agents.
-     */
-    private void closeRemoteLinks() {
-        boolean any = false;
-        for (Worker w : workers) {
-            if (w != null && w.host != null && w.process.isAlive()) {
-                Rendezvous.closeQuietly(w.socket);
-                any = true;
-            }
-        }
-        long until = System.currentTimeMillis() + REMOTE_EXIT_WAIT_MS;
-        for (Worker w : workers) {
-            long left = until - System.currentTimeMillis();
-            if (any && w != null && w.host != null && left > 0) {
-                try {
-                    w.process.waitFor(left, java.util.concurrent.TimeUnit.MILLISECONDS);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            }
         }
     }
 
@@ -1208,7 +1014,7 @@ public final class JobLauncher {
      * Has every component remove what JVM {@code pid} left behind (segment and ring files live unnamed once set up;
      * a JVM that died during a set-up leaves some).
      */
-    private static void reclaim(Map<String, String> params, long pid) {
+    static void reclaim(Map<String, String> params, long pid) {
         for (TransportProvider p : Components.transportProviders()) {
             p.reclaim(params, pid);
         }
@@ -1224,14 +1030,8 @@ public final class JobLauncher {
     }
 
     private void killAll() {
-        synchronized (POOL) {
-            for (java.util.ArrayDeque<Worker[]> d : POOL.values()) {
-                for (Worker[] ws : d) {
-                    if (ws.length > 0 && workers.length > 0 && ws[0] == workers[0]) {
-                        return;
-                    }
-                }
-            }
+        if (JvmPool.holds(workers)) {
+            return; // kept for the next job
         }
         for (int j = 0; j < procs.length; j++) {
             Process p = procs[j];

@@ -44,8 +44,10 @@ public final class JrmaRun {
             "  --param NAME=VALUE     set a jrma run-time parameter for the job (e.g. jrma.progress=thread)",
             "  --jvm-arg ARG          pass ARG to every JVM (e.g. -Xmx2g); repeatable",
             "  --jdk-linker           on JDK 17, system calls through the JDK's incubating linker instead of JNA",
-            "                         (quicker kernel copies; the JDK prints a warning line per JVM); 22+ does it anyway",
-            "  --grace SECONDS        after a failure, how long JVMs may take to stop before they are killed (default 3)",
+            "                         (quicker kernel copies; the JDK prints a warning line per JVM); 22+ does it",
+            "                         anyway",
+            "  --grace SECONDS        after a failure, how long JVMs may take to stop before they are killed",
+            "                         (default 3)",
             "  --cleanup              only remove the /dev/shm files of jrma JVMs that no longer run, and exit",
             "  --map-by POLICY        where ranks go (as mpirun's): slot (default), node, core, hwthread, socket,",
             "                         numa, ppr:N:RESOURCE (N per core|socket|numa|node), each with :PE=n (n cores",
@@ -352,7 +354,8 @@ public final class JrmaRun {
     }
 
     /** java's options that take the next word as their value. */
-    private static final java.util.Set<String> JAVA_OPTIONS_WITH_VALUE = java.util.Set.of("--add-opens", "--add-exports",
+    private static final java.util.Set<String> JAVA_OPTIONS_WITH_VALUE = java.util.Set.of("--add-opens",
+            "--add-exports",
             "--add-reads", "--add-modules", "--module-path", "-p", "--upgrade-module-path", "--limit-modules",
             "--patch-module", "--enable-native-access");
 

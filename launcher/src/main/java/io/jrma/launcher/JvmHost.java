@@ -195,8 +195,8 @@ public final class JvmHost {
             // a deliberate MPI_Abort: its message is the whole story, as mpirun's banner (no stack trace)
             String m = a.getMessage();
             String prefix = ErrorClass.ERR_PROC_ABORTED.name() + ": ";
-            return new Rendezvous.RankDone(rank, code, secondary, m.startsWith(prefix) ? m.substring(prefix.length()) : m,
-                    null, null);
+            String banner = m.startsWith(prefix) ? m.substring(prefix.length()) : m;
+            return new Rendezvous.RankDone(rank, code, secondary, banner, null, null);
         }
         StringWriter sw = new StringWriter();
         t.printStackTrace(new PrintWriter(sw));

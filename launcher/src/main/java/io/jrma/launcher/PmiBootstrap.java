@@ -266,7 +266,9 @@ public final class PmiBootstrap implements WorldBootstrap {
         }
     }
 
-    /** The cause of an abort without the error-class prefixes each relay added ("ERR_PROC_ABORTED: job aborted: ..."). */
+    /**
+     * The cause of an abort without the error-class prefixes each relay added ("ERR_PROC_ABORTED: job aborted: ...").
+     */
     static String reason(String message) {
         String m = message;
         String before;

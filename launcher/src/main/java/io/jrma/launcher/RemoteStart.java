@@ -17,7 +17,8 @@ import java.util.Set;
  * ({@code ssh} by default; {@code --launch-agent CMD} as Open MPI's {@code plm_rsh_agent}) given the host and one
  * shell command line ({@code cd DIR && exec sh -c SCRIPT jrma env JRMA_...=... JAVA ... JvmHost}); the same java,
  * class path and working directory as here (a shared file system, or {@code --prefix}). The job secret is not in that
- * command: it travels on the agent's stdin, which ssh forwards, and the remote shell puts it in a private file. And which address the launcher listens on so that
+ * command: it travels on the agent's stdin, which ssh forwards, and the remote shell puts it in a private file.
+ * And which address the launcher listens on so that
  * JVMs of every host reach it: never loopback, by default the one the kernel routes to the hosts from.
  *
  * <p>Stateless; any thread.
