@@ -13,7 +13,6 @@ import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.File;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.io.OutputStream;
 import java.io.PrintStream;
@@ -32,7 +31,9 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -131,6 +132,9 @@ public final class JobLauncher {
 
     /** How long JVMs started as {@link JvmHost} (and those that ended) may take to join the job. */
     static final long JOIN_TIMEOUT_MS = 60_000;
+
+    /** How long a JVM's handshake with the launcher may take. */
+    static final int HANDSHAKE_TIMEOUT_MS = 10_000;
 
     /** How often the join loop looks at the JVMs that have not joined. */
     static final long ACCEPT_POLL_MS = 500;
@@ -388,6 +392,10 @@ public final class JobLauncher {
                     }
                 });
             }
+            // every JVM's handshake on a thread of its own, as it connects: one that is slow to answer (descheduled
+            // on a loaded host) holds up no other
+            BlockingQueue<Joined> handshaken = new LinkedBlockingQueue<>();
+            acceptJoins(rv, linkId, secret, handshaken);
             long start = System.currentTimeMillis();
             int joined = 0;
             while (joined + goneBeforeJoining() < o.njvms) {
@@ -412,20 +420,19 @@ public final class JobLauncher {
                             + " joined (a program that has not called MPI.Init or Jrma.world())", null, null);
                     return false;
                 }
-                rv.setSoTimeout((int) ACCEPT_POLL_MS);
-                Socket s;
+                Joined next;
                 try {
-                    s = rv.accept();
-                } catch (java.net.SocketTimeoutException e) {
+                    next = handshaken.poll(ACCEPT_POLL_MS, TimeUnit.MILLISECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    fail(P_TIMEOUT, 1, -1, "the launcher was interrupted during start-up", null, null);
+                    return false;
+                }
+                if (next == null) {
                     continue;
                 }
-                int j;
-                try {
-                    j = Handshake.server(s, linkId, secret, 10_000);
-                } catch (IOException e) {
-                    s.close();
-                    continue;
-                }
+                int j = next.jvm();
+                Socket s = next.socket();
                 if (j < 0 || j >= o.njvms || workers[j].socket != null) {
                     s.close();
                     continue;
@@ -452,6 +459,43 @@ public final class JobLauncher {
             }
             return true;
         }
+    }
+
+    /** A connection whose handshake proved the secret, and the JVM index it gave. */
+    private record Joined(int jvm, Socket socket) {
+    }
+
+    /**
+     * Accepts connections on {@code rv} until it is closed, each handshake on a thread of its own; those that prove
+     * the secret go to {@code handshaken}, the others are dropped.
+     */
+    private static void acceptJoins(ServerSocket rv, String linkId, String secret, BlockingQueue<Joined> handshaken) {
+        Thread acceptor = new Thread(() -> {
+            while (!rv.isClosed()) {
+                Socket s;
+                try {
+                    s = rv.accept();
+                } catch (IOException e) {
+                    return; // closed: the JVMs have joined, or the start-up failed
+                }
+                Thread t = new Thread(() -> {
+                    try {
+                        int j = Handshake.server(s, linkId, secret, HANDSHAKE_TIMEOUT_MS);
+                        if (rv.isClosed()) {
+                            s.close(); // too late: nobody takes it
+                        } else {
+                            handshaken.add(new Joined(j, s));
+                        }
+                    } catch (IOException e) {
+                        Rendezvous.closeQuietly(s); // not a JVM of this job
+                    }
+                }, "jrma-launcher-handshake");
+                t.setDaemon(true);
+                t.start();
+            }
+        }, "jrma-launcher-accept");
+        acceptor.setDaemon(true);
+        acceptor.start();
     }
 
     /** How many JVMs of one rank ended cleanly without joining (a program that never called MPI.Init). */
