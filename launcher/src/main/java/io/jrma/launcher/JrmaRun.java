@@ -17,9 +17,10 @@ import java.util.Optional;
 
 /**
  * {@code jrmarun -n N [--jvms J | --ranks-per-jvm K] [-cp CLASSPATH] [options] MAINCLASS [ARGS...]}: runs
- * {@code MAINCLASS.main(ARGS)} as N ranks, each in its own thread, spread over J JVMs of this host
- * (consecutive ranks share a JVM; default: one JVM, ranks as threads). A rank finds its world communicator with
- * {@code io.jrma.Jrma.world()}.
+ * {@code MAINCLASS.main(ARGS)} as N ranks spread over J JVMs of this host (consecutive ranks share a JVM; default:
+ * one JVM, ranks as threads, which is this JVM when it has jrma's flags: {@link InProcessJob}). Ranks that share a JVM
+ * are threads; a JVM of one rank runs {@code MAINCLASS.main} on its main thread, as mpirun starts a process
+ * ({@link MainRankBootstrap}). A rank finds its world communicator with {@code io.jrma.Jrma.world()}.
  *
  * <p>Every rank's stdout and stderr reach jrmarun's ({@code --tag-output} prefixes each line with
  * {@code [1,RANK]<stdout>:}). The exit code is the first non-zero exit code of a rank: 1 for a rank whose
