@@ -14,6 +14,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -57,6 +58,22 @@ class MpiProgramsTest {
         assertEquals(0, r.exit(100), r.output());
         assertTrue(r.printed("SelfAndProcNull OK on 4 ranks"), r.output());
         r.assertNoProcessLeft();
+    }
+
+    /**
+     * Under jrmarun a JVM of one rank runs the program's main on its main thread, as mpirun's processes do (the bottom
+     * frame is the program's class); ranks that share a JVM run on threads of their own.
+     */
+    @ParameterizedTest(name = "2 ranks in {0} JVM(s)")
+    @CsvSource({"1, java.lang.Thread", "2, mpitests.BottomFrame"})
+    @Timeout(60)
+    void theBottomFrameIsTheProgramsClassInAJvmOfOneRank(String jvms, String bottom) throws Exception {
+        ChildProcess r = ChildProcess.jrmarun("-n", "2", "--jvms", jvms, "--timeout", "40", "mpitests.BottomFrame");
+        assertEquals(0, r.exit(50), r.output());
+        for (int k = 0; k < 2; k++) {
+            assertTrue(r.printed("rank " + k + " of 2 bottom=" + bottom), r.output());
+        }
+        r.assertNoJvmLeft();
     }
 
     @Test

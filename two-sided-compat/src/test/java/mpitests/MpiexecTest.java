@@ -79,6 +79,21 @@ class MpiexecTest {
         assertNoFilesLeft(r);
     }
 
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"hydra", "ompi"})
+    @Timeout(120)
+    void theBottomFrameOfEachRankIsTheProgramsClass(String which) throws Exception {
+        if (skip(which)) {
+            return;
+        }
+        ChildProcess r = mpiexec(which, 2, "BottomFrame");
+        assertEquals(0, r.exit(100), r.output());
+        for (int k = 0; k < 2; k++) {
+            assertTrue(r.printed("rank " + k + " of 2 bottom=mpitests.BottomFrame"), r.output());
+        }
+        assertJvmsGone(r);
+    }
+
     /** Every JVM mpiexec started is gone within 5 s of its exit (it SIGKILLs them on an abort and need not wait). */
     private static void assertJvmsGone(ChildProcess r) throws Exception {
         long deadline = System.nanoTime() + 5_000_000_000L;

@@ -37,12 +37,19 @@ public final class Jrma {
 
     /**
      * The world communicator of the rank the calling thread belongs to (threads a rank starts inherit it):
-     * how a program started by {@code jrmarun} as {@code main(String[])} finds its rank.
+     * how a program started by {@code jrmarun} as {@code main(String[])} finds its rank. In a process a launcher
+     * started to be one rank (a JVM of one rank under jrmarun, {@code mpirun}, {@code mpiexec}, {@code srun}), the
+     * first call joins the launcher's job (see {@link #singleton}).
      *
      * @throws RmaException ERR_COMM if the thread is not part of a rank of a running job
      */
     public static Comm world() {
         Comm c = RankThreads.world();
+        if (c == null && joinedBy == null && launcherDetected()) {
+            // a process a launcher started to be one rank (jrmarun's JVM of one rank, mpirun, mpiexec, srun): its
+            // first call joins the launcher's job, as MPI.Init would
+            return singleton();
+        }
         if (c == null) {
             throw new RmaException(ErrorClass.ERR_COMM, "this thread is not a rank of a jrma job: start the program"
                     + " with jrmarun or from Jrma.run(n, world -> ...)");
@@ -73,6 +80,16 @@ public final class Jrma {
     }
 
     private static volatile WorldBootstrap joinedBy;
+
+    /** Whether a launcher started this process to be one rank of its job (a bootstrap detects its environment). */
+    private static boolean launcherDetected() {
+        for (WorldBootstrap b : Components.worldBootstraps()) {
+            if (b.detected()) {
+                return true;
+            }
+        }
+        return false;
+    }
 
     /**
      * Whether this process joined a job another launcher started ({@code mpiexec}, {@code srun}): then

@@ -8,6 +8,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -44,13 +45,15 @@ class InstallationTest {
             try (Stream<Path> s = Files.list(prefix)) {
                 home = s.findFirst().orElseThrow();
             }
-            for (String f : new String[] {"bin/jrmarun", "bin/jrma-info", "bin/jrma-flags", "lib/mpi.jar",
+            for (String f : new String[] {"bin/jrmarun", "bin/jrmajavac", "bin/jrma-info", "bin/jrma-flags",
+                "lib/mpi.jar",
                 "docs/README.md", "README.md"}) {
                 assertTrue(Files.exists(home.resolve(f)), f + " is in the installation");
             }
             String path = home.resolve("bin") + File.pathSeparator + System.getenv("PATH");
             // env finds the command on the new PATH, as a shell of the user's would
-            Result r = run(work, List.of("env", "PATH=" + path, "jrmarun", "-np", "2", "--jvms", "2", "-cp",
+            Result r = run(work, List.of("env", "PATH=" + path, "XDG_CACHE_HOME=" + work.resolve("cache"),
+                    "jrmarun", "-np", "2", "--jvms", "2", "-cp",
                     Path.of("target", "classes").toAbsolutePath().toString(), "io.jrma.examples.Hello"));
             assertEquals(0, r.exit, r.out);
             assertTrue(r.out.contains("rank 0: got") && r.out.contains("rank 1: got"), r.out);
@@ -65,7 +68,101 @@ class InstallationTest {
         }
     }
 
-    private record Result(int exit, String out) {
+    /**
+     * The installation's jrmajavac compiles an mpi program (as mpijavac), and its jrmarun runs it: ranks that are all
+     * threads in jrmarun's own JVM (no second JVM: the ranks print jrmarun's pid), ranks in JVMs of their own with the
+     * program's class at the bottom of their stack, started by jrmarun. The class-data sharing archive is made once
+     * in a private directory of the cache given ($XDG_CACHE_HOME/jrma), then used.
+     */
+    @Test
+    @Timeout(240)
+    void jrmajavacCompilesAndThreadJobsRunInJrmarunsOwnJvm() throws Exception {
+        Path tarball = tarball();
+        if (tarball == null) {
+            return;
+        }
+        Path prefix = Files.createTempDirectory("jrma-install");
+        Path work = Files.createTempDirectory("jrma-user");
+        try {
+            assertEquals(0, run(prefix, List.of("tar", "xzf", tarball.toAbsolutePath().toString())).exit, "unpacking");
+            Path home;
+            try (Stream<Path> s = Files.list(prefix)) {
+                home = s.findFirst().orElseThrow();
+            }
+            Files.writeString(work.resolve("Pid.java"), String.join("\n",
+                    "public class Pid {",
+                    "    public static void main(String[] a) throws Exception {",
+                    "        mpi.MPI.Init(a);",
+                    "        StackTraceElement[] s = Thread.currentThread().getStackTrace();",
+                    "        ProcessHandle me = ProcessHandle.current();",
+                    "        System.out.println(\"rank \" + mpi.MPI.COMM_WORLD.getRank() + \" pid=\" + me.pid()",
+                    "                + \" parent=\"",
+                    "                + me.parent().map(ProcessHandle::pid).orElse(-1L) + \" bottom=\"",
+                    "                + s[s.length - 1].getClassName());",
+                    "        mpi.MPI.Finalize();",
+                    "    }",
+                    "}", ""));
+            String path = home.resolve("bin") + File.pathSeparator + System.getenv("PATH");
+            List<String> env = List.of("env", "PATH=" + path, "XDG_CACHE_HOME=" + work.resolve("cache"));
+            Result showme = run(work, concat(env, "jrmajavac", "--showme", "Pid.java"));
+            assertEquals(0, showme.exit, showme.out);
+            assertTrue(showme.out.contains(home.resolve("lib") + "/\\*:. Pid.java"), showme.out);
+            Result javac = run(work, concat(env, "jrmajavac", "Pid.java"));
+            assertEquals(0, javac.exit, javac.out);
+            assertTrue(Files.exists(work.resolve("Pid.class")), javac.out);
+
+            Result threads = run(work, concat(env, "jrmarun", "-np", "2", "Pid"));
+            assertEquals(0, threads.exit, threads.out);
+            assertTrue(threads.out.contains("making a class-data sharing archive"), threads.out);
+            for (int k = 0; k < 2; k++) {
+                assertTrue(threads.out.contains("rank " + k + " pid=" + threads.pid + " "), "in jrmarun's JVM: "
+                        + threads.out);
+            }
+            Path cache = work.resolve("cache").resolve("jrma");
+            assertEquals("rwx------", PosixFilePermissions.toString(
+                    Files.getPosixFilePermissions(cache)));
+            try (Stream<Path> s = Files.list(cache)) {
+                assertTrue(s.anyMatch(p -> p.toString().endsWith(".jsa")), "an archive in " + cache);
+            }
+
+            Result jvms = run(work, concat(env, "jrmarun", "-np", "2", "--jvms", "2", "Pid"));
+            assertEquals(0, jvms.exit, jvms.out);
+            assertTrue(!jvms.out.contains("making a class-data sharing archive"), "made once: " + jvms.out);
+            for (int k = 0; k < 2; k++) {
+                assertTrue(jvms.out.matches("(?s).*rank " + k + " pid=\\d+ parent=" + jvms.pid + " bottom=Pid\\b.*"),
+                        "a JVM of its own started by jrmarun, Pid at the bottom: " + jvms.out);
+            }
+        } finally {
+            for (Path d : new Path[] {prefix, work}) {
+                try (Stream<Path> s = Files.walk(d)) {
+                    s.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+                }
+            }
+        }
+    }
+
+    private static List<String> concat(List<String> a, String... b) {
+        List<String> all = new ArrayList<>(a);
+        all.addAll(List.of(b));
+        return all;
+    }
+
+    /** The installation tarball of a reactor build, or null (then the test says so and skips). */
+    private static Path tarball() {
+        try (Stream<Path> s = Files.list(Path.of("..", "jrma", "target"))) {
+            Path t = s.filter(p -> p.getFileName().toString().endsWith("-dist.tar.gz")).findFirst().orElse(null);
+            if (t != null) {
+                return t;
+            }
+        } catch (IOException e) {
+            // not built
+        }
+        System.out.println("InstallationTest skipped: no jrma/target/jrma-*-dist.tar.gz (build the whole reactor:"
+                + " mvn package)");
+        return null;
+    }
+
+    private record Result(int exit, String out, long pid) {
     }
 
     private static Result run(Path cwd, List<String> cmd) throws Exception {
@@ -76,7 +173,7 @@ class InstallationTest {
             p.getOutputStream().close();
             byte[] out = p.getInputStream().readAllBytes(); // ends when the process and its JVMs close it
             assertTrue(p.waitFor(60, TimeUnit.SECONDS), "did not end: " + cmd);
-            return new Result(p.exitValue(), new String(out, StandardCharsets.UTF_8));
+            return new Result(p.exitValue(), new String(out, StandardCharsets.UTF_8), p.pid());
         } finally {
             p.descendants().forEach(ProcessHandle::destroyForcibly);
             p.destroyForcibly();

@@ -9,6 +9,7 @@ import io.jrma.ErrorClass;
 import io.jrma.RmaException;
 import io.jrma.core.auth.Handshake;
 import io.jrma.core.runtime.Params;
+import io.jrma.testsupport.ChildProcess;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetAddress;
@@ -37,22 +38,22 @@ class LauncherLinkTest {
     @Test
     @Timeout(120)
     void jvmsWhoseRanksEndedLeaveAnAbortedJobWithoutWaitingForTheGrace() throws Exception {
-        JrmaRunTest.Run r = new JrmaRunTest.Run("-n", "4", "--jvms", "2", "--grace", String.valueOf(GRACE_S),
+        ChildProcess r = ChildProcess.jrmarun("-n", "4", "--jvms", "2", "--grace", String.valueOf(GRACE_S),
                 FIX + "LateThrower", "1500");
         try {
             r.awaitLine(l -> l.contains("THROWING"), 90_000);
             long t0 = System.nanoTime();
-            r.p.descendants().forEach(r.seen::add);
-            assertTrue(r.p.waitFor(GRACE_S + 20, TimeUnit.SECONDS), "jrmarun still running: " + r.output());
+            r.process().descendants().forEach(r.seen()::add);
+            assertTrue(r.process().waitFor(GRACE_S + 20, TimeUnit.SECONDS), "jrmarun still running: " + r.output());
             long ms = (System.nanoTime() - t0) / 1_000_000;
             Thread.sleep(200); // the reader takes the last lines
-            assertEquals(1, r.p.exitValue(), r.output());
+            assertEquals(1, r.process().exitValue(), r.output());
             assertTrue(r.output().contains("late boom from rank 3"), r.output());
             assertTrue(ms < TEARDOWN_LIMIT_MS, "jrmarun took " + ms + " ms to tear down the job (grace " + GRACE_S
                     + " s): a JVM waited for an END that an abort never sends; output: " + r.output());
             r.assertNoJvmLeft();
         } finally {
-            r.cleanup();
+            r.kill();
         }
     }
 
@@ -90,15 +91,15 @@ class LauncherLinkTest {
             String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
             ProcessBuilder pb = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"),
                     JvmHost.class.getName());
-            pb.environment().put(JvmHost.ENV_RENDEZVOUS, "127.0.0.1:" + silent.getLocalPort());
-            pb.environment().put(JvmHost.ENV_JVM, "0");
-            pb.environment().put(JvmHost.ENV_LINK_ID, Handshake.newJobId());
+            SecretFile secrets = new SecretFile();
+            pb.environment().put(LauncherLink.ENV_RENDEZVOUS, "127.0.0.1:" + silent.getLocalPort());
+            pb.environment().put(LauncherLink.ENV_JVM, "0");
+            pb.environment().put(LauncherLink.ENV_LINK_ID, Handshake.newJobId());
+            pb.environment().put(LauncherLink.ENV_SECRET_FILE, secrets.write(0, Handshake.newSecret()).toString());
             pb.environment().put(Params.LAUNCHER_HANDSHAKE_TIMEOUT_MS.envName(), String.valueOf(timeoutMs));
             pb.redirectErrorStream(true);
             Process p = pb.start();
-            try {
-                p.getOutputStream().write((Handshake.newSecret() + "\n").getBytes(StandardCharsets.US_ASCII));
-                p.getOutputStream().flush();
+            try (secrets) {
                 long t0 = System.nanoTime();
                 assertTrue(p.waitFor(60, TimeUnit.SECONDS), "the JVM still waits for its launcher");
                 long ms = (System.nanoTime() - t0) / 1_000_000;

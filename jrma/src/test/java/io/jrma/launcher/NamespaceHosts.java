@@ -182,16 +182,29 @@ final class NamespaceHosts implements AutoCloseable {
         return processesIn(ns(i));
     }
 
-    /** The pids of the jrma JVMs ({@code JvmHost}) on host {@code i}. */
+    /**
+     * The pids of the jrma JVMs on host {@code i}: those of several ranks ({@code JvmHost}) and those of one rank,
+     * which run the program's main class (jrmarun gave them their index, {@code JRMA_JVM}).
+     */
     List<Long> jvms(int i) {
         List<Long> l = new ArrayList<>();
         for (long pid : processes(i)) {
             String cmd = ProcessHandle.of(pid).flatMap(h -> h.info().commandLine()).orElse("");
-            if (cmd.contains(JvmHost.class.getName())) {
+            if (cmd.contains(JvmHost.class.getName()) || isJvmOfOneRank(pid)) {
                 l.add(pid);
             }
         }
         return l;
+    }
+
+    private static boolean isJvmOfOneRank(long pid) {
+        try {
+            String env = new String(Files.readAllBytes(Path.of("/proc", String.valueOf(pid), "environ")),
+                    StandardCharsets.ISO_8859_1);
+            return ("\0" + env).contains("\0" + MainRankBootstrap.ENV_MAIN_RANK + "=");
+        } catch (IOException e) {
+            return false; // gone
+        }
     }
 
     /** Kills every jrma JVM on host {@code i} with SIGKILL, as a host that dies; returns how many. */

@@ -8,18 +8,20 @@ import io.jrma.core.auth.Handshake;
 import io.jrma.core.runtime.Params;
 import io.jrma.spi.Components;
 import io.jrma.spi.TransportProvider;
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
 import java.io.BufferedReader;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.File;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.net.InetAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -85,6 +87,12 @@ public final class JobLauncher {
         public String launchAgent = RemoteStart.DEFAULT_AGENT;
         /** jrmarun's {@code --display-map}: the job map, printed before the job starts; null: not printed. */
         public String jobMap;
+        /**
+         * Whether a JVM of one rank runs the program's {@code main} on its main thread, started as
+         * {@code java MAINCLASS} ({@link MainRankBootstrap}), as mpirun starts a process (jrmarun); false: every JVM
+         * is a {@link JvmHost}.
+         */
+        public boolean rankOnMainThread;
         /** jrma's own class path on the other hosts ({@code --prefix DIR}: DIR/lib/*); null: the same as here. */
         public String remoteLibraryClasspath;
     }
@@ -111,92 +119,6 @@ public final class JobLauncher {
         }
     }
 
-    /** A JVM of a job: its process and its authenticated link to the launcher. */
-    static final class Worker {
-        final int index;
-        final Process process;
-        final String key;
-        /** The other host this JVM runs on (through the launch agent), or null for this host. */
-        final String host;
-        Socket socket;
-        DataInputStream in;
-        DataOutputStream out;
-        volatile JobLauncher current;
-        /** The last line the agent (or the JVM) wrote to stderr: why a remote start failed. */
-        volatile String lastErrorLine;
-        /** What the agent wrote to stderr before the JVM joined; null once it joined (then lines pass at once). */
-        private List<String> heldErrors = new ArrayList<>();
-        /** When the launcher last heard from this JVM (ms), for the liveness of JVMs on other hosts. */
-        volatile long lastHeardMs;
-
-        Worker(int index, Process process, String key, String host) {
-            this.index = index;
-            this.process = process;
-            this.key = key;
-            this.host = host;
-        }
-
-        /**
-         * A line of the agent's stderr: before the JVM joined it is held (if the start fails, the failure message
-         * quotes the last one, and the others are printed before it); afterwards it is printed at once.
-         */
-        synchronized void errorLine(String line) {
-            if (!line.isBlank()) {
-                lastErrorLine = line.trim();
-            }
-            if (heldErrors != null) {
-                heldErrors.add(line);
-            } else {
-                System.err.println(line);
-            }
-        }
-
-        /** The JVM joined: what its agent held back was not a failure to start; prints it. */
-        synchronized void joined() {
-            if (heldErrors != null) {
-                heldErrors.forEach(System.err::println);
-                heldErrors = null;
-            }
-        }
-
-        /** The start failed: prints the held lines but the last (the failure message quotes that one). */
-        synchronized void startFailed() {
-            if (heldErrors != null) {
-                for (int i = 0; i < heldErrors.size() - 1; i++) {
-                    System.err.println(heldErrors.get(i));
-                }
-                heldErrors = null;
-            }
-        }
-
-        void kill() {
-            if (host != null) {
-                Rendezvous.closeQuietly(socket); // the JVM there aborts and exits once its link is gone
-            }
-            process.destroyForcibly();
-            try {
-                process.waitFor(2, java.util.concurrent.TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-            if (host == null) {
-                reclaim(Map.of(), process.pid()); // a killed JVM runs no shutdown hook
-            }
-        }
-    }
-
-    /** Sets of JVMs kept after a clean job for the next job with the same command line (Jrma.run only). */
-    private static final Map<String, java.util.ArrayDeque<Worker[]>> POOL = new HashMap<>();
-    private static final int POOL_SETS = 2;
-
-    static {
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            synchronized (POOL) {
-                POOL.values().forEach(d -> d.forEach(ws -> Arrays.stream(ws).forEach(Worker::kill)));
-            }
-        }, "jrma-pool-cleanup"));
-    }
-
     /**
      * Tests only ({@code -Djrma.launcher.test.exitReportDelayMs}): how long the onExit callback waits before it
      * reports a JVM's end, as when the common pool that runs it is busy, so that the launcher's own look at the
@@ -204,20 +126,17 @@ public final class JobLauncher {
      */
     static final long EXIT_REPORT_DELAY_MS = Long.getLong("jrma.launcher.test.exitReportDelayMs", 0);
 
-    /** How long a JVM on another host may take to end after its link closed ({@link JvmHost} halts within 3 s). */
-    static final long REMOTE_EXIT_WAIT_MS = 4_000;
-
-    /** How long the clean-up of other hosts' shared-memory files may take after a failed job. */
-    static final long REMOTE_CLEANUP_MS = 20_000;
-
     /** How long a failed agent's stderr may take to reach its reader after the agent ended. */
     static final long STDERR_DRAIN_MS = 200;
 
-    /** How long the JVMs of a job have to start and join its rendezvous. */
+    /** How long JVMs started as {@link JvmHost} (and those that ended) may take to join the job. */
     static final long JOIN_TIMEOUT_MS = 60_000;
 
-    /** How often the wait for JVMs to join looks whether start-up failed meanwhile. */
-    private static final long JOIN_POLL_MS = 200;
+    /** How often the join loop looks at the JVMs that have not joined. */
+    static final long ACCEPT_POLL_MS = 500;
+
+    /** The exit code of a job that timed out (as timeout(1)'s). */
+    static final int TIMEOUT_EXIT = 124;
 
     /** ssh's exit code when the connection broke or the remote command was killed by a signal. */
     static final int REMOTE_LOST = 255;
@@ -241,7 +160,7 @@ public final class JobLauncher {
     private static final int P_RANK = 4;
 
     private final Options o;
-    private final Worker[] workers;
+    private final LaunchedJvm[] workers;
     private final Process[] procs;
     private final DataOutputStream[] links;
     private final boolean[] idle;
@@ -251,6 +170,8 @@ public final class JobLauncher {
     private final boolean[] killedHere;
     /** JVMs that said they exit on their own (EXITING: System.exit or a signal that runs the shutdown hooks). */
     private final boolean[] exitingOnOwn;
+    /** JVMs of one rank that ended with code 0 before they joined (their program never called MPI.Init). */
+    private final boolean[] endedUnjoined;
     private int ranksDone;
     /** Hosts taken for unreachable (no clean-up is tried there). */
     private final Set<String> unreachable = ConcurrentHashMap.newKeySet();
@@ -261,7 +182,7 @@ public final class JobLauncher {
 
     private JobLauncher(Options o) {
         this.o = o;
-        this.workers = new Worker[o.njvms];
+        this.workers = new LaunchedJvm[o.njvms];
         this.procs = new Process[o.njvms];
         this.idle = new boolean[o.njvms];
         this.links = new DataOutputStream[o.njvms];
@@ -269,6 +190,7 @@ public final class JobLauncher {
         this.linkClosed = new boolean[o.njvms];
         this.killedHere = new boolean[o.njvms];
         this.exitingOnOwn = new boolean[o.njvms];
+        this.endedUnjoined = new boolean[o.njvms];
     }
 
     /** Runs the job to its end. */
@@ -279,7 +201,8 @@ public final class JobLauncher {
         if (o.jvmOfRank == null) {
             o.jvmOfRank = blockMap(o.nranks, o.njvms);
         }
-        if (o.njvms > 1) { // the shared-memory files of JVMs that died in earlier jobs (SIGKILL during a window's creation)
+        if (o.njvms > 1) {
+            // the shared-memory files of JVMs that died in earlier jobs (SIGKILL during a window's creation)
             for (TransportProvider p : Components.transportProviders()) {
                 p.reclaimDead(o.params);
             }
@@ -297,7 +220,8 @@ public final class JobLauncher {
     }
 
     /** {@code Jrma.job(n).jvms(j).run(main)}: ships the serialized body, throws if the job failed. */
-    public static void runSerializable(int nranks, int jvms, Map<String, String> params, Duration timeout, Jrma.RankMain main) {
+    public static void runSerializable(int nranks, int jvms, Map<String, String> params, Duration timeout,
+            Jrma.RankMain main) {
         Options o = new Options();
         o.nranks = nranks;
         o.njvms = jvms;
@@ -306,8 +230,8 @@ public final class JobLauncher {
         try {
             o.body = Rendezvous.serialize(main);
         } catch (IOException e) {
-            throw new RmaException(ErrorClass.ERR_ARG, "a job over several JVMs ships the rank body to each of them, but it"
-                    + " captures something not serializable: " + e.getMessage(), e);
+            throw new RmaException(ErrorClass.ERR_ARG, "a job over several JVMs ships the rank body to each of them,"
+                    + " but it captures something not serializable: " + e.getMessage(), e);
         }
         o.timeoutMs = timeout != null ? timeout.toMillis() : Params.JOB_TIMEOUT_MS.getLong(params);
         o.diagnostics = null;
@@ -319,30 +243,17 @@ public final class JobLauncher {
     }
 
     private String poolKey() {
-        return o.njvms + "|" + o.javaCommand + "|" + o.classpath + "|" + o.jvmArgs + "|" + o.jdkLinker + "|" + o.env + "|" + o.tagOutput
-                + "|" + o.inheritOutput;
+        return o.njvms + "|" + o.javaCommand + "|" + o.classpath + "|" + o.jvmArgs + "|" + o.jdkLinker + "|" + o.env
+                + "|" + o.tagOutput + "|" + o.inheritOutput;
     }
 
     private Result go() {
         Thread hook = new Thread(this::killAll, "jrma-launcher-cleanup");
         Runtime.getRuntime().addShutdownHook(hook);
         try {
-            Worker[] ws = null;
-            if (o.reuseJvms) {
-                synchronized (POOL) {
-                    java.util.ArrayDeque<Worker[]> d = POOL.get(poolKey());
-                    while (d != null && !d.isEmpty() && ws == null) {
-                        Worker[] c = d.poll();
-                        if (Arrays.stream(c).allMatch(w -> w.process.isAlive())) {
-                            ws = c;
-                        } else {
-                            Arrays.stream(c).forEach(Worker::kill);
-                        }
-                    }
-                }
-            }
+            LaunchedJvm[] ws = o.reuseJvms ? JvmPool.take(poolKey()) : null;
             if (ws != null) {
-                for (Worker w : ws) {
+                for (LaunchedJvm w : ws) {
                     adopt(w);
                 }
             } else if (!spawnAll()) {
@@ -379,6 +290,27 @@ public final class JobLauncher {
             if (across) {
                 watchLiveness(spec.heartbeatMs(), spec.silenceMs());
             }
+            StoppedJvms.watch(new StoppedJvms.Job() {
+                @Override
+                public Process process(int j) {
+                    return hostOf(j) == null ? procs[j] : null;
+                }
+
+                @Override
+                public String describe(int j) {
+                    return JobLauncher.this.describe(j);
+                }
+
+                @Override
+                public boolean over() {
+                    return failed() || ended();
+                }
+
+                @Override
+                public void fail(int j, String message) {
+                    JobLauncher.this.fail(P_JVM, StoppedJvms.STOPPED_EXIT, ranksOf(j).get(0), message, null, null);
+                }
+            }, o.njvms, o.params, o.diagnostics);
             waitForEnd();
             return finish();
         } catch (IOException e) {
@@ -393,7 +325,7 @@ public final class JobLauncher {
         }
     }
 
-    private void adopt(Worker w) {
+    private void adopt(LaunchedJvm w) {
         workers[w.index] = w;
         procs[w.index] = w.process;
         links[w.index] = w.out;
@@ -417,7 +349,7 @@ public final class JobLauncher {
         String key = poolKey();
         RemoteStart.Listen where;
         try {
-            where = acrossHosts() ? RemoteStart.rendezvous(new java.util.LinkedHashSet<>(Arrays.stream(o.hostOfJvm)
+            where = acrossHosts() ? RemoteStart.rendezvous(new LinkedHashSet<>(Arrays.stream(o.hostOfJvm)
                     .filter(h -> h != null).toList()), o.params) : null;
         } catch (IllegalArgumentException e) {
             fail(P_JVM, 1, -1, "cannot choose an address the job's hosts reach: " + e.getMessage(), null, null);
@@ -431,13 +363,16 @@ public final class JobLauncher {
             fail(P_JVM, 1, -1, e.getMessage(), e, null);
             return false;
         }
-        try (RendezvousJoins rv = new RendezvousJoins(bind, linkId, secret, handshakeMs)) {
+        // every JVM's handshake on a thread of its own, as it connects: one that is slow to answer (descheduled
+        // on a loaded host) holds up no other
+        try (RendezvousJoins rv = new RendezvousJoins(bind, linkId, secret, handshakeMs);
+             SecretFile secrets = new SecretFile()) {
             for (int j = 0; j < o.njvms; j++) {
                 String host = hostOf(j);
                 InetAddress told = where == null ? bind : where.forHost(host);
                 Process proc;
                 try {
-                    proc = spawn(j, linkId, secret, told, rv.port(), handshakeMs);
+                    proc = spawn(j, linkId, secret, told, rv.port(), secrets, handshakeMs);
                 } catch (IOException e) {
                     if (host == null) {
                         throw e;
@@ -446,7 +381,7 @@ public final class JobLauncher {
                             + " with the launch agent '" + o.launchAgent + "': " + e.getMessage(), null, null);
                     return false;
                 }
-                Worker w = new Worker(j, proc, key, host);
+                LaunchedJvm w = new LaunchedJvm(j, proc, key, host);
                 adopt(w);
                 if (host != null) {
                     pumpRemote(w);
@@ -463,53 +398,91 @@ public final class JobLauncher {
                     }
                 });
             }
-            long deadline = System.currentTimeMillis() + JOIN_TIMEOUT_MS;
+            long start = System.currentTimeMillis();
             int joined = 0;
-            while (joined < o.njvms) {
+            while (joined + goneBeforeJoining() < o.njvms) {
                 if (failed()) {
                     return false;
                 }
-                long left = deadline - System.currentTimeMillis();
-                if (left <= 0) {
-                    List<String> missing = new ArrayList<>();
-                    for (int j = 0; j < o.njvms; j++) {
-                        if (workers[j].socket == null) {
-                            missing.add(describe(j));
-                        }
+                long now = System.currentTimeMillis();
+                List<String> late = new ArrayList<>();
+                for (int j = 0; j < o.njvms; j++) {
+                    // a JVM of one rank joins when its program calls MPI.Init, however late, as under mpirun
+                    if (workers[j].socket == null && (mainRank(j) < 0 || !procs[j].isAlive())) {
+                        late.add(describe(j));
                     }
+                }
+                if (now - start > JOIN_TIMEOUT_MS && !late.isEmpty()) {
                     fail(P_JVM, 1, -1, "only " + joined + " of " + o.njvms + " JVMs joined the job within "
-                            + JOIN_TIMEOUT_MS / 1000 + " s; missing: " + String.join(", ", missing)
+                            + JOIN_TIMEOUT_MS / 1000 + " s; missing: " + String.join(", ", late)
                             + (rv.refused() == 0 ? "" : "; " + rv.refused() + " connection(s) to the rendezvous were"
                             + " refused, the last one: " + rv.lastRefusal()), null, null);
                     return false;
                 }
-                RendezvousJoins.Joined in;
-                try {
-                    in = rv.next(Math.min(left, JOIN_POLL_MS));
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    fail(P_TIMEOUT, 130, -1, "the launcher was interrupted", null, null);
+                if (o.timeoutMs > 0 && now - start > o.timeoutMs) {
+                    fail(P_TIMEOUT, TIMEOUT_EXIT, -1, "job timed out after " + o.timeoutMs + " ms, before every JVM"
+                            + " joined (a program that has not called MPI.Init or Jrma.world())", null, null);
                     return false;
                 }
-                if (in == null) {
+                RendezvousJoins.Joined next;
+                try {
+                    next = rv.next(ACCEPT_POLL_MS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    fail(P_TIMEOUT, 1, -1, "the launcher was interrupted during start-up", null, null);
+                    return false;
+                }
+                if (next == null) {
                     continue;
                 }
-                int j = in.jvm();
-                Socket s = in.socket();
+                int j = next.jvm();
+                Socket s = next.socket();
                 if (j < 0 || j >= o.njvms || workers[j].socket != null) {
                     s.close(); // proved the secret but claims no JVM still missing: not one of ours now
                     continue;
                 }
-                Worker w = workers[j];
+                LaunchedJvm w = workers[j];
                 w.socket = s;
                 w.joined();
-                w.in = new DataInputStream(new java.io.BufferedInputStream(s.getInputStream()));
-                w.out = new DataOutputStream(new java.io.BufferedOutputStream(s.getOutputStream()));
+                w.in = new DataInputStream(new BufferedInputStream(s.getInputStream()));
+                w.out = new DataOutputStream(new BufferedOutputStream(s.getOutputStream()));
                 links[j] = w.out;
                 joined++;
             }
+            if (joined == 0) {
+                return false; // every program ended without joining (none called MPI.Init): nothing failed
+            }
+            for (int j = 0; j < o.njvms; j++) {
+                if (workers[j].socket == null) {
+                    fail(P_JVM, 1, ranksOf(j).get(0), describe(j) + " ended without joining the job: its program"
+                            + " returned without calling MPI.Init or Jrma.world(), while the other ranks did", null,
+                            null);
+                    return false;
+                }
+            }
             return true;
         }
+    }
+
+    /** How many JVMs of one rank ended cleanly without joining (a program that never called MPI.Init). */
+    private synchronized int goneBeforeJoining() {
+        int n = 0;
+        for (boolean b : endedUnjoined) {
+            n += b ? 1 : 0;
+        }
+        return n;
+    }
+
+    /**
+     * The rank JVM {@code j} runs on its main thread, as the program's {@code main} ({@link MainRankBootstrap}), or
+     * -1 when it is a {@link JvmHost} (several ranks as threads, or a shipped rank body).
+     */
+    private int mainRank(int j) {
+        if (o.body != null || o.mainClass == null || !o.rankOnMainThread) {
+            return -1;
+        }
+        List<Integer> ranks = ranksOf(j);
+        return ranks.size() == 1 ? ranks.get(0) : -1;
     }
 
     private Rendezvous.Msg startupMessage(DataInputStream in, int j, int type) throws IOException {
@@ -520,7 +493,8 @@ public final class JobLauncher {
             throw new IOException("JVM " + j + " left during start-up (" + e.getMessage() + ")", e);
         }
         if (m.type() == Rendezvous.ABORT) {
-            throw new IOException("JVM " + j + " failed during start-up: " + new String(m.body(), StandardCharsets.UTF_8));
+            throw new IOException("JVM " + j + " failed during start-up: "
+                    + new String(m.body(), StandardCharsets.UTF_8));
         }
         if (m.type() != type) {
             throw new IOException("JVM " + j + " sent message " + m.type() + " during start-up, expected " + type);
@@ -528,13 +502,18 @@ public final class JobLauncher {
         return m;
     }
 
-    private Process spawn(int j, String jobId, String secret, InetAddress rendezvous, int port, int handshakeMs)
+    private Process spawn(int j, String jobId, String secret, InetAddress rendezvous, int port, SecretFile secrets,
+                          int handshakeMs)
             throws IOException {
         List<String> cmd = new ArrayList<>();
         cmd.add(o.javaCommand);
         String flags = o.jdkLinker ? JvmFlags.withJdkLinker(Runtime.version().feature()) : JvmFlags.current();
         cmd.addAll(Arrays.asList(flags.split(" ")));
         cmd.add("-Dslf4j.internal.verbosity=ERROR"); // Chronicle's "no SLF4J provider" notice, once per JVM
+        String archive = Params.LAUNCHER_CDS_ARCHIVE.get(o.params);
+        if (!archive.isEmpty() && hostOf(j) == null && Files.isRegularFile(Path.of(archive))) {
+            cmd.add("-XX:SharedArchiveFile=" + archive); // jrma's classes mapped, not loaded one by one
+        }
         for (String k : System.getProperties().stringPropertyNames()) {
             if (k.startsWith("jrma.")) { // run-time parameters given to the launching JVM apply to the whole job
                 cmd.add("-D" + k + "=" + System.getProperty(k));
@@ -545,37 +524,48 @@ public final class JobLauncher {
         String host = hostOf(j);
         cmd.add(host != null && o.remoteLibraryClasspath != null ? o.remoteLibraryClasspath
                 + (o.userClasspath == null ? "" : File.pathSeparator + o.userClasspath) : o.classpath);
-        cmd.add(JvmHost.class.getName());
+        int mainRank = mainRank(j);
         Map<String, String> env = new LinkedHashMap<>(o.env);
-        env.put(JvmHost.ENV_RENDEZVOUS, hostPort(rendezvous, port));
-        env.put(JvmHost.ENV_JVM, String.valueOf(j));
-        env.put(JvmHost.ENV_LINK_ID, jobId);
+        if (mainRank >= 0) { // as mpirun starts it: the program's main on the main thread, joining at MPI.Init
+            cmd.add(o.mainClass);
+            cmd.addAll(Arrays.asList(o.args));
+            env.put(MainRankBootstrap.ENV_MAIN_RANK, String.valueOf(mainRank));
+        } else {
+            cmd.add(JvmHost.class.getName());
+        }
+        env.put(LauncherLink.ENV_RENDEZVOUS, hostPort(rendezvous, port));
+        env.put(LauncherLink.ENV_JVM, String.valueOf(j));
+        env.put(LauncherLink.ENV_LINK_ID, jobId);
         // the JVM's side of the handshake waits as long as this side (a --param of jrmarun is not in its properties)
         env.put(Params.LAUNCHER_HANDSHAKE_TIMEOUT_MS.envName(), String.valueOf(handshakeMs));
         ProcessBuilder pb;
         if (host == null) {
+            env.put(LauncherLink.ENV_SECRET_FILE, secrets.write(j, secret).toString());
             pb = new ProcessBuilder(cmd);
             pb.environment().putAll(env);
         } else {
-            // nothing secret in this command line: the secret goes on the agent's stdin, below
+            // nothing secret in this command line: the secret goes on the agent's stdin, below, and the remote shell
+            // puts it in a file of its own
             pb = new ProcessBuilder(RemoteStart.command(o.launchAgent, host, System.getProperty("user.dir"), env, cmd));
         }
-        if (o.inheritOutput && host == null) {
+        // one rank per JVM: jrmarun tags its lines, as mpirun does (what the program prints before MPI.Init too)
+        String tag = o.tagOutput && mainRank >= 0 ? "[1," + mainRank + "]" : null;
+        if (o.inheritOutput && host == null && tag == null) {
             pb.redirectOutput(ProcessBuilder.Redirect.INHERIT).redirectError(ProcessBuilder.Redirect.INHERIT);
         }
         Process p = pb.start();
         OutputStream in = p.getOutputStream();
-        try {
-            in.write((secret + "\n").getBytes(StandardCharsets.US_ASCII));
-            in.flush();
-        } catch (IOException e) {
-            if (host == null) {
-                throw e;
+        if (host != null) {
+            try {
+                in.write((secret + "\n").getBytes(StandardCharsets.US_ASCII));
+                in.flush();
+            } catch (IOException e) {
+                // the agent ended at once (it could not reach the host, or is no launch agent): its exit says so
             }
-            // the agent ended at once (it could not reach the host, or is no launch agent): its exit says so
         }
         if (j == 0 && o.forwardStdin) {
-            // after the secret's line, JVM 0's stdin is jrmarun's: rank 0 reads what the user types or pipes in
+            // JVM 0's stdin is jrmarun's (after the secret's line, for the agent's shell): rank 0 reads what the user
+            // types or pipes in
             Thread t = new Thread(() -> {
                 try (in) {
                     System.in.transferTo(in);
@@ -595,9 +585,9 @@ public final class JobLauncher {
                 // as above: the agent is gone
             }
         }
-        if (!o.inheritOutput && host == null) {
-            pump(p.getInputStream(), System.out, "jrma-out-" + j);
-            pump(p.getErrorStream(), System.err, "jrma-err-" + j);
+        if (host == null && (!o.inheritOutput || tag != null)) {
+            OutputPump.lines(p.getInputStream(), System.out, "jrma-out-" + j, tag == null ? null : tag + "<stdout>:");
+            OutputPump.lines(p.getErrorStream(), System.err, "jrma-err-" + j, tag == null ? null : tag + "<stderr>:");
         }
         return p;
     }
@@ -626,8 +616,11 @@ public final class JobLauncher {
      * Copies the output of a JVM on another host (it comes through the agent) line by line to this process's, and
      * remembers the last error line: what the agent said when it could not start the JVM.
      */
-    private void pumpRemote(Worker w) {
-        pump(w.process.getInputStream(), System.out, "jrma-out-" + w.index);
+    private void pumpRemote(LaunchedJvm w) {
+        String tag = o.tagOutput && mainRank(w.index) >= 0 ? "[1," + mainRank(w.index) + "]" : null;
+        OutputPump.lines(w.process.getInputStream(), System.out, "jrma-out-" + w.index,
+                tag == null ? null : tag + "<stdout>:");
+        w.errorPrefix = tag == null ? "" : tag + "<stderr>:";
         Thread t = new Thread(() -> {
             try (BufferedReader r = new BufferedReader(new InputStreamReader(w.process.getErrorStream(),
                     StandardCharsets.UTF_8))) {
@@ -667,7 +660,7 @@ public final class JobLauncher {
                 }
                 long now = System.currentTimeMillis();
                 for (int j = 0; j < o.njvms; j++) {
-                    Worker w = workers[j];
+                    LaunchedJvm w = workers[j];
                     if (w.host != null && w.process.isAlive() && now - w.lastHeardMs > silenceMs && !jvmDone(j)) {
                         List<String> jvms = new ArrayList<>();
                         for (int k = 0; k < o.njvms; k++) {
@@ -713,21 +706,6 @@ public final class JobLauncher {
 
     private synchronized boolean ended() {
         return allExited || ranksDone == o.nranks;
-    }
-
-    private static void pump(InputStream from, PrintStream to, String name) {
-        Thread t = new Thread(() -> {
-            try (BufferedReader r = new BufferedReader(new InputStreamReader(from, StandardCharsets.UTF_8))) {
-                String line;
-                while ((line = r.readLine()) != null) {
-                    to.println(line);
-                }
-            } catch (IOException ignored) {
-                // the JVM is gone
-            }
-        }, name);
-        t.setDaemon(true);
-        t.start();
     }
 
     private void listen(int j, DataInputStream in) {
@@ -805,6 +783,12 @@ public final class JobLauncher {
             }
         }
         String host = hostOf(j);
+        if (links[j] == null && code == 0 && mainRank(j) >= 0 && !tearingDown) {
+            // a program that ended without calling MPI.Init: fine if none did (the join loop decides)
+            endedUnjoined[j] = true;
+            notifyAll();
+            return;
+        }
         String how = code > 128 ? "was killed by signal " + (code - 128) : "exited with code " + code;
         if (host != null) {
             if (links[j] == null && !tearingDown) { // it never joined: the agent could not start it
@@ -836,7 +820,8 @@ public final class JobLauncher {
                     + ranksOn(host) + ")";
             fail(P_JVM, code == 0 ? 1 : code, unfinished.get(0), who + " " + how + " while its ranks were running",
                     null, null);
-        } else if (code != 0 && (!tearingDown || ownExit)) { // e.g. System.exit(3) after every rank of the JVM had finalized
+        } else if (code != 0 && (!tearingDown || ownExit)) {
+            // e.g. System.exit(3) after every rank of the JVM had finalized
             int first = -1;
             for (int r = 0; r < o.nranks && first < 0; r++) {
                 first = o.jvmOfRank[r] == j ? r : -1;
@@ -869,7 +854,8 @@ public final class JobLauncher {
                 // an idle pooled JVM finished its part and waits for its next job: an abort would be read as that
                 if (l != null && !idle[j]) {
                     try {
-                        Rendezvous.write(l, Rendezvous.ABORT, ("job aborted: " + message).getBytes(StandardCharsets.UTF_8));
+                        Rendezvous.write(l, Rendezvous.ABORT,
+                                ("job aborted: " + message).getBytes(StandardCharsets.UTF_8));
                     } catch (IOException ignored) {
                         // that JVM is gone
                     }
@@ -890,9 +876,11 @@ public final class JobLauncher {
                 long left = deadline - System.currentTimeMillis();
                 if (left <= 0) {
                     int[] stopped = stoppedJvm();
-                    fail(P_TIMEOUT, 124, stopped[1], "job timed out after " + o.timeoutMs + " ms" + (stopped[0] < 0 ? ""
-                            : "; JVM " + stopped[0] + " (pid " + procs[stopped[0]].pid() + ", ranks " + ranksOf(stopped[0])
-                            + ") is stopped (SIGSTOP or SIGTSTP), and its peers waited for it"), null, null);
+                    String why = stopped[0] < 0 ? "" : "; JVM " + stopped[0] + " (pid " + procs[stopped[0]].pid()
+                            + ", ranks " + ranksOf(stopped[0]) + ") is stopped (SIGSTOP or SIGTSTP), and its peers"
+                            + " waited for it";
+                    fail(P_TIMEOUT, TIMEOUT_EXIT, stopped[1], "job timed out after " + o.timeoutMs + " ms" + why, null,
+                            null);
                     break;
                 }
                 wait(Math.min(left, 1_000));
@@ -919,22 +907,11 @@ public final class JobLauncher {
     private int[] stoppedJvm() {
         for (int j = 0; j < procs.length; j++) {
             Process p = procs[j];
-            if (p != null && hostOf(j) == null && p.isAlive() && isStopped(p.pid())) {
+            if (p != null && hostOf(j) == null && p.isAlive() && StoppedJvms.isStopped(p.pid())) {
                 return new int[] {j, ranksOf(j).get(0)};
             }
         }
         return new int[] {-1, -1};
-    }
-
-    static boolean isStopped(long pid) {
-        try {
-            String stat = java.nio.file.Files.readString(Path.of("/proc", String.valueOf(pid), "stat"));
-            int end = stat.lastIndexOf(')'); // the command name may hold spaces and parentheses
-            char state = end > 0 && end + 2 < stat.length() ? stat.charAt(end + 2) : '?';
-            return state == 'T' || state == 't';
-        } catch (IOException | RuntimeException e) {
-            return false; // gone, or no /proc here
-        }
     }
 
     private List<Integer> ranksOf(int jvm) {
@@ -962,17 +939,13 @@ public final class JobLauncher {
                     }
                 }
                 if (allIdle() && !tearingDown) {
-                    for (Worker w : workers) {
+                    for (LaunchedJvm w : workers) {
                         w.current = null;
                     }
-                    synchronized (POOL) {
-                        java.util.ArrayDeque<Worker[]> d = POOL.computeIfAbsent(poolKey(), k -> new java.util.ArrayDeque<>());
-                        if (d.size() < POOL_SETS) {
-                            d.push(workers.clone());
-                            return result;
-                        }
+                    if (JvmPool.keep(poolKey(), workers)) {
+                        return result;
                     }
-                    for (Worker w : workers) {
+                    for (LaunchedJvm w : workers) {
                         Rendezvous.closeQuietly(w.socket); // EOF on its link: the JVM exits
                     }
                 }
@@ -983,7 +956,7 @@ public final class JobLauncher {
             long left = until - System.currentTimeMillis();
             if (p != null && left > 0) {
                 try {
-                    p.waitFor(left, java.util.concurrent.TimeUnit.MILLISECONDS);
+                    p.waitFor(left, TimeUnit.MILLISECONDS);
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                 }
@@ -995,7 +968,7 @@ public final class JobLauncher {
         // connection" (exit 1 instead of 137).
         reportEnded();
         awaitCauseOfLostConnection();
-        closeRemoteLinks();
+        RemoteHosts.closeLinks(workers);
         for (Process p : procs) {
             if (p != null && p.isAlive()) {
                 markKilledHere(p);
@@ -1005,7 +978,7 @@ public final class JobLauncher {
         reportEnded(); // those killed just now are not causes (killedHere)
         killAll();
         reclaimShm();
-        cleanRemoteHosts();
+        RemoteHosts.clean(workers, unreachable, o);
         synchronized (this) {
             if (result.message != null && o.diagnostics != null) {
                 o.diagnostics.println("jrmarun: " + result.message);
@@ -1029,82 +1002,6 @@ public final class JobLauncher {
                 && System.currentTimeMillis() < until) {
             sleepQuietly(10);
             reportEnded();
-        }
-    }
-
-    /**
-     * A JVM killed on another host (SIGKILL runs no clean-up) may leave named shared-memory files there, which only a
-     * process on that host can remove: runs {@code jrmarun --cleanup} there through the agent (the files of jrma JVMs
-     * that no longer run), on every reachable host where a JVM ended with a non-zero code, all at once, bounded.
-     */
-    private void cleanRemoteHosts() {
-        Set<String> dirty = new LinkedHashSet<>();
-        for (Worker w : workers) {
-            if (w != null && w.host != null && !w.process.isAlive() && w.process.exitValue() != 0
-                    && !unreachable.contains(w.host)) {
-                dirty.add(w.host);
-            }
-        }
-        List<Process> cleaners = new ArrayList<>();
-        for (String host : dirty) {
-            List<String> cmd = new ArrayList<>();
-            cmd.add(o.javaCommand);
-            cmd.addAll(Arrays.asList(JvmFlags.current().split(" ")));
-            cmd.add("-cp");
-            cmd.add(o.remoteLibraryClasspath != null ? o.remoteLibraryClasspath : o.classpath);
-            cmd.add(JrmaRun.class.getName());
-            cmd.add(JrmaRun.CLEANUP);
-            try {
-                Process p = new ProcessBuilder(RemoteStart.command(o.launchAgent, host, System.getProperty("user.dir"),
-                        Map.of(), cmd)).redirectErrorStream(true).start();
-                p.getOutputStream().close();
-                cleaners.add(p);
-            } catch (IOException e) {
-                // the agent cannot run now: the next jrmarun --cleanup there removes them
-            }
-        }
-        long until = System.currentTimeMillis() + REMOTE_CLEANUP_MS;
-        int k = 0;
-        for (String host : dirty) {
-            Process p = k < cleaners.size() ? cleaners.get(k++) : null;
-            try {
-                if (p != null && p.waitFor(Math.max(1, until - System.currentTimeMillis()),
-                        TimeUnit.MILLISECONDS)) {
-                    String said = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
-                    if (o.diagnostics != null && !said.isEmpty() && !said.contains(" removed 0 ")) {
-                        o.diagnostics.println("jrmarun: on host " + host + ": " + said.replaceFirst("^jrmarun: ", ""));
-                    }
-                } else if (p != null) {
-                    p.destroyForcibly();
-                }
-            } catch (IOException | InterruptedException e) {
-                p.destroyForcibly();
-            }
-        }
-    }
-
-    /**
-     * Killing the agent of a JVM on another host does not kill the JVM there: closing its link does (it aborts and
-     * exits within seconds). Closes the links of the remote JVMs still running and waits a little for their agents.
-     */
-    private void closeRemoteLinks() {
-        boolean any = false;
-        for (Worker w : workers) {
-            if (w != null && w.host != null && w.process.isAlive()) {
-                Rendezvous.closeQuietly(w.socket);
-                any = true;
-            }
-        }
-        long until = System.currentTimeMillis() + REMOTE_EXIT_WAIT_MS;
-        for (Worker w : workers) {
-            long left = until - System.currentTimeMillis();
-            if (any && w != null && w.host != null && left > 0) {
-                try {
-                    w.process.waitFor(left, java.util.concurrent.TimeUnit.MILLISECONDS);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            }
         }
     }
 
@@ -1144,7 +1041,7 @@ public final class JobLauncher {
      * Has every component remove what JVM {@code pid} left behind (segment and ring files live unnamed once set up;
      * a JVM that died during a set-up leaves some).
      */
-    private static void reclaim(Map<String, String> params, long pid) {
+    static void reclaim(Map<String, String> params, long pid) {
         for (TransportProvider p : Components.transportProviders()) {
             p.reclaim(params, pid);
         }
@@ -1160,14 +1057,8 @@ public final class JobLauncher {
     }
 
     private void killAll() {
-        synchronized (POOL) {
-            for (java.util.ArrayDeque<Worker[]> d : POOL.values()) {
-                for (Worker[] ws : d) {
-                    if (ws.length > 0 && workers.length > 0 && ws[0] == workers[0]) {
-                        return;
-                    }
-                }
-            }
+        if (JvmPool.holds(workers)) {
+            return; // kept for the next job
         }
         for (int j = 0; j < procs.length; j++) {
             Process p = procs[j];
@@ -1178,7 +1069,7 @@ public final class JobLauncher {
                 }
                 p.destroyForcibly();
                 try {
-                    p.waitFor(5, java.util.concurrent.TimeUnit.SECONDS);
+                    p.waitFor(5, TimeUnit.SECONDS);
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                 }

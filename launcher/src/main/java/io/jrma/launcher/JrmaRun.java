@@ -6,7 +6,11 @@ import io.jrma.core.runtime.Params;
 import io.jrma.spi.Components;
 import io.jrma.spi.TransportProvider;
 import java.io.File;
+import java.io.IOException;
 import java.io.PrintStream;
+import java.net.MalformedURLException;
+import java.net.URL;
+import java.net.URLClassLoader;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -14,12 +18,17 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.jar.Attributes;
+import java.util.jar.JarFile;
+import java.util.jar.Manifest;
 
 /**
  * {@code jrmarun -n N [--jvms J | --ranks-per-jvm K] [-cp CLASSPATH] [options] MAINCLASS [ARGS...]}: runs
- * {@code MAINCLASS.main(ARGS)} as N ranks, each in its own thread, spread over J JVMs of this host
- * (consecutive ranks share a JVM; default: one JVM, ranks as threads). A rank finds its world communicator with
- * {@code io.jrma.Jrma.world()}.
+ * {@code MAINCLASS.main(ARGS)} as N ranks spread over J JVMs of this host (consecutive ranks share a JVM; default:
+ * one JVM, ranks as threads, which is this JVM when it has jrma's flags: {@link InProcessJob}). Ranks that share a JVM
+ * are threads; a JVM of one rank runs {@code MAINCLASS.main} on its main thread, as mpirun starts a process
+ * ({@link MainRankBootstrap}). A rank finds its world communicator with {@code io.jrma.Jrma.world()}.
  *
  * <p>Every rank's stdout and stderr reach jrmarun's ({@code --tag-output} prefixes each line with
  * {@code [1,RANK]<stdout>:}). The exit code is the first non-zero exit code of a rank: 1 for a rank whose
@@ -44,8 +53,10 @@ public final class JrmaRun {
             "  --param NAME=VALUE     set a jrma run-time parameter for the job (e.g. jrma.progress=thread)",
             "  --jvm-arg ARG          pass ARG to every JVM (e.g. -Xmx2g); repeatable",
             "  --jdk-linker           on JDK 17, system calls through the JDK's incubating linker instead of JNA",
-            "                         (quicker kernel copies; the JDK prints a warning line per JVM); 22+ does it anyway",
-            "  --grace SECONDS        after a failure, how long JVMs may take to stop before they are killed (default 3)",
+            "                         (quicker kernel copies; the JDK prints a warning line per JVM); 22+ does it",
+            "                         anyway",
+            "  --grace SECONDS        after a failure, how long JVMs may take to stop before they are killed",
+            "                         (default 3)",
             "  --cleanup              only remove the /dev/shm files of jrma JVMs that no longer run, and exit",
             "  --map-by POLICY        where ranks go (as mpirun's): slot (default), node, core, hwthread, socket,",
             "                         numa, ppr:N:RESOURCE (N per core|socket|numa|node), each with :PE=n (n cores",
@@ -95,7 +106,7 @@ public final class JrmaRun {
     static final String CLEANUP = "--cleanup";
 
     /** Remarks about accepted but unsupported mpirun options, printed before the job starts. */
-    private static final java.util.List<String> notes = new java.util.ArrayList<>();
+    private static final List<String> notes = new ArrayList<>();
 
     private JrmaRun() {
     }
@@ -139,6 +150,9 @@ public final class JrmaRun {
         if (o.jobMap != null) {
             System.out.print(o.jobMap);
             System.out.flush();
+        }
+        if (InProcessJob.whyNot(o).isEmpty()) {
+            return InProcessJob.run(o, err); // every rank a thread of this host: this JVM runs them
         }
         JobLauncher.Result r = JobLauncher.run(o);
         return r.exitCode;
@@ -323,6 +337,7 @@ public final class JrmaRun {
         o.userClasspath = userCp;
         o.classpath = o.classpath + File.pathSeparator + userCp;
         o.forwardStdin = true;
+        o.rankOnMainThread = true; // a JVM of one rank runs main on its main thread, as mpirun's processes do
         return o;
     }
 
@@ -348,20 +363,21 @@ public final class JrmaRun {
     }
 
     /** java's options that take the next word as their value. */
-    private static final java.util.Set<String> JAVA_OPTIONS_WITH_VALUE = java.util.Set.of("--add-opens", "--add-exports",
+    private static final Set<String> JAVA_OPTIONS_WITH_VALUE = Set.of("--add-opens",
+            "--add-exports",
             "--add-reads", "--add-modules", "--module-path", "-p", "--upgrade-module-path", "--limit-modules",
             "--patch-module", "--enable-native-access");
 
     /** The Main-Class of a jar's manifest. */
     private static String mainClassOf(String jar) {
-        try (java.util.jar.JarFile f = new java.util.jar.JarFile(jar)) {
-            java.util.jar.Manifest m = f.getManifest();
-            String main = m == null ? null : m.getMainAttributes().getValue(java.util.jar.Attributes.Name.MAIN_CLASS);
+        try (JarFile f = new JarFile(jar)) {
+            Manifest m = f.getManifest();
+            String main = m == null ? null : m.getMainAttributes().getValue(Attributes.Name.MAIN_CLASS);
             if (main == null) {
                 throw new IllegalArgumentException("no Main-Class in the manifest of " + jar);
             }
             return main.trim();
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             throw new IllegalArgumentException("cannot read " + jar + ": " + e.getMessage());
         }
     }
@@ -374,8 +390,22 @@ public final class JrmaRun {
         if (o.userClasspath == null || o.mainClass == null) {
             return null;
         }
-        List<java.net.URL> urls = new ArrayList<>();
-        for (String e : o.userClasspath.split(File.pathSeparator)) {
+        try (URLClassLoader l = new URLClassLoader(classPathUrls(o.userClasspath),
+                JrmaRun.class.getClassLoader())) {
+            Class.forName(o.mainClass, false, l);
+            return null;
+        } catch (ClassNotFoundException e) {
+            return "cannot find the main class " + o.mainClass + " on the program's class path (" + o.userClasspath
+                    + ", in " + System.getProperty("user.dir") + "); give it with -cp DIR|JAR";
+        } catch (LinkageError | IOException e) {
+            return null; // found; what it lacks, the JVMs will say
+        }
+    }
+
+    /** A class path as {@code java} takes it ({@code dir/*}: every jar of the directory), as URLs. */
+    static URL[] classPathUrls(String classpath) {
+        List<URL> urls = new ArrayList<>();
+        for (String e : classpath.split(File.pathSeparator)) {
             try {
                 if (e.endsWith("*")) { // java's dir/* : every jar of the directory
                     File dir = new File(e.substring(0, e.length() - 1));
@@ -386,20 +416,11 @@ public final class JrmaRun {
                 } else if (!e.isEmpty()) {
                     urls.add(new File(e).toURI().toURL());
                 }
-            } catch (java.net.MalformedURLException ignored) {
+            } catch (MalformedURLException ignored) {
                 // java ignores what it cannot use too
             }
         }
-        try (java.net.URLClassLoader l = new java.net.URLClassLoader(urls.toArray(new java.net.URL[0]),
-                JrmaRun.class.getClassLoader())) {
-            Class.forName(o.mainClass, false, l);
-            return null;
-        } catch (ClassNotFoundException e) {
-            return "cannot find the main class " + o.mainClass + " on the program's class path (" + o.userClasspath
-                    + ", in " + System.getProperty("user.dir") + "); give it with -cp DIR|JAR";
-        } catch (LinkageError | java.io.IOException e) {
-            return null; // found; what it lacks, the JVMs will say
-        }
+        return urls.toArray(new URL[0]);
     }
 
     private static String value(String[] a, int i) {

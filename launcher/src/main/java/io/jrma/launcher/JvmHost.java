@@ -4,29 +4,17 @@ import io.jrma.Comm;
 import io.jrma.ErrorClass;
 import io.jrma.Jrma;
 import io.jrma.RmaException;
-import io.jrma.core.auth.Handshake;
-import io.jrma.core.os.HostId;
-import io.jrma.core.os.LocalAddresses;
-import io.jrma.core.op.ElementLocks;
 import io.jrma.core.runtime.Job;
 import io.jrma.core.runtime.Params;
 import io.jrma.core.runtime.RankThreads;
-import io.jrma.spi.Components;
 import io.jrma.spi.Transport;
-import io.jrma.spi.TransportProvider;
-import java.io.BufferedInputStream;
-import java.io.BufferedOutputStream;
-import java.io.DataInputStream;
-import java.io.DataOutputStream;
-import java.io.EOFException;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
-import java.net.Socket;
-import java.nio.charset.StandardCharsets;
+import java.net.URL;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -34,14 +22,12 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.IntStream;
 
 /**
- * The main class of every JVM of a job started by a {@link JobLauncher}: reads the job secret from stdin,
- * joins the launcher's rendezvous, opens the transports the job selects (TCP to every JVM, shared-memory rings to
- * those of its host), runs its ranks (each a
- * thread calling the program's {@code main(String[])} or a shipped rank body), reports how each ended, and
- * exits when the launcher says the job is over. If the launcher disappears, the job is aborted here too.
- *
- * <p>Environment: {@code JRMA_RENDEZVOUS} (host:port), {@code JRMA_JVM} (this JVM's index),
- * {@code JRMA_JOB_ID}; the secret comes as the first line of stdin, never through the environment.
+ * The main class of a JVM of several ranks (or of a shipped rank body) started by a {@link JobLauncher}: joins the
+ * launcher's rendezvous over its {@link LauncherLink}, opens the transports the job selects (TCP to every JVM,
+ * shared-memory rings to those of its host), runs its ranks (each a thread calling the program's
+ * {@code main(String[])} or a shipped rank body), reports how each ended, and exits when the launcher says the job is
+ * over. If the launcher disappears, the job is aborted here too. A JVM of one rank running a program's {@code main}
+ * is started as {@code java MAINCLASS} instead and joins through {@link MainRankBootstrap}.
  *
  * <p>In a job across hosts (started on another host by a launch agent such as ssh), unless
  * {@code jrma.tcp.interface} says otherwise, the IO agent listens on the address this host reaches the launcher from
@@ -49,22 +35,10 @@ import java.util.stream.IntStream;
  * heard from its launcher for {@code jrma.launcher.silenceMs} (a link that went down) aborts its ranks and exits.
  */
 public final class JvmHost {
-    /** The launcher's rendezvous address, {@code host:port}. */
-    static final String ENV_RENDEZVOUS = "JRMA_RENDEZVOUS";
-    /** This JVM's index in the job. */
-    static final String ENV_JVM = "JRMA_JVM";
-    /** The id of the link to the launcher (not secret: the secret proves it). */
-    static final String ENV_LINK_ID = "JRMA_JOB_ID";
-    /** The parameters of the job running here (where its shared-memory files are), for the clean-up at the end. */
-    private static volatile Map<String, String> jobParams = Map.of();
-    /** How long a JVM whose launcher went away lets its ranks fail before it halts. */
-    private static final long ORPHAN_HALT_MS = 3_000;
-
-    /** How often the wait for the end of a job looks at the job and the link besides being notified. */
-    private static final long END_LOOK_MS = 100;
-
     /** How long closing waits for the goodbyes to leave. */
-    private static final long CLOSE_TIMEOUT_MS = 1_000;
+    static final long CLOSE_TIMEOUT_MS = 1_000;
+    /** How long an aborted JVM waits for the launcher's word before it closes. */
+    private static final long ABORTED_END_WAIT_MS = 500;
 
     private JvmHost() {
     }
@@ -74,127 +48,52 @@ public final class JvmHost {
         try {
             code = host();
         } catch (Throwable t) {
+            String jvm = System.getenv(LauncherLink.ENV_JVM);
             if (t instanceof RmaException e && e.errorClass() == ErrorClass.ERR_ARG) {
                 // the program's mistake (a main class that is not there, main not static): the message is the story
-                System.err.println("jrma: JVM " + System.getenv(ENV_JVM) + " cannot run its ranks: " + e.getMessage());
+                System.err.println("jrma: JVM " + jvm + " cannot run its ranks: " + e.getMessage());
             } else if (t instanceof RmaException e && e.errorClass() == ErrorClass.ERR_ACCESS) {
                 System.err.println("jrma: " + e.getMessage()); // its handshake with the launcher failed: one line
             } else {
-                System.err.println("jrma: JVM " + System.getenv(ENV_JVM) + " failed to run its ranks: " + t);
+                System.err.println("jrma: JVM " + jvm + " failed to run its ranks: " + t);
                 t.printStackTrace();
             }
             code = 1;
         }
         System.out.flush();
         System.err.flush();
-        halt(code); // rank threads stuck outside the library must not keep the JVM alive
+        LauncherLink.halt(code); // rank threads stuck outside the library must not keep the JVM alive
     }
 
     private static int host() throws Exception {
-        String secret = firstLine(System.in); // byte by byte: the rest of stdin is rank 0's (jrmarun forwards it)
-        String rv = System.getenv(ENV_RENDEZVOUS);
-        String jvmEnv = System.getenv(ENV_JVM);
-        String linkId = System.getenv(ENV_LINK_ID);
-        if (secret == null || rv == null || linkId == null || jvmEnv == null) {
-            throw new IllegalStateException("JvmHost is started by a jrma launcher (jrmarun), not by hand");
-        }
-        int jvm = Integer.parseInt(jvmEnv);
-        int colon = rv.lastIndexOf(':');
-        String rvHost = rv.substring(0, colon).replace("[", "").replace("]", "");
-        Socket s = new Socket(rvHost, Integer.parseInt(rv.substring(colon + 1)));
-        s.setTcpNoDelay(true);
-        int handshakeMs = JobLauncher.handshakeTimeoutMs(null); // the launcher's value, through the environment
-        try {
-            Handshake.client(s, linkId, secret, jvm, handshakeMs);
-        } catch (Handshake.Refused e) {
-            s.close();
-            throw new RmaException(e.errorClass(), "JVM " + jvm + " cannot join its job at the launcher's rendezvous "
-                    + rv + ": " + e.getMessage() + " (" + Params.LAUNCHER_HANDSHAKE_TIMEOUT_MS.name() + " = "
-                    + handshakeMs + " ms)", e);
-        }
-        DataInputStream in = new DataInputStream(new BufferedInputStream(s.getInputStream()));
-        DataOutputStream out = new DataOutputStream(new BufferedOutputStream(s.getOutputStream()));
+        LauncherLink link = LauncherLink.connect();
         boolean tagged = false;
         while (true) {
-            Rendezvous.Msg m;
-            try {
-                m = Rendezvous.read(in);
-            } catch (EOFException e) {
-                return 0; // the launcher let this pooled JVM go
+            Rendezvous.Spec spec = link.awaitSpec();
+            if (spec == null) {
+                // the launcher let this pooled JVM go, or the job failed to start elsewhere (the launcher says why)
+                return link.startAborted() ? 1 : 0;
             }
-            if (m.type() == Rendezvous.ABORT) {
-                return 1; // the job failed to start elsewhere (another host): the launcher says why
-            }
-            if (m.type() != Rendezvous.SPEC) {
-                throw new IOException("rendezvous: expected a job, got message " + m.type()
-                        + (m.type() == Rendezvous.ABORT ? " (" + new String(m.body(), StandardCharsets.UTF_8) + ")" : ""));
-            }
-            Rendezvous.Spec spec = (Rendezvous.Spec) m.object();
             if (spec.tagOutput() && !tagged) {
-                TaggedOutput.install(jvm);
+                TaggedOutput.install(link.jvm);
                 tagged = true;
             }
-            if (spec.acrossHosts() && RemoteStart.explicitInterface(spec.params()) == null) {
-                // this host's address towards the launcher: on the network the job's hosts share, never loopback
-                spec.params().put(RemoteStart.TCP_INTERFACE, LocalAddresses.ROUTE_PREFIX + rvHost);
-            }
-            int code = runJob(spec, jvm, in, out);
+            int code = runJob(spec, link);
             if (!spec.reusable() || code != 0) {
                 return code;
             }
-            Rendezvous.write(out, Rendezvous.IDLE, new byte[0]);
+            link.idle();
         }
-    }
-
-    /** The first line of {@code in}, read without taking a byte more; null at end of input. */
-    private static String firstLine(java.io.InputStream in) throws IOException {
-        java.io.ByteArrayOutputStream b = new java.io.ByteArrayOutputStream();
-        int c;
-        while ((c = in.read()) >= 0 && c != '\n') {
-            b.write(c);
-        }
-        return c < 0 && b.size() == 0 ? null : b.toString(StandardCharsets.US_ASCII);
     }
 
     /** Runs one job's ranks of this JVM; returns 0 if they all returned normally and nothing aborted. */
-    private static int runJob(Rendezvous.Spec spec, int jvm, DataInputStream in, DataOutputStream out) throws Exception {
+    private static int runJob(Rendezvous.Spec spec, LauncherLink link) throws Exception {
         RankThreads.Body body = body(spec); // a missing main class fails the start-up, before any rank runs
-        jobParams = spec.params();
-        Job job = new Job(spec.nranks(), spec.params(), jvm, spec.jvmOfRank());
-        if (job.jvmCount() > 1) {
-            // buffers from Jrma.allocateMemory / MPI.newByteBuffer in shared segments: create windows over them
-            // are then reachable by load/store from the other JVMs of the host
-            Components.bufferAllocator().jobSpansJvms(job.params());
-        }
-        ElementLocks.onLongWait(job::checkAborted); // a holder in a killed JVM never releases
-        List<Transport> transports = TransportMesh.open(job, spec.jobId(), spec.meshSecret(), mine -> {
-            Rendezvous.writeObject(out, Rendezvous.ENDPOINT, mine);
-            return (String[][]) expect(in, Rendezvous.ENDPOINTS).object();
-        });
-        final boolean[] ended = {false}; // the launcher's END came; notified too when the job aborts
-        job.onAbort(e -> {
-            synchronized (ended) {
-                ended.notifyAll(); // no END follows an abort: the wait after the ranks ends now
-            }
-            for (Transport t : transports) {
-                t.abortPeers(e.getMessage());
-            }
-            try {
-                Rendezvous.write(out, Rendezvous.ABORT, e.getMessage().getBytes(StandardCharsets.UTF_8));
-            } catch (IOException ignored) {
-                // the launcher is gone: it tears the job down anyway
-            }
-        });
-        Rendezvous.write(out, Rendezvous.READY, new byte[0]);
-        expect(in, Rendezvous.GO);
-        long[] lastHeard = {System.currentTimeMillis()};
-        Thread reader = new Thread(() -> listen(in, job, ended, lastHeard), "jrma-launcher-link");
-        reader.setDaemon(true);
-        reader.start();
-        if (spec.heartbeatMs() > 0) {
-            heartbeat(out, job, ended, lastHeard, spec.heartbeatMs(), spec.silenceMs());
-        }
-        int[] mine = IntStream.range(0, spec.nranks()).filter(r -> spec.jvmOfRank()[r] == jvm).toArray();
+        Job job = link.openJob(spec);
+        List<Transport> transports = link.openMesh(job, spec, null);
+        link.ready();
+        link.listen(job, spec);
+        int[] mine = IntStream.range(0, spec.nranks()).filter(r -> spec.jvmOfRank()[r] == link.jvm).toArray();
         int[] firstCode = {0};
         Set<Integer> endedRanks = ConcurrentHashMap.newKeySet();
         // A rank that calls System.exit ends this JVM as it would end a process: ranks that had finalized
@@ -202,18 +101,10 @@ public final class JvmHost {
         Thread exitHook = new Thread(() -> {
             for (int r : mine) {
                 if (!endedRanks.contains(r) && job.isFinalized(r)) {
-                    try {
-                        Rendezvous.writeObject(out, Rendezvous.RANK_DONE, done(r, 0, false, null));
-                    } catch (IOException ignored) {
-                        // launcher gone
-                    }
+                    link.rankDone(done(r, 0, false, null));
                 }
             }
-            try {
-                Rendezvous.write(out, Rendezvous.EXITING, new byte[0]);
-            } catch (IOException ignored) {
-                // launcher gone
-            }
+            link.exiting();
             System.out.flush();
             System.err.flush();
         }, "jrma-exit-report");
@@ -223,11 +114,7 @@ public final class JvmHost {
             if (c != 0 && firstCode[0] == 0 && !secondary) {
                 firstCode[0] = c;
             }
-            try {
-                Rendezvous.writeObject(out, Rendezvous.RANK_DONE, done(rank, c, secondary, failure));
-            } catch (IOException ignored) {
-                // launcher gone
-            }
+            link.rankDone(done(rank, c, secondary, failure));
             // only once its report is out: a System.exit by another rank meanwhile must not skip this one in the
             // exit hook and halt the JVM before the write (the launcher takes a second report of a rank as one)
             endedRanks.add(rank);
@@ -237,144 +124,14 @@ public final class JvmHost {
         } catch (IllegalStateException ignored) {
             // already exiting
         }
-        awaitEnd(job, ended, reader);
+        // the launcher tears an aborted job down; do not wait long for an END that will not come
+        boolean ended = link.awaitEnd(job.isAborted() ? ABORTED_END_WAIT_MS : 0);
         job.stop();
         for (int i = transports.size() - 1; i >= 0; i--) {
             transports.get(i).close(CLOSE_TIMEOUT_MS); // the narrower ones first; TCP says goodbye last
         }
-        boolean clean = !job.isAborted() && outcome.firstFailure == null && !outcome.timedOut && ended[0];
+        boolean clean = !job.isAborted() && outcome.firstFailure == null && !outcome.timedOut && ended;
         return clean ? 0 : Math.max(1, firstCode[0]);
-    }
-
-    /**
-     * Waits, once this JVM's ranks ended, until the launcher says the job is over ({@code END}), or the job is
-     * aborted (the launcher then tears the job down and sends no {@code END}: each JVM must end on its own within
-     * the grace period), or the link to the launcher is gone. {@code END} and an abort notify {@code ended}; the
-     * periodic look is a safety net for a reader that ended otherwise.
-     */
-    private static void awaitEnd(Job job, boolean[] ended, Thread reader) throws InterruptedException {
-        synchronized (ended) {
-            while (!ended[0] && !job.isAborted() && reader.isAlive()) {
-                ended.wait(END_LOOK_MS);
-            }
-        }
-    }
-
-    /**
-     * Sends the launcher a heartbeat every {@code periodMs} while the job runs, and when nothing has come from the
-     * launcher for {@code silenceMs} (its host or this one cut off), aborts the job here and halts.
-     */
-    private static void heartbeat(DataOutputStream out, Job job, boolean[] ended, long[] lastHeard, long periodMs,
-            long silenceMs) {
-        Thread t = new Thread(() -> {
-            while (true) {
-                synchronized (ended) {
-                    if (ended[0]) {
-                        return;
-                    }
-                }
-                try {
-                    Rendezvous.write(out, Rendezvous.HEARTBEAT, new byte[0]);
-                } catch (IOException e) {
-                    return; // the link is gone: listen() aborts the job
-                }
-                long silent;
-                synchronized (lastHeard) {
-                    silent = System.currentTimeMillis() - lastHeard[0];
-                }
-                if (silent > silenceMs) {
-                    orphaned(job, "nothing heard from the launcher for " + silent + " ms ("
-                            + Params.LAUNCHER_SILENCE_MS.name() + "): this host or the launcher's is cut off");
-                    return;
-                }
-                try {
-                    Thread.sleep(periodMs);
-                } catch (InterruptedException e) {
-                    return;
-                }
-            }
-        }, "jrma-heartbeat");
-        t.setDaemon(true);
-        t.start();
-    }
-
-    /** The launcher is gone or out of reach: fails the ranks here and halts the JVM soon after. */
-    private static void orphaned(Job job, String why) {
-        System.err.println("jrma: JVM " + System.getenv(ENV_JVM) + " on " + HostId.hostName() + ": " + why
-                + "; aborting its ranks");
-        job.abort(ErrorClass.ERR_PROC_ABORTED, why, null);
-        Thread killer = new Thread(() -> {
-            try {
-                Thread.sleep(ORPHAN_HALT_MS);
-            } catch (InterruptedException ignored) {
-                // exiting anyway
-            }
-            halt(1);
-        });
-        killer.setDaemon(true);
-        killer.start();
-    }
-
-    /**
-     * Removes this JVM's named shared-memory files (buffers a window may still be created over: the shutdown hook that
-     * would remove them does not run on a halt) and halts. On this host the launcher would reclaim them after the
-     * exit; on another host nobody else can.
-     */
-    private static void halt(int code) {
-        for (TransportProvider p : Components.transportProviders()) {
-            try {
-                p.reclaim(jobParams, ProcessHandle.current().pid());
-            } catch (RuntimeException ignored) {
-                // what is left, the next jrmarun --cleanup on this host removes
-            }
-        }
-        System.out.flush();
-        System.err.flush();
-        Runtime.getRuntime().halt(code);
-    }
-
-    private static void listen(DataInputStream in, Job job, boolean[] ended, long[] lastHeard) {
-        try {
-            while (true) {
-                Rendezvous.Msg m = Rendezvous.read(in);
-                synchronized (lastHeard) {
-                    lastHeard[0] = System.currentTimeMillis();
-                }
-                if (m.type() == Rendezvous.ABORT) {
-                    job.abort(ErrorClass.ERR_PROC_ABORTED, new String(m.body(), StandardCharsets.UTF_8), null);
-                } else if (m.type() == Rendezvous.END) {
-                    synchronized (ended) {
-                        ended[0] = true;
-                        ended.notifyAll();
-                    }
-                    return;
-                }
-            }
-        } catch (IOException e) {
-            job.abort(ErrorClass.ERR_PROC_ABORTED, "the launcher of this job went away (" + e.getMessage() + ")", null);
-            Thread killer = new Thread(() -> {
-                try {
-                    Thread.sleep(ORPHAN_HALT_MS);
-                } catch (InterruptedException ignored) {
-                    // exiting anyway
-                }
-                halt(1);
-            });
-            killer.setDaemon(true);
-            killer.start();
-        }
-    }
-
-    private static Rendezvous.Msg expect(DataInputStream in, int type) throws IOException {
-        Rendezvous.Msg m = Rendezvous.read(in);
-        if (m.type() == Rendezvous.ABORT) {
-            throw new RmaException(ErrorClass.ERR_PROC_ABORTED, "job aborted during start-up: "
-                    + new String(m.body(), StandardCharsets.UTF_8));
-        }
-        if (m.type() != type) {
-            throw new IOException("rendezvous: expected message " + type + ", got " + m.type());
-        }
-        return m;
     }
 
     private static RankThreads.Body body(Rendezvous.Spec spec) throws Exception {
@@ -383,21 +140,28 @@ public final class JvmHost {
             Jrma.RankMain main = (Jrma.RankMain) o;
             return main::run;
         }
-        ClassLoader app = JvmHost.class.getClassLoader();
+        return mainBody(spec.mainClass(), spec.args(), spec.params(), JvmHost.class.getClassLoader(), new URL[0]);
+    }
+
+    /**
+     * A rank body that runs {@code mainClass.main(args)} loaded by {@code app} (each rank with a loader of its own
+     * unless {@code jrma.rankLoaders=shared}; {@code program}: the program's class path when {@code app} is not this
+     * JVM's class path). ERR_ARG when the class is not there.
+     */
+    static RankThreads.Body mainBody(String mainClass, String[] args, Map<String, String> params, ClassLoader app,
+            URL[] program) {
         try {
-            Class.forName(spec.mainClass(), false, app);
+            Class.forName(mainClass, false, app);
         } catch (ClassNotFoundException e) {
-            throw new RmaException(ErrorClass.ERR_ARG, "main class " + spec.mainClass() + " is not on the class path");
+            throw new RmaException(ErrorClass.ERR_ARG, "main class " + mainClass + " is not on the class path");
         }
-        boolean isolated = Params.RANK_LOADERS.getChoice(spec.params(), "isolated", "shared")
-                .equals("isolated");
-        String[] args = spec.args();
+        boolean isolated = Params.RANK_LOADERS.getChoice(params, "isolated", "shared").equals("isolated");
         return (Comm world) -> {
-            ClassLoader loader = isolated ? new RankClassLoader(world.rank(), app) : app;
+            ClassLoader loader = isolated ? new RankClassLoader(world.rank(), app, program) : app;
             Thread.currentThread().setContextClassLoader(loader);
-            Method m = Class.forName(spec.mainClass(), true, loader).getMethod("main", String[].class);
+            Method m = Class.forName(mainClass, true, loader).getMethod("main", String[].class);
             if (!Modifier.isStatic(m.getModifiers())) {
-                throw new RmaException(ErrorClass.ERR_ARG, spec.mainClass() + ".main(String[]) is not static");
+                throw new RmaException(ErrorClass.ERR_ARG, mainClass + ".main(String[]) is not static");
             }
             // the java launcher also runs a public main of a class that is not public (class Foo { ... })
             m.setAccessible(true);
@@ -425,7 +189,7 @@ public final class JvmHost {
         return 1;
     }
 
-    private static Rendezvous.RankDone done(int rank, int code, boolean secondary, Throwable t) {
+    static Rendezvous.RankDone done(int rank, int code, boolean secondary, Throwable t) {
         if (t == null) {
             return new Rendezvous.RankDone(rank, 0, false, null, null, null);
         }
@@ -433,8 +197,8 @@ public final class JvmHost {
             // a deliberate MPI_Abort: its message is the whole story, as mpirun's banner (no stack trace)
             String m = a.getMessage();
             String prefix = ErrorClass.ERR_PROC_ABORTED.name() + ": ";
-            return new Rendezvous.RankDone(rank, code, secondary, m.startsWith(prefix) ? m.substring(prefix.length()) : m,
-                    null, null);
+            String banner = m.startsWith(prefix) ? m.substring(prefix.length()) : m;
+            return new Rendezvous.RankDone(rank, code, secondary, banner, null, null);
         }
         StringWriter sw = new StringWriter();
         t.printStackTrace(new PrintWriter(sw));

@@ -10,6 +10,7 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -271,10 +272,10 @@ final class Pmi1 implements Pmi {
 
         @Override
         public void write(byte[] b, int off, int len) throws IOException {
-            byte[] chunk = off == 0 && len == b.length ? b : java.util.Arrays.copyOfRange(b, off, off + len);
+            byte[] chunk = off == 0 && len == b.length ? b : Arrays.copyOfRange(b, off, off + len);
             int done = 0;
             while (done < len) {
-                byte[] rest = done == 0 ? chunk : java.util.Arrays.copyOfRange(chunk, done, len);
+                byte[] rest = done == 0 ? chunk : Arrays.copyOfRange(chunk, done, len);
                 long n = c.write(fd, rest, rest.length);
                 if (n <= 0) {
                     throw new IOException("PMI: write to file descriptor " + fd + " failed");

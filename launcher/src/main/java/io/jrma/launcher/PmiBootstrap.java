@@ -5,8 +5,8 @@ import io.jrma.ErrorClass;
 import io.jrma.Jrma;
 import io.jrma.RmaException;
 import io.jrma.core.auth.Handshake;
-import io.jrma.core.os.LocalAddresses;
 import io.jrma.core.op.ElementLocks;
+import io.jrma.core.os.LocalAddresses;
 import io.jrma.core.runtime.CommCore;
 import io.jrma.core.runtime.Job;
 import io.jrma.core.runtime.RankThreads;
@@ -19,6 +19,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.IntStream;
 
 /**
@@ -57,7 +58,7 @@ public final class PmiBootstrap implements WorldBootstrap {
     private List<Transport> transports = List.of();
     /** Each rank's process id (the names of its shared-memory files carry it). */
     private long[] pids = new long[0];
-    private final java.util.concurrent.atomic.AtomicBoolean ending = new java.util.concurrent.atomic.AtomicBoolean();
+    private final AtomicBoolean ending = new AtomicBoolean();
 
     @Override
     public String name() {
@@ -266,7 +267,9 @@ public final class PmiBootstrap implements WorldBootstrap {
         }
     }
 
-    /** The cause of an abort without the error-class prefixes each relay added ("ERR_PROC_ABORTED: job aborted: ..."). */
+    /**
+     * The cause of an abort without the error-class prefixes each relay added ("ERR_PROC_ABORTED: job aborted: ...").
+     */
     static String reason(String message) {
         String m = message;
         String before;
@@ -282,7 +285,7 @@ public final class PmiBootstrap implements WorldBootstrap {
     }
 
     /** The abort this process's own rank raised (MPI_Abort), or null when the abort came from elsewhere. */
-    private static Jrma.AbortException ownAbort(RmaException e) {
+    static Jrma.AbortException ownAbort(RmaException e) {
         for (Throwable t = e; t != null; t = t.getCause()) {
             if (t instanceof Jrma.AbortException a) {
                 return a;

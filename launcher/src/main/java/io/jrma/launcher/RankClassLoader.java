@@ -6,6 +6,7 @@ import java.net.URL;
 import java.net.URLClassLoader;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -27,7 +28,18 @@ final class RankClassLoader extends URLClassLoader {
     }
 
     RankClassLoader(int rank, ClassLoader parent) {
-        super("jrma-rank-" + rank, classPath(), parent);
+        this(rank, parent, new URL[0]);
+    }
+
+    /** With {@code program} after this JVM's class path: the program's own, when jrmarun's JVM runs the ranks. */
+    RankClassLoader(int rank, ClassLoader parent, URL[] program) {
+        super("jrma-rank-" + rank, concat(classPath(), program), parent);
+    }
+
+    private static URL[] concat(URL[] a, URL[] b) {
+        URL[] all = Arrays.copyOf(a, a.length + b.length);
+        System.arraycopy(b, 0, all, a.length, b.length);
+        return all;
     }
 
     static boolean shared(String name) {

@@ -15,9 +15,10 @@ import java.util.Set;
 /**
  * How jrmarun reaches other hosts, as Open MPI's rsh launcher does: a JVM there is started by a launch agent
  * ({@code ssh} by default; {@code --launch-agent CMD} as Open MPI's {@code plm_rsh_agent}) given the host and one
- * shell command line ({@code cd DIR && exec env JRMA_...=... JAVA ... JvmHost}); the same java, class path and
- * working directory as here (a shared file system, or {@code --prefix}). The job secret is not in that command: it
- * travels on the agent's stdin, which ssh forwards to the JVM's. And which address the launcher listens on so that
+ * shell command line ({@code cd DIR && exec sh -c SCRIPT jrma env JRMA_...=... JAVA ... JvmHost}); the same java,
+ * class path and working directory as here (a shared file system, or {@code --prefix}). The job secret is not in that
+ * command: it travels on the agent's stdin, which ssh forwards, and the remote shell puts it in a private file.
+ * And which address the launcher listens on so that
  * JVMs of every host reach it: never loopback, by default the one the kernel routes to the hosts from.
  *
  * <p>Stateless; any thread.
@@ -63,11 +64,28 @@ final class RemoteStart {
     }
 
     /**
+     * The remote shell's script that takes the secret: the first line of its stdin (read byte by byte, so that what
+     * follows stays the JVM's) into a new file only the user can read, named by {@code JRMA_SECRET_FILE}; then runs
+     * its arguments. The JVM removes the file once it read it ({@link SecretFile#take}).
+     */
+    static final String SECRET_SCRIPT = "umask 077 && f=$(mktemp) && IFS= read -r s && printf '%s\\n' \"$s\" > \"$f\""
+            + " && export " + LauncherLink.ENV_SECRET_FILE + "=\"$f\" && exec \"$@\"";
+
+    /**
      * The agent's command line that runs {@code command} (java and its arguments) on {@code host} in {@code dir} with
-     * {@code env} set: {@code AGENT... HOST 'cd DIR && exec env K=V... JAVA ARGS...'}, every word quoted for the
-     * remote shell.
+     * {@code env} set: {@code AGENT... HOST 'cd DIR && exec sh -c SECRET_SCRIPT jrma env K=V... JAVA ARGS...'}, every
+     * word quoted for the remote shell; the script ({@link #SECRET_SCRIPT}) takes the secret from stdin.
      */
     static List<String> command(String agent, String host, String dir, Map<String, String> env, List<String> command) {
+        return command(agent, host, dir, env, command, true);
+    }
+
+    /**
+     * As {@link #command(String, String, String, Map, List)}; without {@code secretOnStdin} (a command that joins no
+     * job, such as {@code jrmarun --cleanup}) the command runs directly: {@code 'cd DIR && exec env K=V... ARGS...'}.
+     */
+    static List<String> command(String agent, String host, String dir, Map<String, String> env, List<String> command,
+            boolean secretOnStdin) {
         List<String> cmd = new ArrayList<>();
         for (String w : agent.trim().split("\\s+")) {
             if (!w.isEmpty()) {
@@ -78,7 +96,11 @@ final class RemoteStart {
             throw new IllegalArgumentException("--launch-agent is empty");
         }
         cmd.add(host);
-        StringBuilder remote = new StringBuilder("cd ").append(quote(dir)).append(" && exec env");
+        StringBuilder remote = new StringBuilder("cd ").append(quote(dir)).append(" && exec ");
+        if (secretOnStdin) {
+            remote.append("sh -c ").append(quote(SECRET_SCRIPT)).append(" jrma ");
+        }
+        remote.append("env");
         env.forEach((k, v) -> remote.append(' ').append(quote(k + "=" + v)));
         for (String w : command) {
             remote.append(' ').append(quote(w));

@@ -2,11 +2,14 @@ package io.jrma.launcher;
 
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
+import java.io.Closeable;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.ObjectInputStream;
 import java.io.ObjectOutputStream;
+import java.io.ObjectStreamClass;
 import java.io.Serializable;
 import java.util.Map;
 
@@ -81,7 +84,7 @@ final class Rendezvous {
         write(out, type, serialize(o));
     }
 
-    static void closeQuietly(java.io.Closeable c) {
+    static void closeQuietly(Closeable c) {
         try {
             if (c != null) {
                 c.close();
@@ -120,12 +123,12 @@ final class Rendezvous {
 
     /** Resolves classes with the thread's context class loader (application classes, serialized lambdas). */
     static final class ContextObjectInputStream extends ObjectInputStream {
-        ContextObjectInputStream(java.io.InputStream in) throws IOException {
+        ContextObjectInputStream(InputStream in) throws IOException {
             super(in);
         }
 
         @Override
-        protected Class<?> resolveClass(java.io.ObjectStreamClass desc) throws IOException, ClassNotFoundException {
+        protected Class<?> resolveClass(ObjectStreamClass desc) throws IOException, ClassNotFoundException {
             ClassLoader cl = Thread.currentThread().getContextClassLoader();
             if (cl != null) {
                 try {

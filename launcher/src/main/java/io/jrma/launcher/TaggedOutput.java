@@ -3,6 +3,9 @@ package io.jrma.launcher;
 import io.jrma.Comm;
 import io.jrma.core.runtime.RankThreads;
 import java.io.ByteArrayOutputStream;
+import java.io.FileDescriptor;
+import java.io.FileOutputStream;
+import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -28,8 +31,8 @@ final class TaggedOutput extends OutputStream {
     }
 
     static void install(int jvm) {
-        System.setOut(new PrintStream(new TaggedOutput(new java.io.FileOutputStream(java.io.FileDescriptor.out), "stdout", jvm), true));
-        System.setErr(new PrintStream(new TaggedOutput(new java.io.FileOutputStream(java.io.FileDescriptor.err), "stderr", jvm), true));
+        System.setOut(new PrintStream(new TaggedOutput(new FileOutputStream(FileDescriptor.out), "stdout", jvm), true));
+        System.setErr(new PrintStream(new TaggedOutput(new FileOutputStream(FileDescriptor.err), "stderr", jvm), true));
     }
 
     @Override
@@ -72,7 +75,7 @@ final class TaggedOutput extends OutputStream {
                 target.write(prefix);
                 l.writeTo(target);
                 target.flush();
-            } catch (java.io.IOException ignored) {
+            } catch (IOException ignored) {
                 // output closed: nothing to do
             }
         }

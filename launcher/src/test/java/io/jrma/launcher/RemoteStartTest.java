@@ -30,9 +30,30 @@ class RemoteStartTest {
         env.put("X", "it's a b");
         List<String> cmd = RemoteStart.command("ssh -p 2222", "user@h1", "/work/my dir", env,
                 List.of("/usr/bin/java", "-Dp=a b", "-cp", "/x/*:/y", "Main"));
-        assertEquals(List.of("ssh", "-p", "2222", "user@h1", "cd '/work/my dir' && exec env JRMA_JVM=2 'X=it'\\''s a b'"
+        assertEquals(List.of("ssh", "-p", "2222", "user@h1", "cd '/work/my dir' && exec sh -c "
+                + RemoteStart.quote(RemoteStart.SECRET_SCRIPT) + " jrma env JRMA_JVM=2 'X=it'\\''s a b'"
                 + " /usr/bin/java '-Dp=a b' -cp '/x/*:/y' Main"), cmd);
+        assertFalse(String.join(" ", cmd).contains("SECRET="), "no secret on the command line");
+        assertEquals(List.of("ssh", "h2", "cd / && exec env java -cp /x JrmaRun --cleanup"), RemoteStart.command("ssh",
+                "h2", "/", Map.of(), List.of("java", "-cp", "/x", "JrmaRun", "--cleanup"), false),
+                "a command that joins no job reads no secret (its stdin is closed)");
         assertThrows(IllegalArgumentException.class, () -> RemoteStart.command("  ", "h", "/", Map.of(), List.of()));
+    }
+
+    @Test
+    void theRemoteShellPutsTheSecretInAPrivateFileAndLeavesTheRestOfStdinToTheCommand() throws Exception {
+        // the remote command as the agent's shell runs it, here with sh as the agent (no host: 'sh -c CMD')
+        List<String> cmd = RemoteStart.command("sh -c", "", "/", Map.of("K", "v"), List.of("sh", "-c",
+                "s=$(cat \"$JRMA_SECRET_FILE\"); ls -l \"$JRMA_SECRET_FILE\" | cut -c1-10; rm \"$JRMA_SECRET_FILE\";"
+                + " echo \"secret=$s K=$K\"; cat"));
+        cmd.remove(2); // the empty host
+        Process p = new ProcessBuilder(cmd).start();
+        try (var in = p.getOutputStream()) {
+            in.write("s3cret\nline for rank 0\n".getBytes(StandardCharsets.US_ASCII));
+        }
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertEquals(0, p.waitFor(), out + new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8));
+        assertEquals("-rw-------\nsecret=s3cret K=v\nline for rank 0\n", out);
     }
 
     @Test

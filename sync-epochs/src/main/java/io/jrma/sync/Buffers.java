@@ -55,7 +55,8 @@ final class Buffers {
                 return new Ref(null, BufferUtil.address(bb), bb.capacity(), bb);
             }
             if (bb.isReadOnly()) {
-                throw new RmaException(ErrorClass.ERR_BUFFER, role + " buffer: a read-only heap ByteBuffer has no accessible array");
+                throw new RmaException(ErrorClass.ERR_BUFFER,
+                        role + " buffer: a read-only heap ByteBuffer has no accessible array");
             }
             return new Ref(bb.array(), Unsafe.BYTE_BASE + bb.arrayOffset(), bb.capacity());
         }
@@ -90,7 +91,8 @@ final class Buffers {
         if (buf instanceof boolean[]) {
             return new Ref(buf, Unsafe.BOOLEAN_BASE, ((boolean[]) buf).length);
         }
-        throw new RmaException(ErrorClass.ERR_BUFFER, role + " buffer must be a ByteBuffer, a native BytesStore or a primitive array, got "
+        throw new RmaException(ErrorClass.ERR_BUFFER,
+                role + " buffer must be a ByteBuffer, a native BytesStore or a primitive array, got "
                 + buf.getClass().getName());
     }
 

@@ -75,7 +75,8 @@ final class DirectOps {
                 } else {
                     tmp = Memory.allocate(a.bytes * 2);
                     src = tmp;
-                    TypeLayout.copy(a.origin.base, a.origin.offset, a.originCount, a.originLayout, null, src, a.bytes, bytes());
+                    TypeLayout.copy(a.origin.base, a.origin.offset, a.originCount, a.originLayout, null,
+                            src, a.bytes, bytes());
                 }
             }
             Object resBase;
@@ -95,14 +96,16 @@ final class DirectOps {
             final Object rb = resBase;
             final long r0 = res;
             if (a.targetLayout.isContiguous()) {
-                AccumulateKernel.getAccumulate(a.op, a.elem, sb, s0, null, target + a.targetLayout.trueLb(), rb, r0, a.bytes / es, locks);
+                AccumulateKernel.getAccumulate(a.op, a.elem, sb, s0, null, target + a.targetLayout.trueLb(), rb, r0,
+                        a.bytes / es, locks);
             } else {
                 TypeLayout.zip(bytes().cursor(a.bytes), a.targetLayout.cursor(a.targetCount),
                         (p, t, len) -> AccumulateKernel.getAccumulate(a.op, a.elem, sb, s0 + p, null, target + t,
                                 rb, r0 + p, len / es, locks));
             }
             if (!contigResult) {
-                TypeLayout.copy(null, res, a.bytes, bytes(), a.result.base, a.result.offset, a.resultCount, a.resultLayout);
+                TypeLayout.copy(null, res, a.bytes, bytes(), a.result.base, a.result.offset,
+                        a.resultCount, a.resultLayout);
             }
         } finally {
             if (tmp != 0) {

@@ -3,7 +3,10 @@ package io.jrma.sync;
 import io.jrma.ErrorClass;
 import io.jrma.RmaException;
 import io.jrma.shm.window.RegionDirectory;
+import java.nio.ByteBuffer;
 import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Map;
 
 /**
  * The memory attached to one rank's dynamic window: non-overlapping [address, address + length) regions,
@@ -20,15 +23,15 @@ final class DynamicRegions {
      * Sorted region starts and ends, and each region's memory as a ByteBuffer (null when it was attached as a
      * BytesStore), replaced as a whole (the volatile store publishes all three arrays).
      */
-    private record Table(long[] starts, long[] ends, java.nio.ByteBuffer[] views) {
+    private record Table(long[] starts, long[] ends, ByteBuffer[] views) {
     }
 
-    private volatile Table table = new Table(new long[0], new long[0], new java.nio.ByteBuffer[0]);
+    private volatile Table table = new Table(new long[0], new long[0], new ByteBuffer[0]);
     /**
      * The attached buffer objects by start address: held until detach, so that the garbage collector cannot
      * free a direct buffer (and its memory) that origins may still write to after the program dropped it.
      */
-    private final java.util.Map<Long, Object> attached = new java.util.HashMap<>();
+    private final Map<Long, Object> attached = new HashMap<>();
     /** Where origins of the host's other JVMs read the regions (null when none reach them by load/store). */
     private RegionDirectory directory;
 
@@ -43,14 +46,14 @@ final class DynamicRegions {
      * Attaches [address, address + length): {@code memory} is what the program attached (held until detach),
      * {@code view} the same bytes as a ByteBuffer, or null.
      */
-    synchronized void attach(long address, long length, String window, Object memory, java.nio.ByteBuffer view) {
+    synchronized void attach(long address, long length, String window, Object memory, ByteBuffer view) {
         if (length == 0) {
             return;
         }
         long end = address + length;
         long[] s = table.starts();
         long[] e = table.ends();
-        java.nio.ByteBuffer[] v = table.views();
+        ByteBuffer[] v = table.views();
         for (int i = 0; i < s.length; i++) {
             if (address < e[i] && s[i] < end) {
                 throw new RmaException(ErrorClass.ERR_RMA_ATTACH, "window " + window + ": attaching [0x"
@@ -70,7 +73,7 @@ final class DynamicRegions {
         ne[at] = end;
         System.arraycopy(s, at, ns, at + 1, s.length - at);
         System.arraycopy(e, at, ne, at + 1, s.length - at);
-        java.nio.ByteBuffer[] nv = new java.nio.ByteBuffer[s.length + 1];
+        ByteBuffer[] nv = new ByteBuffer[s.length + 1];
         System.arraycopy(v, 0, nv, 0, at);
         nv[at] = view;
         System.arraycopy(v, at, nv, at + 1, s.length - at);
@@ -84,12 +87,12 @@ final class DynamicRegions {
     synchronized void detach(long address, String window) {
         long[] s = table.starts();
         long[] e = table.ends();
-        java.nio.ByteBuffer[] v = table.views();
+        ByteBuffer[] v = table.views();
         for (int i = 0; i < s.length; i++) {
             if (s[i] == address) {
                 long[] ns = new long[s.length - 1];
                 long[] ne = new long[s.length - 1];
-                java.nio.ByteBuffer[] nv = new java.nio.ByteBuffer[s.length - 1];
+                ByteBuffer[] nv = new ByteBuffer[s.length - 1];
                 System.arraycopy(s, 0, ns, 0, i);
                 System.arraycopy(e, 0, ne, 0, i);
                 System.arraycopy(v, 0, nv, 0, i);
@@ -118,10 +121,10 @@ final class DynamicRegions {
      * The bytes [low, high) as a ByteBuffer view (position at {@code low}, limit at {@code high}) when they lie
      * inside one region attached as a ByteBuffer; else null. Any thread.
      */
-    java.nio.ByteBuffer view(long low, long high) {
+    ByteBuffer view(long low, long high) {
         Table t = table; // acquire
         int i = regionOf(t, low, high);
-        java.nio.ByteBuffer v = i < 0 ? null : t.views()[i];
+        ByteBuffer v = i < 0 ? null : t.views()[i];
         if (v == null || high <= low) {
             return null;
         }

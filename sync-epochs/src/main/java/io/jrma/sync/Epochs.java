@@ -7,6 +7,9 @@ import io.jrma.Win;
 import io.jrma.WinCounters.Counter;
 import io.jrma.core.mem.IntSlots;
 import io.jrma.core.wire.PacketType;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.Arrays;
 import java.util.function.BooleanSupplier;
 
 /**
@@ -59,7 +62,7 @@ final class Epochs {
      * only when issuing operations, which MPI orders after the epoch's opening by the program's own
      * synchronization, so the StoreLoad fence of a volatile store (a locked instruction on x86) buys nothing there.
      */
-    private static final java.lang.invoke.VarHandle ACCESS;
+    private static final VarHandle ACCESS;
 
     static {
         if (Access.NONE.ordinal() != A_NONE || Access.FENCE.ordinal() != A_FENCE || Access.PSCW.ordinal() != A_PSCW
@@ -67,7 +70,7 @@ final class Epochs {
             throw new ExceptionInInitializerError("Access ordinals out of step with their int constants");
         }
         try {
-            ACCESS = java.lang.invoke.MethodHandles.lookup().findVarHandle(Epochs.class, "accessState", int.class);
+            ACCESS = MethodHandles.lookup().findVarHandle(Epochs.class, "accessState", int.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -263,7 +266,7 @@ final class Epochs {
         int held = lockHeld.get(t);
         if (held == 0) {
             if (!fenced) {
-                java.lang.invoke.VarHandle.fullFence();
+                VarHandle.fullFence();
             }
             return;
         }
@@ -313,7 +316,7 @@ final class Epochs {
             }
         }
         if (k > 0) {
-            w.packets.flush(java.util.Arrays.copyOf(due, k), remote);
+            w.packets.flush(Arrays.copyOf(due, k), remote);
         }
     }
 

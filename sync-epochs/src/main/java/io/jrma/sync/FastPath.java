@@ -9,6 +9,7 @@ import io.jrma.core.dt.BasicType;
 import io.jrma.core.mem.BulkCopy;
 import io.jrma.core.mem.Memory;
 import io.jrma.core.op.AccumulateKernel;
+import io.jrma.core.op.ElementLocks;
 import io.jrma.shm.window.RemoteRegions;
 import java.nio.ByteBuffer;
 import org.agrona.BufferUtil;
@@ -144,7 +145,7 @@ final class FastPath {
      * The element locks guarding the target's bytes at {@code disp}: the target's table; for a dynamic window's
      * rank in another JVM, the table keyed by that rank's addresses (regions are mapped at other addresses here).
      */
-    private io.jrma.core.op.ElementLocks locks(int t, long disp) {
+    private ElementLocks locks(int t, long disp) {
         Peer p = w.peers[t];
         RemoteRegions r = p.regions;
         if (r != null) {
@@ -351,12 +352,14 @@ final class FastPath {
             return false;
         }
         if (addr < 0) {
-            return w.lanes.slot(OpArgs.CAS, null, type.elementType(), t, disp, size, ob, offset(origin), cb, offset(compare),
+            return w.lanes.slot(OpArgs.CAS, null, type.elementType(), t, disp, size, ob, offset(origin),
+                    cb, offset(compare),
                     rb, offset(result));
         }
         w.epochs.checkAccess(t, "compare_and_swap");
         w.epochs.ensureDirectLock(t);
-        AccumulateKernel.compareAndSwap(type.elementType(), cb, offset(compare), ob, offset(origin), null, addr, rb, offset(result), locks(t, disp));
+        AccumulateKernel.compareAndSwap(type.elementType(), cb, offset(compare), ob, offset(origin), null, addr, rb,
+                offset(result), locks(t, disp));
         w.counters.bump(Counter.COMPARE_AND_SWAPS);
         w.counters.bump(Counter.DIRECT_OPS);
         return true;

@@ -6,9 +6,11 @@ import io.jrma.ErrorClass;
 import io.jrma.Flavor;
 import io.jrma.Op;
 import io.jrma.RmaException;
+import io.jrma.Win;
 import io.jrma.WinCounters.Counter;
 import io.jrma.core.dt.TypeLayout;
 import io.jrma.core.op.AccumulateKernel;
+import io.jrma.core.op.ElementLocks;
 import io.jrma.core.op.OpCode;
 import io.jrma.shm.window.RemoteRegions;
 
@@ -33,14 +35,16 @@ final class Operations {
                            Object compare, int t, long disp, long tc, Datatype tt, Op op) {
         w.checkLive();
         String what = OpArgs.kindName(kind);
-        if (t == io.jrma.Win.PROC_NULL) {
+        if (t == Win.PROC_NULL) {
             return null;
         }
         if (t < 0 || t >= w.groupSize) {
-            throw w.fail(ErrorClass.ERR_RANK, what + ": target rank " + t + " is not in the window's group of size " + w.groupSize);
+            throw w.fail(ErrorClass.ERR_RANK,
+                    what + ": target rank " + t + " is not in the window's group of size " + w.groupSize);
         }
         if (oc < 0 || tc < 0 || rc < 0) {
-            throw w.fail(ErrorClass.ERR_COUNT, what + ": negative count (origin " + oc + ", target " + tc + ", result " + rc + ")");
+            throw w.fail(ErrorClass.ERR_COUNT,
+                    what + ": negative count (origin " + oc + ", target " + tc + ", result " + rc + ")");
         }
         requireType(ot, "origin", what);
         requireType(tt, "target", what);
@@ -66,12 +70,14 @@ final class Operations {
         }
         if (kind == OpArgs.PUT || kind == OpArgs.GET) {
             if (!a.originLayout.signatureMatches(oc, a.targetLayout, tc)) {
-                throw w.fail(ErrorClass.ERR_TYPE, what + ": origin " + oc + " x " + ot + " does not match target " + tc + " x " + tt);
+                throw w.fail(ErrorClass.ERR_TYPE,
+                        what + ": origin " + oc + " x " + ot + " does not match target " + tc + " x " + tt);
             }
         } else {
             a.elem = tt.elementType();
             if (a.elem == null) {
-                throw w.fail(ErrorClass.ERR_TYPE, what + ": target datatype " + tt + " must consist of one predefined type");
+                throw w.fail(ErrorClass.ERR_TYPE,
+                        what + ": target datatype " + tt + " must consist of one predefined type");
             }
             if (accFamily) {
                 if (!AccumulateKernel.isValid(a.op, a.elem)) {
@@ -79,15 +85,18 @@ final class Operations {
                 }
             }
             boolean usesOrigin = a.op != OpCode.NO_OP;
-            if (usesOrigin && (ot.elementType() != a.elem || !a.originLayout.signatureMatches(oc, a.targetLayout, tc))) {
-                throw w.fail(ErrorClass.ERR_TYPE, what + ": origin " + oc + " x " + ot + " does not match target " + tc + " x " + tt);
+            if (usesOrigin && (ot.elementType() != a.elem
+                    || !a.originLayout.signatureMatches(oc, a.targetLayout, tc))) {
+                throw w.fail(ErrorClass.ERR_TYPE,
+                        what + ": origin " + oc + " x " + ot + " does not match target " + tc + " x " + tt);
             }
             if (kind != OpArgs.ACC) {
                 requireType(rt, "result", what);
                 a.resultCount = rc;
                 a.resultLayout = rt.layout();
                 if (rt.elementType() != a.elem || !a.resultLayout.signatureMatches(rc, a.targetLayout, tc)) {
-                    throw w.fail(ErrorClass.ERR_TYPE, what + ": result " + rc + " x " + rt + " does not match target " + tc + " x " + tt);
+                    throw w.fail(ErrorClass.ERR_TYPE,
+                            what + ": result " + rc + " x " + rt + " does not match target " + tc + " x " + tt);
                 }
                 a.result = buffer(result, rc, a.resultLayout, "result", what);
             }
@@ -110,7 +119,8 @@ final class Operations {
             try {
                 off = Math.multiplyExact(disp, (long) p.dispUnit);
             } catch (ArithmeticException e) {
-                throw w.fail(ErrorClass.ERR_DISP, what + ": displacement " + disp + " x disp_unit " + p.dispUnit + " overflows");
+                throw w.fail(ErrorClass.ERR_DISP,
+                        what + ": displacement " + disp + " x disp_unit " + p.dispUnit + " overflows");
             }
             a.targetOffset = off;
             if (a.bytes > 0) {
@@ -170,7 +180,7 @@ final class Operations {
         }
         w.epochs.ensureDirectLock(a.target);
         long addr;
-        io.jrma.core.op.ElementLocks locks = p.target.elementLocks;
+        ElementLocks locks = p.target.elementLocks;
         if (lane == Lane.PRIVATE_MEMORY) {
             // a dynamic window's rank in another JVM of the host: direct where the region is shared memory (a create
             // window's rank there whose memory is private to its JVM: one private region, at its own addresses)
@@ -182,8 +192,10 @@ final class Operations {
                 long hi = at + a.targetLayout.dataHigh(a.targetCount);
                 int i = s.find(lo, hi);
                 if (i == RemoteRegions.NONE && !s.overflow) {
-                    throw w.fail(ErrorClass.ERR_RMA_RANGE, OpArgs.kindName(a.kind) + " to rank " + a.target + ": bytes [0x"
-                            + Long.toHexString(lo) + ", 0x" + Long.toHexString(hi) + ") are not attached there (attached: "
+                    throw w.fail(ErrorClass.ERR_RMA_RANGE,
+                            OpArgs.kindName(a.kind) + " to rank " + a.target + ": bytes [0x"
+                            + Long.toHexString(lo) + ", 0x" + Long.toHexString(hi)
+                            + ") are not attached there (attached: "
                             + s.describe() + ")");
                 }
                 addr = i == RemoteRegions.NONE ? -1 : s.address(i, at);
@@ -209,8 +221,10 @@ final class Operations {
                 long lo = addr + a.targetLayout.dataLow(a.targetCount);
                 long hi = addr + a.targetLayout.dataHigh(a.targetCount);
                 if (!p.local.regions.contains(lo, hi)) {
-                    throw w.fail(ErrorClass.ERR_RMA_RANGE, OpArgs.kindName(a.kind) + " to rank " + a.target + ": bytes [0x"
-                            + Long.toHexString(lo) + ", 0x" + Long.toHexString(hi) + ") are not attached there (attached: "
+                    throw w.fail(ErrorClass.ERR_RMA_RANGE,
+                            OpArgs.kindName(a.kind) + " to rank " + a.target + ": bytes [0x"
+                            + Long.toHexString(lo) + ", 0x" + Long.toHexString(hi)
+                            + ") are not attached there (attached: "
                             + p.local.regions.describe() + ")");
                 }
             }

@@ -16,13 +16,19 @@ import io.jrma.RmaException;
 import io.jrma.WinCounters.Counter;
 import io.jrma.core.dt.TypeLayout;
 import io.jrma.core.mem.Memory;
+import io.jrma.core.op.OpCode;
 import io.jrma.core.wire.Batch;
 import io.jrma.core.wire.PacketHeader;
 import io.jrma.core.wire.PacketType;
 import io.jrma.core.wire.RingAck;
+import io.jrma.spi.Transport;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.Iterator;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
+import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
 
 /**
@@ -72,7 +78,9 @@ final class PacketOrigin {
 
     void issue(OpArgs a, CompletionRequest r) {
         if (a.bytes > MAX_BYTES) {
-            throw w.fail(ErrorClass.ERR_COUNT, OpArgs.kindName(a.kind) + " of " + a.bytes + " bytes exceeds the packet path's limit of 1 GiB per operation");
+            throw w.fail(ErrorClass.ERR_COUNT,
+                    OpArgs.kindName(a.kind) + " of " + a.bytes
+                    + " bytes exceeds the packet path's limit of 1 GiB per operation");
         }
         TargetQueue q = queues[a.target];
         boolean data = a.kind != OpArgs.PUT && a.kind != OpArgs.ACC;
@@ -85,8 +93,10 @@ final class PacketOrigin {
                     seq = nextSeq.getAndIncrement();
                 }
                 PendingOp p = a.kind == OpArgs.GET
-                        ? new PendingOp(a.kind, a.target, a.origin.base, a.origin.offset, a.originCount, a.originLayout, r)
-                        : new PendingOp(a.kind, a.target, a.result.base, a.result.offset, a.resultCount, a.resultLayout, r);
+                        ? new PendingOp(a.kind, a.target, a.origin.base, a.origin.offset,
+                        a.originCount, a.originLayout, r)
+                        : new PendingOp(a.kind, a.target, a.result.base, a.result.offset,
+                        a.resultCount, a.resultLayout, r);
                 if (a.kind == OpArgs.GET) {
                     p.into = largeDirect(q, a);
                 }
@@ -97,7 +107,7 @@ final class PacketOrigin {
             }
             int index = q.open().count();
             // a request-based put copies: its request completes at issue, when the buffer is the user's again
-            java.nio.ByteBuffer ext = r == null && a.kind == OpArgs.PUT ? largeDirect(q, a) : null;
+            ByteBuffer ext = r == null && a.kind == OpArgs.PUT ? largeDirect(q, a) : null;
             encode(q, a, seq, ext);
             if (a.kind == OpArgs.GET) {
                 q.getIndex = index;
@@ -155,8 +165,8 @@ final class PacketOrigin {
      * local completion points wait until the batch is consumed ({@link TargetQueue#external}). A get's view is
      * where its reply may be read to ({@link PendingOp#into}).
      */
-    private java.nio.ByteBuffer largeDirect(TargetQueue q, OpArgs a) {
-        java.nio.ByteBuffer bb = a.origin.direct;
+    private ByteBuffer largeDirect(TargetQueue q, OpArgs a) {
+        ByteBuffer bb = a.origin.direct;
         if (bb == null || a.bytes < PacketTarget.EXTERNAL_MIN || !a.originLayout.isContiguous()
                 || !w.job.transportFor(q.dst()).carriesExternal()) {
             return null;
@@ -168,7 +178,7 @@ final class PacketOrigin {
         return bb.duplicate().clear().limit((int) (from + a.bytes)).position((int) from);
     }
 
-    private void encode(TargetQueue q, OpArgs a, int seq, java.nio.ByteBuffer ext) {
+    private void encode(TargetQueue q, OpArgs a, int seq, ByteBuffer ext) {
         Batch b = q.open();
         MutableDirectBuffer buf = b.buffer();
         int at = q.writePos;
@@ -178,7 +188,7 @@ final class PacketOrigin {
         switch (a.kind) {
             case OpArgs.GET: payload = 0; break;
             case OpArgs.CAS: payload = 2L * a.elem.size(); break;
-            case OpArgs.GET_ACC: case OpArgs.FOP: payload = a.op == io.jrma.core.op.OpCode.NO_OP ? 0 : a.bytes; break;
+            case OpArgs.GET_ACC: case OpArgs.FOP: payload = a.op == OpCode.NO_OP ? 0 : a.bytes; break;
             default: payload = a.bytes; break;
         }
         int length = Math.toIntExact(PacketHeader.HEADER_LENGTH + layoutLen + payload);
@@ -213,7 +223,8 @@ final class PacketOrigin {
             w.counters.increment(Counter.PAYLOADS_IN_PLACE);
             return;
         } else if (payload > 0) {
-            TypeLayout.copy(a.origin.base, a.origin.offset, a.originCount, a.originLayout, null, p, payload, Datatype.BYTE.layout());
+            TypeLayout.copy(a.origin.base, a.origin.offset, a.originCount, a.originLayout, null, p, payload,
+                    Datatype.BYTE.layout());
         }
         b.add(at);
         q.writePos = at + length;
@@ -244,7 +255,7 @@ final class PacketOrigin {
                 && PacketType.hasDataReply(PacketHeader.type(b.buffer(), b.offsetAt(b.count() - 1)))) {
             appendControl(q, PacketType.SYNC, 0); // jrma.acks=always: the ack comes in a reply of its own
         }
-        io.jrma.spi.Transport transport = w.job.transportFor(b.dstRank()); // looked up once per batch
+        Transport transport = w.job.transportFor(b.dstRank()); // looked up once per batch
         MutableDirectBuffer buf = b.buffer();
         if (q.lockFlags != 0) {
             int first = b.offsetAt(0);
@@ -571,7 +582,7 @@ final class PacketOrigin {
         await(() -> q.acknowledged(want));
     }
 
-    private void await(java.util.function.BooleanSupplier done) {
+    private void await(BooleanSupplier done) {
         w.awaitReplies(done);
     }
 
@@ -622,7 +633,7 @@ final class PacketOrigin {
     // ------------------------------------------------------------------ replies (progress agent)
 
     /** Handles one reply packet from window rank {@code from}. Agent thread only. */
-    void onReply(MutableDirectBuffer buf, int at, int from, java.nio.ByteBuffer placed) {
+    void onReply(MutableDirectBuffer buf, int at, int from, ByteBuffer placed) {
         w.counters.increment(Counter.REPLIES_RECEIVED);
         TargetQueue q = queues[from];
         int type = PacketHeader.type(buf, at);
@@ -649,7 +660,7 @@ final class PacketOrigin {
             }
             if (seq == -1) {
                 q.acked = (int) q.sent; // the rest of the batch was dropped: nothing more will be acked
-                for (java.util.Iterator<PendingOp> it = pending.values().iterator(); it.hasNext();) {
+                for (Iterator<PendingOp> it = pending.values().iterator(); it.hasNext();) {
                     PendingOp o = it.next();
                     if (o.target == from) {
                         it.remove();
@@ -666,7 +677,8 @@ final class PacketOrigin {
             boolean wrongPlace = placed != null && (p == null || !samePlace(placed, p.into, payloadLen));
             if (p != null && (payloadLen != expected || wrongPlace)) {
                 finishPending(q, p);
-                RmaException e = new RmaException(ErrorClass.ERR_INTERN, "window " + w.name() + ": reply from rank " + from
+                RmaException e = new RmaException(ErrorClass.ERR_INTERN,
+                        "window " + w.name() + ": reply from rank " + from
                         + " carries " + payloadLen + " bytes for an operation expecting " + expected
                         + (wrongPlace ? ", placed at the wrong origin bytes" : ""));
                 if (p.request != null) {
@@ -678,7 +690,8 @@ final class PacketOrigin {
                     if (p.kind == OpArgs.CAS || p.kind == OpArgs.FOP) {
                         Memory.copy(null, payloadAddr, p.base, p.offset, payloadLen);
                     } else {
-                        TypeLayout.copy(null, payloadAddr, payloadLen, Datatype.BYTE.layout(), p.base, p.offset, p.count, p.layout);
+                        TypeLayout.copy(null, payloadAddr, payloadLen, Datatype.BYTE.layout(), p.base,
+                                p.offset, p.count, p.layout);
                     }
                 }
                 finishPending(q, p);
@@ -703,7 +716,7 @@ final class PacketOrigin {
      * it ({@link PendingOp#into}) and the reply carries exactly its bytes; else null (the reply takes the ordinary
      * way and is checked there). Agent thread only, like {@link #onReply}, which completes the get.
      */
-    java.nio.ByteBuffer replyPlacement(org.agrona.DirectBuffer buf, int at, int from) {
+    ByteBuffer replyPlacement(DirectBuffer buf, int at, int from) {
         PendingOp p = pending.get(PacketHeader.seq(buf, at));
         if (p == null || p.into == null || p.kind != OpArgs.GET || p.target != from
                 || (long) PacketHeader.length(buf, at) - PacketHeader.HEADER_LENGTH != p.into.remaining()) {
@@ -714,7 +727,7 @@ final class PacketOrigin {
     }
 
     /** Whether {@code placed} is the whole of {@code into} ({@code length} bytes). */
-    private static boolean samePlace(java.nio.ByteBuffer placed, java.nio.ByteBuffer into, int length) {
+    private static boolean samePlace(ByteBuffer placed, ByteBuffer into, int length) {
         return into != null && placed.remaining() == length && into.remaining() == length
                 && Buffers.address(placed) + placed.position() == Buffers.address(into) + into.position();
     }

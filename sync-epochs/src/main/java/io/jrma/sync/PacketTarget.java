@@ -24,9 +24,11 @@ import io.jrma.core.wire.Batch;
 import io.jrma.core.wire.PacketHeader;
 import io.jrma.core.wire.PacketType;
 import io.jrma.shm.window.OpSlots;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import org.agrona.BufferUtil;
+import org.agrona.DirectBuffer;
 import org.agrona.ExpandableDirectByteBuffer;
 import org.agrona.MutableDirectBuffer;
 
@@ -122,7 +124,7 @@ final class PacketTarget {
             for (int i = 0; i < b.count(); i++) {
                 int at = b.offsetAt(i);
                 int len = PacketHeader.length(buf, at);
-                java.nio.ByteBuffer ext = b.externalAt(i); // a payload the transport read into place already
+                ByteBuffer ext = b.externalAt(i); // a payload the transport read into place already
                 long inline = ext == null ? len : (long) len - ext.remaining();
                 if (PacketType.isReply(PacketHeader.type(buf, at)) && inline >= PacketHeader.HEADER_LENGTH
                         && (long) at + inline <= buf.capacity()) {
@@ -171,7 +173,7 @@ final class PacketTarget {
      * The payload of the packet being processed, already written into the window by the transport
      * ({@link #placement}), or null.
      */
-    private java.nio.ByteBuffer placed;
+    private ByteBuffer placed;
 
     /**
      * Where the transport may write the payload of the packet whose header is at {@code at} before it delivers the
@@ -183,7 +185,7 @@ final class PacketTarget {
      * to this rank, the origin buffer of the get it answers, if that get asked for it
      * ({@link PacketOrigin#replyPlacement}). Agent thread only.
      */
-    java.nio.ByteBuffer placement(org.agrona.DirectBuffer buf, int at) {
+    ByteBuffer placement(DirectBuffer buf, int at) {
         int type = PacketHeader.type(buf, at);
         if (PacketHeader.version(buf, at) != PacketHeader.VERSION || PacketHeader.windowId(buf, at) != w.windowId
                 || PacketHeader.dst(buf, at) != w.worldRanks[w.rank]) {
@@ -211,7 +213,7 @@ final class PacketTarget {
         if (count <= 0 || count != (long) PacketHeader.length(buf, at) - PacketHeader.HEADER_LENGTH) {
             return null;
         }
-        java.nio.ByteBuffer dst = windowBytes(dynamic, off, count);
+        ByteBuffer dst = windowBytes(dynamic, off, count);
         if (dst != null) {
             w.counters.increment(Counter.PAYLOADS_PLACED);
         }
@@ -222,7 +224,7 @@ final class PacketTarget {
      * Window bytes [off, off + count) as a ByteBuffer view (for a dynamic window, {@code off} is an address inside
      * a region attached as a ByteBuffer), or null when they are not all in the window or have no such view.
      */
-    private java.nio.ByteBuffer windowBytes(boolean dynamic, long off, long count) {
+    private ByteBuffer windowBytes(boolean dynamic, long off, long count) {
         if (count <= 0 || off < 0 || off > Long.MAX_VALUE - count) {
             return null;
         }
@@ -435,7 +437,9 @@ final class PacketTarget {
         long count = PacketHeader.targetCount(buf, at);
         long off = PacketHeader.targetOffset(buf, at);
         if (layoutLen < 0 || layoutLen > length - PacketHeader.HEADER_LENGTH || count < 0) {
-            throw new RmaException(ErrorClass.ERR_COUNT, "layout length " + layoutLen + " / count " + count + " invalid for a packet of " + length + " bytes");
+            throw new RmaException(ErrorClass.ERR_COUNT,
+                    "layout length " + layoutLen + " / count " + count + " invalid for a packet of "
+                    + length + " bytes");
         }
         boolean contig = (flags & F_CONTIG) != 0;
         TypeLayout layout = contig ? null : TypeLayout.decode(buf, at + PacketHeader.HEADER_LENGTH, layoutLen);
@@ -447,7 +451,8 @@ final class PacketTarget {
             lo = contig ? off : Math.addExact(off, layout.dataLow(count));
             hi = contig ? Math.addExact(off, count) : Math.addExact(off, layout.dataHigh(count));
         } catch (ArithmeticException e) {
-            throw new RmaException(ErrorClass.ERR_RMA_RANGE, "target range overflows (offset " + off + ", count " + count + ")");
+            throw new RmaException(ErrorClass.ERR_RMA_RANGE,
+                    "target range overflows (offset " + off + ", count " + count + ")");
         }
         boolean dynamic = (flags & F_DYNAMIC) != 0;
         if (dynamic != (w.flavor == Flavor.DYNAMIC)) {
@@ -456,9 +461,11 @@ final class PacketTarget {
         }
         if (bytes > 0) {
             if (dynamic ? !w.regions.contains(lo, hi) : (lo < 0 || hi > w.memory.length)) {
-                throw new RmaException(ErrorClass.ERR_RMA_RANGE, PacketType.name(type) + " from rank " + origin + ": target bytes ["
+                throw new RmaException(ErrorClass.ERR_RMA_RANGE,
+                        PacketType.name(type) + " from rank " + origin + ": target bytes ["
                         + (dynamic ? "0x" + Long.toHexString(lo) + ", 0x" + Long.toHexString(hi)
-                        : lo + ", " + hi) + ") are outside " + (dynamic ? "the attached memory (" + w.regions.describe() + ")"
+                        : lo + ", " + hi) + ") are outside "
+                        + (dynamic ? "the attached memory (" + w.regions.describe() + ")"
                         : "the window of " + w.memory.length + " bytes"));
             }
         }
@@ -470,7 +477,8 @@ final class PacketTarget {
         if (type == PacketType.ACC || type == PacketType.GET_ACC || type == PacketType.CAS) {
             elem = BasicType.ofId(PacketHeader.elemType(buf, at));
             if (elem == null) {
-                throw new RmaException(ErrorClass.ERR_TYPE, "unknown element type id " + PacketHeader.elemType(buf, at));
+                throw new RmaException(ErrorClass.ERR_TYPE,
+                        "unknown element type id " + PacketHeader.elemType(buf, at));
             }
             if (bytes % elem.size() != 0 || (layout != null && layout.elementType() != elem)) {
                 throw new RmaException(ErrorClass.ERR_TYPE, "target layout is not made of " + elem);
@@ -478,7 +486,8 @@ final class PacketTarget {
             if (type != PacketType.CAS) {
                 op = OpCode.ofId(PacketHeader.op(buf, at));
                 if (op == null || !AccumulateKernel.isValid(op, elem)) {
-                    throw new RmaException(ErrorClass.ERR_OP, "op id " + PacketHeader.op(buf, at) + " is not valid for " + elem);
+                    throw new RmaException(ErrorClass.ERR_OP,
+                            "op id " + PacketHeader.op(buf, at) + " is not valid for " + elem);
                 }
             }
         }
@@ -488,7 +497,8 @@ final class PacketTarget {
             case PacketType.PUT:
                 expect(payloadLen, bytes);
                 if (placed != null) { // the transport wrote it there: check it is exactly these bytes
-                    if (!contig || placed.remaining() != bytes || BufferUtil.address(placed) + placed.position() != base) {
+                    if (!contig || placed.remaining() != bytes
+                    || BufferUtil.address(placed) + placed.position() != base) {
                         throw new RmaException(ErrorClass.ERR_INTERN, "payload placed at the wrong window bytes");
                     }
                 } else if (contig) {
@@ -499,8 +509,9 @@ final class PacketTarget {
                 return false;
             case PacketType.GET: {
                 expect(payloadLen, 0);
-                java.nio.ByteBuffer from = contig && bytes >= EXTERNAL_MIN && (flags & F_UNLOCK) == 0
-                        && w.job.transportFor(w.worldRanks[origin]).carriesExternal() ? windowBytes(dynamic, off, bytes) : null;
+                ByteBuffer from = contig && bytes >= EXTERNAL_MIN && (flags & F_UNLOCK) == 0
+                        && w.job.transportFor(w.worldRanks[origin]).carriesExternal()
+                        ? windowBytes(dynamic, off, bytes) : null;
                 if (from != null) {
                     // sent from the window; an unlock in this packet would release it before the reply left: copy then
                     replyHeader(origin, PacketType.GET_RESP, seq, 0, bytes, from);
@@ -523,7 +534,8 @@ final class PacketTarget {
                     AccumulateKernel.accumulate(op, elem, null, payload, null, base, bytes / es, w.target.elementLocks);
                 } else {
                     TypeLayout.zip(packed.cursor(bytes), layout.cursor(count),
-                            (p, t, len) -> AccumulateKernel.accumulate(o, e, null, payload + p, null, base + t, len / es, w.target.elementLocks));
+                            (p, t, len) -> AccumulateKernel.accumulate(o, e, null, payload + p, null, base + t,
+                            len / es, w.target.elementLocks));
                 }
                 return false;
             }
@@ -534,10 +546,12 @@ final class PacketTarget {
                 OpCode o = op;
                 BasicType e = elem;
                 if (contig) {
-                    AccumulateKernel.getAccumulate(op, elem, null, payload, null, base, null, dst, bytes / es, w.target.elementLocks);
+                    AccumulateKernel.getAccumulate(op, elem, null, payload, null, base, null, dst, bytes / es,
+                            w.target.elementLocks);
                 } else {
                     TypeLayout.zip(packed.cursor(bytes), layout.cursor(count),
-                            (p, t, len) -> AccumulateKernel.getAccumulate(o, e, null, payload + p, null, base + t, null, dst + p, len / es, w.target.elementLocks));
+                            (p, t, len) -> AccumulateKernel.getAccumulate(o, e, null, payload + p, null, base + t, null,
+                            dst + p, len / es, w.target.elementLocks));
                 }
                 return true;
             }
@@ -545,10 +559,12 @@ final class PacketTarget {
                 int es = elem.size();
                 expect(payloadLen, 2L * es);
                 if (bytes != es) {
-                    throw new RmaException(ErrorClass.ERR_COUNT, "compare_and_swap on " + bytes + " bytes, expected one " + elem);
+                    throw new RmaException(ErrorClass.ERR_COUNT,
+                            "compare_and_swap on " + bytes + " bytes, expected one " + elem);
                 }
                 long dst = replyHeader(origin, PacketType.CAS_RESP, seq, 0, es);
-                AccumulateKernel.compareAndSwap(elem, null, payload, null, payload + es, null, base, null, dst, w.target.elementLocks);
+                AccumulateKernel.compareAndSwap(elem, null, payload, null, payload + es, null, base, null, dst,
+                        w.target.elementLocks);
                 return true;
             }
         }
@@ -595,7 +611,7 @@ final class PacketTarget {
      * As above; with {@code external} (its remaining bytes, {@code payload} of them), the payload is that memory,
      * sent by reference: no room is made for it and the reply batch is marked as carrying window memory.
      */
-    private long replyHeader(int origin, int type, int seq, int aux, long payload, java.nio.ByteBuffer external) {
+    private long replyHeader(int origin, int type, int seq, int aux, long payload, ByteBuffer external) {
         if (reply == null) {
             while (!replyInFlight.isEmpty() && replyInFlight.peekFirst().isConsumed()) {
                 Batch b = replyInFlight.pollFirst();

@@ -1,6 +1,7 @@
 package io.jrma.sync;
 
 import io.jrma.shm.window.RemoteRegions;
+import java.io.Serializable;
 
 /**
  * What one rank of a window knows about another, exchanged once at creation: its size and displacement
@@ -15,7 +16,7 @@ final class Peer {
     /** What every rank contributes at creation: plain values, so it can travel between JVMs. */
     record Info(int rank, int worldRank, long size, int dispUnit, long base, String host, String segment,
                 long segmentSize, long memoryOffset, String stateSegment, long stateSegmentSize, long stateOffset,
-                byte[] rdmaKey) implements java.io.Serializable {
+                byte[] rdmaKey) implements Serializable {
     }
 
     final int rank;

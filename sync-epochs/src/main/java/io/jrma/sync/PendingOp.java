@@ -1,6 +1,7 @@
 package io.jrma.sync;
 
 import io.jrma.core.dt.TypeLayout;
+import java.nio.ByteBuffer;
 
 /**
  * An issued packet-path operation waiting for its data reply (get, get_accumulate, fetch_and_op,
@@ -17,12 +18,13 @@ final class PendingOp {
     final CompletionRequest request;
     /**
      * For a large contiguous get into a direct buffer over a transport that places payloads (TCP): the origin
-     * bytes the reply fills, which the transport may read the reply's payload into ({@link PacketOrigin#replyPlacement});
-     * else null.
+     * bytes the reply fills, which the transport may read the reply's payload into
+     * ({@link PacketOrigin#replyPlacement}); else null.
      */
-    java.nio.ByteBuffer into;
+    ByteBuffer into;
 
-    PendingOp(int kind, int target, Object base, long offset, long count, TypeLayout layout, CompletionRequest request) {
+    PendingOp(int kind, int target, Object base, long offset, long count, TypeLayout layout,
+            CompletionRequest request) {
         this.kind = kind;
         this.target = target;
         this.base = base;

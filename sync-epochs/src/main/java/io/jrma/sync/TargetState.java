@@ -3,8 +3,9 @@ package io.jrma.sync;
 
 import io.jrma.core.mem.Memory;
 import io.jrma.core.op.ElementLocks;
-import io.jrma.core.runtime.Sleeper;
 import io.jrma.core.os.Futex;
+import io.jrma.core.runtime.Sleeper;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * The synchronization state of one rank's window as a target, written by origins (directly on the direct
@@ -130,7 +131,7 @@ final class TargetState implements Sleeper {
             if (Futex.available()) {
                 Futex.await(base + SEQ, seen, timeoutNs);
             } else {
-                java.util.concurrent.locks.LockSupport.parkNanos(timeoutNs);
+                LockSupport.parkNanos(timeoutNs);
             }
         } finally {
             Memory.getAndAddInt(null, base + SLEEPERS, -1);

@@ -65,13 +65,15 @@ final class WinConfig {
         this.issue = issue;
         eager = issue.equals("eager");
         sendOnFlushLocal = issue.equals("flush_local");
-        String maxp = i.get("jrma_max_pending_ops") != null ? i.get("jrma_max_pending_ops") : job.param(Params.MAX_PENDING);
+        String maxp = i.get("jrma_max_pending_ops") != null ? i.get("jrma_max_pending_ops")
+                : job.param(Params.MAX_PENDING);
         long mp = parse("jrma_max_pending_ops", maxp);
         if (mp < 1 || mp > 1_000_000) {
             throw bad("jrma_max_pending_ops", maxp, "an integer in 1..1000000");
         }
         maxPendingOps = (int) mp;
-        String coalesce = i.get("jrma_lock_coalesce") != null ? i.get("jrma_lock_coalesce") : job.param(Params.LOCK_COALESCE);
+        String coalesce = i.get("jrma_lock_coalesce") != null ? i.get("jrma_lock_coalesce")
+                : job.param(Params.LOCK_COALESCE);
         if (!coalesce.equals("true") && !coalesce.equals("false")) {
             throw bad("jrma_lock_coalesce", coalesce, "true|false");
         }
@@ -181,7 +183,8 @@ final class WinConfig {
     }
 
     private static RmaException bad(String key, String v, String allowed) {
-        return new RmaException(ErrorClass.ERR_INFO_VALUE, "info " + key + "=" + v + " is not valid (allowed: " + allowed + ")");
+        return new RmaException(ErrorClass.ERR_INFO_VALUE,
+                "info " + key + "=" + v + " is not valid (allowed: " + allowed + ")");
     }
 
     /** Every key jrma honours with its value in force; {@code path} is the path chosen for remote peers. */

@@ -48,7 +48,8 @@ public final class WindowFactory implements Win.WindowProvider {
         // That segment is optional: where /dev/shm has no room for it, the rank goes without, as before (packets).
         boolean privateState = plan.segments && slot == null && !config.forcePacket;
         ShmSegment state = segmentEverywhere(comm, plan, slot != null || privateState, slot == null, slot != null
-                ? TargetState.bytes(comm.size()) : stateBytes(comm.size()) + RegionDirectory.BYTES + OpSlots.bytes(comm.size()),
+                ? TargetState.bytes(comm.size())
+                : stateBytes(comm.size()) + RegionDirectory.BYTES + OpSlots.bytes(comm.size()),
                 "create");
         TargetState ts = state == null ? null : new TargetState(state.address(), comm.size(), m.address);
         return build(comm, Flavor.CREATE, m, dispUnit, info, null, ts, plan, state, slot);
@@ -57,7 +58,8 @@ public final class WindowFactory implements Win.WindowProvider {
     @Override
     public Win allocate(CommCore comm, long size, int dispUnit, Info info, boolean shared) {
         if (size < 0) {
-            throw new RmaException(ErrorClass.ERR_SIZE, "window size must be >= 0, got " + size + " at rank " + comm.rank());
+            throw new RmaException(ErrorClass.ERR_SIZE,
+                    "window size must be >= 0, got " + size + " at rank " + comm.rank());
         }
         checkDispUnit(comm, dispUnit);
         WinConfig config = new WinConfig(comm.job(), info);
@@ -65,20 +67,25 @@ public final class WindowFactory implements Win.WindowProvider {
         if (!shared) {
             if (plan.segments) {
                 Own own = ownSegment(comm, plan, size, true);
-                return build(comm, Flavor.ALLOCATE, own.memory, dispUnit, info, null, own.state, plan, own.segment, null);
+                return build(comm, Flavor.ALLOCATE, own.memory, dispUnit, info, null, own.state,
+                        plan, own.segment, null);
             }
             plan.agreeNoError(comm);
-            return build(comm, Flavor.ALLOCATE, WindowMemory.allocate(size, false), dispUnit, info, null, null, plan, null, null);
+            return build(comm, Flavor.ALLOCATE, WindowMemory.allocate(size, false), dispUnit, info, null,
+                    null, plan, null, null);
         }
         if (plan.spansJvms) {
             int other = plan.firstOffHost();
             if (other >= 0) {
-                throw new RmaException(ErrorClass.ERR_RMA_SHARED, "allocateShared: rank " + other + " of the communicator"
-                        + " runs on another host (" + plan.host(other) + "), and only ranks of one host can share memory;"
+                throw new RmaException(ErrorClass.ERR_RMA_SHARED,
+                        "allocateShared: rank " + other + " of the communicator"
+                        + " runs on another host (" + plan.host(other)
+                        + "), and only ranks of one host can share memory;"
                         + " split the communicator with Comm.splitShared (MPI: splitType(COMM_TYPE_SHARED)) first");
             }
             if (!plan.shmAllowed) {
-                throw new RmaException(ErrorClass.ERR_RMA_SHARED, "allocateShared: the communicator spans JVMs and shared"
+                throw new RmaException(ErrorClass.ERR_RMA_SHARED,
+                        "allocateShared: the communicator spans JVMs and shared"
                         + " memory between JVMs is excluded (jrma.shm.windows=false)");
             }
             if (config.allocSharedNoncontig) {
@@ -89,7 +96,8 @@ public final class WindowFactory implements Win.WindowProvider {
         }
         plan.agreeNoError(comm);
         if (config.allocSharedNoncontig) {
-            return build(comm, Flavor.SHARED, WindowMemory.allocate(size, true), dispUnit, info, null, null, plan, null, null);
+            return build(comm, Flavor.SHARED, WindowMemory.allocate(size, true), dispUnit, info, null,
+                    null, plan, null, null);
         }
         // contiguous: rank 0 allocates the sum; each rank's segment follows the previous rank's
         Object[] sizes = comm.allgather(size);
@@ -104,7 +112,8 @@ public final class WindowFactory implements Win.WindowProvider {
         WindowMemory whole = comm.rank() == 0 ? WindowMemory.allocate(total, true) : null;
         whole = (WindowMemory) comm.allgather(whole)[0];
         WindowMemory mine = whole.slice(myOffset, size);
-        return build(comm, Flavor.SHARED, mine, dispUnit, info, comm.rank() == 0 ? whole : null, null, plan, null, null);
+        return build(comm, Flavor.SHARED, mine, dispUnit, info, comm.rank() == 0 ? whole : null,
+                null, plan, null, null);
     }
 
     /** A rank's own shared segment: its target state, then (page aligned) its window memory. */
@@ -135,7 +144,8 @@ public final class WindowFactory implements Win.WindowProvider {
      * As above; with {@code optional}, this rank can do without its segment: if it cannot make it, the call goes on
      * without (null) instead of failing, and only failures of ranks whose segment is not optional fail the call.
      */
-    private static ShmSegment segmentEverywhere(CommCore comm, ShmPlan plan, boolean wanted, boolean optional, long bytes,
+    private static ShmSegment segmentEverywhere(CommCore comm, ShmPlan plan, boolean wanted,
+            boolean optional, long bytes,
             String call) {
         ShmSegment seg = null;
         String err = null;
@@ -233,11 +243,13 @@ public final class WindowFactory implements Win.WindowProvider {
 
     private static void checkDispUnit(CommCore comm, int dispUnit) {
         if (dispUnit <= 0) {
-            throw new RmaException(ErrorClass.ERR_DISP, "disp_unit must be > 0, got " + dispUnit + " at rank " + comm.rank());
+            throw new RmaException(ErrorClass.ERR_DISP,
+                    "disp_unit must be > 0, got " + dispUnit + " at rank " + comm.rank());
         }
     }
 
-    private static Win build(CommCore comm, Flavor flavor, WindowMemory mem, int dispUnit, Info info, WindowMemory whole,
+    private static Win build(CommCore comm, Flavor flavor, WindowMemory mem, int dispUnit,
+            Info info, WindowMemory whole,
                              TargetState state, ShmPlan plan, ShmSegment own, ShmArena.Slot arena) {
         Job job = comm.job();
         job.checkAborted();
@@ -274,7 +286,8 @@ public final class WindowFactory implements Win.WindowProvider {
             w.rdmaMemory = RdmaLane.memoryOf(job);
         }
         Object[] all = comm.allgather(new Peer.Info(w.rank, w.worldRanks[w.rank], mem.length, dispUnit, mem.address,
-                plan.myHost(), memSeg, memSegSize, memOffset, own == null ? null : own.name(), own == null ? 0 : own.size(),
+                plan.myHost(), memSeg, memSegSize, memOffset, own == null ? null : own.name(),
+                own == null ? 0 : own.size(),
                 own == null ? 0 : state.address() - segBase, rdmaKey == null ? null : rdmaKey.key()));
         byte[][] rdmaKeys = new byte[all.length][];
         long[] rdmaBases = new long[all.length];
@@ -308,7 +321,8 @@ public final class WindowFactory implements Win.WindowProvider {
                         ShmSegment st = w.mapShared(o.stateSegment(), o.stateSegmentSize());
                         long sa = st.address() + o.stateOffset();
                         ts = new TargetState(sa, all.length, 0);
-                        regions = new RemoteRegions(w::mapShared, w.job::checkAborted, new RegionDirectory(sa + stateBytes(all.length)),
+                        regions = new RemoteRegions(w::mapShared, w.job::checkAborted,
+                                new RegionDirectory(sa + stateBytes(all.length)),
                                 TargetState.elementTable(sa, all.length));
                         slots[i] = sa + stateBytes(all.length) + RegionDirectory.BYTES;
                     } catch (RmaException e) {
@@ -323,7 +337,8 @@ public final class WindowFactory implements Win.WindowProvider {
                     ShmSegment st = w.mapShared(o.stateSegment(), o.stateSegmentSize());
                     view = WindowMemory.inSegment(seg, o.memoryOffset(), o.size(), false);
                     base = view.address;
-                    ts = local[i] != null ? local[i].target : new TargetState(st.address() + o.stateOffset(), all.length, base);
+                    ts = local[i] != null ? local[i].target
+                            : new TargetState(st.address() + o.stateOffset(), all.length, base);
                 } catch (RmaException e) {
                     mapError = "rank " + w.rank + " cannot map the memory of rank " + i + ": " + e.getMessage();
                 }
@@ -377,7 +392,8 @@ public final class WindowFactory implements Win.WindowProvider {
         for (Object e : errors) {
             if (e != null) {
                 w.abandon();
-                throw new RmaException(flavor == Flavor.SHARED ? ErrorClass.ERR_RMA_SHARED : ErrorClass.ERR_OTHER, (String) e);
+                throw new RmaException(flavor == Flavor.SHARED ? ErrorClass.ERR_RMA_SHARED
+                        : ErrorClass.ERR_OTHER, (String) e);
             }
         }
         if (own != null) {

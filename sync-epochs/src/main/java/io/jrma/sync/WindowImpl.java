@@ -13,14 +13,18 @@ import io.jrma.Request;
 import io.jrma.RmaException;
 import io.jrma.SharedMemory;
 import io.jrma.Win;
-import io.jrma.WinCounters.Counter;
 import io.jrma.WinCounters;
+import io.jrma.WinCounters.Counter;
 import io.jrma.core.runtime.CommCore;
 import io.jrma.core.runtime.Job;
+import io.jrma.core.runtime.Sleeper;
 import io.jrma.shm.ShmSegment;
 import io.jrma.shm.window.OpSlots;
 import io.jrma.spi.RemoteMemory;
+import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.function.BooleanSupplier;
 import net.openhft.chronicle.bytes.BytesStore;
 
 /**
@@ -140,12 +144,12 @@ final class WindowImpl implements Win {
      * Waits in a synchronization call (spin, yield, park; drives progress), counting the time waited (on windows
      * whose peers are all direct, after the first {@link #UNTIMED_SPINS} looks).
      */
-    void awaitSync(java.util.function.BooleanSupplier done) {
+    void awaitSync(BooleanSupplier done) {
         awaitSync(done, null);
     }
 
     /** {@link #awaitSync(java.util.function.BooleanSupplier)}, sleeping on {@code sleeper} once spinning is over. */
-    void awaitSync(java.util.function.BooleanSupplier done, io.jrma.core.runtime.Sleeper sleeper) {
+    void awaitSync(BooleanSupplier done, Sleeper sleeper) {
         awaitSync(done, sleeper, false);
     }
 
@@ -153,11 +157,11 @@ final class WindowImpl implements Win {
      * A wait for replies to this rank's packets (acks, data): drives progress from the start, since only
      * progress brings them.
      */
-    void awaitReplies(java.util.function.BooleanSupplier done) {
+    void awaitReplies(BooleanSupplier done) {
         awaitSync(done, null, true);
     }
 
-    private void awaitSync(java.util.function.BooleanSupplier done, io.jrma.core.runtime.Sleeper sleeper, boolean replies) {
+    private void awaitSync(BooleanSupplier done, Sleeper sleeper, boolean replies) {
         if (done.getAsBoolean()) {
             return;
         }
@@ -314,7 +318,8 @@ final class WindowImpl implements Win {
                 return CompletionRequest.completed(job);
             }
             int target = a.target;
-            CompletionRequest r = new CompletionRequest(job, peers[target].completesAtIssue() ? null : () -> packets.kick(target));
+            CompletionRequest r = new CompletionRequest(job, peers[target].completesAtIssue() ? null
+                    : () -> packets.kick(target));
             ops.issue(a, r);
             return r;
         } catch (RmaException e) {
@@ -339,7 +344,8 @@ final class WindowImpl implements Win {
     /** A fetch_and_op or compare_and_swap on one long whose result is needed now: waits for that op only. */
     private void blockingSingle(int kind, long[] origin, long[] compare, long[] result, int t, long disp, Op op) {
         try {
-            OpArgs a = ops.prepare(kind, origin, 1, Datatype.LONG, result, 1, Datatype.LONG, compare, t, disp, 1, Datatype.LONG, op);
+            OpArgs a = ops.prepare(kind, origin, 1, Datatype.LONG, result, 1, Datatype.LONG, compare, t, disp,
+                    1, Datatype.LONG, op);
             if (a == null) {
                 return;
             }
@@ -501,7 +507,7 @@ final class WindowImpl implements Win {
     @Override
     public void sync() {
         checkLive();
-        java.lang.invoke.VarHandle.fullFence();
+        VarHandle.fullFence();
     }
 
     // ------------------------------------------------------------------ dynamic, shared
@@ -538,7 +544,8 @@ final class WindowImpl implements Win {
         try {
             checkLive();
             if (shared == null) {
-                throw fail(ErrorClass.ERR_RMA_FLAVOR, "shared_query needs a window from allocate or allocateShared (MPI-4.1); this one is " + flavor);
+                throw fail(ErrorClass.ERR_RMA_FLAVOR,
+                        "shared_query needs a window from allocate or allocateShared (MPI-4.1); this one is " + flavor);
             }
             if (r == PROC_NULL) {
                 for (SharedMemory s : shared) {
@@ -549,7 +556,8 @@ final class WindowImpl implements Win {
                 return shared[0];
             }
             if (r < 0 || r >= groupSize) {
-                throw fail(ErrorClass.ERR_RANK, "shared_query: rank " + r + " is not in the window's group of size " + groupSize);
+                throw fail(ErrorClass.ERR_RANK,
+                        "shared_query: rank " + r + " is not in the window's group of size " + groupSize);
             }
             return shared[r];
         } catch (RmaException e) {
@@ -591,7 +599,7 @@ final class WindowImpl implements Win {
 
     @Override
     public ByteBuffer buffer() {
-        return memory.buffer == null ? null : memory.buffer.duplicate().order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        return memory.buffer == null ? null : memory.buffer.duplicate().order(ByteOrder.LITTLE_ENDIAN);
     }
 
     @Override
@@ -635,7 +643,8 @@ final class WindowImpl implements Win {
     public void setInfo(Info info) {
         try {
             checkLive();
-            new WinConfig(job, info); // validates values; keys that shape the engine stay as chosen at creation (MPI allows)
+            // validates values; keys that shape the engine stay as chosen at creation (MPI allows)
+            new WinConfig(job, info);
         } catch (RmaException e) {
             throw handle(rename(e, "setInfo"));
         }

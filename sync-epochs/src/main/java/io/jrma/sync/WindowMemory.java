@@ -68,7 +68,8 @@ final class WindowMemory {
             Memory.fill(aligned, length, (byte) 0);
             return new WindowMemory(aligned, length, bs, null, true, null);
         } catch (OutOfMemoryError e) {
-            throw new RmaException(ErrorClass.ERR_NO_MEM, "cannot allocate " + length + " bytes of window memory: " + e.getMessage());
+            throw new RmaException(ErrorClass.ERR_NO_MEM,
+                    "cannot allocate " + length + " bytes of window memory: " + e.getMessage());
         }
     }
 
@@ -80,7 +81,8 @@ final class WindowMemory {
         if (memory instanceof ByteBuffer) {
             ByteBuffer bb = (ByteBuffer) memory;
             if (!bb.isDirect()) {
-                throw new RmaException(ErrorClass.ERR_BUFFER, "window memory must be a direct ByteBuffer (or a native BytesStore); got a heap ByteBuffer");
+                throw new RmaException(ErrorClass.ERR_BUFFER,
+                        "window memory must be a direct ByteBuffer (or a native BytesStore); got a heap ByteBuffer");
             }
             ByteBuffer view = bb.duplicate().clear().order(ByteOrder.LITTLE_ENDIAN);
             return new WindowMemory(Buffers.address(bb), bb.capacity(), BytesStore.wrap(view), view, false, null);
@@ -88,12 +90,15 @@ final class WindowMemory {
         if (memory instanceof BytesStore) {
             BytesStore<?, ?> bs = (BytesStore<?, ?>) memory;
             if (!bs.isDirectMemory()) {
-                throw new RmaException(ErrorClass.ERR_BUFFER, "window memory must be native: BytesStore " + bs.getClass().getSimpleName() + " is on the heap");
+                throw new RmaException(ErrorClass.ERR_BUFFER,
+                        "window memory must be native: BytesStore " + bs.getClass().getSimpleName()
+                        + " is on the heap");
             }
             long addr = bs.addressForRead(bs.start());
             return new WindowMemory(addr, bs.capacity(), bs, null, false, null);
         }
-        throw new RmaException(ErrorClass.ERR_BUFFER, "window memory must be a direct ByteBuffer or a native BytesStore, got "
+        throw new RmaException(ErrorClass.ERR_BUFFER,
+                "window memory must be a direct ByteBuffer or a native BytesStore, got "
                 + memory.getClass().getName());
     }
 
@@ -103,7 +108,8 @@ final class WindowMemory {
             return new WindowMemory(address + offset, 0, null, null, false, null);
         }
         ByteBuffer b = buffer == null ? null
-                : buffer.duplicate().clear().position((int) offset).limit((int) (offset + len)).slice().order(ByteOrder.LITTLE_ENDIAN);
+                : buffer.duplicate().clear().position((int) offset).limit((int) (offset
+                + len)).slice().order(ByteOrder.LITTLE_ENDIAN);
         BytesStore<?, ?> bs = b != null ? BytesStore.wrap(b) : BytesStore.wrap(address + offset, len);
         return new WindowMemory(address + offset, len, bs, b, false, null);
     }

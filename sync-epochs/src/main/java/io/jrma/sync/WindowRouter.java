@@ -3,6 +3,8 @@ package io.jrma.sync;
 import io.jrma.core.wire.Batch;
 import io.jrma.core.wire.BatchReceiver;
 import io.jrma.core.wire.PacketHeader;
+import java.nio.ByteBuffer;
+import org.agrona.DirectBuffer;
 
 /**
  * Routes batches for one window id to the window object of the addressed rank in this JVM (all ranks of a
@@ -56,7 +58,7 @@ final class WindowRouter implements BatchReceiver {
     }
 
     @Override
-    public java.nio.ByteBuffer placement(org.agrona.DirectBuffer header, int at) {
+    public ByteBuffer placement(DirectBuffer header, int at) {
         PacketTarget t = target(PacketHeader.dst(header, at));
         return t == null ? null : t.placement(header, at);
     }

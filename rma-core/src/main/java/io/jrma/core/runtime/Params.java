@@ -87,6 +87,29 @@ public final class Params {
             + "message (the proof of the job secret); a JVM whose launcher does not answer in time fails with "
             + "`ERR_ACCESS`, and a connection to the launcher that does not prove the secret in time is closed");
 
+    /** Whether jrmarun runs a job whose ranks are all threads of this host in its own JVM. */
+    public static final Param LAUNCHER_IN_PROCESS = new Param("jrma.launcher.inProcess", "true", "job",
+            "jrmarun runs a job whose ranks are all threads of one JVM on this host in its own JVM (no second JVM "
+            + "starts) when that JVM has the flags jrma needs and the job asks for no JVM option or variable of its "
+            + "own (`--jvm-arg`, `-x`, `--jdk-linker`, options of a `java` command line); `false`: always a JVM apart");
+
+    /** The class-data sharing archive the JVMs of a jrmarun job start with. */
+    public static final Param LAUNCHER_CDS_ARCHIVE = new Param("jrma.launcher.cdsArchive", "", "job",
+            "the class-data sharing archive (`-XX:SharedArchiveFile`) jrmarun's JVMs start with, which makes each "
+            + "start quicker; `bin/jrmarun` makes one per JDK and jar set under `${XDG_CACHE_HOME:-~/.cache}/jrma` "
+            + "(`JRMA_CDS=0` turns that off); empty: none");
+
+    /** After how long a stopped JVM of a jrmarun job is reported. */
+    public static final Param LAUNCHER_STOPPED_NOTICE_MS = new Param("jrma.launcher.stoppedNoticeMs", "5000", "job",
+            "jrmarun prints a notice naming a JVM of this host that has been stopped (SIGSTOP, SIGTSTP: state T) "
+            + "for this long (ms), once, and another when it runs again; `0`: no notice");
+
+    /** After how long a stopped JVM of a jrmarun job ends the job. */
+    public static final Param LAUNCHER_STOPPED_FAIL_MS = new Param("jrma.launcher.stoppedFailMs", "0", "job",
+            "a JVM of this host stopped (state T) for this long (ms) ends the job with ERR_PROC_ABORTED (exit code "
+            + "74), as a dead one would; `0` (the default): never, as mpirun, since a job may be stopped on purpose "
+            + "(its peers then wait; `--timeout` still applies)");
+
     /** Whether each rank of a jrmarun program gets its own class loader. */
     public static final Param RANK_LOADERS = new Param("jrma.rankLoaders", "isolated", "job",
             "`isolated`: under jrmarun each rank loads the program's classes (and the mpi package) in its own class "
@@ -172,7 +195,8 @@ public final class Params {
     /** All parameters, for listing. */
     public static final List<Param> ALL = List.of(PATH, PROGRESS, WAIT_SPINS, WAIT_YIELDS, WAIT_MAX_PARK_NS,
             AGENT_MAX_PARK_NS, ISSUE, EAGER_BYTES, MAX_PENDING, LOCK_COALESCE, ACKS, JOB_TIMEOUT_MS, JVMS, JVMS_REUSE,
-            LAUNCHER_HEARTBEAT_MS, LAUNCHER_SILENCE_MS, LAUNCHER_HANDSHAKE_TIMEOUT_MS,
+            LAUNCHER_HEARTBEAT_MS, LAUNCHER_SILENCE_MS, LAUNCHER_HANDSHAKE_TIMEOUT_MS, LAUNCHER_IN_PROCESS,
+            LAUNCHER_CDS_ARCHIVE, LAUNCHER_STOPPED_NOTICE_MS, LAUNCHER_STOPPED_FAIL_MS,
             RANK_LOADERS, SHM_WINDOWS, CMA_MIN_BYTES, OP_SLOTS, OP_SLOTS_GETS, OP_SLOTS_WAIT_NS, SHM_DIR, TRANSPORTS,
             BIND, BIND_REPORT, BIND_CPUS, COLL_SPIN_NS, COLL_ALLGATHER_SHORT, COLL_REDUCE_SCATTER_SHORT);
 
