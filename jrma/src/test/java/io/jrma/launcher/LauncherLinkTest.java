@@ -43,7 +43,7 @@ class LauncherLinkTest {
         try {
             r.awaitLine(l -> l.contains("THROWING"), 90_000);
             long t0 = System.nanoTime();
-            r.process().descendants().forEach(r.seen()::add);
+            r.noteDescendants();
             assertTrue(r.process().waitFor(GRACE_S + 20, TimeUnit.SECONDS), "jrmarun still running: " + r.output());
             long ms = (System.nanoTime() - t0) / 1_000_000;
             Thread.sleep(200); // the reader takes the last lines
