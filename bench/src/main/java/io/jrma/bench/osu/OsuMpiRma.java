@@ -35,6 +35,12 @@ import mpi.Win;
  * the operations left in its window (puts: the origin's bytes; accumulates: the sum of every operation; fetch_and_op:
  * one per operation; compare_and_swap: the swapped value) and the origin what gets fetched (the target's pattern);
  * a wrong byte ends the run with {@code # DATA VALIDATION ERROR} and a non-zero exit.
+ *
+ * <p>{@code put_bw} and {@code get_bw} are OSU's {@code osu_put_bw} and {@code osu_get_bw}: each iteration issues a
+ * window of {@code -W} operations (64, OSU's default) to consecutive slots of the target's window, then one flush (or
+ * the synchronization {@code -s} names: {@code flush}, {@code flush_local}, {@code lock}, {@code lock_all}); 100 timed
+ * iterations after 10 skipped up to 8 KiB, 20 after 2 above; the row is MB/s (10<sup>6</sup> bytes), as OSU's and the
+ * C twin's {@code put_bw}/{@code get_bw}.
  */
 public final class OsuMpiRma {
     private static final int LARGE = 8192;
@@ -43,6 +49,12 @@ public final class OsuMpiRma {
     private static final int LOOP_LARGE = 1_000;
     private static final int SKIP_LARGE = 10;
     private static final long MAX_DEFAULT = 4L << 20;
+    private static final int BW_LOOP_SMALL = 100;
+    private static final int BW_SKIP_SMALL = 10;
+    private static final int BW_LOOP_LARGE = 20;
+    private static final int BW_SKIP_LARGE = 2;
+    /** Operations in flight per iteration of a bandwidth test (OSU's window size). */
+    private static final int BW_WINDOW_DEFAULT = 64;
     /** A block of the probe is steady when its median is within this factor of the last block's. */
     private static final double STEADY_FACTOR = 2.0;
 
@@ -54,30 +66,39 @@ public final class OsuMpiRma {
     private final String window;
     private final String title;
     private final String syncName;
+    /** A bandwidth test: {@link #windowOps} operations per iteration, the row in MB/s. */
+    private final boolean bw;
+    private final int windowOps;
 
     private Win win;
     private ByteBuffer winMem;
     private ByteBuffer src;
     private ByteBuffer res;
+    /** Per operation of a bandwidth window: its slice of {@link #src} and of {@link #res}. */
+    private ByteBuffer[] srcSlot;
+    private ByteBuffer[] resSlot;
     private LongBuffer lsrc;
     private LongBuffer lcmp;
     private LongBuffer lres;
     private Group peerGroup;
 
-    private OsuMpiRma(String test, String sync, String window) {
+    private OsuMpiRma(String test, String sync, String window, int windowOps) {
+        this.bw = test.endsWith("_bw");
+        this.windowOps = bw ? windowOps : 1;
         this.op = switch (test) {
-            case "put_latency" -> PUT;
-            case "get_latency" -> GET;
+            case "put_latency", "put_bw" -> PUT;
+            case "get_latency", "get_bw" -> GET;
             case "acc_latency" -> ACC;
             case "get_acc_latency" -> GET_ACC;
             case "fop_latency" -> FOP;
             case "cas_latency" -> CAS;
             default -> throw new IllegalArgumentException("unknown test " + test
-                    + " (put_latency, get_latency, acc_latency, get_acc_latency, fop_latency, cas_latency)");
+                    + " (put_latency, get_latency, acc_latency, get_acc_latency, fop_latency, cas_latency, put_bw,"
+                    + " get_bw)");
         };
         this.title = switch (op) {
-            case PUT -> "Put Latency";
-            case GET -> "Get Latency";
+            case PUT -> bw ? "Put Bandwidth" : "Put Latency";
+            case GET -> bw ? "Get Bandwidth" : "Get Latency";
             case ACC -> "Accumulate Latency";
             case GET_ACC -> "Get_accumulate Latency";
             case FOP -> "Fetch_and_op Latency";
@@ -105,14 +126,20 @@ public final class OsuMpiRma {
             throw new IllegalArgumentException("unknown window " + window + " (allocate, create, dynamic)");
         }
         this.window = window;
+        if (bw && (this.sync == FENCE || this.sync == PSCW)) {
+            throw new IllegalArgumentException("the bandwidth tests take -s flush, flush_local, lock or lock_all");
+        }
+        if (this.windowOps < 1) {
+            throw new IllegalArgumentException("-W takes a positive number of operations, not " + windowOps);
+        }
     }
 
     public static void main(String[] args) throws MPIException {
         MPI.Init(args);
         if (args.length == 0) {
             throw new IllegalArgumentException("usage: OsuMpiRma put_latency|get_latency|acc_latency|get_acc_latency"
-                    + "|fop_latency|cas_latency [-w allocate|create|dynamic] [-s flush|flush_local|lock|lock_all|fence"
-                    + "|pscw] [-m [MIN:]MAX] [-i ITER] [-x SKIP] [-P N]");
+                    + "|fop_latency|cas_latency|put_bw|get_bw [-w allocate|create|dynamic] [-s flush|flush_local|lock"
+                    + "|lock_all|fence|pscw] [-m [MIN:]MAX] [-i ITER] [-x SKIP] [-W WINDOW] [-P N]");
         }
         String sync = "flush";
         String window = "allocate";
@@ -121,6 +148,7 @@ public final class OsuMpiRma {
         int iters = -1;
         int skip = -1;
         int probe = 0;
+        int windowOps = BW_WINDOW_DEFAULT;
         for (int i = 1; i < args.length; i++) {
             switch (args[i]) {
                 case "-w" -> window = args[++i];
@@ -134,6 +162,7 @@ public final class OsuMpiRma {
                 case "-i" -> iters = Integer.parseInt(args[++i]);
                 case "-x" -> skip = Integer.parseInt(args[++i]);
                 case "-P" -> probe = Integer.parseInt(args[++i]);
+                case "-W" -> windowOps = Integer.parseInt(args[++i]);
                 default -> throw new IllegalArgumentException("unknown option " + args[i]);
             }
         }
@@ -141,7 +170,7 @@ public final class OsuMpiRma {
             throw new IllegalArgumentException("the OSU one-sided tests run on exactly 2 ranks, not "
                     + MPI.COMM_WORLD.getSize());
         }
-        new OsuMpiRma(args[0], sync, window).run(min, max, iters, skip, probe);
+        new OsuMpiRma(args[0], sync, window, windowOps).run(min, max, iters, skip, probe);
         MPI.Finalize();
     }
 
@@ -153,7 +182,7 @@ public final class OsuMpiRma {
         int me = MPI.COMM_WORLD.getRank();
         long lo = atomic() ? Long.BYTES : min;
         long hi = atomic() ? Long.BYTES : max;
-        if (lo < 1 || hi < lo || hi > Integer.MAX_VALUE / 2) {
+        if (lo < 1 || hi < lo || hi * windowOps > Integer.MAX_VALUE / 2) {
             throw new IllegalArgumentException("bad sizes " + min + ":" + max);
         }
         if (me == 0) {
@@ -164,15 +193,15 @@ public final class OsuMpiRma {
                 default -> "allocate";
             });
             System.out.println("# Synchronization: " + syncName);
-            System.out.printf(Locale.ROOT, "%-10s%20s%n", "# Size", "Latency (us)");
+            System.out.printf(Locale.ROOT, "%-10s%20s%n", "# Size", bw ? "Bandwidth (MB/s)" : "Latency (us)");
         }
         peerGroup = MPI.COMM_WORLD.getGroup().incl(new int[] {1 - me});
-        src = MPI.newByteBuffer((int) hi);
-        res = MPI.newByteBuffer((int) hi);
+        src = MPI.newByteBuffer((int) hi * windowOps);
+        res = MPI.newByteBuffer((int) hi * windowOps);
         lsrc = MPI.newLongBuffer(1);
         lcmp = MPI.newLongBuffer(1);
         lres = MPI.newLongBuffer(1);
-        for (int i = 0; i < hi; i++) {
+        for (int i = 0; i < hi * windowOps; i++) {
             src.put(i, (byte) i);
         }
         lsrc.put(0, 1);
@@ -180,16 +209,20 @@ public final class OsuMpiRma {
         long failedAt = -1;
         for (long size = lo; size <= hi; size *= 2) {
             boolean large = size > LARGE;
-            int n = iters > 0 ? iters : large ? LOOP_LARGE : LOOP_SMALL;
-            int warm = skip >= 0 ? skip : large ? SKIP_LARGE : SKIP_SMALL;
-            makeWindow((int) size);
+            int loop = bw ? (large ? BW_LOOP_LARGE : BW_LOOP_SMALL) : large ? LOOP_LARGE : LOOP_SMALL;
+            int n = iters > 0 ? iters : loop;
+            int warm = skip >= 0 ? skip : bw ? (large ? BW_SKIP_LARGE : BW_SKIP_SMALL) : large ? SKIP_LARGE : SKIP_SMALL;
+            int span = (int) size * windowOps; // the bytes one iteration reaches in the target's window
+            makeWindow(span);
+            slots((int) size);
             double[] times = probe > 0 && me == 0 ? new double[n] : null;
             double t = measure(me, (int) size, n, warm, times);
-            long[] bad = {check(me, (int) size, warm + n)};
+            long[] bad = {check(me, span, warm + n)};
             long[] allBad = new long[1];
             MPI.COMM_WORLD.allReduce(bad, allBad, 1, MPI.LONG, MPI.SUM);
             if (me == 0) {
-                System.out.printf(Locale.ROOT, "%-10d%20.2f%n", size, t);
+                // t: the mean time of one iteration in microseconds; a bandwidth row is bytes per microsecond
+                System.out.printf(Locale.ROOT, "%-10d%20.2f%n", size, bw ? (double) size * windowOps / t : t);
                 if (times != null) {
                     printProbe(size, times, probe);
                 }
@@ -350,13 +383,34 @@ public final class OsuMpiRma {
         win = null;
     }
 
-    /** One operation of the test to rank {@code peer}, as OSU issues it. */
+    /** Cuts the origin's buffers into the slots of a bandwidth window (outside the timing, as OSU's pointers). */
+    private void slots(int size) {
+        srcSlot = new ByteBuffer[windowOps];
+        resSlot = new ByteBuffer[windowOps];
+        for (int j = 0; j < windowOps; j++) {
+            srcSlot[j] = src.slice(j * size, size);
+            resSlot[j] = res.slice(j * size, size);
+        }
+    }
+
+    /** One iteration's operations to rank {@code peer}: one for a latency test, a window for a bandwidth test. */
     private void issue(int peer, int size, long disp) throws MPIException {
+        if (!bw) {
+            issueOne(peer, size, disp, src, res); // the whole buffers: one operation
+            return;
+        }
+        for (int j = 0; j < windowOps; j++) {
+            issueOne(peer, size, disp + (long) j * size, srcSlot[j], resSlot[j]);
+        }
+    }
+
+    /** One operation of the test to rank {@code peer}, as OSU issues it. */
+    private void issueOne(int peer, int size, long disp, ByteBuffer from, ByteBuffer into) throws MPIException {
         switch (op) {
-            case PUT -> win.put(src, size, MPI.BYTE, peer, disp, size, MPI.BYTE);
-            case GET -> win.get(res, size, MPI.BYTE, peer, disp, size, MPI.BYTE);
-            case ACC -> win.accumulate(src, count(size), type(size), peer, disp, count(size), type(size), op(size));
-            case GET_ACC -> win.getAccumulate(src, count(size), type(size), res, count(size), type(size), peer, disp,
+            case PUT -> win.put(from, size, MPI.BYTE, peer, disp, size, MPI.BYTE);
+            case GET -> win.get(into, size, MPI.BYTE, peer, disp, size, MPI.BYTE);
+            case ACC -> win.accumulate(from, count(size), type(size), peer, disp, count(size), type(size), op(size));
+            case GET_ACC -> win.getAccumulate(from, count(size), type(size), into, count(size), type(size), peer, disp,
                     count(size), type(size), op(size));
             case FOP -> win.fetchAndOp(lsrc, lres, MPI.LONG, peer, disp, MPI.SUM);
             default -> win.compareAndSwap(lsrc, lcmp, lres, MPI.LONG, peer, disp);

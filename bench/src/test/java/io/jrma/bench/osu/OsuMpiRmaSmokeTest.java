@@ -8,8 +8,9 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * The OSU one-sided twin on the {@code mpi} package runs under jrmarun as a user starts it, on thread ranks and on
- * one JVM per rank, on every window kind and each kind of synchronization: one row per size, and what every size's
- * operations left in the target's window and in the origin's buffers checked by the twin itself.
+ * one JVM per rank, on every window kind and each kind of synchronization, latency and bandwidth tests: one row per
+ * size, and what every size's operations left in the target's window and in the origin's buffers checked by the twin
+ * itself.
  */
 class OsuMpiRmaSmokeTest {
 
@@ -48,5 +49,10 @@ class OsuMpiRmaSmokeTest {
                 "flush_local", "-P", "5"}, tiny));
         assertRun(cas, "Compare_and_swap Latency", 8);
         assertTrue(cas.contains("# probe size 8: steady"), cas);
+        // the bandwidth tests: a window of operations into consecutive slots, each slot's bytes checked
+        assertRun(Jrmarun.run(Jrmarun.cat(new String[] {"-n", "2", "--jvms", "2", main, "put_bw", "-m", "512:1024",
+            "-W", "8"}, tiny)), "Put Bandwidth", 512, 1024);
+        assertRun(Jrmarun.run(Jrmarun.cat(new String[] {"-n", "2", main, "get_bw", "-s", "lock", "-m", "4:4"}, tiny)),
+                "Get Bandwidth", 4);
     }
 }
