@@ -110,6 +110,14 @@ public final class Jrma {
         }
     }
 
+    /**
+     * Whether this process was started by a launcher to be one rank of its job (jrmarun's JVM of one rank,
+     * {@code mpirun}, {@code mpiexec}, {@code srun}) and has not joined it yet: {@link #world()} joins it then.
+     */
+    public static boolean startedAsRank() {
+        return joinedBy == null && RankThreads.world() == null && launcherDetected();
+    }
+
     /** Whether the calling thread belongs to a rank of a running job (see {@link #world()}). */
     public static boolean inJob() {
         return RankThreads.world() != null;
@@ -139,12 +147,13 @@ public final class Jrma {
     }
 
     /**
-     * For a program's {@code main}: under {@code jrmarun} (the calling thread already is a rank) runs
-     * {@code main} right here as this rank; otherwise starts a job of {@code nranks} thread ranks and waits
-     * for it. So one program runs both as {@code jrmarun -n 8 Prog} and as {@code java Prog}.
+     * For a program's {@code main}: under {@code jrmarun} (the calling thread already is a rank, or this JVM was
+     * started to be one rank and joins the launcher's job now, as under {@code mpirun}, {@code mpiexec} and
+     * {@code srun}) runs {@code main} right here as this rank; otherwise starts a job of {@code nranks} thread ranks
+     * and waits for it. So one program runs both as {@code jrmarun -n 8 Prog} and as {@code java Prog}.
      */
     public static void runOrJoin(int nranks, RankMain main) throws Exception {
-        if (inJob()) {
+        if (inJob() || startedAsRank()) {
             main.run(world());
         } else {
             run(nranks, main);

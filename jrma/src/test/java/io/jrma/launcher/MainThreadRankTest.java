@@ -31,6 +31,23 @@ class MainThreadRankTest {
         r.assertNoJvmLeft();
     }
 
+    /**
+     * Jrma.runOrJoin in a JVM of one rank joins jrmarun's job with its parameters: it must not start a job of its own
+     * in each JVM (which would print every rank once per JVM, and ignore --param).
+     */
+    @Test
+    @Timeout(60)
+    void runOrJoinInAJvmOfOneRankJoinsTheLaunchersJob() throws Exception {
+        ChildProcess r = ChildProcess.jrmarun("-n", "2", "--jvms", "2", "--param", "jrma.path=packet",
+                FIX + "RunOrJoinWorld", "2");
+        assertEquals(0, r.exit(40), r.output());
+        assertEquals(2, r.count("runOrJoin rank "), r.output());
+        for (int k = 0; k < 2; k++) {
+            assertTrue(r.printed("runOrJoin rank " + k + " of 2 path=packet"), r.output());
+        }
+        r.assertNoJvmLeft();
+    }
+
     @Test
     @Timeout(60)
     void everyRankOfAJvmPerRankJobHasTheProgramAtTheBottom() throws Exception {

@@ -135,7 +135,7 @@ public final class FlushLockMicro implements Serializable {
 
     /** Runs every selected case: on this job's ranks under jrmarun, else on thread-rank jobs per path. */
     void runAll() throws Exception {
-        if (Jrma.inJob()) {
+        if (Jrma.inJob() || Jrma.startedAsRank()) {
             run(Jrma.world(), true, true);
             return;
         }
