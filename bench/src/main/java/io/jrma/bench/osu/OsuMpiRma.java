@@ -211,7 +211,8 @@ public final class OsuMpiRma {
             boolean large = size > LARGE;
             int loop = bw ? (large ? BW_LOOP_LARGE : BW_LOOP_SMALL) : large ? LOOP_LARGE : LOOP_SMALL;
             int n = iters > 0 ? iters : loop;
-            int warm = skip >= 0 ? skip : bw ? (large ? BW_SKIP_LARGE : BW_SKIP_SMALL) : large ? SKIP_LARGE : SKIP_SMALL;
+            int osuSkip = bw ? (large ? BW_SKIP_LARGE : BW_SKIP_SMALL) : large ? SKIP_LARGE : SKIP_SMALL;
+            int warm = skip >= 0 ? skip : osuSkip;
             int span = (int) size * windowOps; // the bytes one iteration reaches in the target's window
             makeWindow(span);
             slots((int) size);
