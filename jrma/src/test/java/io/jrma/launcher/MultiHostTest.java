@@ -14,6 +14,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 import javax.tools.JavaCompiler;
 import javax.tools.ToolProvider;
@@ -263,5 +264,56 @@ class MultiHostTest {
         assertEquals(1, r.exit(FAILED_JOB_S), r.output());
         assertTrue(r.lines().get(0).startsWith("jrmarun: cannot start JVM 0 on host " + hosts.address(0)
                 + " with the launch agent '" + agent + "': "), r.output());
+    }
+
+    /**
+     * A process on another host that knows the job's id and its TCP agent's address but not the secret (issue 34's
+     * stranger, across hosts): its handshake is refused and counted, and neither rank's window changes.
+     */
+    @Test
+    @Timeout(JOB_S + 30)
+    void aStrangerOnAnotherHostCannotJoinNorChangeAWindow() throws Exception {
+        Path go = hosts.dir().resolve("stranger-tried");
+        Files.deleteIfExists(go);
+        Path script = hosts.dir().resolve("stranger.py");
+        Files.writeString(script, String.join("\n",
+                "import os, socket, struct, sys",
+                "s = socket.create_connection((sys.argv[1], int(sys.argv[2])), timeout=10)",
+                "s.sendall(struct.pack('>ii', 0x4a524d41, 1) + bytes.fromhex(sys.argv[3])",
+                "          + struct.pack('>i', 1) + os.urandom(16))",
+                "got = b''",
+                "verdict = b''",
+                "try:",
+                "    while len(got) < 52:",
+                "        b = s.recv(52 - len(got))",
+                "        if not b:",
+                "            break",
+                "        got += b",
+                "    s.sendall(os.urandom(32))",
+                "    verdict = s.recv(1)",
+                "except OSError:",
+                "    pass",
+                "print('ADMITTED' if verdict == b'\\x01' else 'REFUSED after a challenge of %d bytes' % len(got))",
+                ""));
+        ChildProcess r = jrmarun("--host", hosts.address(0) + "," + hosts.address(1), FIX + "TcpStrangerTarget",
+                go.toString());
+        try {
+            String agent = r.awaitLine(l -> l.startsWith("AGENT "), JOB_S * 1000);
+            String[] a = agent.split(" ");
+            assertEquals(hosts.address(0), a[1], "rank 0's agent listens on its host's address: " + agent);
+            Process p = new ProcessBuilder(hosts.agent().toString(), hosts.address(1), "python3", script.toString(),
+                    a[1], a[2], a[3]).redirectErrorStream(true).start();
+            assertTrue(p.waitFor(60, TimeUnit.SECONDS), "the stranger on " + hosts.name(1) + " still runs");
+            String said = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
+            System.out.println("MultiHostTest: a stranger on " + hosts.name(1) + " tried rank 0's agent at " + a[1]
+                    + ":" + a[2] + ": " + said);
+            assertTrue(said.startsWith("REFUSED after a challenge of 52 bytes"), said);
+            Files.writeString(go, "tried");
+            assertEquals(0, r.exit(JOB_S), r.output());
+            long before = Long.parseLong(a[4]);
+            assertTrue(r.lines().contains("UNDISTURBED refused=" + (before + 1)), r.output());
+        } finally {
+            r.kill();
+        }
     }
 }
