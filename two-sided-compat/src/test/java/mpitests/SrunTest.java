@@ -10,6 +10,7 @@ import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -287,6 +288,80 @@ class SrunTest {
         }
         System.out.printf("SrunTest: --mpi=%s: srun ended %.1f s after rank 1 was killed%n", mpi, seconds);
         s.assertNothingLeft();
+    }
+
+    /**
+     * jrmarun in a batch script, given no hosts: it runs on the allocation's two nodes with their slots (two each),
+     * starting the JVM of each node with srun as mpirun's plm/slurm does (these nodes have no ssh between them), and
+     * the ranks of both nodes reach each other. Afterwards no JVM of the job is left.
+     */
+    @Test
+    void jrmarunInABatchScriptRunsOnTheAllocationsNodesThroughSrun() throws Exception {
+        assume("none");
+        String sbatch = SlurmCluster.find("sbatch");
+        Assumptions.assumeTrue(sbatch != null, "SrunTest: sbatch is not installed");
+        String marker = "-Djrma.test.sbatch=" + UUID.randomUUID();
+        String cp = System.getProperty("java.class.path");
+        List<String> jrmarun = new ArrayList<>(List.of(Command.java()));
+        jrmarun.addAll(Command.jrmaJvmFlags());
+        jrmarun.addAll(List.of("-cp", cp, "io.jrma.launcher.JrmaRun", "java", marker, "-cp", cp,
+                "mpitests.SlurmNode"));
+        Path script = cluster.dir.resolve("jrmarun-job.sh");
+        Files.writeString(script, "#!/bin/sh\nexec " + String.join(" ", jrmarun.stream().map(SrunTest::shellWord)
+                .toList()) + "\n");
+        Files.setPosixFilePermissions(script, PosixFilePermissions.fromString("rwx------"));
+        Path out = cluster.dir.resolve("jrmarun-job.out");
+        ProcessBuilder pb = new ProcessBuilder(sbatch, "--wait", "-N", "2", "--ntasks-per-node=2",
+                "--chdir=" + cluster.dir, "--output=" + out, script.toString()).redirectErrorStream(true);
+        cluster.clean(pb.environment());
+        Set<Long> seen = ConcurrentHashMap.newKeySet();
+        Process p = pb.start();
+        try {
+            long deadline = System.nanoTime() + STEP_SECONDS * 1_000_000_000L;
+            while (p.isAlive() && System.nanoTime() < deadline) {
+                withMarker(marker).forEach(h -> seen.add(h.pid()));
+                Thread.sleep(100);
+            }
+            String said = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            String job = Files.exists(out) ? Files.readString(out) : "(no output file)";
+            assertTrue(!p.isAlive(), "sbatch --wait did not end within " + STEP_SECONDS + " s:\n" + said + job);
+            assertEquals(0, p.exitValue(), said + job);
+            for (int r = 0; r < 4; r++) {
+                String node = cluster.node(r < 2 ? SlurmCluster.NODE1 : SlurmCluster.NODE2);
+                assertTrue(job.contains("rank " + r + " of 4 on slurm node " + node + "\n"), "rank " + r + ":\n" + job);
+            }
+            assertTrue(job.contains("sum 6 token 4"), job);
+            assertTrue(seen.size() >= 3, "jrmarun and a JVM on each node, seen: " + seen + "\n" + job);
+            long gone = System.nanoTime() + GONE_MS * 1_000_000L;
+            while (withMarker(marker).findAny().isPresent() && System.nanoTime() < gone) {
+                Thread.sleep(50);
+            }
+            assertEquals(List.of(), withMarker(marker).map(ProcessHandle::pid).toList(), "JVMs of the job left");
+        } finally {
+            p.destroyForcibly();
+            withMarker(marker).forEach(ProcessHandle::destroyForcibly);
+        }
+    }
+
+    /**
+     * The JVMs with {@code marker} among their arguments (jrmarun's and the ranks'; srun has it inside a word). Read
+     * from /proc: ProcessHandle.Info gives no arguments for a command line past 4 KiB, as these are.
+     */
+    private static Stream<ProcessHandle> withMarker(String marker) {
+        return ProcessHandle.allProcesses().filter(h -> {
+            try {
+                List<String> words = Arrays.asList(Files.readString(Path.of("/proc", String.valueOf(h.pid()),
+                        "cmdline"), StandardCharsets.ISO_8859_1).split("\0"));
+                return !words.isEmpty() && words.get(0).endsWith("/java") && words.contains(marker);
+            } catch (IOException | RuntimeException e) {
+                return false; // gone, or not ours to read
+            }
+        });
+    }
+
+    /** {@code s} as one word of a POSIX shell command line. */
+    private static String shellWord(String s) {
+        return "'" + s.replace("'", "'\\''") + "'";
     }
 
     /**

@@ -11,6 +11,7 @@ import java.io.PrintStream;
 import java.net.MalformedURLException;
 import java.net.URL;
 import java.net.URLClassLoader;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -78,7 +79,8 @@ public final class JrmaRun {
             "  -N, --npernode N       N ranks on each host",
             "  --oversubscribe        allow more ranks than slots (without it that is an error)",
             "  --launch-agent CMD     how to start a JVM on another host: CMD HOST COMMAND (default ssh; as mpirun's",
-            "                         plm_rsh_agent); the job secret goes on its stdin, never on a command line",
+            "                         plm_rsh_agent); the job secret goes on its stdin, never on a command line;",
+            "                         inside a Slurm allocation srun (one step per host) unless this is given",
             "  --prefix DIR           jrma's install on the other hosts is in DIR (its jars in DIR/lib); default: the",
             "                         same class path as here (a shared file system)",
             "  -h, --help             this text",
@@ -97,6 +99,16 @@ public final class JrmaRun {
             return Optional.empty();
         }
         return Optional.of(SlurmAllocation.from(env).hostSpec());
+    }
+
+    /** Whether {@code program} is an executable file in one of the directories of {@code env}'s PATH. */
+    static boolean onPath(String program, Map<String, String> env) {
+        for (String d : env.getOrDefault("PATH", "").split(File.pathSeparator)) {
+            if (!d.isEmpty() && Files.isExecutable(Path.of(d, program))) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** {@code JRMA_SLURM=0}: jrmarun ignores the Slurm allocation it runs in. */
@@ -170,6 +182,7 @@ public final class JrmaRun {
         int npernode = -1;
         RankMap.Policy policy = new RankMap.Policy();
         boolean displayMap = false;
+        boolean agentGiven = false;
         List<String> hostArgs = new ArrayList<>();
         String hostfile = null;
         String userCp = null;
@@ -189,6 +202,7 @@ public final class JrmaRun {
                 case "--hostfile", "-hostfile", "--machinefile", "-machinefile" -> hostfile = value(a, i++);
                 case "-N", "--npernode", "-npernode" -> npernode = positive(opt, value(a, i++));
                 case "--launch-agent", "-launch-agent" -> {
+                    agentGiven = true;
                     o.launchAgent = value(a, i++);
                     if (o.launchAgent.isBlank()) {
                         throw new IllegalArgumentException("--launch-agent needs a command");
@@ -248,7 +262,11 @@ public final class JrmaRun {
             throw new IllegalArgumentException("give --host or --hostfile, not both");
         }
         if (hostArgs.isEmpty() && hostfile == null) {
-            allocationHosts(System.getenv()).ifPresent(hostArgs::add);
+            Optional<String> allocated = allocationHosts(System.getenv());
+            allocated.ifPresent(hostArgs::add);
+            if (allocated.isPresent() && !agentGiven && onPath(RemoteStart.SLURM_AGENT, System.getenv())) {
+                o.launchAgent = RemoteStart.SLURM_AGENT; // as mpirun's plm/slurm: the nodes need no ssh
+            }
         }
         RankMap map;
         if (!hostArgs.isEmpty() || hostfile != null) {

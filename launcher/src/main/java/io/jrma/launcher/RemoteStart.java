@@ -26,6 +26,18 @@ import java.util.Set;
 final class RemoteStart {
     /** The launch agent when none is given. */
     static final String DEFAULT_AGENT = "ssh";
+    /**
+     * The launch agent inside a Slurm allocation (as Open MPI's {@code plm/slurm}): {@code srun} starts a step of one
+     * task on the node, so the nodes need no ssh between them.
+     */
+    static final String SLURM_AGENT = "srun";
+    /**
+     * What {@code srun} is given before the node, for one JVM: one task on one node, sharing the allocation's CPUs with
+     * the other steps ({@code --overlap}: every host's step runs at once), unbound (jrma binds its ranks itself), no
+     * PMI (the JVM joins jrmarun's job, not the step), and without srun's own remarks.
+     */
+    static final List<String> SRUN_OPTIONS = List.of("--nodes=1", "--ntasks=1", "--overlap", "--cpu-bind=none",
+            "--mpi=none", "--quiet");
     /** window-rdma's TCP parameter (NetParams.INTERFACE): where each JVM's IO agent listens. */
     static final String TCP_INTERFACE = "jrma.tcp.interface";
     /** Its environment form, as Param reads it. */
@@ -95,7 +107,16 @@ final class RemoteStart {
         if (cmd.isEmpty()) {
             throw new IllegalArgumentException("--launch-agent is empty");
         }
-        cmd.add(host);
+        boolean srun = isSrun(agent);
+        if (srun) {
+            // srun runs a program, not a remote shell's command line: the line goes to sh -c on the node
+            cmd.addAll(SRUN_OPTIONS);
+            cmd.add("--nodelist=" + nodeOf(host));
+            cmd.add("sh");
+            cmd.add("-c");
+        } else {
+            cmd.add(host);
+        }
         StringBuilder remote = new StringBuilder("cd ").append(quote(dir)).append(" && exec ");
         if (secretOnStdin) {
             remote.append("sh -c ").append(quote(SECRET_SCRIPT)).append(" jrma ");
@@ -107,6 +128,12 @@ final class RemoteStart {
         }
         cmd.add(remote.toString());
         return cmd;
+    }
+
+    /** Whether the launch agent is Slurm's {@code srun} (its first word names it, with or without a directory). */
+    static boolean isSrun(String agent) {
+        String first = agent.trim().split("\\s+")[0];
+        return first.equals(SLURM_AGENT) || first.endsWith("/" + SLURM_AGENT);
     }
 
     /** {@code s} as one word of a POSIX shell command line. */

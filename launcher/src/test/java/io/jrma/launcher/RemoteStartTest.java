@@ -41,6 +41,22 @@ class RemoteStartTest {
     }
 
     @Test
+    void srunStartsOneTaskOnTheNodeWithTheShellLineAsItsProgram() {
+        List<String> cmd = RemoteStart.command("/usr/bin/srun --partition=p", "me@node07", "/w", Map.of("K", "v"),
+                List.of("java", "Main"));
+        assertEquals("/usr/bin/srun", cmd.get(0));
+        assertEquals("--partition=p", cmd.get(1), "the agent's own words first");
+        assertEquals(RemoteStart.SRUN_OPTIONS, cmd.subList(2, 2 + RemoteStart.SRUN_OPTIONS.size()));
+        assertEquals(List.of("--nodelist=node07", "sh", "-c", "cd /w && exec sh -c "
+                + RemoteStart.quote(RemoteStart.SECRET_SCRIPT) + " jrma env K=v java Main"),
+                cmd.subList(2 + RemoteStart.SRUN_OPTIONS.size(), cmd.size()));
+        assertTrue(RemoteStart.isSrun("srun"));
+        assertTrue(RemoteStart.isSrun(" /opt/slurm/bin/srun -p x"));
+        assertFalse(RemoteStart.isSrun("ssh"));
+        assertFalse(RemoteStart.isSrun("mysrun"));
+    }
+
+    @Test
     void theRemoteShellPutsTheSecretInAPrivateFileAndLeavesTheRestOfStdinToTheCommand() throws Exception {
         // the remote command as the agent's shell runs it, here with sh as the agent (no host: 'sh -c CMD')
         List<String> cmd = RemoteStart.command("sh -c", "", "/", Map.of("K", "v"), List.of("sh", "-c",
