@@ -141,6 +141,58 @@ class InstallationTest {
         }
     }
 
+    /**
+     * On JDK 25 and later the archive is an ahead-of-time cache, trained by the mpi loops of
+     * io.jrma.training.WarmUpTraining: made once, then opened by jrmarun's JVM and by every JVM it starts. Runs where a
+     * JDK 25+ is found (the property jrma.test.jdk25, else Temurin 25's Debian path) and says why it skips otherwise.
+     */
+    @Test
+    @Timeout(240)
+    void onJdk25TheArchiveIsAnAheadOfTimeCacheThatEveryJvmOpens() throws Exception {
+        Path jdk = Path.of(System.getProperty("jrma.test.jdk25", "/usr/lib/jvm/temurin-25-jdk-amd64"));
+        if (!Files.isExecutable(jdk.resolve("bin").resolve("java"))) {
+            System.out.println("InstallationTest: no JDK 25 at " + jdk + " (-Djrma.test.jdk25=DIR names one): the"
+                    + " ahead-of-time cache is not tried");
+            return;
+        }
+        Path tarball = tarball();
+        if (tarball == null) {
+            return;
+        }
+        Path prefix = Files.createTempDirectory("jrma-install");
+        Path work = Files.createTempDirectory("jrma-user");
+        try {
+            assertEquals(0, run(prefix, List.of("tar", "xzf", tarball.toAbsolutePath().toString())).exit, "unpacking");
+            Path home;
+            try (Stream<Path> s = Files.list(prefix)) {
+                home = s.findFirst().orElseThrow();
+            }
+            List<String> env = List.of("env", "JAVA_HOME=" + jdk, "PATH=" + home.resolve("bin") + File.pathSeparator
+                    + System.getenv("PATH"), "XDG_CACHE_HOME=" + work.resolve("cache"));
+            String classes = Path.of("target", "classes").toAbsolutePath().toString();
+            Result first = run(work, concat(env, "jrmarun", "-np", "2", "-cp", classes, "io.jrma.examples.Hello"));
+            assertEquals(0, first.exit, first.out);
+            assertTrue(first.out.contains("jrmarun: making an ahead-of-time cache"), first.out);
+            Path cache = work.resolve("cache").resolve("jrma");
+            try (Stream<Path> s = Files.list(cache)) {
+                assertTrue(s.anyMatch(p -> p.toString().endsWith(".aot")), "a cache in " + cache
+                        + " (the training ran to its end)");
+            }
+            Result second = run(work, concat(env, "JDK_JAVA_OPTIONS=-Xlog:aot=info", "jrmarun", "-np", "2", "--jvms",
+                    "2", "-cp", classes, "io.jrma.examples.Hello"));
+            assertEquals(0, second.exit, second.out);
+            assertTrue(!second.out.contains("jrmarun: making"), "made once: " + second.out);
+            long opened = second.out.lines().filter(l -> l.contains("Opened AOT cache")).count();
+            assertEquals(3, opened, "jrmarun's JVM and both ranks' JVMs open the cache:\n" + second.out);
+        } finally {
+            for (Path d : new Path[] {prefix, work}) {
+                try (Stream<Path> s = Files.walk(d)) {
+                    s.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+                }
+            }
+        }
+    }
+
     private static List<String> concat(List<String> a, String... b) {
         List<String> all = new ArrayList<>(a);
         all.addAll(List.of(b));

@@ -8,11 +8,13 @@ import java.util.jar.JarEntry;
 import java.util.jar.JarFile;
 
 /**
- * The run {@code bin/jrmarun} makes a class-data sharing archive from ({@code -XX:ArchiveClassesAtExit}), once per
- * JDK and jar set: loads every class of jrma's own jars (the launcher's, the engine's, the transports', the
- * {@code mpi} package's), without initializing them, and runs a small job of thread ranks so that the JDK's and the
- * libraries' classes a job uses are loaded too. The JVMs of later jobs map the archive instead of loading and
- * verifying those classes one by one.
+ * The run {@code bin/jrmarun} makes a class-data sharing archive from, once per JDK and jar set
+ * ({@code -XX:ArchiveClassesAtExit} before JDK 25; from JDK 25 an ahead-of-time cache, {@code -XX:AOTCacheOutput},
+ * which also keeps the JIT's method profiles of the run): loads every class of jrma's own jars (the launcher's, the
+ * engine's, the transports', the {@code mpi} package's), without initializing them, and runs the {@code mpi} loops of
+ * {@code io.jrma.training.WarmUpTraining} on two thread ranks so that the classes a job uses are linked and, on JDK 25+,
+ * their methods profiled. The JVMs of later jobs map the archive instead of loading and verifying those classes one by
+ * one, and on JDK 25+ the JIT compiles the profiled methods early instead of learning them in the user's first loops.
  */
 public final class CdsTraining {
     /** The jars whose every class goes into the archive: jrma's own (the mpi package is mpi.jar in an install). */
@@ -20,6 +22,8 @@ public final class CdsTraining {
         "two-sided-compat-", "mpi.jar"};
     private static final String CLASS_SUFFIX = ".class";
     private static final int TRAINING_RANKS = 2;
+    /** The mpi program whose loops train the archive (in two-sided-compat; the JIT's profiles too on JDK 25+). */
+    private static final String TRAINING_PROGRAM = "io.jrma.training.WarmUpTraining";
 
     private CdsTraining() {
     }
@@ -37,8 +41,20 @@ public final class CdsTraining {
                 loaded += loadAll(entry, loader);
             }
         }
-        Jrma.run(TRAINING_RANKS, world -> world.barrier());
-        System.out.println("jrma: " + loaded + " classes loaded for the class-data sharing archive");
+        boolean trained = false;
+        try {
+            Class.forName(TRAINING_PROGRAM, false, loader);
+            // the ranks run as threads of this JVM (it has jrma's flags), as a thread job of jrmarun does
+            int code = JrmaRun.run(new String[] {"-n", String.valueOf(TRAINING_RANKS), TRAINING_PROGRAM}, System.err);
+            if (code != 0) {
+                throw new IllegalStateException("the training program ended with code " + code);
+            }
+            trained = true;
+        } catch (ClassNotFoundException e) {
+            Jrma.run(TRAINING_RANKS, world -> world.barrier()); // no mpi package on this class path: the engine only
+        }
+        System.out.println("jrma: " + loaded + " classes loaded for the archive" + (trained ? ", and "
+                + TRAINING_PROGRAM + " run" : ""));
     }
 
     private static int loadAll(String jar, ClassLoader loader) throws IOException {

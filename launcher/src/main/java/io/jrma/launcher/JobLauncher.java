@@ -119,6 +119,8 @@ public final class JobLauncher {
         }
     }
 
+    /** The file name ending of a JDK 25+ ahead-of-time cache (bin/jrmarun makes one instead of a CDS archive). */
+    static final String AOT_CACHE_SUFFIX = ".aot";
     /**
      * Tests only ({@code -Djrma.launcher.test.exitReportDelayMs}): how long the onExit callback waits before it
      * reports a JVM's end, as when the common pool that runs it is busy, so that the launcher's own look at the
@@ -512,7 +514,8 @@ public final class JobLauncher {
         cmd.add("-Dslf4j.internal.verbosity=ERROR"); // Chronicle's "no SLF4J provider" notice, once per JVM
         String archive = Params.LAUNCHER_CDS_ARCHIVE.get(o.params);
         if (!archive.isEmpty() && hostOf(j) == null && Files.isRegularFile(Path.of(archive))) {
-            cmd.add("-XX:SharedArchiveFile=" + archive); // jrma's classes mapped, not loaded one by one
+            // jrma's classes mapped, not loaded one by one (JDK 25+: an ahead-of-time cache, with the JIT's profiles)
+            cmd.add((archive.endsWith(AOT_CACHE_SUFFIX) ? "-XX:AOTCache=" : "-XX:SharedArchiveFile=") + archive);
         }
         for (String k : System.getProperties().stringPropertyNames()) {
             if (k.startsWith("jrma.")) { // run-time parameters given to the launching JVM apply to the whole job

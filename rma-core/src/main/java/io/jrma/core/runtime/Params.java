@@ -97,7 +97,8 @@ public final class Params {
     public static final Param LAUNCHER_CDS_ARCHIVE = new Param("jrma.launcher.cdsArchive", "", "job",
             "the class-data sharing archive (`-XX:SharedArchiveFile`) jrmarun's JVMs start with, which makes each "
             + "start quicker; `bin/jrmarun` makes one per JDK and jar set under `${XDG_CACHE_HOME:-~/.cache}/jrma` "
-            + "(`JRMA_CDS=0` turns that off); empty: none");
+            + "(`JRMA_CDS=0` turns that off); from JDK 25 it is an ahead-of-time cache (`*.aot`, `-XX:AOTCache`) that "
+            + "also holds the JIT's profiles of a training run of mpi loops; empty: none");
 
     /** After how long a stopped JVM of a jrmarun job is reported. */
     public static final Param LAUNCHER_STOPPED_NOTICE_MS = new Param("jrma.launcher.stoppedNoticeMs", "5000", "job",
