@@ -44,10 +44,10 @@ public interface Request {
                     return i;
                 }
             }
-            if (round < 10_000) {
+            if (round < RequestWaits.SPIN_ROUNDS) {
                 Thread.onSpinWait();
             } else {
-                LockSupport.parkNanos(20_000);
+                LockSupport.parkNanos(RequestWaits.PARK_NS);
             }
         }
     }

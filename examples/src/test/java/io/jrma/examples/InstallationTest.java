@@ -26,25 +26,12 @@ class InstallationTest {
     @Test
     @Timeout(120)
     void theUnpackedInstallationRunsAJobFromPath() throws Exception {
-        Path tarball;
-        try (Stream<Path> s = Files.list(Path.of("..", "jrma", "target"))) {
-            tarball = s.filter(p -> p.getFileName().toString().endsWith("-dist.tar.gz")).findFirst().orElse(null);
-        } catch (IOException e) {
-            tarball = null;
-        }
-        if (tarball == null) {
-            System.out.println("InstallationTest skipped: no jrma/target/jrma-*-dist.tar.gz (build the whole reactor:"
-                    + " mvn package)");
-            return;
-        }
-        Path prefix = Files.createTempDirectory("jrma-install");
-        Path work = Files.createTempDirectory("jrma-user");
-        try {
-            assertEquals(0, run(prefix, List.of("tar", "xzf", tarball.toAbsolutePath().toString())).exit, "unpacking");
-            Path home;
-            try (Stream<Path> s = Files.list(prefix)) {
-                home = s.findFirst().orElseThrow();
+        try (Installation in = Installation.unpack()) {
+            if (in == null) {
+                return;
             }
+            Path home = in.home();
+            Path work = in.work();
             for (String f : new String[] {"bin/jrmarun", "bin/jrmajavac", "bin/jrma-info", "bin/jrma-flags",
                 "lib/mpi.jar",
                 "docs/README.md", "README.md"}) {
@@ -59,12 +46,6 @@ class InstallationTest {
             assertTrue(r.out.contains("rank 0: got") && r.out.contains("rank 1: got"), r.out);
             Result flags = run(work, List.of("env", "PATH=" + path, "jrma-flags", "--classpath"));
             assertEquals(home.resolve("lib") + "/*", flags.out.trim(), "jrma's class path in the installation");
-        } finally {
-            for (Path d : new Path[] {prefix, work}) {
-                try (Stream<Path> s = Files.walk(d)) {
-                    s.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-                }
-            }
         }
     }
 
@@ -77,18 +58,12 @@ class InstallationTest {
     @Test
     @Timeout(240)
     void jrmajavacCompilesAndThreadJobsRunInJrmarunsOwnJvm() throws Exception {
-        Path tarball = tarball();
-        if (tarball == null) {
-            return;
-        }
-        Path prefix = Files.createTempDirectory("jrma-install");
-        Path work = Files.createTempDirectory("jrma-user");
-        try {
-            assertEquals(0, run(prefix, List.of("tar", "xzf", tarball.toAbsolutePath().toString())).exit, "unpacking");
-            Path home;
-            try (Stream<Path> s = Files.list(prefix)) {
-                home = s.findFirst().orElseThrow();
+        try (Installation in = Installation.unpack()) {
+            if (in == null) {
+                return;
             }
+            Path home = in.home();
+            Path work = in.work();
             Files.writeString(work.resolve("Pid.java"), String.join("\n",
                     "public class Pid {",
                     "    public static void main(String[] a) throws Exception {",
@@ -132,12 +107,6 @@ class InstallationTest {
                 assertTrue(jvms.out.matches("(?s).*rank " + k + " pid=\\d+ parent=" + jvms.pid + " bottom=Pid\\b.*"),
                         "a JVM of its own started by jrmarun, Pid at the bottom: " + jvms.out);
             }
-        } finally {
-            for (Path d : new Path[] {prefix, work}) {
-                try (Stream<Path> s = Files.walk(d)) {
-                    s.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-                }
-            }
         }
     }
 
@@ -155,20 +124,13 @@ class InstallationTest {
                     + " ahead-of-time cache is not tried");
             return;
         }
-        Path tarball = tarball();
-        if (tarball == null) {
-            return;
-        }
-        Path prefix = Files.createTempDirectory("jrma-install");
-        Path work = Files.createTempDirectory("jrma-user");
-        try {
-            assertEquals(0, run(prefix, List.of("tar", "xzf", tarball.toAbsolutePath().toString())).exit, "unpacking");
-            Path home;
-            try (Stream<Path> s = Files.list(prefix)) {
-                home = s.findFirst().orElseThrow();
+        try (Installation in = Installation.unpack()) {
+            if (in == null) {
+                return;
             }
-            List<String> env = List.of("env", "JAVA_HOME=" + jdk, "PATH=" + home.resolve("bin") + File.pathSeparator
-                    + System.getenv("PATH"), "XDG_CACHE_HOME=" + work.resolve("cache"));
+            Path work = in.work();
+            List<String> env = List.of("env", "JAVA_HOME=" + jdk, "PATH=" + in.home().resolve("bin")
+                    + File.pathSeparator + System.getenv("PATH"), "XDG_CACHE_HOME=" + work.resolve("cache"));
             String classes = Path.of("target", "classes").toAbsolutePath().toString();
             Result first = run(work, concat(env, "jrmarun", "-np", "2", "-cp", classes, "io.jrma.examples.Hello"));
             assertEquals(0, first.exit, first.out);
@@ -184,12 +146,6 @@ class InstallationTest {
             assertTrue(!second.out.contains("jrmarun: making"), "made once: " + second.out);
             long opened = second.out.lines().filter(l -> l.contains("Opened AOT cache")).count();
             assertEquals(3, opened, "jrmarun's JVM and both ranks' JVMs open the cache:\n" + second.out);
-        } finally {
-            for (Path d : new Path[] {prefix, work}) {
-                try (Stream<Path> s = Files.walk(d)) {
-                    s.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-                }
-            }
         }
     }
 
@@ -197,6 +153,51 @@ class InstallationTest {
         List<String> all = new ArrayList<>(a);
         all.addAll(List.of(b));
         return all;
+    }
+
+    /**
+     * The installation tarball of a reactor build unpacked into a fresh directory ({@link #home}), beside a fresh
+     * directory for the user's files ({@link #work}); {@link #close} removes both, whatever the test's outcome.
+     */
+    private record Installation(Path prefix, Path home, Path work) implements AutoCloseable {
+        /** The unpacked installation, or null when there is no tarball (then the test says so and skips). */
+        static Installation unpack() throws Exception {
+            Path tarball = tarball();
+            if (tarball == null) {
+                return null;
+            }
+            Path prefix = Files.createTempDirectory("jrma-install");
+            Path work = null;
+            try {
+                work = Files.createTempDirectory("jrma-user");
+                assertEquals(0, run(prefix, List.of("tar", "xzf", tarball.toAbsolutePath().toString())).exit,
+                        "unpacking");
+                try (Stream<Path> s = Files.list(prefix)) {
+                    return new Installation(prefix, s.findFirst().orElseThrow(), work);
+                }
+            } catch (Exception | AssertionError e) {
+                delete(prefix);
+                if (work != null) {
+                    delete(work);
+                }
+                throw e;
+            }
+        }
+
+        @Override
+        public void close() throws IOException {
+            try {
+                delete(prefix);
+            } finally {
+                delete(work);
+            }
+        }
+
+        private static void delete(Path d) throws IOException {
+            try (Stream<Path> s = Files.walk(d)) {
+                s.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            }
+        }
     }
 
     /** The installation tarball of a reactor build, or null (then the test says so and skips). */

@@ -156,16 +156,25 @@ public final class GaMutexes implements AutoCloseable {
 
     /** Spin, then yield, then park: ranks are threads and may outnumber cores. */
     static final class Backoff {
+        /** Pauses that spin before the waiter starts to yield. */
+        private static final int SPINS = 64;
+        /** Pauses (spins included) before the waiter starts to park. */
+        private static final int YIELDS_UNTIL = 256;
+        /** How much longer each further park is than the one before it. */
+        private static final long PARK_STEP_NS = 1_000L;
+        /** The longest park. */
+        private static final long MAX_PARK_NS = 50_000L;
+
         private int n;
 
         void pause() {
             n++;
-            if (n < 64) {
+            if (n < SPINS) {
                 Thread.onSpinWait();
-            } else if (n < 256) {
+            } else if (n < YIELDS_UNTIL) {
                 Thread.yield();
             } else {
-                LockSupport.parkNanos(Math.min(50_000L, 1_000L * (n - 255)));
+                LockSupport.parkNanos(Math.min(MAX_PARK_NS, PARK_STEP_NS * (n - YIELDS_UNTIL + 1)));
             }
         }
     }

@@ -8,13 +8,13 @@ import java.util.jar.JarEntry;
 import java.util.jar.JarFile;
 
 /**
- * The run {@code bin/jrmarun} makes a class-data sharing archive from, once per JDK and jar set
- * ({@code -XX:ArchiveClassesAtExit} before JDK 25; from JDK 25 an ahead-of-time cache, {@code -XX:AOTCacheOutput},
- * which also keeps the JIT's method profiles of the run): loads every class of jrma's own jars (the launcher's, the
- * engine's, the transports', the {@code mpi} package's), without initializing them, and runs the {@code mpi} loops of
- * {@code io.jrma.training.WarmUpTraining} on two thread ranks so that the classes a job uses are linked and, on JDK 25+,
- * their methods profiled. The JVMs of later jobs map the archive instead of loading and verifying those classes one by
- * one, and on JDK 25+ the JIT compiles the profiled methods early instead of learning them in the user's first loops.
+ * The run {@code bin/jrmarun} makes a class-data sharing archive from, once per JDK and jar set ({@code
+ * -XX:ArchiveClassesAtExit} before JDK 25; from JDK 25 an ahead-of-time cache, {@code -XX:AOTCacheOutput}, which also
+ * keeps the JIT's method profiles of the run): loads every class of jrma's own jars (the launcher's, the engine's, the
+ * transports', the {@code mpi} package's), without initializing them, and runs the {@code mpi} loops of {@code
+ * io.jrma.training.WarmUpTraining} on two thread ranks so that the classes a job uses are linked and, on JDK 25+, their
+ * methods profiled. The JVMs of later jobs map the archive instead of loading and verifying those classes one by one,
+ * and on JDK 25+ the JIT compiles the profiled methods early instead of learning them in the user's first loops.
  */
 public final class CdsTraining {
     /** The jars whose every class goes into the archive: jrma's own (the mpi package is mpi.jar in an install). */

@@ -26,6 +26,11 @@ import java.util.Map;
 final class Pmi1 implements Pmi {
     /** Slurm's pmi2 plugin takes a PMI-1 command in one read of at most this many bytes (newline included). */
     private static final int SLURM_MAX_LINE = 1024;
+    /** The longest line a PMI answer may have (64 KiB): longer is a corrupt or foreign peer. */
+    private static final int MAX_LINE_BYTES = 64 * 1024;
+    /** The read buffer of a descriptor the answers come on. */
+    private static final int FD_BUFFER_BYTES = 4096;
+
     /** The C library's read and write, for the inherited PMI_FD (Java has no stream over a bare descriptor). */
     interface Fd extends Library {
         long read(int fd, byte[] buf, long count);
@@ -211,7 +216,7 @@ final class Pmi1 implements Pmi {
                 return b.toString(StandardCharsets.US_ASCII);
             }
             b.write(c);
-            if (b.size() > 64 * 1024) {
+            if (b.size() > MAX_LINE_BYTES) {
                 throw new IOException("PMI: a line longer than 64 KiB");
             }
         }
@@ -230,7 +235,7 @@ final class Pmi1 implements Pmi {
     private static final class FdIn extends InputStream {
         private final Fd c;
         private final int fd;
-        private final byte[] buf = new byte[4096];
+        private final byte[] buf = new byte[FD_BUFFER_BYTES];
         private int pos;
         private int end;
 

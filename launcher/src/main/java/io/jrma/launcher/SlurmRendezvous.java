@@ -4,11 +4,7 @@ import io.jrma.ErrorClass;
 import io.jrma.RmaException;
 import io.jrma.core.auth.Handshake;
 import io.jrma.core.runtime.Param;
-import java.io.BufferedInputStream;
-import java.io.BufferedOutputStream;
 import java.io.Closeable;
-import java.io.DataInputStream;
-import java.io.DataOutputStream;
 import java.io.IOException;
 import java.net.Inet6Address;
 import java.net.InetAddress;
@@ -18,25 +14,15 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketException;
 import java.net.SocketTimeoutException;
-import java.nio.ByteBuffer;
-import java.nio.channels.SeekableByteChannel;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.PosixFilePermission;
-import java.nio.file.attribute.PosixFilePermissions;
-import java.nio.file.attribute.UserPrincipal;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.StringJoiner;
 
 /**
@@ -77,41 +63,32 @@ final class SlurmRendezvous implements Pmi {
     static final String NODENAME = "SLURMD_NODENAME";
     static final String CLUSTER = "SLURM_CLUSTER_NAME";
 
-    private static final int VERSION = 1;
     private static final int HANDSHAKE_TIMEOUT_MS = 5_000;
     private static final int CONNECT_TIMEOUT_MS = 2_000;
     private static final long FIRST_RETRY_MS = 50;
     private static final long MAX_RETRY_MS = 500;
-    private static final int MAX_STRING_BYTES = 1 << 20;
-    private static final Set<PosixFilePermission> OWNER_ONLY_FILE = PosixFilePermissions.fromString("rw-------");
-    private static final Set<PosixFilePermission> OWNER_ONLY_DIR = PosixFilePermissions.fromString("rwx------");
-    private static final Set<PosixFilePermission> WRITABLE_BY_OTHERS = EnumSet.of(PosixFilePermission.GROUP_WRITE,
-            PosixFilePermission.OTHERS_WRITE);
-    private static final Set<PosixFilePermission> ACCESSIBLE_BY_OTHERS = EnumSet.of(PosixFilePermission.GROUP_READ,
-            PosixFilePermission.GROUP_WRITE, PosixFilePermission.GROUP_EXECUTE, PosixFilePermission.OTHERS_READ,
-            PosixFilePermission.OTHERS_WRITE, PosixFilePermission.OTHERS_EXECUTE);
+    private static final long NS_PER_MS = 1_000_000;
 
     private final int rank;
     private final int size;
-    private final Path file;
+    private final SlurmRendezvousFile file;
     /** Slurm's name of this node (rank 0 writes its own; a reader on the same node tries loopback first). */
     private final String node;
     private final long timeoutMs;
     private final Map<String, String> pending = new LinkedHashMap<>();
     private final Map<String, String> all = new HashMap<>();
     /** Rank 0: the connection of each other rank, filled by the acceptor. Others: [0] is the one to rank 0. */
-    private final Link[] peers;
+    private final SlurmLink[] peers;
     private ServerSocket server;
-    private boolean fileRemoved;
     private int exchanges;
 
-    private SlurmRendezvous(int rank, int size, Path file, String node, long timeoutMs) {
+    private SlurmRendezvous(int rank, int size, SlurmRendezvousFile file, String node, long timeoutMs) {
         this.node = node;
         this.rank = rank;
         this.size = size;
         this.file = file;
         this.timeoutMs = timeoutMs;
-        this.peers = new Link[rank == 0 ? size : 1];
+        this.peers = new SlurmLink[rank == 0 ? size : 1];
     }
 
     /**
@@ -159,12 +136,11 @@ final class SlurmRendezvous implements Pmi {
             throw new RmaException(ErrorClass.ERR_ARG, "srun: " + PROCID + "=" + rank + " is not a rank of "
                     + size + " tasks");
         }
-        Path dir = directory(params);
-        String name = safe(env.getOrDefault(CLUSTER, "slurm")) + "-" + safe(env.get(JOB_ID)) + "."
-                + safe(env.get(STEP_ID));
+        Path dir = SlurmRendezvousFile.directory(params);
         String slurmNode = env.get(NODENAME);
         String node = slurmNode != null && !slurmNode.isBlank() ? slurmNode.trim() : hostName();
-        SlurmRendezvous r = new SlurmRendezvous(rank, size, dir.resolve(name), node, TIMEOUT_MS.getLong(params));
+        SlurmRendezvous r = new SlurmRendezvous(rank, size, new SlurmRendezvousFile(dir, env), node,
+                TIMEOUT_MS.getLong(params));
         try {
             if (rank == 0) {
                 r.publish(dir);
@@ -178,63 +154,18 @@ final class SlurmRendezvous implements Pmi {
         return r;
     }
 
-    /** {@code jrma.slurm.dir}, with a leading {@code ~} as the user's home. */
-    static Path directory(Map<String, String> params) {
-        String d = DIR.get(params);
-        if (d.isEmpty()) {
-            throw new RmaException(ErrorClass.ERR_ARG, DIR.name() + " is empty");
-        }
-        if (d.equals("~") || d.startsWith("~/")) {
-            d = System.getProperty("user.home") + d.substring(1);
-        }
-        return Path.of(d).toAbsolutePath();
-    }
-
-    private static String safe(String s) {
-        return s == null ? "none" : s.trim().replaceAll("[^A-Za-z0-9._-]", "_");
-    }
-
     // ---- rank 0
 
     private void publish(Path dir) throws IOException {
-        checkDirectory(dir, true);
+        SlurmRendezvousFile.checkDirectory(dir, true);
         String jobId = Handshake.newJobId();
         String secret = Handshake.newSecret();
         server = new ServerSocket();
         server.bind(new InetSocketAddress(0), size);
-        StringBuilder text = new StringBuilder()
-                .append("version=").append(VERSION).append('\n')
-                .append("node=").append(node).append('\n')
-                .append("addresses=").append(String.join(",", addresses())).append('\n')
-                .append("port=").append(server.getLocalPort()).append('\n')
-                .append("job=").append(jobId).append('\n')
-                .append("secret=").append(secret).append('\n')
-                .append("end\n");
-        writeExclusively(text.toString().getBytes(StandardCharsets.US_ASCII));
+        file.publish(node, String.join(",", addresses()), server.getLocalPort(), jobId, secret);
         Thread acceptor = new Thread(() -> accept(jobId, secret), "jrma-slurm-rendezvous");
         acceptor.setDaemon(true);
         acceptor.start();
-    }
-
-    /** Creates the file with mode 0600, failing if it exists; one left by a crashed step of the same name goes. */
-    private void writeExclusively(byte[] content) throws IOException {
-        for (int attempt = 0;; attempt++) {
-            // the mode is the file's from its creation (open(2) with 0600): no moment when others may read it
-            try (SeekableByteChannel out = Files.newByteChannel(file, EnumSet.of(StandardOpenOption.CREATE_NEW,
-                    StandardOpenOption.WRITE), PosixFilePermissions.asFileAttribute(OWNER_ONLY_FILE))) {
-                out.write(ByteBuffer.wrap(content));
-                return;
-            } catch (FileAlreadyExistsException e) {
-                // job and step ids repeat only when a cluster starts afresh: the file of a step that died before
-                // removing it. Only the user's own goes; the readers retry until they meet this rank 0.
-                if (attempt > 0 || !ownedByMe(file)) {
-                    throw new RmaException(ErrorClass.ERR_ACCESS, "srun --mpi=none: " + file + " exists and "
-                            + (attempt > 0 ? "came back after it was removed" : "is not this user's")
-                            + ": another process uses this job step's name in " + DIR.name());
-                }
-                Files.deleteIfExists(file);
-            }
-        }
     }
 
     /**
@@ -264,7 +195,7 @@ final class SlurmRendezvous implements Pmi {
                     s.close(); // proved the secret, yet no rank this job is missing: not one of ours
                     return;
                 }
-                peers[r] = new Link(s);
+                peers[r] = new SlurmLink(s);
                 peers.notifyAll();
             }
             if (allJoined()) {
@@ -299,7 +230,7 @@ final class SlurmRendezvous implements Pmi {
                 if (missing.isEmpty()) {
                     return;
                 }
-                long leftMs = (deadlineNs - System.nanoTime()) / 1_000_000;
+                long leftMs = (deadlineNs - System.nanoTime()) / NS_PER_MS;
                 if (leftMs <= 0) {
                     throw new RmaException(ErrorClass.ERR_OTHER, "srun --mpi=none: rank(s) " + ranges(missing)
                             + " of " + size + " did not join rank 0 (port " + server.getLocalPort() + ") within "
@@ -319,13 +250,13 @@ final class SlurmRendezvous implements Pmi {
     // ---- ranks other than 0
 
     private void join() throws IOException {
-        long deadline = System.nanoTime() + timeoutMs * 1_000_000L;
+        long deadline = System.nanoTime() + timeoutMs * NS_PER_MS;
         long pause = FIRST_RETRY_MS;
         String last = "it does not exist";
         while (true) {
             Map<String, String> f = null;
             try {
-                f = readFile();
+                f = file.read();
                 if (f == null) {
                     last = "it is incomplete";
                 }
@@ -351,42 +282,6 @@ final class SlurmRendezvous implements Pmi {
         }
     }
 
-    /** The file's fields once it is complete and trustworthy; null while rank 0 is still writing it. */
-    private Map<String, String> readFile() throws IOException {
-        byte[] b = Files.readAllBytes(file);
-        if (!ownedByMe(file)) {
-            throw new RmaException(ErrorClass.ERR_ACCESS, "srun --mpi=none: " + file + " is not this user's: not"
-                    + " trusting it (" + DIR.name() + " must be a directory only this user writes)");
-        }
-        Set<PosixFilePermission> perms = Files.getPosixFilePermissions(file);
-        if (!Collections.disjoint(perms, ACCESSIBLE_BY_OTHERS)) {
-            throw new RmaException(ErrorClass.ERR_ACCESS, "srun --mpi=none: " + file + " has mode "
-                    + PosixFilePermissions.toString(perms) + ", which others may read or write: not trusting it");
-        }
-        String text = new String(b, StandardCharsets.US_ASCII);
-        if (!text.endsWith("end\n")) {
-            return null;
-        }
-        Map<String, String> m = new HashMap<>();
-        for (String line : text.split("\n")) {
-            int eq = line.indexOf('=');
-            if (eq > 0) {
-                m.put(line.substring(0, eq), line.substring(eq + 1));
-            }
-        }
-        for (String k : new String[] {"version", "node", "addresses", "port", "job", "secret"}) {
-            if (m.get(k) == null) {
-                throw new RmaException(ErrorClass.ERR_OTHER, "srun --mpi=none: " + file + " has no " + k);
-            }
-        }
-        if (!String.valueOf(VERSION).equals(m.get("version"))) {
-            throw new RmaException(ErrorClass.ERR_OTHER, "srun --mpi=none: " + file + " is of version "
-                    + m.get("version") + ", this jrma reads version " + VERSION
-                    + ": every task must run the same jrma");
-        }
-        return m;
-    }
-
     /** Connects to rank 0 at one of its addresses; returns null, or why none answered with the secret. */
     private String connectTo(Map<String, String> f) {
         List<String> addresses = new ArrayList<>(List.of(f.getOrDefault("addresses", "").split(",")));
@@ -409,7 +304,7 @@ final class SlurmRendezvous implements Pmi {
                 s.connect(new InetSocketAddress(InetAddress.getByName(a), port), CONNECT_TIMEOUT_MS);
                 s.setTcpNoDelay(true);
                 Handshake.client(s, f.get("job"), f.get("secret"), rank, HANDSHAKE_TIMEOUT_MS);
-                peers[0] = new Link(s);
+                peers[0] = new SlurmLink(s);
                 return null;
             } catch (IOException | IllegalArgumentException e) {
                 closeQuietly(s);
@@ -438,20 +333,20 @@ final class SlurmRendezvous implements Pmi {
 
     @Override
     public void exchange() throws IOException {
-        long deadline = System.nanoTime() + timeoutMs * 1_000_000L;
+        long deadline = System.nanoTime() + timeoutMs * NS_PER_MS;
         boolean first = exchanges++ == 0;
         if (rank == 0) {
             try {
                 awaitAll(deadline);
             } finally {
                 if (first) {
-                    removeFile(); // everyone has read it (or the job failed): it has served
+                    file.remove(); // everyone has read it (or the job failed): it has served
                 }
             }
             all.putAll(pending);
             for (int r = 1; r < size; r++) {
                 try {
-                    all.putAll(readMap(peers[r], deadline));
+                    all.putAll(peers[r].readMap(deadline));
                 } catch (SocketTimeoutException e) {
                     throw new RmaException(ErrorClass.ERR_OTHER, "srun --mpi=none: rank " + r + " did not reach"
                             + " exchange " + exchanges + " within " + timeoutMs + " ms (" + TIMEOUT_MS.name() + ")");
@@ -461,12 +356,12 @@ final class SlurmRendezvous implements Pmi {
                 }
             }
             for (int r = 1; r < size; r++) {
-                writeMap(peers[r], all);
+                peers[r].writeMap(all);
             }
         } else {
-            writeMap(peers[0], pending);
+            peers[0].writeMap(pending);
             try {
-                all.putAll(readMap(peers[0], deadline));
+                all.putAll(peers[0].readMap(deadline));
             } catch (SocketTimeoutException e) {
                 throw new RmaException(ErrorClass.ERR_OTHER, "srun --mpi=none: rank 0 did not complete exchange "
                         + exchanges + " within " + timeoutMs + " ms (" + TIMEOUT_MS.name() + ")");
@@ -506,80 +401,16 @@ final class SlurmRendezvous implements Pmi {
     @Override
     public void close() {
         if (rank == 0) {
-            removeFile();
+            file.remove();
         }
         closeQuietly(server);
         synchronized (peers) {
-            for (Link l : peers) {
+            for (SlurmLink l : peers) {
                 if (l != null) {
                     closeQuietly(l.socket);
                 }
             }
         }
-    }
-
-    private void removeFile() {
-        if (!fileRemoved) {
-            fileRemoved = true;
-            try {
-                Files.deleteIfExists(file);
-            } catch (IOException ignored) {
-                // a later step of this name replaces it
-            }
-        }
-    }
-
-    /** One rendezvous connection and its streams (kept: a buffered stream may have read ahead). */
-    private static final class Link {
-        final Socket socket;
-        final DataInputStream in;
-        final DataOutputStream out;
-
-        Link(Socket socket) throws IOException {
-            this.socket = socket;
-            this.in = new DataInputStream(new BufferedInputStream(socket.getInputStream()));
-            this.out = new DataOutputStream(new BufferedOutputStream(socket.getOutputStream()));
-        }
-    }
-
-    private static void writeMap(Link l, Map<String, String> m) throws IOException {
-        l.out.writeInt(m.size());
-        for (Map.Entry<String, String> e : m.entrySet()) {
-            writeString(l.out, e.getKey());
-            writeString(l.out, e.getValue());
-        }
-        l.out.flush();
-    }
-
-    private static Map<String, String> readMap(Link l, long deadlineNs) throws IOException {
-        l.socket.setSoTimeout((int) Math.max(1, Math.min(Integer.MAX_VALUE,
-                (deadlineNs - System.nanoTime()) / 1_000_000)));
-        int n = l.in.readInt();
-        if (n < 0 || n > MAX_STRING_BYTES) {
-            throw new IOException("a corrupt message (" + n + " entries)");
-        }
-        Map<String, String> m = new HashMap<>();
-        for (int i = 0; i < n; i++) {
-            m.put(readString(l.in), readString(l.in));
-        }
-        l.socket.setSoTimeout(0);
-        return m;
-    }
-
-    private static void writeString(DataOutputStream out, String v) throws IOException {
-        byte[] b = v.getBytes(StandardCharsets.UTF_8);
-        out.writeInt(b.length);
-        out.write(b);
-    }
-
-    private static String readString(DataInputStream in) throws IOException {
-        int len = in.readInt();
-        if (len < 0 || len > MAX_STRING_BYTES) {
-            throw new IOException("a corrupt message (a string of " + len + " bytes)");
-        }
-        byte[] b = new byte[len];
-        in.readFully(b);
-        return new String(b, StandardCharsets.UTF_8);
     }
 
     // ---- this node
@@ -612,31 +443,6 @@ final class SlurmRendezvous implements Pmi {
         out.addAll(v6);
         out.add(InetAddress.getLoopbackAddress().getHostAddress());
         return out;
-    }
-
-    /** Refuses a directory others may write into (they could plant or swap the file); creates it 0700. */
-    private static void checkDirectory(Path dir, boolean create) throws IOException {
-        if (create && !Files.isDirectory(dir)) {
-            try {
-                Files.createDirectories(dir, PosixFilePermissions.asFileAttribute(OWNER_ONLY_DIR));
-            } catch (IOException e) {
-                throw new RmaException(ErrorClass.ERR_ACCESS, "srun --mpi=none: cannot create " + dir + " ("
-                        + DIR.name() + "): " + e);
-            }
-        }
-        Set<PosixFilePermission> perms = Files.getPosixFilePermissions(dir);
-        if (!ownedByMe(dir) || !Collections.disjoint(perms, WRITABLE_BY_OTHERS)) {
-            throw new RmaException(ErrorClass.ERR_ACCESS, "srun --mpi=none: " + dir + " (" + DIR.name() + ") is "
-                    + (ownedByMe(dir) ? "writable by others (" + PosixFilePermissions.toString(perms) + ")"
-                    : "not this user's") + ": choose a directory only this user writes, on a file system every node"
-                    + " shares");
-        }
-    }
-
-    private static boolean ownedByMe(Path p) throws IOException {
-        UserPrincipal me = p.getFileSystem().getUserPrincipalLookupService()
-                .lookupPrincipalByName(System.getProperty("user.name"));
-        return Files.getOwner(p).equals(me);
     }
 
     private static String ranges(List<Integer> ranks) {

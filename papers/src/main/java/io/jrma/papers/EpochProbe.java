@@ -41,6 +41,8 @@ public final class EpochProbe implements Serializable {
     static final int CHUNKS = 5;
     static final int TARGET = 1;
     private static final int NC = Counter.values().length;
+    /** The smallest window and source buffer (one page), for the patterns that do not size them. */
+    private static final long MIN_WIN_BYTES = 4096;
 
     private String pattern = "one-packet";
     private String series = "jrma";
@@ -102,10 +104,10 @@ public final class EpochProbe implements Serializable {
         if (world.size() != 2) {
             throw new IllegalArgumentException("EpochProbe runs on 2 ranks, not " + world.size());
         }
-        long most = pattern.equals("issue") ? Arrays.stream(sizes).max().orElse(8) * ops : 4096;
-        Win w = Win.allocate(world, Math.max(4096, most), 1, null);
+        long most = pattern.equals("issue") ? Arrays.stream(sizes).max().orElse(8) * ops : MIN_WIN_BYTES;
+        Win w = Win.allocate(world, Math.max(MIN_WIN_BYTES, most), 1, null);
         Win stats = Win.allocate(world, 8L * 2 * NC, 8, null);
-        ByteBuffer src = ByteBuffer.allocateDirect((int) Math.max(4096, most));
+        ByteBuffer src = ByteBuffer.allocateDirect((int) Math.max(MIN_WIN_BYTES, most));
         try {
             for (Case c : cases(src)) {
                 measure(world, w, stats, c);

@@ -3,6 +3,7 @@ package io.jrma.shm;
 import io.jrma.ErrorClass;
 import io.jrma.RmaException;
 import io.jrma.core.mem.Memory;
+import io.jrma.core.mem.Pages;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -149,7 +150,7 @@ public final class ShmSegment implements AutoCloseable {
     }
 
     private static long pages(long size) {
-        return Math.max(4096, (size + 4095) & ~4095L);
+        return Math.max(Pages.BYTES, Pages.roundUp(size));
     }
 
     private static long usableOr(Path dir) {

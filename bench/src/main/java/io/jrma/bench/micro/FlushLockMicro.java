@@ -65,6 +65,8 @@ public final class FlushLockMicro implements Serializable {
     private static final int NC = Counter.values().length;
     /** Puts per flush in the message-rate case (OSU's window). */
     static final int RATE_WINDOW = 64;
+    /** Bytes of each rank's window (one page). */
+    private static final long WIN_BYTES = 4096;
 
     private Set<String> cases = new LinkedHashSet<>(ALL_CASES);
     private String paths = "both";
@@ -227,8 +229,8 @@ public final class FlushLockMicro implements Serializable {
         if (t <= 0 || t >= c.n) {
             throw new IllegalArgumentException("--target must be a rank other than 0, not " + t);
         }
-        Win w = Win.allocate(world, 4096, 8, null);
-        Win off = Win.allocate(world, 4096, 8, Info.of("jrma_lock_coalesce", "false"));
+        Win w = Win.allocate(world, WIN_BYTES, 8, null);
+        Win off = Win.allocate(world, WIN_BYTES, 8, Info.of("jrma_lock_coalesce", "false"));
         boolean origin = c.me == 0;
         long[] src = {42};
         try {
@@ -420,7 +422,7 @@ public final class FlushLockMicro implements Serializable {
         int n = c.n;
         int right = (c.me + 1) % n;
         int left = (c.me + n - 1) % n;
-        Win w = Win.allocate(world, 4096, 8, null);
+        Win w = Win.allocate(world, WIN_BYTES, 8, null);
         long[] src = {c.me};
         Group rightG = w.group().incl(right);
         Group leftG = w.group().incl(left);

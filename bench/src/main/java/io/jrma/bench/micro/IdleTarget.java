@@ -35,6 +35,9 @@ import java.util.Locale;
  * (request slots, kernel copies, packets, direct operations: counter deltas over them).
  */
 public final class IdleTarget {
+    /** Bytes of the memory attached to the dynamic window (one page). */
+    private static final int ATTACHED_BYTES = 4096;
+
     private double[] idleMs = {0, 0.1, 1, 10, 100};
     private int samples = 9;
     private String op = "fop";
@@ -98,8 +101,8 @@ public final class IdleTarget {
         }
         int me = world.rank();
         Win w = Win.createDynamic(world, null);
-        ByteBuffer mem = memory.equals("shared") ? Jrma.allocateMemory(4096)
-                : ByteBuffer.allocateDirect(4096).order(ByteOrder.nativeOrder());
+        ByteBuffer mem = memory.equals("shared") ? Jrma.allocateMemory(ATTACHED_BYTES)
+                : ByteBuffer.allocateDirect(ATTACHED_BYTES).order(ByteOrder.nativeOrder());
         w.attach(mem);
         long target;
         try (Win x = Win.allocate(world, 16, 8, null)) { // exchange the attached addresses

@@ -201,8 +201,7 @@ public final class OsuColl {
 
         /** Bytes this thread has allocated so far (HotSpot), or 0. */
         long allocated() {
-            return mx instanceof com.sun.management.ThreadMXBean t
-                    ? t.getThreadAllocatedBytes(Thread.currentThread().getId()) : 0;
+            return ThreadAllocation.ofCurrentThread();
         }
 
         void start() {

@@ -43,6 +43,10 @@ public final class ElementLocks {
      * installs its job's abort check, which throws) instead of spinning forever.
      */
     private static volatile Runnable longWaitCheck = () -> { };
+    /** Tries with a spin-wait hint before a waiter for a taken word yields its core between tries. */
+    private static final int SPINS_BEFORE_YIELD = 100;
+    /** The long-wait check runs once every this many tries plus one (a power of two, less one). */
+    private static final int LONG_WAIT_CHECK_MASK = 4095;
 
     /**
      * A view of a zeroed table of {@link #BYTES} bytes at {@code table}.
@@ -68,11 +72,11 @@ public final class ElementLocks {
         long w = word(address);
         int spins = 0;
         while (!Memory.casLong(null, w, 0, 1)) {
-            if (++spins < 100) {
+            if (++spins < SPINS_BEFORE_YIELD) {
                 Thread.onSpinWait();
             } else {
                 Thread.yield();
-                if ((spins & 4095) == 0) {
+                if ((spins & LONG_WAIT_CHECK_MASK) == 0) {
                     longWaitCheck.run();
                 }
             }

@@ -4,7 +4,6 @@ import com.sun.jna.Memory;
 import com.sun.jna.Native;
 import com.sun.jna.Pointer;
 import java.lang.invoke.MethodHandle;
-import java.security.SecureRandom;
 import java.util.Locale;
 
 /**
@@ -33,7 +32,15 @@ import java.util.Locale;
  */
 public final class CrossMemory {
     private static final boolean AVAILABLE;
-    private static final ThreadLocal<Memory> IOVECS = ThreadLocal.withInitial(() -> new Memory(32));
+    /**
+     * One iovec pair as the calls take it: the local iovec {base, length} at {@link #IOV_LOCAL}, the remote one at
+     * {@link #IOV_REMOTE}; a length lies {@link #IOV_LEN} bytes after its base.
+     */
+    private static final int IOV_LOCAL = 0;
+    private static final int IOV_LEN = Long.BYTES;
+    private static final int IOV_REMOTE = 2 * Long.BYTES;
+    private static final int IOV_PAIR_BYTES = 4 * Long.BYTES;
+    private static final ThreadLocal<Memory> IOVECS = ThreadLocal.withInitial(() -> new Memory(IOV_PAIR_BYTES));
     private static final int EINTR = 4;
 
     /** The two calls, bound straight to the C library (no proxy: a fraction of the interface mapping's cost). */
@@ -143,14 +150,14 @@ public final class CrossMemory {
         Memory iov = IOVECS.get();
         long at = Pointer.nativeValue(iov);
         while (done < bytes) {
-            iov.setLong(0, local + done);
-            iov.setLong(8, bytes - done);
-            iov.setLong(16, remote + done);
-            iov.setLong(24, bytes - done);
+            iov.setLong(IOV_LOCAL, local + done);
+            iov.setLong(IOV_LOCAL + IOV_LEN, bytes - done);
+            iov.setLong(IOV_REMOTE, remote + done);
+            iov.setLong(IOV_REMOTE + IOV_LEN, bytes - done);
             long n = call(write, pid, at);
             if (n < 0 && LINKED) { // the JDK's linker does not keep errno: ask JNA why
-                n = write ? Calls.process_vm_writev(pid, at, 1, at + 16, 1, 0)
-                        : Calls.process_vm_readv(pid, at, 1, at + 16, 1, 0);
+                n = write ? Calls.process_vm_writev(pid, at, 1, at + IOV_REMOTE, 1, 0)
+                        : Calls.process_vm_readv(pid, at, 1, at + IOV_REMOTE, 1, 0);
             }
             if (n <= 0) {
                 int errno = n < 0 ? Native.getLastError() : EFAULT;
@@ -168,27 +175,14 @@ public final class CrossMemory {
     private static long call(boolean write, int pid, long at) {
         if (LINKED) {
             try {
-                return write ? (long) WRITEV.invokeExact(pid, at, 1L, at + 16, 1L, 0L)
-                        : (long) READV.invokeExact(pid, at, 1L, at + 16, 1L, 0L);
+                return write ? (long) WRITEV.invokeExact(pid, at, 1L, at + IOV_REMOTE, 1L, 0L)
+                        : (long) READV.invokeExact(pid, at, 1L, at + IOV_REMOTE, 1L, 0L);
             } catch (Throwable e) {
                 throw Downcall.unchecked(e);
             }
         }
-        return write ? Calls.process_vm_writev(pid, at, 1, at + 16, 1, 0)
-                : Calls.process_vm_readv(pid, at, 1, at + 16, 1, 0);
-    }
-
-    private static final long NONCE_ADDRESS;
-    private static final long NONCE;
-
-    static {
-        long nonce;
-        do {
-            nonce = new SecureRandom().nextLong();
-        } while (nonce == 0);
-        NONCE = nonce;
-        NONCE_ADDRESS = io.jrma.core.mem.Memory.allocate(8); // for the JVM's lifetime
-        io.jrma.core.mem.Memory.putLongVolatile(null, NONCE_ADDRESS, nonce);
+        return write ? Calls.process_vm_writev(pid, at, 1, at + IOV_REMOTE, 1, 0)
+                : Calls.process_vm_readv(pid, at, 1, at + IOV_REMOTE, 1, 0);
     }
 
     /**
@@ -198,12 +192,12 @@ public final class CrossMemory {
      * shared memory, nor a pid of another namespace or recycled).
      */
     public static long nonce() {
-        return NONCE;
+        return ProcessNonce.VALUE;
     }
 
     /** Where {@link #nonce()} lies in this process. */
     public static long nonceAddress() {
-        return NONCE_ADDRESS;
+        return ProcessNonce.ADDRESS;
     }
 
     private static final int EFAULT = 14;

@@ -298,7 +298,7 @@ public final class Job {
         for (int r = 0; r < rankThreads.length; r++) {
             while (isLocal(r) && !finalized.contains(r) && !isAborted()
                     && (rankThreads[r] == null || rankThreads[r].isAlive())) {
-                LockSupport.parkNanos(100_000);
+                LockSupport.parkNanos(FINALIZE_POLL_NS);
             }
         }
     }
@@ -413,6 +413,9 @@ public final class Job {
             progressThread.start();
         }
     }
+
+    /** How often {@link #awaitLocalRanksFinalized} looks at the local ranks again. */
+    static final long FINALIZE_POLL_NS = 100_000;
 
     /** How long the idle progress thread parks while ranks waiting in the library drive progress themselves. */
     static final long CALLERS_ACTIVE_PARK_NS = 1_000_000;

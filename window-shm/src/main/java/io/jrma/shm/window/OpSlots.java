@@ -4,6 +4,7 @@ import io.jrma.ErrorClass;
 import io.jrma.RmaException;
 import io.jrma.core.dt.BasicType;
 import io.jrma.core.mem.Memory;
+import io.jrma.core.mem.Pages;
 import io.jrma.core.op.AccumulateKernel;
 import io.jrma.core.op.ElementLocks;
 import io.jrma.core.op.OpCode;
@@ -147,12 +148,10 @@ public final class OpSlots {
     private static final int OP_SHIFT = 8;
     private static final int TYPE_SHIFT = 16;
     private static final int COUNT_SHIFT = 24;
-    /** The page size segments are mapped in. */
-    private static final long PAGE = 4096;
 
     /** Bytes the slots of a window of {@code n} ranks need (a multiple of the page size). */
     public static long bytes(int n) {
-        return (SLOTS + STRIDE * n + PAGE - 1) & -PAGE;
+        return Pages.roundUp(SLOTS + STRIDE * n);
     }
 
     private final Owner w;

@@ -1,6 +1,7 @@
 package io.jrma.shm.window;
 
 import io.jrma.core.mem.Memory;
+import io.jrma.core.mem.Pages;
 import io.jrma.core.os.CrossMemory;
 import io.jrma.shm.ShmArena;
 import java.nio.charset.StandardCharsets;
@@ -46,11 +47,8 @@ public final class RegionDirectory {
     private static final long NONCE = 32;
     private static final long ENTRIES = 64;
 
-    /** The page size segments are mapped in. */
-    private static final long PAGE = 4096;
-
     /** Bytes the directory needs (a multiple of the page size). */
-    public static final long BYTES = (ENTRIES + (long) CAPACITY * ENTRY + PAGE - 1) & -PAGE;
+    public static final long BYTES = Pages.roundUp(ENTRIES + (long) CAPACITY * ENTRY);
 
     private final long base;
 

@@ -72,6 +72,8 @@ final class InboundRing implements ControlledMessageHandler {
     /** Records at least this large free their ring space as soon as they are handled ({@link Action#COMMIT}). */
     static final int COMMIT_BYTES = 4096;
     private static final int KEEP_ASSEMBLY = 16 << 20;
+    /** Assembly buffers at least this large go back to the OS when freed, not at some GC. */
+    private static final int RELEASE_AT_ONCE_BYTES = 1 << 20;
     private static final byte[] NOTHING = new byte[0];
 
     final int peerJvm;
@@ -449,7 +451,7 @@ final class InboundRing implements ControlledMessageHandler {
     }
 
     private static void free(ByteBuffer b) {
-        if (b.capacity() >= (1 << 20)) {
+        if (b.capacity() >= RELEASE_AT_ONCE_BYTES) {
             Memory.release(b); // large buffers go back to the OS now, not at some GC
         }
     }

@@ -30,6 +30,11 @@ public final class ShmParams {
             + "sends one anyway when the operations had to wait for a lock or owe a reply); `false`: an ACK "
             + "packet every time");
 
+    /** The smallest ring capacity {@link #RING_BYTES} may give (64 KiB). */
+    static final int MIN_RING_BYTES = 64 << 10;
+    /** The largest ring capacity {@link #RING_BYTES} may give (1 GiB). */
+    static final int MAX_RING_BYTES = 1 << 30;
+
     public static final List<Param> ALL = List.of(RING_BYTES, HELD_BYTES, RING_ACKS);
 
     private ShmParams() {
@@ -49,9 +54,9 @@ public final class ShmParams {
     /** The ring capacity, checked. */
     public static int ringBytes(Map<String, String> params) {
         long v = RING_BYTES.getLong(params);
-        if (v < (64 << 10) || v > (1 << 30) || Long.bitCount(v) != 1) {
+        if (v < MIN_RING_BYTES || v > MAX_RING_BYTES || Long.bitCount(v) != 1) {
             throw new RmaException(ErrorClass.ERR_ARG, "run-time parameter " + RING_BYTES.name() + "=" + v
-                    + " is not a power of two from 65536 to 1073741824");
+                    + " is not a power of two from " + MIN_RING_BYTES + " to " + MAX_RING_BYTES);
         }
         return (int) v;
     }
