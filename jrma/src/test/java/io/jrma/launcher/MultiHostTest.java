@@ -14,6 +14,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 import javax.tools.JavaCompiler;
@@ -47,6 +48,8 @@ class MultiHostTest {
     private static final long FAILED_JOB_S = 40;
     /** After a test, how long the JVMs on the hosts may take to be gone (a cut-off host ends its own). */
     private static final long JVMS_GONE_MS = 20_000;
+    /** Rounds of the soak across hosts (each a window of random operations and epochs, checked). */
+    private static final int SOAK_ROUNDS = 8;
 
     /** What a secret of the job looks like: 32 random bytes in hex, on no word boundary but its own. */
     private static final Pattern SECRET = Pattern.compile("(?<![0-9a-f])[0-9a-f]{64}(?![0-9a-f])");
@@ -118,6 +121,28 @@ class MultiHostTest {
                 "mpitests." + program);
         assertEquals(0, r.exit(JOB_S), r.output());
         assertTrue(r.lines().contains(program + " OK on 4 ranks"), r.output());
+    }
+
+    /**
+     * The soak (docs/soak.md) on 2 hosts x 2 JVMs: random mixes of RMA calls, epochs, datatypes and window flavors,
+     * messages and collectives, each result checked against the sequential model; a rank reaches the other JVM of its
+     * host over shared memory and the other host's over TCP (the soak checks that each peer's transport is one of
+     * these). A failed check names the seed.
+     */
+    @Test
+    @Timeout(JOB_S + 30)
+    void theSoakRunsAcrossTwoHostsAndEveryResultIsChecked() throws Exception {
+        long seed = new SplittableRandom().nextLong();
+        Path counts = hosts.dir().resolve("soak-" + Long.toHexString(seed) + ".counts");
+        ChildProcess r = jrmarun("--host", both(2), "--jvms", "4", "--param", "jrma.shm.windows=false",
+                "io.jrma.soak.SoakProgram", "2hosts", "4", "shm,tcp", String.valueOf(seed),
+                String.valueOf(SOAK_ROUNDS), counts.toString());
+        assertEquals(0, r.exit(JOB_S), "soak seed " + seed + ":\n" + r.output());
+        List<String> c = Files.readAllLines(counts);
+        Files.delete(counts);
+        assertTrue(c.contains("rounds=" + SOAK_ROUNDS), "soak seed " + seed + ": " + c);
+        assertTrue(c.stream().anyMatch(l -> l.matches("checks=[1-9][0-9]*")), "soak seed " + seed + ": " + c);
+        System.out.println("MultiHostTest: soak on 2 hosts x 2 JVMs, seed " + seed + ": " + String.join(" ", c));
     }
 
     @Test
