@@ -10,6 +10,7 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.function.Function;
 
 /**
  * The collective arithmetic of a {@link GlobalArray} over the whole array and over patches (GA's
@@ -199,27 +200,8 @@ final class GaArithmetic {
         samePatchShape(ga.checkPatch(aLo, aHi, "dotPatch"), b.checkPatch(bLo, bHi, "dotPatch b"), "dotPatch");
         b.fence();
         ga.sync();
-        double[] sd = {0};
-        long[] sl = {0};
-        for (Patch box : myPieces(aLo, aHi)) {
-            Object bv = b.arith.readShifted(box, aLo, bLo);
-            forEachLocal(ga, box, (off, k) -> {
-                if (type.isFloating()) {
-                    sd[0] += type.getD(local, off) * type.getD(bv, k);
-                } else {
-                    sl[0] += type.getL(local, off) * type.getL(bv, k);
-                }
-            });
-        }
-        long[] all = ga.allgather(type.isFloating() ? Double.doubleToRawLongBits(sd[0]) : sl[0]);
-        double td = 0;
-        long tl = 0;
-        for (long x : all) {
-            td += Double.longBitsToDouble(x);
-            tl += x;
-        }
-        ga.sync();
-        return type.isFloating() ? td : tl;
+        Object[] sums = dotOver(myPieces(aLo, aHi), box -> b.arith.readShifted(box, aLo, bLo));
+        return type.isFloating() ? (double) sums[0] : (long) sums[1];
     }
 
     /** The values of {@code box} (a piece of a patch starting at {@code from}) moved to start at {@code to}, packed. */
@@ -262,10 +244,18 @@ final class GaArithmetic {
         ga.checkLive();
         checkOperand(b, "dot");
         ga.sync();
+        return dotOver(myBoxes, box -> b.arith.readBox(box, map));
+    }
+
+    /**
+     * This rank's part of a dot product over {@code boxes} (this array's values times those {@code other} reads for
+     * each box), summed over the ranks; then a sync. Returns the sum as a double and as a long.
+     */
+    private Object[] dotOver(List<Patch> boxes, Function<Patch, Object> other) {
         double[] sd = {0};
         long[] sl = {0};
-        for (Patch box : myBoxes) {
-            Object bv = b.arith.readBox(box, map);
+        for (Patch box : boxes) {
+            Object bv = other.apply(box);
             forEachLocal(ga, box, (off, k) -> {
                 if (type.isFloating()) {
                     sd[0] += type.getD(local, off) * type.getD(bv, k);
