@@ -1463,14 +1463,18 @@ public class Comm implements Freeable, Cloneable, Site {
         requireIntra("reduce in place");
         exec(() -> {
             Bufs.Msg b = b(buf, type);
-            Bufs.Msg s = me() == root ? copy(b, type) : b;
+            Bufs.Msg s = me() == root ? copy(b, type, op) : b;
             reduce(s, b, count, type, op, root);
         });
     }
 
-    /** A prepared buffer holding a copy of {@code b}'s content (the input of an in-place reduction). */
-    static Bufs.Msg copy(Bufs.Msg b, Datatype type) {
-        return Bufs.copyOf(b);
+    /**
+     * The input of an in-place reduction over {@code b}: {@code b} itself for a predefined op (jrma's reductions
+     * pack the whole input before they write any result, so input and output may be the same memory), else a
+     * prepared buffer holding a copy of its content (user-defined ops combine in the receive buffer).
+     */
+    static Bufs.Msg copy(Bufs.Msg b, Datatype type, Op op) {
+        return op != null && op.jop != null ? b : Bufs.copyOf(b);
     }
 
     private void reduce(Bufs.Msg s, Bufs.Msg r, int count, Datatype type, Op op, int root) throws MPIException {
@@ -1527,7 +1531,7 @@ public class Comm implements Freeable, Cloneable, Site {
         requireIntra("allReduce in place");
         exec(() -> {
             Bufs.Msg b = b(buf, type);
-            allReduce(copy(b, type), b, count, type, op);
+            allReduce(copy(b, type, op), b, count, type, op);
         });
     }
 
@@ -1572,7 +1576,7 @@ public class Comm implements Freeable, Cloneable, Site {
         requireIntra("reduceScatter in place");
         exec(() -> {
             Bufs.Msg b = b(buf, type);
-            reduceScatter(copy(b, type), b, counts, type, op);
+            reduceScatter(copy(b, type, op), b, counts, type, op);
         });
     }
 
@@ -1614,7 +1618,7 @@ public class Comm implements Freeable, Cloneable, Site {
         requireIntra("reduceScatterBlock in place");
         exec(() -> {
             Bufs.Msg b = b(buf, type);
-            reduceScatter(copy(b, type), b, blocks(count), type, op);
+            reduceScatter(copy(b, type, op), b, blocks(count), type, op);
         });
     }
 

@@ -1,0 +1,184 @@
+package io.jrma.msg;
+
+import io.jrma.Datatype;
+import io.jrma.ErrorClass;
+import io.jrma.RmaException;
+import java.nio.ByteBuffer;
+
+/**
+ * The data-movement collectives on shared memory, for communicators whose every rank maps every other's inbox
+ * (threads of a JVM, JVMs of a host: {@link Messenger#flagBarrier}). Each rank publishes what the others need in
+ * one of the two scratch slots of its own inbox ({@value InboxLayout#SCRATCH_BYTES} bytes each), one barrier on
+ * shared flags ({@link Collectives#barrier}: ceil(log2 P) rounds of one store and one load per rank) makes every
+ * slot visible, and each rank copies what it needs straight from the others' slots into its receive buffer. No
+ * message, no request, no allocation, one copy in and one copy out:
+ * <table>
+ *   <caption>What each rank publishes and reads</caption>
+ *   <tr><th>collective</th><th>published</th><th>read</th></tr>
+ *   <tr><td>bcast</td><td>the root: its data</td><td>every other rank: the root's slot</td></tr>
+ *   <tr><td>gather</td><td>every rank but the root: its block</td><td>the root: P - 1 slots</td></tr>
+ *   <tr><td>scatter</td><td>the root: all P blocks</td><td>every other rank: its block of the root's slot</td></tr>
+ *   <tr><td>allgather(v)</td><td>every rank: its block</td><td>every rank: every slot</td></tr>
+ *   <tr><td>alltoall</td><td>every rank: its P blocks</td><td>every rank: block {@code me} of every slot</td></tr>
+ * </table>
+ * The reductions on shared memory are in {@link Reductions}; they publish and read through this class.
+ *
+ * <p>Slots: the e-th shared collective of a rank on this communicator uses slot {@code e mod 2} (every rank counts
+ * them, whether it publishes or not, so all agree). A slot is written again two shared collectives later, by which
+ * time every rank has passed the barrier of the one in between, which it enters only after its reads of this one.
+ *
+ * <p>Which path a collective takes is decided from the sizes its arguments give every rank alike (MPI requires
+ * the send and receive signatures to match); a rank whose arguments disagree with the others' is an erroneous
+ * program, as in MPI. Owned by its {@link Collectives}; one call at a time.
+ */
+final class SharedColl {
+    /** Bytes of one scratch slot: the most a rank publishes in one shared collective. */
+    static final int SLOT = InboxLayout.SCRATCH_BYTES;
+    /**
+     * Most bytes a shared reduction has every rank read and combine (P contributions of the reduction's size): past
+     * it, recursive doubling's log2 P exchanges move less.
+     */
+    static final long COMBINE_BUDGET = 64 << 10;
+
+    private final Collectives c;
+    private final Messenger m;
+    private final int me;
+    private final int p;
+    /** Whether this communicator's collectives may use shared memory at all (jrma.coll.shared and the mapping). */
+    private final boolean on;
+    /** Shared collectives this rank has made on this communicator: the slot of the next is their parity. */
+    private long epochs;
+
+    SharedColl(Collectives c, boolean enabled) {
+        this.c = c;
+        this.m = c.m;
+        this.me = c.me;
+        this.p = c.p;
+        this.on = enabled && p > 1 && m.flagBarrier();
+    }
+
+    /** Whether a shared collective publishing up to {@code bytes} bytes per rank may run (same on every rank). */
+    boolean fits(long bytes) {
+        return on && bytes >= 0 && bytes <= SLOT;
+    }
+
+    /** Whether a shared reduction of {@code bytes} packed bytes may run: it fits a slot and the combine budget. */
+    boolean reduces(long bytes) {
+        return fits(bytes) && bytes * p <= COMBINE_BUDGET;
+    }
+
+    /** The slot of the next shared collective (every rank calls this once per shared collective). */
+    int next() {
+        return (int) (epochs++ & 1);
+    }
+
+    /** The buffer that holds {@code rank}'s slots (mapped here). */
+    ByteBuffer mem(int rank) {
+        return m.scratchMem(rank);
+    }
+
+    /** Where slot {@code slot} starts in {@link #mem}. */
+    int at(int slot) {
+        return m.scratchAt(slot);
+    }
+
+    /** Copies {@code bytes} of {@code src} (from 0) into this rank's slot {@code slot}. */
+    void write(int slot, ByteBuffer src, int bytes) {
+        mem(me).put(at(slot), src, 0, bytes);
+    }
+
+    // ------------------------------------------------------------------ data movement
+
+    /** Bcast of {@code u} (at most {@link #SLOT} bytes): the root publishes, the others unpack from its slot. */
+    void bcast(UserBuf u, int root) {
+        int slot = next();
+        if (me == root) {
+            u.packInto(mem(me), at(slot));
+        }
+        c.barrier();
+        if (me != root) {
+            u.unpackFrom(mem(root), at(slot), u.bytes);
+        }
+    }
+
+    /**
+     * Gather of blocks of {@code block} bytes: the others publish their send data, the root unpacks slot r into
+     * block r of its receive buffer and copies its own block itself.
+     */
+    void gather(Object sendBuf, long sendOffset, long sendCount, Datatype sendType,
+                Object recvBuf, long recvOffset, long recvCount, Datatype recvType, int root, long block) {
+        int slot = next();
+        if (me != root) {
+            UserBuf.of(sendBuf, sendOffset, sendCount, sendType, "gather send buffer").packInto(mem(me), at(slot));
+            c.barrier();
+            return;
+        }
+        UserBuf.of(recvBuf, recvOffset, p * recvCount, recvType, "gather receive buffer"); // checks the bounds
+        c.barrier();
+        long ext = recvType.extent();
+        for (int r = 0; r < p; r++) {
+            if (r != root) {
+                recvType.unpack(mem(r), at(slot), block, recvBuf, (recvOffset + r * recvCount) * ext, recvCount);
+            }
+        }
+        c.localCopy(sendBuf, sendOffset, sendCount, sendType, recvBuf, recvOffset + root * recvCount, recvCount,
+                recvType);
+    }
+
+    /** Scatter of blocks of {@code block} bytes ({@code p * block <= SLOT}): the root publishes all P blocks. */
+    void scatter(Object sendBuf, long sendOffset, long sendCount, Datatype sendType, UserBuf r, int root,
+                 long block) {
+        int slot = next();
+        if (me == root) {
+            UserBuf all = UserBuf.of(sendBuf, sendOffset, p * sendCount, sendType, "scatter send buffer");
+            all.packInto(mem(me), at(slot));
+            c.barrier();
+            r.unpackFrom(mem(me), at(slot) + me * block, block);
+            return;
+        }
+        c.barrier();
+        r.unpackFrom(mem(root), at(slot) + me * block, block);
+    }
+
+    /**
+     * Allgatherv whose every block fits a slot: each rank publishes its send data, then unpacks every other rank's
+     * slot into that rank's block ({@code counts[r]} elements at element {@code recvOffset + displs[r]}).
+     */
+    void allgatherv(UserBuf s, Object recvBuf, long recvOffset, long[] counts, long[] displs, Datatype recvType) {
+        int slot = next();
+        s.packInto(mem(me), at(slot));
+        long ext = recvType.extent();
+        for (int r = 0; r < p; r++) {
+            UserBuf.of(recvBuf, recvOffset + displs[r], counts[r], recvType, "allgather receive buffer");
+        }
+        if (s.bytes > counts[me] * recvType.size()) {
+            throw new RmaException(ErrorClass.ERR_TRUNCATE, "allgather: rank " + me + " sends " + s.bytes
+                    + " bytes but its receive block holds " + counts[me] * recvType.size());
+        }
+        c.barrier();
+        for (int r = 0; r < p; r++) {
+            long bytes = counts[r] * recvType.size();
+            if (bytes > 0) {
+                recvType.unpack(mem(r), at(slot), bytes, recvBuf, (recvOffset + displs[r]) * ext, counts[r]);
+            }
+        }
+    }
+
+    /**
+     * Alltoall of blocks of {@code block} bytes ({@code p * block <= SLOT}): each rank publishes its P blocks, then
+     * unpacks block {@code me} of every rank's slot into block r of its receive buffer.
+     */
+    void alltoall(Object sendBuf, long sendOffset, long sendCount, Datatype sendType,
+                  Object recvBuf, long recvOffset, long recvCount, Datatype recvType, long block) {
+        int slot = next();
+        UserBuf all = UserBuf.of(sendBuf, sendOffset, p * sendCount, sendType, "alltoall send buffer");
+        UserBuf.of(recvBuf, recvOffset, p * recvCount, recvType, "alltoall receive buffer"); // checks the bounds
+        all.packInto(mem(me), at(slot));
+        c.barrier();
+        long ext = recvType.extent();
+        for (int r = 0; r < p; r++) {
+            recvType.unpack(mem(r), at(slot) + me * block, block, recvBuf, (recvOffset + r * recvCount) * ext,
+                    recvCount);
+        }
+    }
+}
