@@ -120,7 +120,10 @@ public final class Collectives {
         } else {
             spinNs = parse("jrma.coll.spinNs", spin);
         }
-        this.waiter = new Waiter(m.cfg.waitSpins, m.cfg.waitYields, m.cfg.waitMaxParkNs, spinNs);
+        String y = Jrma.parameter(m.comm, "jrma.coll.yields");
+        int yields = "auto".equals(y.trim()) ? m.cfg.waitYields
+                : (int) Math.min(Integer.MAX_VALUE, parse("jrma.coll.yields", y));
+        this.waiter = new Waiter(m.cfg.waitSpins, yields, m.cfg.waitMaxParkNs, spinNs);
         this.counts1 = new long[p];
         this.displs1 = new long[p];
         this.counts2 = new long[p];
