@@ -964,12 +964,21 @@ public class Comm implements Freeable, Cloneable, Site {
             ic.xGather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root);
             return;
         }
-        exec(() -> {
+        MPI.check();
+        try {
+            if (Bufs.plain(sendbuf) && Bufs.plain(recvbuf)) { // arrays, ByteBuffers: no preparation
+                coll().gather(sendbuf, 0, sendcount, jt(sendtype), recvbuf, 0, recvcount, jtOpt(recvtype), root);
+                Reference.reachabilityFence(sendbuf);
+                Reference.reachabilityFence(recvbuf);
+                return;
+            }
             Bufs.Msg s = b(sendbuf, sendtype);
             Bufs.Msg r = b(recvbuf, recvtype);
             coll().gather(s.obj, s.off, sendcount, jt(sendtype), r.obj, r.off, recvcount, jtOpt(recvtype), root);
             r.done();
-        });
+        } catch (RuntimeException e) {
+            throw Err.handle(errh, siteName(), e);
+        }
     }
 
     /**
@@ -1088,12 +1097,21 @@ public class Comm implements Freeable, Cloneable, Site {
             ic.xScatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root);
             return;
         }
-        exec(() -> {
+        MPI.check();
+        try {
+            if (Bufs.plain(sendbuf) && Bufs.plain(recvbuf)) { // arrays, ByteBuffers: no preparation
+                coll().scatter(sendbuf, 0, sendcount, jtOpt(sendtype), recvbuf, 0, recvcount, jt(recvtype), root);
+                Reference.reachabilityFence(sendbuf);
+                Reference.reachabilityFence(recvbuf);
+                return;
+            }
             Bufs.Msg s = b(sendbuf, sendtype);
             Bufs.Msg r = b(recvbuf, recvtype);
             coll().scatter(s.obj, s.off, sendcount, jtOpt(sendtype), r.obj, r.off, recvcount, jt(recvtype), root);
             r.done();
-        });
+        } catch (RuntimeException e) {
+            throw Err.handle(errh, siteName(), e);
+        }
     }
 
     /**
@@ -1205,12 +1223,21 @@ public class Comm implements Freeable, Cloneable, Site {
             ic.xAllGather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
             return;
         }
-        exec(() -> {
+        MPI.check();
+        try {
+            if (Bufs.plain(sendbuf) && Bufs.plain(recvbuf)) { // arrays, ByteBuffers: no preparation
+                coll().allgather(sendbuf, 0, sendcount, jt(sendtype), recvbuf, 0, recvcount, jt(recvtype));
+                Reference.reachabilityFence(sendbuf);
+                Reference.reachabilityFence(recvbuf);
+                return;
+            }
             Bufs.Msg s = b(sendbuf, sendtype);
             Bufs.Msg r = b(recvbuf, recvtype);
             coll().allgather(s.obj, s.off, sendcount, jt(sendtype), r.obj, r.off, recvcount, jt(recvtype));
             r.done();
-        });
+        } catch (RuntimeException e) {
+            throw Err.handle(errh, siteName(), e);
+        }
     }
 
     /** Allgather in place: every rank's own block is already at block rank of {@code buf} (MPI_IN_PLACE). */
@@ -1288,12 +1315,21 @@ public class Comm implements Freeable, Cloneable, Site {
             ic.xAllToAll(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
             return;
         }
-        exec(() -> {
+        MPI.check();
+        try {
+            if (Bufs.plain(sendbuf) && Bufs.plain(recvbuf)) { // arrays, ByteBuffers: no preparation
+                coll().alltoall(sendbuf, 0, sendcount, jt(sendtype), recvbuf, 0, recvcount, jt(recvtype));
+                Reference.reachabilityFence(sendbuf);
+                Reference.reachabilityFence(recvbuf);
+                return;
+            }
             Bufs.Msg s = b(sendbuf, sendtype);
             Bufs.Msg r = b(recvbuf, recvtype);
             coll().alltoall(s.obj, s.off, sendcount, jt(sendtype), r.obj, r.off, recvcount, jt(recvtype));
             r.done();
-        });
+        } catch (RuntimeException e) {
+            throw Err.handle(errh, siteName(), e);
+        }
     }
 
     /** Nonblocking alltoall (MPI_IALLTOALL); completes in this call. */
@@ -1452,6 +1488,13 @@ public class Comm implements Freeable, Cloneable, Site {
         }
         MPI.check();
         try {
+            Op.check(op);
+            if (op.jop != null && Bufs.plain(sendbuf) && Bufs.plain(recvbuf)) {
+                coll().reduce(sendbuf, 0, recvbuf, 0, count, jt(type), op.jop, root);
+                Reference.reachabilityFence(sendbuf);
+                Reference.reachabilityFence(recvbuf);
+                return;
+            }
             reduce(b(sendbuf, type), b(recvbuf, type), count, type, op, root);
         } catch (RuntimeException e) {
             throw Err.handle(errh, siteName(), e);

@@ -132,11 +132,12 @@ final class SharedColl {
         if (me == root) {
             UserBuf all = UserBuf.of(sendBuf, sendOffset, p * sendCount, sendType, "scatter send buffer");
             all.packInto(mem(me), at(slot));
-            c.barrier();
-            r.unpackFrom(mem(me), at(slot) + me * block, block);
-            return;
         }
         c.barrier();
+        if (block > r.bytes) { // after the barrier: the other ranks are not left waiting for this one
+            throw new RmaException(ErrorClass.ERR_TRUNCATE, "scatter: rank " + me + " is sent " + block
+                    + " bytes but its receive buffer holds " + r.bytes);
+        }
         r.unpackFrom(mem(root), at(slot) + me * block, block);
     }
 
@@ -151,11 +152,11 @@ final class SharedColl {
         for (int r = 0; r < p; r++) {
             UserBuf.of(recvBuf, recvOffset + displs[r], counts[r], recvType, "allgather receive buffer");
         }
-        if (s.bytes > counts[me] * recvType.size()) {
+        c.barrier();
+        if (s.bytes > counts[me] * recvType.size()) { // after the barrier: no rank is left waiting for this one
             throw new RmaException(ErrorClass.ERR_TRUNCATE, "allgather: rank " + me + " sends " + s.bytes
                     + " bytes but its receive block holds " + counts[me] * recvType.size());
         }
-        c.barrier();
         for (int r = 0; r < p; r++) {
             long bytes = counts[r] * recvType.size();
             if (bytes > 0) {
