@@ -27,9 +27,10 @@ import java.util.Arrays;
  * <h2>On shared memory</h2>
  * Where every rank maps every other's inbox (threads of a JVM, JVMs of a host) and {@code jrma.coll.shared} is on,
  * barrier uses shared flags (dissemination: ceil(log2 P) rounds of one store and one load, no message) and the
- * small collectives go through the ranks' scratch slots and one such barrier, with no message: bcast, gather,
- * scatter, allgather(v), alltoall ({@link SharedColl}), allreduce, reduce, reduce_scatter(_block), scan and exscan
- * ({@link Reductions}), up to {@value SharedColl#SLOT} bytes per slot.
+ * small collectives go through the ranks' scratch slots and one such barrier, with no message: bcast, gather(v),
+ * scatter(v), allgather(v), alltoall(v) ({@link SharedColl}; the v variants send the blocks that do not fit by
+ * message), allreduce, reduce, reduce_scatter(_block), scan and exscan ({@link Reductions}), up to
+ * {@value SharedColl#SLOT} bytes per slot.
  *
  * <h2>By messages (chosen by size, as MPICH does)</h2>
  * <table>
@@ -242,6 +243,11 @@ public final class Collectives {
         if (me == root) {
             checkCounts(recvCounts, displs, "gatherv");
         }
+        if (shared.fits(0)) {
+            shared.gatherv(sendBuf, sendOffset, sendCount, sendType, recvBuf, recvOffset, recvCounts, displs, recvType,
+                    root);
+            return;
+        }
         msg.gatherv(sendBuf, sendOffset, sendCount, sendType, recvBuf, recvOffset, recvCounts, displs, recvType, root);
     }
 
@@ -274,6 +280,11 @@ public final class Collectives {
         checkRoot(root, "scatterv");
         if (me == root) {
             checkCounts(sendCounts, displs, "scatterv");
+        }
+        if (shared.fits(0)) {
+            shared.scatterv(sendBuf, sendOffset, sendCounts, displs, sendType, recvBuf, recvOffset, recvCount,
+                    recvType, root);
+            return;
         }
         msg.scatterv(sendBuf, sendOffset, sendCounts, displs, sendType, recvBuf, recvOffset, recvCount, recvType, root);
     }
@@ -343,6 +354,11 @@ public final class Collectives {
                           Object recvBuf, long recvOffset, long[] recvCounts, long[] recvDispls, Datatype recvType) {
         checkCounts(sendCounts, sendDispls, "alltoallv send");
         checkCounts(recvCounts, recvDispls, "alltoallv receive");
+        if (shared.fits(0)) {
+            shared.alltoallv(sendBuf, sendOffset, sendCounts, sendDispls, sendType, recvBuf, recvOffset, recvCounts,
+                    recvDispls, recvType);
+            return;
+        }
         msg.alltoallv(sendBuf, sendOffset, sendCounts, sendDispls, sendType, recvBuf, recvOffset, recvCounts,
                 recvDispls, recvType);
     }

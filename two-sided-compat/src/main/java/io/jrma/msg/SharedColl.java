@@ -4,6 +4,7 @@ import io.jrma.Datatype;
 import io.jrma.ErrorClass;
 import io.jrma.RmaException;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 
 /**
  * The data-movement collectives on shared memory, for communicators whose every rank maps every other's inbox
@@ -20,6 +21,9 @@ import java.nio.ByteBuffer;
  *   <tr><td>scatter</td><td>the root: all P blocks</td><td>every other rank: its block of the root's slot</td></tr>
  *   <tr><td>allgather(v)</td><td>every rank: its block</td><td>every rank: every slot</td></tr>
  *   <tr><td>alltoall</td><td>every rank: its P blocks</td><td>every rank: block {@code me} of every slot</td></tr>
+ *   <tr><td>gatherv, scatterv, alltoallv</td><td>as gather, scatter, alltoall, after a directory of the
+ *       blocks' lengths; a block that does not fit goes by message (length -1), posted before the barrier and
+ *       received after it</td><td>as gather, scatter, alltoall</td></tr>
  * </table>
  * The reductions on shared memory are in {@link Reductions}; they publish and read through this class.
  *
@@ -180,6 +184,188 @@ final class SharedColl {
         for (int r = 0; r < p; r++) {
             recvType.unpack(mem(r), at(slot) + me * block, block, recvBuf, (recvOffset + r * recvCount) * ext,
                     recvCount);
+        }
+    }
+
+    // ------------------------------------------------------------------ the v variants: directory, then blocks
+
+    /** Entries of a slot's directory: one long per block, its packed length, or -1 when it goes by message. */
+    private static final long BY_MESSAGE = -1;
+
+    private static long getLong(ByteBuffer b, int at) {
+        long v = b.getLong(at);
+        return b.order() == ByteOrder.LITTLE_ENDIAN ? v : Long.reverseBytes(v);
+    }
+
+    private static void putLong(ByteBuffer b, int at, long v) {
+        b.putLong(at, b.order() == ByteOrder.LITTLE_ENDIAN ? v : Long.reverseBytes(v));
+    }
+
+    /**
+     * Gatherv: every other rank publishes its block's length and data in its slot (a block longer than the slot's
+     * {@code SLOT - 8} bytes is sent by message and announced as -1); the root, after the barrier, unpacks every
+     * published block into place and receives the others. Each rank's counts are its own: no rank needs another's.
+     */
+    void gatherv(Object sendBuf, long sendOffset, long sendCount, Datatype sendType,
+                 Object recvBuf, long recvOffset, long[] recvCounts, long[] displs, Datatype recvType, int root) {
+        int slot = next();
+        int at = at(slot);
+        if (me != root) {
+            UserBuf s = UserBuf.of(sendBuf, sendOffset, sendCount, sendType, "gatherv send buffer");
+            MsgRequest x = null;
+            if (s.bytes <= SLOT - Long.BYTES) {
+                putLong(mem(me), at, s.bytes);
+                s.packInto(mem(me), at + Long.BYTES);
+            } else {
+                putLong(mem(me), at, BY_MESSAGE);
+                x = c.isend(sendBuf, sendOffset, sendCount, sendType, root, Collectives.TAG_GATHER);
+            }
+            c.barrier();
+            if (x != null) {
+                c.await(x, null);
+            }
+            return;
+        }
+        c.barrier();
+        MsgRequest[] rs = c.requests();
+        long ext = recvType.extent();
+        RmaException err = null;
+        for (int r = 0; r < p; r++) {
+            if (r == root) {
+                continue;
+            }
+            long len = getLong(mem(r), at);
+            if (len == BY_MESSAGE) {
+                rs[r] = c.irecv(recvBuf, recvOffset + displs[r], recvCounts[r], recvType, r, Collectives.TAG_GATHER);
+            } else if (len > Collectives.bytes(recvCounts[r], recvType)) {
+                err = new RmaException(ErrorClass.ERR_TRUNCATE, "gatherv: rank " + r + " sends " + len
+                        + " bytes but its block at the root holds " + Collectives.bytes(recvCounts[r], recvType));
+            } else if (len > 0) {
+                UserBuf.of(recvBuf, recvOffset + displs[r], recvCounts[r], recvType, "gatherv receive buffer");
+                recvType.unpack(mem(r), at + Long.BYTES, len, recvBuf, (recvOffset + displs[r]) * ext, recvCounts[r]);
+            }
+        }
+        c.localCopy(sendBuf, sendOffset, sendCount, sendType, recvBuf, recvOffset + displs[root], recvCounts[root],
+                recvType);
+        c.await(rs, p);
+        if (err != null) {
+            throw err;
+        }
+    }
+
+    /**
+     * Scatterv: the root publishes a directory of P lengths, then as many blocks as fit its slot in rank order (the
+     * rest go by message, -1 in the directory); every other rank, after the barrier, unpacks its block from the
+     * root's slot or receives it.
+     */
+    void scatterv(Object sendBuf, long sendOffset, long[] sendCounts, long[] displs, Datatype sendType,
+                  Object recvBuf, long recvOffset, long recvCount, Datatype recvType, int root) {
+        int slot = next();
+        int at = at(slot);
+        int dir = p * Long.BYTES;
+        if (me == root) {
+            MsgRequest[] rs = c.requests();
+            long used = dir;
+            for (int r = 0; r < p; r++) {
+                UserBuf b = UserBuf.of(sendBuf, sendOffset + displs[r], sendCounts[r], sendType,
+                        "scatterv send buffer");
+                if (r != root && used + b.bytes <= SLOT) {
+                    putLong(mem(me), at + r * Long.BYTES, b.bytes);
+                    b.packInto(mem(me), at + used);
+                    used += b.bytes;
+                } else {
+                    putLong(mem(me), at + r * Long.BYTES, BY_MESSAGE);
+                    if (r != root) {
+                        rs[r] = c.isend(sendBuf, sendOffset + displs[r], sendCounts[r], sendType, r,
+                                Collectives.TAG_SCATTER);
+                    }
+                }
+            }
+            c.barrier();
+            c.localCopy(sendBuf, sendOffset + displs[root], sendCounts[root], sendType, recvBuf, recvOffset,
+                    recvCount, recvType);
+            c.await(rs, p);
+            return;
+        }
+        c.barrier();
+        ByteBuffer rm = mem(root);
+        long len = getLong(rm, at + me * Long.BYTES);
+        if (len == BY_MESSAGE) {
+            c.recv(recvBuf, recvOffset, recvCount, recvType, root, Collectives.TAG_SCATTER);
+            return;
+        }
+        long from = dir;
+        for (int r = 0; r < me; r++) {
+            from += Math.max(0, getLong(rm, at + r * Long.BYTES));
+        }
+        UserBuf u = UserBuf.of(recvBuf, recvOffset, recvCount, recvType, "scatterv receive buffer");
+        if (len > u.bytes) {
+            throw new RmaException(ErrorClass.ERR_TRUNCATE, "scatterv: rank " + me + " is sent " + len
+                    + " bytes but its receive buffer holds " + u.bytes);
+        }
+        u.unpackFrom(rm, at + from, len);
+    }
+
+    /**
+     * Alltoallv: every rank publishes a directory of P lengths and as many of its blocks as fit its slot (the rest go
+     * by message, posted before the barrier); after it, each rank unpacks block {@code me} of every slot that holds
+     * one and receives the others.
+     */
+    void alltoallv(Object sendBuf, long sendOffset, long[] sendCounts, long[] sendDispls, Datatype sendType,
+                   Object recvBuf, long recvOffset, long[] recvCounts, long[] recvDispls, Datatype recvType) {
+        int slot = next();
+        int at = at(slot);
+        int dir = p * Long.BYTES;
+        MsgRequest[] rs = c.requests();
+        long used = dir;
+        for (int j = 0; j < p; j++) {
+            UserBuf b = UserBuf.of(sendBuf, sendOffset + sendDispls[j], sendCounts[j], sendType,
+                    "alltoallv send buffer");
+            if (j != me && used + b.bytes <= SLOT) {
+                putLong(mem(me), at + j * Long.BYTES, b.bytes);
+                b.packInto(mem(me), at + used);
+                used += b.bytes;
+            } else {
+                putLong(mem(me), at + j * Long.BYTES, BY_MESSAGE);
+                if (j != me) {
+                    rs[2 * j + 1] = c.isend(sendBuf, sendOffset + sendDispls[j], sendCounts[j], sendType, j,
+                            Collectives.TAG_ALLTOALL);
+                }
+            }
+        }
+        c.barrier();
+        long ext = recvType.extent();
+        RmaException err = null;
+        for (int r = 0; r < p; r++) {
+            if (r == me) {
+                continue;
+            }
+            ByteBuffer rm = mem(r);
+            long len = getLong(rm, at + me * Long.BYTES);
+            if (len == BY_MESSAGE) {
+                rs[2 * r] = c.irecv(recvBuf, recvOffset + recvDispls[r], recvCounts[r], recvType, r,
+                        Collectives.TAG_ALLTOALL);
+                continue;
+            }
+            if (len > Collectives.bytes(recvCounts[r], recvType)) {
+                err = new RmaException(ErrorClass.ERR_TRUNCATE, "alltoallv: rank " + r + " sends " + len
+                        + " bytes but rank " + me + "'s block holds " + Collectives.bytes(recvCounts[r], recvType));
+                continue;
+            }
+            long from = dir;
+            for (int j = 0; j < me; j++) {
+                from += Math.max(0, getLong(rm, at + j * Long.BYTES));
+            }
+            if (len > 0) {
+                UserBuf.of(recvBuf, recvOffset + recvDispls[r], recvCounts[r], recvType, "alltoallv receive buffer");
+                recvType.unpack(rm, at + (int) from, len, recvBuf, (recvOffset + recvDispls[r]) * ext, recvCounts[r]);
+            }
+        }
+        c.localCopy(sendBuf, sendOffset + sendDispls[me], sendCounts[me], sendType,
+                recvBuf, recvOffset + recvDispls[me], recvCounts[me], recvType);
+        c.await(rs, 2 * p);
+        if (err != null) {
+            throw err;
         }
     }
 }

@@ -17,10 +17,10 @@ import org.junit.jupiter.params.provider.MethodSource;
 /**
  * Every collective against a sequential model around the sizes where the shared-memory path ({@link SharedColl},
  * the shared reductions of {@link Reductions}) hands over to messages: the 4 KiB slot, P blocks in one slot
- * (scatter, alltoall), the combine budget; odd counts, offsets, in-place reductions (send and receive the same
- * memory), back-to-back calls that reuse both slots; with the ranks as threads of one JVM (1..8 ranks) and spread
- * over 2 and 4 JVMs of this host (where every inbox is mapped by every JVM: the test checks that it is), each with
- * {@code jrma.coll.shared} on and off.
+ * (scatter, alltoall), the combine budget, v variants whose blocks partly fit and partly go by message; odd
+ * counts, offsets, in-place reductions (send and receive the same memory), back-to-back calls that reuse both
+ * slots; with the ranks as threads of one JVM (1..8 ranks) and spread over 2 and 4 JVMs of this host (where every
+ * inbox is mapped by every JVM: the test checks that it is), each with {@code jrma.coll.shared} on and off.
  */
 class SharedCollectivesTest {
     private static final Duration JOB_TIMEOUT = Duration.ofSeconds(60);
@@ -115,12 +115,13 @@ class SharedCollectivesTest {
         for (int r = 0; r < n; r++) {
             eq(v(r, k - 1, salt), agIn[r * k + k - 1], "allgather in place k=" + k + " block " + r);
         }
-        // allgatherv: rank r gives (k + r) % 5 + r elements, reverse order with gaps
+        // allgatherv: rank r gives (k + r) % 5 + r elements, or k - 3 + r from k = 500 on (blocks on both sides of
+        // a slot's 511 longs and directory), reverse order with gaps
         long[] vc = new long[n];
         long[] vd = new long[n];
         int at = 0;
         for (int r = n - 1; r >= 0; r--) {
-            vc[r] = (k + r) % 5 + r;
+            vc[r] = k >= 500 ? k - 3 + r : (k + r) % 5 + r;
             vd[r] = at;
             at += (int) vc[r] + 1;
         }
@@ -135,6 +136,52 @@ class SharedCollectivesTest {
                 eq(v(r, i, salt + 1), agv[(int) vd[r] + i], "allgatherv k=" + k + " block " + r);
             }
             eq(0, agv[(int) (vd[r] + vc[r])], "allgatherv gap " + r);
+        }
+        // gatherv into the allgatherv layout, then scatterv back from it: blocks of (k + r) % 5 + r longs, some
+        // fitting a slot and some not when k is near a slot's 512 longs
+        long[] gv = new long[at];
+        c.gatherv(mv, 0, mv.length, Datatype.LONG, gv, 0, vc, vd, Datatype.LONG, root);
+        if (me == root) {
+            for (int r = 0; r < n; r++) {
+                for (int i = 0; i < vc[r]; i++) {
+                    eq(v(r, i, salt + 1), gv[(int) vd[r] + i], "gatherv k=" + k + " block " + r);
+                }
+            }
+        }
+        long[] sv = new long[mv.length + 1];
+        c.scatterv(agv, 0, vc, vd, Datatype.LONG, sv, 1, mv.length, Datatype.LONG, root);
+        for (int i = 0; i < mv.length; i++) {
+            eq(v(me, i, salt + 1), sv[1 + i], "scatterv k=" + k);
+        }
+        eq(0, sv[0], "scatterv guard");
+        // alltoallv: (k / n + r + j) % 7 + k / n ints from r to j, received with a gap of one before each block
+        long[] sc = new long[n];
+        long[] sd = new long[n];
+        long[] rc = new long[n];
+        long[] rd = new long[n];
+        int sat = 0;
+        int rat = 0;
+        for (int j = 0; j < n; j++) {
+            sc[j] = (k / n + me + j) % 7 + k / n;
+            sd[j] = sat;
+            sat += (int) sc[j];
+            rc[j] = (k / n + j + me) % 7 + k / n;
+            rd[j] = rat + 1;
+            rat += (int) rc[j] + 1;
+        }
+        int[] sendV = new int[sat];
+        for (int j = 0; j < n; j++) {
+            for (int i = 0; i < sc[j]; i++) {
+                sendV[(int) sd[j] + i] = me * 100_000 + j * 1000 + i % 1000;
+            }
+        }
+        int[] recvV = new int[rat + 1];
+        c.alltoallv(sendV, 0, sc, sd, Datatype.INT, recvV, 0, rc, rd, Datatype.INT);
+        for (int j = 0; j < n; j++) {
+            for (int i = 0; i < rc[j]; i++) {
+                eq(j * 100_000 + me * 1000 + i % 1000, recvV[(int) rd[j] + i], "alltoallv k=" + k + " from " + j);
+            }
+            eq(0, recvV[(int) rd[j] - 1], "alltoallv gap before " + j);
         }
         // alltoall of ints: block j of rank r is r * 1000 + j * 10 + i (k ints a block)
         int[] a2a = new int[n * k];
