@@ -964,12 +964,21 @@ public class Comm implements Freeable, Cloneable, Site {
             ic.xGather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root);
             return;
         }
-        exec(() -> {
+        MPI.check();
+        try {
+            if (Bufs.plain(sendbuf) && Bufs.plain(recvbuf)) { // arrays, ByteBuffers: no preparation
+                coll().gather(sendbuf, 0, sendcount, jt(sendtype), recvbuf, 0, recvcount, jtOpt(recvtype), root);
+                Reference.reachabilityFence(sendbuf);
+                Reference.reachabilityFence(recvbuf);
+                return;
+            }
             Bufs.Msg s = b(sendbuf, sendtype);
             Bufs.Msg r = b(recvbuf, recvtype);
             coll().gather(s.obj, s.off, sendcount, jt(sendtype), r.obj, r.off, recvcount, jtOpt(recvtype), root);
             r.done();
-        });
+        } catch (RuntimeException e) {
+            throw Err.handle(errh, siteName(), e);
+        }
     }
 
     /**
@@ -1088,12 +1097,21 @@ public class Comm implements Freeable, Cloneable, Site {
             ic.xScatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root);
             return;
         }
-        exec(() -> {
+        MPI.check();
+        try {
+            if (Bufs.plain(sendbuf) && Bufs.plain(recvbuf)) { // arrays, ByteBuffers: no preparation
+                coll().scatter(sendbuf, 0, sendcount, jtOpt(sendtype), recvbuf, 0, recvcount, jt(recvtype), root);
+                Reference.reachabilityFence(sendbuf);
+                Reference.reachabilityFence(recvbuf);
+                return;
+            }
             Bufs.Msg s = b(sendbuf, sendtype);
             Bufs.Msg r = b(recvbuf, recvtype);
             coll().scatter(s.obj, s.off, sendcount, jtOpt(sendtype), r.obj, r.off, recvcount, jt(recvtype), root);
             r.done();
-        });
+        } catch (RuntimeException e) {
+            throw Err.handle(errh, siteName(), e);
+        }
     }
 
     /**
@@ -1205,12 +1223,21 @@ public class Comm implements Freeable, Cloneable, Site {
             ic.xAllGather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
             return;
         }
-        exec(() -> {
+        MPI.check();
+        try {
+            if (Bufs.plain(sendbuf) && Bufs.plain(recvbuf)) { // arrays, ByteBuffers: no preparation
+                coll().allgather(sendbuf, 0, sendcount, jt(sendtype), recvbuf, 0, recvcount, jt(recvtype));
+                Reference.reachabilityFence(sendbuf);
+                Reference.reachabilityFence(recvbuf);
+                return;
+            }
             Bufs.Msg s = b(sendbuf, sendtype);
             Bufs.Msg r = b(recvbuf, recvtype);
             coll().allgather(s.obj, s.off, sendcount, jt(sendtype), r.obj, r.off, recvcount, jt(recvtype));
             r.done();
-        });
+        } catch (RuntimeException e) {
+            throw Err.handle(errh, siteName(), e);
+        }
     }
 
     /** Allgather in place: every rank's own block is already at block rank of {@code buf} (MPI_IN_PLACE). */
@@ -1288,12 +1315,21 @@ public class Comm implements Freeable, Cloneable, Site {
             ic.xAllToAll(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
             return;
         }
-        exec(() -> {
+        MPI.check();
+        try {
+            if (Bufs.plain(sendbuf) && Bufs.plain(recvbuf)) { // arrays, ByteBuffers: no preparation
+                coll().alltoall(sendbuf, 0, sendcount, jt(sendtype), recvbuf, 0, recvcount, jt(recvtype));
+                Reference.reachabilityFence(sendbuf);
+                Reference.reachabilityFence(recvbuf);
+                return;
+            }
             Bufs.Msg s = b(sendbuf, sendtype);
             Bufs.Msg r = b(recvbuf, recvtype);
             coll().alltoall(s.obj, s.off, sendcount, jt(sendtype), r.obj, r.off, recvcount, jt(recvtype));
             r.done();
-        });
+        } catch (RuntimeException e) {
+            throw Err.handle(errh, siteName(), e);
+        }
     }
 
     /** Nonblocking alltoall (MPI_IALLTOALL); completes in this call. */
@@ -1452,6 +1488,13 @@ public class Comm implements Freeable, Cloneable, Site {
         }
         MPI.check();
         try {
+            Op.check(op);
+            if (op.jop != null && Bufs.plain(sendbuf) && Bufs.plain(recvbuf)) {
+                coll().reduce(sendbuf, 0, recvbuf, 0, count, jt(type), op.jop, root);
+                Reference.reachabilityFence(sendbuf);
+                Reference.reachabilityFence(recvbuf);
+                return;
+            }
             reduce(b(sendbuf, type), b(recvbuf, type), count, type, op, root);
         } catch (RuntimeException e) {
             throw Err.handle(errh, siteName(), e);
@@ -1463,14 +1506,18 @@ public class Comm implements Freeable, Cloneable, Site {
         requireIntra("reduce in place");
         exec(() -> {
             Bufs.Msg b = b(buf, type);
-            Bufs.Msg s = me() == root ? copy(b, type) : b;
+            Bufs.Msg s = me() == root ? copy(b, type, op) : b;
             reduce(s, b, count, type, op, root);
         });
     }
 
-    /** A prepared buffer holding a copy of {@code b}'s content (the input of an in-place reduction). */
-    static Bufs.Msg copy(Bufs.Msg b, Datatype type) {
-        return Bufs.copyOf(b);
+    /**
+     * The input of an in-place reduction over {@code b}: {@code b} itself for a predefined op (jrma's reductions
+     * pack the whole input before they write any result, so input and output may be the same memory), else a
+     * prepared buffer holding a copy of its content (user-defined ops combine in the receive buffer).
+     */
+    static Bufs.Msg copy(Bufs.Msg b, Datatype type, Op op) {
+        return op != null && op.jop != null ? b : Bufs.copyOf(b);
     }
 
     private void reduce(Bufs.Msg s, Bufs.Msg r, int count, Datatype type, Op op, int root) throws MPIException {
@@ -1527,7 +1574,7 @@ public class Comm implements Freeable, Cloneable, Site {
         requireIntra("allReduce in place");
         exec(() -> {
             Bufs.Msg b = b(buf, type);
-            allReduce(copy(b, type), b, count, type, op);
+            allReduce(copy(b, type, op), b, count, type, op);
         });
     }
 
@@ -1572,7 +1619,7 @@ public class Comm implements Freeable, Cloneable, Site {
         requireIntra("reduceScatter in place");
         exec(() -> {
             Bufs.Msg b = b(buf, type);
-            reduceScatter(copy(b, type), b, counts, type, op);
+            reduceScatter(copy(b, type, op), b, counts, type, op);
         });
     }
 
@@ -1614,7 +1661,7 @@ public class Comm implements Freeable, Cloneable, Site {
         requireIntra("reduceScatterBlock in place");
         exec(() -> {
             Bufs.Msg b = b(buf, type);
-            reduceScatter(copy(b, type), b, blocks(count), type, op);
+            reduceScatter(copy(b, type, op), b, blocks(count), type, op);
         });
     }
 

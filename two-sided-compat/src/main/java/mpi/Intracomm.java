@@ -163,7 +163,7 @@ public class Intracomm extends Comm {
     public final void scan(Object recvbuf, int count, Datatype type, Op op) throws MPIException {
         exec(() -> {
             Bufs.Msg b = b(recvbuf, type);
-            scan(copy(b, type), b, count, type, op, false);
+            scan(copy(b, type, op), b, count, type, op, false);
         });
     }
 
@@ -205,7 +205,7 @@ public class Intracomm extends Comm {
     public final void exScan(Object buf, int count, Datatype type, Op op) throws MPIException {
         exec(() -> {
             Bufs.Msg b = b(buf, type);
-            scan(copy(b, type), b, count, type, op, true);
+            scan(copy(b, type, op), b, count, type, op, true);
         });
     }
 

@@ -20,13 +20,24 @@ import java.util.Arrays;
  * calls significant only at the root are read only there. Reductions take any predefined {@link Op} that MPI
  * allows in collectives (every one but {@link Op#REPLACE} and {@link Op#NO_OP}, which are for accumulate) on
  * datatypes made of one predefined type for which the op is defined ({@link Op#isValidFor}); all predefined
- * ops are commutative, which the algorithms rely on. In-place variants (MPI_IN_PLACE) are not offered.
+ * ops are commutative, which the algorithms rely on. The reductions accept the same memory as send and receive
+ * buffer (MPI_IN_PLACE): they pack their whole input before they write any result. The data-movement collectives
+ * take the in-place forms MPI defines as a send block that is the rank's own block of the receive buffer.
  *
- * <h2>Algorithms (chosen by size, as MPICH does)</h2>
+ * <h2>On shared memory</h2>
+ * Where every rank maps every other's inbox (threads of a JVM, JVMs of a host) and {@code jrma.coll.shared} is on,
+ * barrier uses shared flags (dissemination: ceil(log2 P) rounds of one store and one load, no message) and the
+ * small collectives go through the ranks' scratch slots and one such barrier, with no message: bcast, gather(v),
+ * scatter(v), allgather(v), alltoall(v) ({@link SharedColl}; the v variants send the blocks that do not fit by
+ * message), allreduce, reduce, reduce_scatter(_block), scan and exscan ({@link Reductions}), up to
+ * {@value SharedColl#SLOT} bytes per slot.
+ *
+ * <h2>By messages (chosen by size, as MPICH does)</h2>
  * <table>
  *   <caption>Algorithm per collective</caption>
  *   <tr><th>collective</th><th>algorithm</th></tr>
- *   <tr><td>barrier</td><td>dissemination: ceil(log2 P) rounds of empty messages</td></tr>
+ *   <tr><td>barrier</td><td>dissemination: ceil(log2 P) rounds of empty messages (of shared flags where every
+ *       inbox is mapped)</td></tr>
  *   <tr><td>bcast</td><td>binomial tree; from {@value #BCAST_LONG} bytes on 3+ ranks, scatter from the root
  *       then ring allgather (van de Geijn), which moves about 2x the data instead of log2 P times</td></tr>
  *   <tr><td>reduce</td><td>binomial tree; from {@value #REDUCE_LONG} bytes on 3+ ranks, ring reduce-scatter
@@ -79,6 +90,10 @@ public final class Collectives {
     final int p;
     private final ByteBuffer[] scratch = new ByteBuffer[4];
     private final Reductions red;
+    /** The collectives on shared memory (jrma.coll.shared, every inbox mapped here). */
+    final SharedColl shared;
+    /** The data-movement collectives by messages. */
+    final MessageColl msg;
     /** Largest allgather (bytes of all blocks) done by Bruck's algorithm on 3+ ranks (jrma.coll.allgatherShort). */
     final long allgatherShort;
     /** Largest reduce_scatter (bytes of the vector) done as an allreduce on 3+ ranks (jrma.coll.reduceScatterShort). */
@@ -90,7 +105,7 @@ public final class Collectives {
     private final long[] displs1;
     private final long[] counts2;
     private final long[] displs2;
-    private final long[] lo;
+    final long[] lo;
     private final MsgRequest[] reqs;
 
     Collectives(Messenger m) {
@@ -106,13 +121,18 @@ public final class Collectives {
         } else {
             spinNs = parse("jrma.coll.spinNs", spin);
         }
-        this.waiter = new Waiter(m.cfg.waitSpins, m.cfg.waitYields, m.cfg.waitMaxParkNs, spinNs);
+        String y = Jrma.parameter(m.comm, "jrma.coll.yields");
+        int yields = "auto".equals(y.trim()) ? m.cfg.waitYields
+                : (int) Math.min(Integer.MAX_VALUE, parse("jrma.coll.yields", y));
+        this.waiter = new Waiter(m.cfg.waitSpins, yields, m.cfg.waitMaxParkNs, spinNs);
         this.counts1 = new long[p];
         this.displs1 = new long[p];
         this.counts2 = new long[p];
         this.displs2 = new long[p];
         this.lo = new long[p];
         this.reqs = new MsgRequest[2 * p];
+        this.shared = new SharedColl(this, Boolean.parseBoolean(Jrma.parameter(m.comm, "jrma.coll.shared").trim()));
+        this.msg = new MessageColl(this);
         this.red = new Reductions(this);
     }
 
@@ -145,38 +165,6 @@ public final class Collectives {
             MsgRequest s = isend(null, 0, 0, Datatype.BYTE, (me + k) % p, TAG_BARRIER);
             await(r, s);
         }
-    }
-
-    /** Reductions on shared memory this rank has made on this communicator: its scratch slot is their parity. */
-    private long sharedReductions;
-
-    /**
-     * Whether a reduction of {@code bytes} packed bytes may go through the ranks' scratch slots and a flag barrier
-     * ({@code Reductions}): every inbox mapped here, and the data fits a slot. The same answer on every rank.
-     */
-    boolean sharedReduction(long bytes) {
-        return p > 1 && bytes <= InboxLayout.SCRATCH_BYTES && m.flagBarrier();
-    }
-
-    /**
-     * Publishes this rank's contribution to its next shared reduction in its scratch slot; returns the slot. A slot
-     * is reused two reductions later, when every rank has passed the barrier of the reduction in between and so
-     * has read it.
-     */
-    int publishShared(ByteBuffer src, int bytes) {
-        int slot = nextShared();
-        m.writeScratch(slot, src, bytes);
-        return slot;
-    }
-
-    /** The slot of the next shared collective, for a rank that publishes nothing in it (every rank counts them). */
-    private int nextShared() {
-        return (int) (sharedReductions++ & 1);
-    }
-
-    /** Reads {@code rank}'s contribution from its scratch slot (after the barrier that follows its publication). */
-    void readShared(int rank, int slot, ByteBuffer dst, int bytes) {
-        m.readScratch(rank, slot, dst, 0, bytes);
     }
 
     /** Barriers this rank has entered on this communicator: the epoch the flags of the next one carry. */
@@ -217,75 +205,10 @@ public final class Collectives {
         if (p == 1 || u.bytes == 0) {
             return;
         }
-        if (sharedReduction(u.bytes)) {
-            sharedBcast(u, buf, offset, count, type, root);
-            return;
-        }
-        if (u.bytes >= BCAST_LONG && p > 2) {
-            scatterAllgatherBcast(u, root);
+        if (shared.fits(u.bytes)) {
+            shared.bcast(u, root);
         } else {
-            binomialBcast(buf, offset, count, type, root);
-        }
-    }
-
-    /**
-     * A small broadcast where every inbox is mapped here: the root publishes the data in its scratch slot, a barrier
-     * on shared flags, and every other rank copies it from there. No message.
-     */
-    private void sharedBcast(UserBuf u, Object buf, long offset, long count, Datatype type, int root) {
-        ByteBuffer t = scratch(2, u.bytes);
-        int bytes = (int) u.bytes;
-        int slot;
-        if (me == root) {
-            u.packInto(t, 0);
-            slot = publishShared(t, bytes);
-        } else {
-            slot = nextShared();
-        }
-        barrier();
-        if (me != root) {
-            m.readScratch(root, slot, t, 0, bytes);
-            type.unpack(t, 0, bytes, buf, offset * type.extent(), count);
-        }
-    }
-
-    private void binomialBcast(Object buf, long offset, long count, Datatype type, int root) {
-        int vr = (me - root + p) % p;
-        int mask = 1;
-        while (mask < p) {
-            if ((vr & mask) != 0) {
-                recv(buf, offset, count, type, (vr - mask + root) % p, TAG_BCAST);
-                break;
-            }
-            mask <<= 1;
-        }
-        for (mask >>= 1; mask > 0; mask >>= 1) {
-            if (vr + mask < p) {
-                send(buf, offset, count, type, (vr + mask + root) % p, TAG_BCAST);
-            }
-        }
-    }
-
-    private void scatterAllgatherBcast(UserBuf u, int root) {
-        ByteBuffer t = scratch(0, u.bytes);
-        long[] lo = new long[p];
-        long[] len = new long[p];
-        split(u.bytes, 1, lo, len);
-        if (me == root) {
-            u.packInto(t, 0);
-            MsgRequest[] rs = new MsgRequest[p];
-            for (int r = 0; r < p; r++) {
-                if (r != root) {
-                    rs[r] = isend(t, lo[r], len[r], Datatype.BYTE, r, TAG_BCAST);
-                }
-            }
-            await(rs, p);
-        } else {
-            recv(t, lo[me], len[me], Datatype.BYTE, root, TAG_BCAST);
-        }
-        ringAllgather(t, lo, len, Datatype.BYTE, TAG_BCAST);
-        if (me != root) {
-            u.unpackFrom(t, 0, u.bytes);
+            msg.bcast(u, buf, offset, count, type, root);
         }
     }
 
@@ -293,11 +216,17 @@ public final class Collectives {
     public void gather(Object sendBuf, long sendOffset, long sendCount, Datatype sendType,
                        Object recvBuf, long recvOffset, long recvCount, Datatype recvType, int root) {
         checkRoot(root, "gather");
+        long block = me == root ? bytes(recvCount, recvType) : bytes(sendCount, sendType);
+        if (block > 0 && shared.fits(block)) {
+            shared.gather(sendBuf, sendOffset, sendCount, sendType, recvBuf, recvOffset, recvCount, recvType, root,
+                    block);
+            return;
+        }
         long[] counts = null;
         long[] displs = null;
         if (me == root) {
-            counts = new long[p];
-            displs = new long[p];
+            counts = counts2;
+            displs = displs2;
             for (int r = 0; r < p; r++) {
                 counts[r] = recvCount;
                 displs[r] = r * recvCount;
@@ -311,31 +240,32 @@ public final class Collectives {
                         Object recvBuf, long recvOffset, long[] recvCounts, long[] displs,
                         Datatype recvType, int root) {
         checkRoot(root, "gatherv");
-        if (me != root) {
-            send(sendBuf, sendOffset, sendCount, sendType, root, TAG_GATHER);
+        if (me == root) {
+            checkCounts(recvCounts, displs, "gatherv");
+        }
+        if (shared.fits(0)) {
+            shared.gatherv(sendBuf, sendOffset, sendCount, sendType, recvBuf, recvOffset, recvCounts, displs, recvType,
+                    root);
             return;
         }
-        checkCounts(recvCounts, displs, "gatherv");
-        MsgRequest[] rs = requests();
-        for (int r = 0; r < p; r++) {
-            if (r != root) {
-                rs[r] = irecv(recvBuf, recvOffset + displs[r], recvCounts[r], recvType, r, TAG_GATHER);
-            }
-        }
-        localCopy(sendBuf, sendOffset, sendCount, sendType, recvBuf, recvOffset + displs[root],
-                recvCounts[root], recvType);
-        await(rs, p);
+        msg.gatherv(sendBuf, sendOffset, sendCount, sendType, recvBuf, recvOffset, recvCounts, displs, recvType, root);
     }
 
     /** Sends block r of the root's buffer to rank r (MPI_Scatter). */
     public void scatter(Object sendBuf, long sendOffset, long sendCount, Datatype sendType,
                         Object recvBuf, long recvOffset, long recvCount, Datatype recvType, int root) {
         checkRoot(root, "scatter");
+        long block = me == root ? bytes(sendCount, sendType) : bytes(recvCount, recvType);
+        if (block > 0 && shared.fits(p * block)) {
+            UserBuf r = UserBuf.of(recvBuf, recvOffset, recvCount, recvType, "scatter receive buffer");
+            shared.scatter(sendBuf, sendOffset, sendCount, sendType, r, root, block);
+            return;
+        }
         long[] counts = null;
         long[] displs = null;
         if (me == root) {
-            counts = new long[p];
-            displs = new long[p];
+            counts = counts2;
+            displs = displs2;
             for (int r = 0; r < p; r++) {
                 counts[r] = sendCount;
                 displs[r] = r * sendCount;
@@ -348,20 +278,15 @@ public final class Collectives {
     public void scatterv(Object sendBuf, long sendOffset, long[] sendCounts, long[] displs, Datatype sendType,
                          Object recvBuf, long recvOffset, long recvCount, Datatype recvType, int root) {
         checkRoot(root, "scatterv");
-        if (me != root) {
-            recv(recvBuf, recvOffset, recvCount, recvType, root, TAG_SCATTER);
+        if (me == root) {
+            checkCounts(sendCounts, displs, "scatterv");
+        }
+        if (shared.fits(0)) {
+            shared.scatterv(sendBuf, sendOffset, sendCounts, displs, sendType, recvBuf, recvOffset, recvCount,
+                    recvType, root);
             return;
         }
-        checkCounts(sendCounts, displs, "scatterv");
-        MsgRequest[] rs = requests();
-        for (int r = 0; r < p; r++) {
-            if (r != root) {
-                rs[r] = isend(sendBuf, sendOffset + displs[r], sendCounts[r], sendType, r, TAG_SCATTER);
-            }
-        }
-        localCopy(sendBuf, sendOffset + displs[root], sendCounts[root], sendType, recvBuf, recvOffset,
-                recvCount, recvType);
-        await(rs, p);
+        msg.scatterv(sendBuf, sendOffset, sendCounts, displs, sendType, recvBuf, recvOffset, recvCount, recvType, root);
     }
 
     /**
@@ -370,21 +295,12 @@ public final class Collectives {
      */
     public void allgather(Object sendBuf, long sendOffset, long sendCount, Datatype sendType,
                           Object recvBuf, long recvOffset, long recvCount, Datatype recvType) {
-        if (recvType != null && sendType != null && recvCount > 0) {
-            long block = recvCount * recvType.size();
-            if (block > 0 && sendCount * sendType.size() == block && sharedReduction(block)) {
-                sharedAllgather(sendBuf, sendOffset, sendCount, sendType, recvBuf, recvOffset, recvCount, recvType,
-                        (int) block);
-                return;
-            }
-        }
-        if (p > 2 && recvType != null && sendType != null && recvCount > 0) {
-            long block = recvCount * recvType.size();
-            if (block > 0 && block * p <= allgatherShort && sendCount * sendType.size() == block) {
-                bruckAllgather(sendBuf, sendOffset, sendCount, sendType, recvBuf, recvOffset,
-                        recvCount, recvType, block);
-                return;
-            }
+        long block = bytes(recvCount, recvType);
+        boolean uniform = block > 0 && bytes(sendCount, sendType) == block;
+        if (p > 2 && uniform && !shared.fits(block) && block * p <= allgatherShort) {
+            msg.bruckAllgather(sendBuf, sendOffset, sendCount, sendType, recvBuf, recvOffset, recvCount, recvType,
+                    block);
+            return;
         }
         for (int r = 0; r < p; r++) {
             counts1[r] = recvCount;
@@ -394,64 +310,32 @@ public final class Collectives {
     }
 
     /**
-     * A small allgather where every inbox is mapped here: each rank publishes its block (up to 256 bytes) in its
-     * scratch slot, a barrier on shared flags, and every rank copies the p blocks in rank order. No message.
-     */
-    private void sharedAllgather(Object sendBuf, long sendOffset, long sendCount, Datatype sendType,
-                                 Object recvBuf, long recvOffset, long recvCount, Datatype recvType, int block) {
-        UserBuf s = UserBuf.of(sendBuf, sendOffset, sendCount, sendType, "allgather send buffer");
-        UserBuf.of(recvBuf, recvOffset, p * recvCount, recvType, "allgather receive buffer"); // checks the bounds
-        ByteBuffer t = scratch(3, (long) p * block);
-        s.packInto(t, 0);
-        int slot = publishShared(t, block);
-        barrier();
-        for (int r = 0; r < p; r++) {
-            m.readScratch(r, slot, t, r * block, block);
-        }
-        recvType.unpack(t, 0, (long) p * block, recvBuf, recvOffset * recvType.extent(), p * recvCount);
-    }
-
-    /**
-     * Bruck's allgather on packed blocks: block i of the scratch buffer holds rank (me + i) mod P's data; in step
-     * k (1, 2, 4, ...) a rank sends its first min(k, P - k) blocks to rank me - k and receives as many from
-     * rank me + k behind them; the blocks are unpacked in place at the end, in two runs.
-     */
-    private void bruckAllgather(Object sendBuf, long sendOffset, long sendCount, Datatype sendType,
-                                Object recvBuf, long recvOffset, long recvCount, Datatype recvType, long block) {
-        UserBuf s = UserBuf.of(sendBuf, sendOffset, sendCount, sendType, "allgather send buffer");
-        UserBuf.of(recvBuf, recvOffset, p * recvCount, recvType, "allgather receive buffer"); // checks the bounds
-        ByteBuffer t = scratch(3, p * block);
-        s.packInto(t, 0);
-        for (int k = 1; k < p; k <<= 1) {
-            long n = Math.min(k, p - k);
-            MsgRequest r = irecv(t, k * block, n * block, Datatype.BYTE, (me + k) % p, TAG_ALLGATHER);
-            MsgRequest x = isend(t, 0, n * block, Datatype.BYTE, (me - k + p) % p, TAG_ALLGATHER);
-            await(r, x);
-        }
-        long ext = recvType.extent();
-        long head = (p - me) * block; // the blocks of ranks me..p-1
-        recvType.unpack(t, 0, head, recvBuf, (recvOffset + me * recvCount) * ext, (p - me) * recvCount);
-        if (me > 0) {
-            recvType.unpack(t, head, me * block, recvBuf, recvOffset * ext, me * recvCount);
-        }
-    }
-
-    /**
      * Allgather with varying counts; rank r's data lands at element {@code recvOffset + displs[r]} (MPI_Allgatherv).
      */
     public void allgatherv(Object sendBuf, long sendOffset, long sendCount, Datatype sendType,
                            Object recvBuf, long recvOffset, long[] recvCounts, long[] displs, Datatype recvType) {
         checkCounts(recvCounts, displs, "allgatherv");
-        localCopy(sendBuf, sendOffset, sendCount, sendType, recvBuf, recvOffset + displs[me], recvCounts[me], recvType);
-        for (int r = 0; r < p; r++) {
-            lo[r] = recvOffset + displs[r];
+        UserBuf s = UserBuf.of(sendBuf, sendOffset, sendCount, sendType, "allgather send buffer");
+        boolean fits = s.bytes <= SharedColl.SLOT;
+        for (int r = 0; r < p && fits; r++) {
+            fits = shared.fits(bytes(recvCounts[r], recvType));
         }
-        ringAllgather(recvBuf, lo, recvCounts, recvType, TAG_ALLGATHER);
+        if (fits) {
+            shared.allgatherv(s, recvBuf, recvOffset, recvCounts, displs, recvType);
+        } else {
+            msg.allgatherv(sendBuf, sendOffset, sendCount, sendType, recvBuf, recvOffset, recvCounts, displs,
+                    recvType);
+        }
     }
 
     /** Block j of every rank's send buffer goes to rank j, landing at block i for sender i (MPI_Alltoall). */
     public void alltoall(Object sendBuf, long sendOffset, long sendCount, Datatype sendType,
                          Object recvBuf, long recvOffset, long recvCount, Datatype recvType) {
+        long block = bytes(recvCount, recvType);
+        if (block > 0 && bytes(sendCount, sendType) == block && shared.fits(p * block)) {
+            shared.alltoall(sendBuf, sendOffset, sendCount, sendType, recvBuf, recvOffset, recvCount, recvType, block);
+            return;
+        }
         long[] sc = counts1;
         long[] sd = displs1;
         long[] rc = counts2;
@@ -470,18 +354,13 @@ public final class Collectives {
                           Object recvBuf, long recvOffset, long[] recvCounts, long[] recvDispls, Datatype recvType) {
         checkCounts(sendCounts, sendDispls, "alltoallv send");
         checkCounts(recvCounts, recvDispls, "alltoallv receive");
-        MsgRequest[] rs = requests();
-        for (int i = 1; i < p; i++) {
-            int src = (me - i + p) % p;
-            rs[2 * i] = irecv(recvBuf, recvOffset + recvDispls[src], recvCounts[src], recvType, src, TAG_ALLTOALL);
+        if (shared.fits(0)) {
+            shared.alltoallv(sendBuf, sendOffset, sendCounts, sendDispls, sendType, recvBuf, recvOffset, recvCounts,
+                    recvDispls, recvType);
+            return;
         }
-        for (int i = 1; i < p; i++) {
-            int dst = (me + i) % p;
-            rs[2 * i + 1] = isend(sendBuf, sendOffset + sendDispls[dst], sendCounts[dst], sendType, dst, TAG_ALLTOALL);
-        }
-        localCopy(sendBuf, sendOffset + sendDispls[me], sendCounts[me], sendType,
-                recvBuf, recvOffset + recvDispls[me], recvCounts[me], recvType);
-        await(rs, 2 * p);
+        msg.alltoallv(sendBuf, sendOffset, sendCounts, sendDispls, sendType, recvBuf, recvOffset, recvCounts,
+                recvDispls, recvType);
     }
 
     // ------------------------------------------------------------------ reductions (see Reductions)
@@ -532,22 +411,6 @@ public final class Collectives {
     }
 
     // ------------------------------------------------------------------ shared helpers
-
-    /**
-     * Ring allgather of blocks of {@code buf} (block r: {@code count[r]} elements of {@code type} at element
-     * {@code lo[r]}) when every rank holds its own block: in step s rank r passes block r - s to its right.
-     */
-    void ringAllgather(Object buf, long[] lo, long[] count, Datatype type, int tag) {
-        int right = (me + 1) % p;
-        int left = (me - 1 + p) % p;
-        for (int s = 0; s < p - 1; s++) {
-            int sb = (me - s + p) % p;
-            int rb = (me - s - 1 + p) % p;
-            MsgRequest r = irecv(buf, lo[rb], count[rb], type, left, tag);
-            MsgRequest x = isend(buf, lo[sb], count[sb], type, right, tag);
-            await(r, x);
-        }
-    }
 
     /** Splits {@code n} items (in units of {@code unit}) into p near-equal blocks. */
     void split(long n, long unit, long[] lo, long[] len) {
@@ -627,7 +490,7 @@ public final class Collectives {
     // ------------------------------------------------------------------ waiting
 
     /** The kept request array, emptied (a collective that threw may have left requests in it). */
-    private MsgRequest[] requests() {
+    MsgRequest[] requests() {
         Arrays.fill(reqs, null);
         return reqs;
     }
@@ -720,6 +583,11 @@ public final class Collectives {
         }
     }
 
+    /** Packed bytes of {@code count} elements of {@code type} (0 for a null type: an argument not significant here). */
+    static long bytes(long count, Datatype type) {
+        return type == null || count <= 0 ? 0 : count * type.size();
+    }
+
     void checkRoot(int root, String what) {
         if (root < 0 || root >= p) {
             throw new RmaException(ErrorClass.ERR_ROOT,
@@ -727,7 +595,7 @@ public final class Collectives {
         }
     }
 
-    private void checkCounts(long[] counts, long[] displs, String what) {
+    void checkCounts(long[] counts, long[] displs, String what) {
         if (counts == null || displs == null || counts.length < p || displs.length < p) {
             throw new RmaException(ErrorClass.ERR_ARG, what + ": counts and displacements need " + p + " entries each");
         }

@@ -18,8 +18,8 @@ package io.jrma.msg;
  *                                                              written by rank (owner - 2^r) mod P
  * rings    = align64(...)       P x S x SLOT      sender s     ring[s][i]: envelope of message i (mod S) of s
  * areas    = rings + P*S*SLOT   P x M             sender s     area[s]: payloads of s's medium messages
- * scratch  = areas + P*M        2 x 256           owner        scratch[e mod 2]: the owner's contribution to
- *                                                              its e-th shared-memory reduction, read by all
+ * scratch  = areas + P*M        2 x 4096          owner        scratch[e mod 2]: what the owner publishes in
+ *                                                              its e-th shared-memory collective, read by all
  * </pre>
  *
  * <h2>Envelope (one slot)</h2>
@@ -72,8 +72,11 @@ final class InboxLayout {
     private static final int BARRIER_FLAGS_AT = 16;
     final long rings;
     final long areas;
-    /** Two slots for the owner's contribution to reductions on shared memory ({@link #scratch}). */
-    static final int SCRATCH_BYTES = 256;
+    /**
+     * Two slots for what the owner publishes in collectives on shared memory ({@link #scratch}, {@link SharedColl}):
+     * 4 KiB each, so that small and medium collectives (bcast, gathers, reductions of up to 4 KiB) need no message.
+     */
+    static final int SCRATCH_BYTES = 4096;
     final long scratch;
     final long total;
 

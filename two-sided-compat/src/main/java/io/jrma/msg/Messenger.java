@@ -312,6 +312,19 @@ public final class Messenger implements AutoCloseable {
         dst.put(at, from, (int) lay.scratch(slot), bytes);
     }
 
+    /**
+     * The buffer that holds {@code rank}'s scratch slots (its inbox, mapped here), for collectives that read or
+     * combine a slot in place ({@link SharedColl}); its slot {@code s} starts at {@link #scratchAt}.
+     */
+    ByteBuffer scratchMem(int rank) {
+        return rank == me ? mem : peerMem[rank];
+    }
+
+    /** Where scratch slot {@code slot} (0 or 1) starts in every inbox's buffer ({@link #scratchMem}). */
+    int scratchAt(int slot) {
+        return (int) lay.scratch(slot);
+    }
+
     /** Creates a messenger for {@code comm} with default settings. Collective over {@code comm}. */
     public static Messenger create(Comm comm) {
         return create(comm, null);

@@ -133,7 +133,9 @@ final class Reductions {
             UserBuf.of(recvBuf, recvOffset, count, type, "reduce receive buffer"); // fail before communicating
         }
         ByteBuffer acc = packSend(d);
-        if (d.bytes() >= Collectives.REDUCE_LONG && p > 2 && d.n >= p) {
+        if (p > 1 && d.n > 0 && c.shared.reduces(d.bytes())) {
+            sharedCombine(op, d, acc, root == me ? p : 0, 0, d.n);
+        } else if (d.bytes() >= Collectives.REDUCE_LONG && p > 2 && d.n >= p) {
             long[] lo = new long[p];
             long[] len = new long[p];
             c.split(d.n, 1, lo, len);
@@ -182,8 +184,8 @@ final class Reductions {
         UserBuf.of(recvBuf, recvOffset, count, type, "allreduce receive buffer");
         ByteBuffer acc = packSend(d);
         if (p > 1 && d.n > 0) {
-            if (c.sharedReduction(d.bytes())) {
-                sharedAllreduce(op, d, acc);
+            if (c.shared.reduces(d.bytes())) {
+                sharedCombine(op, d, acc, p, 0, d.n);
             } else if (d.bytes() <= Collectives.ALLREDUCE_SHORT || d.n < p) {
                 recursiveDoubling(op, d, acc, Collectives.TAG_ALLREDUCE);
             } else {
@@ -197,27 +199,35 @@ final class Reductions {
                     blo[r] = lo[r] * d.es;
                     blen[r] = len[r] * d.es;
                 }
-                c.ringAllgather(acc, blo, blen, Datatype.BYTE, Collectives.TAG_ALLREDUCE);
+                c.msg.ringAllgather(acc, blo, blen, Datatype.BYTE, Collectives.TAG_ALLREDUCE);
             }
         }
         unpackResult(acc, 0, d.bytes(), recvBuf, recvOffset, count, type, "allreduce");
     }
 
     /**
-     * A small allreduce where every rank's inbox is mapped by every other (threads of a JVM, JVMs of a host): each
-     * rank publishes its contribution in its scratch slot, a barrier on shared flags, then every rank combines all
-     * contributions in rank order itself. No message; log2 p flag rounds and p small copies; and since every rank
-     * combines in the same order, every rank gets the same bits, floating point included.
+     * A reduction on shared memory, where every rank's inbox is mapped by every other (threads of a JVM, JVMs of a
+     * host): each rank publishes its packed contribution ({@code acc}) in its scratch slot, a barrier on shared
+     * flags, then this rank combines elements {@code [from, from + n)} of the contributions of ranks
+     * {@code 0..upTo-1} in rank order into {@code acc} at the same place, read straight from their slots ({@code
+     * upTo} 0: nothing; the caller's data is then left in {@code acc}). No message: allreduce (every rank combines
+     * all P), reduce (the root does), reduce_scatter (every rank its block), scan and exscan (rank r the first r + 1
+     * or r). Since every rank combines in the same order, every rank gets the same bits, floating point included.
      */
-    private void sharedAllreduce(Op op, Packed d, ByteBuffer acc) {
+    private void sharedCombine(Op op, Packed d, ByteBuffer acc, int upTo, long from, long n) {
+        SharedColl sh = c.shared;
         int bytes = (int) d.bytes();
-        int slot = c.publishShared(acc, bytes);
+        int slot = sh.next();
+        sh.write(slot, acc, bytes);
         c.barrier();
-        ByteBuffer tmp = c.scratch(1, bytes);
-        c.readShared(0, slot, acc, bytes);
-        for (int r = 1; r < p; r++) {
-            c.readShared(r, slot, tmp, bytes);
-            combine(op, d, tmp, 0, acc, 0, d.n);
+        if (upTo <= 0 || n == 0) {
+            return;
+        }
+        int at = sh.at(slot) + (int) (from * d.es);
+        int len = (int) (n * d.es);
+        acc.put((int) (from * d.es), sh.mem(0), at, len);
+        for (int r = 1; r < upTo; r++) {
+            combine(op, d, sh.mem(r), at, acc, from * d.es, n);
         }
     }
 
@@ -310,7 +320,9 @@ final class Reductions {
             at += recvCounts[r];
         }
         ByteBuffer acc = packSend(d);
-        if (p > 2 && d.n > 0 && d.bytes() <= c.reduceScatterShort) {
+        if (p > 1 && d.n > 0 && c.shared.fits(d.bytes())) {
+            sharedCombine(op, d, acc, p, lo[me], len[me]); // each rank combines only its own block
+        } else if (p > 2 && d.n > 0 && d.bytes() <= c.reduceScatterShort) {
             // small vectors: the whole vector's allreduce (log2 P steps; all ops here are commutative) beats P - 1
             // dependent ring steps; each rank keeps its block
             recursiveDoubling(op, d, acc, Collectives.TAG_REDUCE_SCATTER);
@@ -335,6 +347,15 @@ final class Reductions {
             UserBuf.of(recvBuf, recvOffset, count, type, what + " receive buffer");
         }
         long bytes = d.bytes();
+        if (p > 1 && d.n > 0 && c.shared.reduces(bytes)) {
+            ByteBuffer acc = packSend(d);
+            int upTo = exclusive ? me : me + 1;
+            sharedCombine(op, d, acc, upTo, 0, d.n);
+            if (upTo > 0) {
+                unpackResult(acc, 0, bytes, recvBuf, recvOffset, count, type, what);
+            }
+            return;
+        }
         ByteBuffer partial = packSend(d);
         ByteBuffer tmp = c.scratch(1, bytes);
         ByteBuffer result = c.scratch(2, bytes);

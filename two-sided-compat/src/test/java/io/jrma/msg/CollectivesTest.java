@@ -436,7 +436,7 @@ class CollectivesTest {
     static Stream<Arguments> shortAndRing() {
         Stream.Builder<Arguments> b = Stream.builder();
         for (int n : new int[] {2, 3, 4, 5, 6, 8}) {
-            for (String mode : new String[] {"short", "ring"}) {
+            for (String mode : new String[] {"short", "ring", "shared"}) {
                 b.add(Arguments.of(n, mode));
             }
         }
@@ -445,7 +445,8 @@ class CollectivesTest {
 
     /**
      * The algorithms chosen by size on 3+ ranks (Bruck's allgather, reduce_scatter as an allreduce), forced on
-     * ("short": thresholds of 1 GiB) and off ("ring": 0) through their run-time parameters, on 2 to 8 ranks
+     * ("short": thresholds of 1 GiB) and off ("ring": 0) through their run-time parameters with the shared-memory
+     * path off, and the shared-memory path itself ("shared", its default on thread ranks), on 2 to 8 ranks
      * (non-powers of two 3, 5, 6 included), against the model: offsets, odd block sizes, a receive type that
      * is not contiguous, a send type other than the receive type, uneven and empty reduce_scatter blocks.
      */
@@ -453,8 +454,9 @@ class CollectivesTest {
     @MethodSource("shortAndRing")
     @Timeout(120)
     void shortAlgorithmsMatchTheModel(int n, String mode) {
-        String limit = mode.equals("short") ? String.valueOf(1L << 30) : "0";
+        String limit = mode.equals("ring") ? "0" : String.valueOf(1L << 30);
         Jrma.job(n).param("jrma.coll.allgatherShort", limit).param("jrma.coll.reduceScatterShort", limit)
+                .param("jrma.coll.shared", String.valueOf(mode.equals("shared")))
                 .timeout(Jobs.JOB_TIMEOUT).run(world -> {
                     Messenger m = Messenger.create(world);
                     Collectives c = m.collectives();

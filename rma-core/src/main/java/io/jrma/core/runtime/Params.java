@@ -182,6 +182,18 @@ public final class Params {
             + "parks; `auto`: 2000000 when the job has no more ranks than the host has cores (a yield or a park "
             + "hands the core away for a scheduler slice, and every rank waiting for this one waits that long "
             + "too), 0 when ranks outnumber cores (the messenger's own spin, yield and park counts then apply)");
+    /** Collectives (two-sided-compat): how often a waiting rank yields before it sleeps. */
+    public static final Param COLL_YIELDS = new Param("jrma.coll.yields", "auto", "job",
+            "how many times a rank waiting inside a collective yields its core, once its spin is over, before it "
+            + "sleeps (on its inbox's futex word where every peer stores directly, so the rank that raises its flag "
+            + "or sends its message wakes it at once); `auto`: the messenger's own count (`jrma_msg_wait_yields`)");
+    /** Collectives on shared memory where every rank maps every other's inbox. */
+    public static final Param COLL_SHARED = new Param("jrma.coll.shared", "true", "job",
+            "whether collectives on a communicator whose ranks all share memory (threads of a JVM, JVMs of a host "
+            + "whose inboxes are mapped) move small data through 4 KiB slots of the ranks' inboxes and a barrier on "
+            + "shared flags instead of messages: bcast, gather, scatter, allgather(v) and alltoall of up to 4 KiB per "
+            + "slot, reductions of up to 4 KiB (and P x size up to 64 KiB); `false`: always messages (barriers still "
+            + "use the shared flags)");
     /** Largest allgather done by Bruck's algorithm. */
     public static final Param COLL_ALLGATHER_SHORT = new Param("jrma.coll.allgatherShort", "65536", "job",
             "largest allgather (bytes gathered at each rank, all blocks) done by Bruck's algorithm on 3 or more "
@@ -199,7 +211,8 @@ public final class Params {
             LAUNCHER_HEARTBEAT_MS, LAUNCHER_SILENCE_MS, LAUNCHER_HANDSHAKE_TIMEOUT_MS, LAUNCHER_IN_PROCESS,
             LAUNCHER_CDS_ARCHIVE, LAUNCHER_STOPPED_NOTICE_MS, LAUNCHER_STOPPED_FAIL_MS,
             RANK_LOADERS, SHM_WINDOWS, CMA_MIN_BYTES, OP_SLOTS, OP_SLOTS_GETS, OP_SLOTS_WAIT_NS, SHM_DIR, TRANSPORTS,
-            BIND, BIND_REPORT, BIND_CPUS, COLL_SPIN_NS, COLL_ALLGATHER_SHORT, COLL_REDUCE_SCATTER_SHORT);
+            BIND, BIND_REPORT, BIND_CPUS, COLL_SPIN_NS, COLL_YIELDS, COLL_SHARED, COLL_ALLGATHER_SHORT,
+            COLL_REDUCE_SCATTER_SHORT);
 
     private Params() {
     }
