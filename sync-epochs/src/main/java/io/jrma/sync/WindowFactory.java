@@ -288,8 +288,10 @@ public final class WindowFactory implements Win.WindowProvider {
         Object[] all = comm.allgather(new Peer.Info(w.rank, w.worldRanks[w.rank], mem.length, dispUnit, mem.address,
                 plan.myHost(), memSeg, memSegSize, memOffset, own == null ? null : own.name(),
                 own == null ? 0 : own.size(),
-                own == null ? 0 : state.address() - segBase, rdmaKey == null ? null : rdmaKey.key()));
+                own == null ? 0 : state.address() - segBase, rdmaKey == null ? null : rdmaKey.key(),
+                AtomicDomain.able(w.rdmaMemory, rdmaKey != null, w.worldRanks)));
         byte[][] rdmaKeys = new byte[all.length][];
+        boolean[] atomicsAble = new boolean[all.length];
         long[] rdmaBases = new long[all.length];
         Peer[] peers = new Peer[all.length];
         long[] slots = new long[all.length];
@@ -302,6 +304,7 @@ public final class WindowFactory implements Win.WindowProvider {
         for (int i = 0; i < all.length; i++) {
             Peer.Info o = (Peer.Info) all[i];
             rdmaKeys[i] = o.rdmaKey();
+            atomicsAble[i] = o.atomics();
             rdmaBases[i] = o.base();
             local[i] = router.localWindow(o.worldRank()); // decided once: same JVM means reachable by load/store
             TargetState ts = null;
@@ -357,6 +360,8 @@ public final class WindowFactory implements Win.WindowProvider {
         }
         if (rdmaKey != null && mapError == null) {
             w.rdma = RdmaLane.open(w, peers, rdmaKeys, rdmaBases);
+            // the atomic domain: decided from what every rank said, so the same in every rank
+            w.atomics = AtomicDomain.open(w, w.rdmaMemory, atomicsAble, peers, rdmaKeys, rdmaBases);
         }
         w.lanes = Lanes.decide(w, peers, slots); // every peer on its lane, once
         w.peers = peers;

@@ -60,6 +60,9 @@ public final class UcxTransport implements Transport, RemoteMemory {
     private final ArrayDeque<Incoming> receiving = new ArrayDeque<>();
     private volatile boolean closed;
     private final boolean rdma;
+    private final boolean atomics;
+    /** The endpoint to this JVM's own worker (its ranks' memory, for a window's atomic domain), once made; else 0. */
+    private long selfEp;
     private final long rdmaMinBytes;
     private final long napNs;
     /** The progress thread while it naps in {@link #awaitInput} ({@link #wakeup} unparks it), else null. */
@@ -96,6 +99,7 @@ public final class UcxTransport implements Transport, RemoteMemory {
         this.waitIn = job.blockingTransport();
         this.sendQueueBytes = UcxParams.SEND_QUEUE_BYTES.getLong(job.params());
         this.rdma = Boolean.parseBoolean(UcxParams.RDMA.getChoice(job.params(), "true", "false"));
+        this.atomics = Boolean.parseBoolean(UcxParams.ATOMICS.getChoice(job.params(), "true", "false"));
         this.rdmaMinBytes = Math.max(0, UcxParams.RDMA_MIN_BYTES.getLong(job.params()));
         this.napNs = Math.max(0, UcxParams.NAP_NS.getLong(job.params()));
         this.eventFd = worker.eventFd();
@@ -483,6 +487,39 @@ public final class UcxTransport implements Transport, RemoteMemory {
         return size == Integer.BYTES ? words.getInt(Long.BYTES) : words.getLong(Long.BYTES);
     }
 
+    /**
+     * The atomic through UCP; AND, OR and XOR to a rank of this JVM by a compare-and-swap loop, since UCX 1.13's
+     * loopback returns the old value of those but leaves the memory unchanged (UcxWorkerTest).
+     */
+    @Override
+    public long fetchOp(int worldRank, AtomicOp op, long value, long compare, int size, long remote, long handle) {
+        boolean bitwise = op == AtomicOp.AND || op == AtomicOp.OR || op == AtomicOp.XOR;
+        if (bitwise && job.isLocal(worldRank)) {
+            return RemoteMemory.super.fetchOp(worldRank, op, value, compare, size, remote, handle);
+        }
+        UcxWorker.Atomic a = switch (op) {
+            case ADD -> UcxWorker.Atomic.ADD;
+            case SWAP -> UcxWorker.Atomic.SWAP;
+            case CSWAP -> UcxWorker.Atomic.CSWAP;
+            case AND -> UcxWorker.Atomic.AND;
+            case OR -> UcxWorker.Atomic.OR;
+            case XOR -> UcxWorker.Atomic.XOR;
+        };
+        return op == AtomicOp.CSWAP ? atomic(worldRank, a, compare, value, size, remote, handle)
+                : atomic(worldRank, a, value, 0, size, remote, handle);
+    }
+
+    /** Ranks of the JVMs this worker has an endpoint to, and those of this JVM (through its own loopback). */
+    @Override
+    public boolean reachesMemoryOf(int worldRank) {
+        return worldRank >= 0 && worldRank < job.size() && (job.isLocal(worldRank) || reaches(worldRank));
+    }
+
+    @Override
+    public boolean atomicDomain() {
+        return atomics;
+    }
+
     @Override
     public void flush(int worldRank) {
         complete(worker.flush(endpointTo(worldRank)), worldRank);
@@ -494,11 +531,25 @@ public final class UcxTransport implements Transport, RemoteMemory {
     }
 
     private long endpointTo(int worldRank) {
+        if (worldRank >= 0 && worldRank < job.size() && job.isLocal(worldRank)) {
+            return selfEndpoint();
+        }
         long ep = worldRank >= 0 && worldRank < job.size() ? endpointToJvm(job.jvmOf(worldRank)) : 0;
         if (ep == 0) {
             throw new RmaException(ErrorClass.ERR_INTERN, "no UCX endpoint to world rank " + worldRank);
         }
         return ep;
+    }
+
+    /** The endpoint to this JVM's own worker, made at the first use (a window's atomic domain). */
+    private synchronized long selfEndpoint() {
+        if (selfEp == 0) {
+            if (closed) {
+                throw new RmaException(ErrorClass.ERR_PROC_ABORTED, "the ucx transport of this JVM is closed");
+            }
+            selfEp = worker.connect(worker.address());
+        }
+        return selfEp;
     }
 
     /**
