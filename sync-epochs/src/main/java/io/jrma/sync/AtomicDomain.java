@@ -24,8 +24,10 @@ import io.jrma.spi.RemoteMemory.AtomicOp;
  *
  * <p>Decided once, when the window is created ({@link WindowFactory}), the same in every rank: every rank registered
  * its memory, its transport's memory side reaches every rank of the window ({@link RemoteMemory#reachesMemoryOf})
- * and allows the domain ({@link RemoteMemory#atomicDomain}: {@code jrma.ucx.atomics}); each rank says so in what the
- * ranks exchange at creation, and the window takes the domain when all of them did.
+ * and allows the domain ({@link RemoteMemory#atomicDomain}: {@code jrma.ucx.atomics}) — each rank says so in what the
+ * ranks exchange at creation — and some rank reaches some peer other than by load/store (packets or the RDMA lane:
+ * where every rank reaches every peer by load/store, CPU atomics are atomic with each other and the domain would
+ * only cost); each rank says that in the exchange that ends creation.
  *
  * <p>Per element (MPI's atomicity is per element): a 4- or 8-byte element aligned to its size with an op the
  * transport has takes that atomic — SUM of integers ADD, REPLACE SWAP, NO_OP a fetching ADD of 0, BAND/BOR/BXOR of
@@ -35,8 +37,9 @@ import io.jrma.spi.RemoteMemory.AtomicOp;
  * on its type and address, so accumulates of one type to one location always meet in the same word's atomics.
  * What no word holds — elements over 8 bytes (double complex, the 12- and 16-byte pairs), an element across an
  * aligned 8-byte boundary, a word reaching outside the target's window — is refused by {@link #issue} as a whole,
- * before any element is applied, and goes as before (packets or CPU atomics): not atomic with the domain's atomics
- * (docs/ucx.md, "Not done yet": a lock word taken with remote atomics would cover them).
+ * before any element is applied, and takes the target's lane as without the domain (packets applied by the target's
+ * agent, CPU atomics in its JVM, both under its element locks); by the same rule every accumulate of that type at
+ * that address does, so those stay atomic with each other too (docs/ucx.md, "Not done yet").
  *
  * <p>Completion: each atomic returns with its result, so an operation is complete at the target when it returns;
  * synchronization has nothing to flush for it. Immutable after creation; any of the rank's threads.

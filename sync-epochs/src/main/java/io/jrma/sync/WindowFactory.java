@@ -360,8 +360,6 @@ public final class WindowFactory implements Win.WindowProvider {
         }
         if (rdmaKey != null && mapError == null) {
             w.rdma = RdmaLane.open(w, peers, rdmaKeys, rdmaBases);
-            // the atomic domain: decided from what every rank said, so the same in every rank
-            w.atomics = AtomicDomain.open(w, w.rdmaMemory, atomicsAble, peers, rdmaKeys, rdmaBases);
         }
         w.lanes = Lanes.decide(w, peers, slots); // every peer on its lane, once
         w.peers = peers;
@@ -393,13 +391,21 @@ public final class WindowFactory implements Win.WindowProvider {
             WHOLE.put(w, whole);
         }
         // nobody communicates before every rank has its peers; a rank that could not map a peer fails everyone
-        Object[] errors = comm.allgather(mapError);
-        for (Object e : errors) {
+        Object[] errors = comm.allgather(new Object[] {mapError, anyPacket});
+        boolean somePacket = false;
+        for (Object o : errors) {
+            Object e = ((Object[]) o)[0];
+            somePacket |= (Boolean) ((Object[]) o)[1];
             if (e != null) {
                 w.abandon();
                 throw new RmaException(flavor == Flavor.SHARED ? ErrorClass.ERR_RMA_SHARED
                         : ErrorClass.ERR_OTHER, (String) e);
             }
+        }
+        if (somePacket && rdmaKey != null) {
+            // the atomic domain, where some rank reaches some peer by packets or RDMA (not all by load/store, whose
+            // CPU atomics are atomic with each other): decided from what every rank said, the same in every rank
+            w.atomics = AtomicDomain.open(w, w.rdmaMemory, atomicsAble, peers, rdmaKeys, rdmaBases);
         }
         if (own != null) {
             own.unlink(); // every peer has mapped it: the mappings outlive the file, a crash leaves nothing behind
