@@ -80,6 +80,20 @@ public interface RemoteMemory {
     }
 
     /**
+     * {@link #fetchOp} on {@code n} words of world rank {@code worldRank}: {@code op} with {@code values[i]} (and
+     * {@code compares[i]} for {@link AtomicOp#CSWAP}) at {@code remotes[i]}, what each held before into
+     * {@code results[i]}; returns when all are done. They may be applied in any order (a transport may post them all
+     * before it waits); the default does them one after the other.
+     */
+    default void fetchOps(int worldRank, AtomicOp op, long[] values, long[] compares, int size, long[] remotes, int n,
+            long handle, long[] results) {
+        for (int i = 0; i < n; i++) {
+            results[i] = fetchOp(worldRank, op, values[i], compares == null ? 0 : compares[i], size, remotes[i],
+                    handle);
+        }
+    }
+
+    /**
      * Whether {@link #attach} and the operations reach the registered memory of world rank {@code worldRank}, a rank
      * of this JVM included (through the transport's own loopback): what a window's atomic domain needs of every rank.
      */

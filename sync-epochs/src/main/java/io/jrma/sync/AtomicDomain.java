@@ -167,11 +167,7 @@ final class AtomicDomain {
         }
         boolean fetch = a.kind != OpArgs.ACC;
         byte[] result = fetch ? new byte[(int) (count * s)] : null;
-        long[] scratch = new long[2];
-        long atomics = 0;
-        for (int i = 0; i < n; i++) {
-            atomics += element(a, t, e, at[i], origin, i * (long) s, compare, result, scratch);
-        }
+        long atomics = apply(a, t, e, at, n, origin, compare, result);
         if (fetch) {
             TypeLayout.copy(result, BYTE_BASE, result.length, Datatype.BYTE.layout(), a.result.base, a.result.offset,
                     a.resultCount, a.resultLayout);
@@ -231,52 +227,104 @@ final class AtomicDomain {
     }
 
     /**
-     * Applies element {@code i} at {@code addr} (origin bytes at {@code o} of {@code origin}, the old value to the
-     * same place of {@code result} unless null); returns the atomics it took.
+     * Applies the {@code n} elements at {@code at} (origin bytes of element i at {@code i * size} of {@code origin},
+     * its old value to the same place of {@code result} unless null): those with an atomic of their own in one batch
+     * ({@link RemoteMemory#fetchOps}), the others by compare-and-swap loops on their words, one batch per round (the
+     * first guesses 0, each retry what the word held). Returns the atomics it took.
      */
-    private long element(OpArgs a, int t, BasicType e, long addr, byte[] origin, long o, byte[] compare,
-            byte[] result, long[] scratch) {
+    private long apply(OpArgs a, int t, BasicType e, long[] at, int n, byte[] origin, byte[] compare, byte[] result) {
         int s = e.size();
-        int size = word(t, addr, s);
-        long lo = addr & -size;
-        long remote = lo;
         int wr = worldRanks[t];
         long h = handles[t];
-        AtomicOp direct = size == s ? direct(a.kind, a.op, e.kind()) : null;
-        if (direct != null) {
-            long value = a.op == OpCode.NO_OP && a.kind != OpArgs.CAS ? 0 : read(origin, o, s);
-            long cmp = compare == null ? 0 : read(compare, 0, s);
-            long old = memory.fetchOp(wr, direct, value, cmp, s, remote, h);
-            if (result != null) {
-                write(result, o, s, old);
-            }
-            return 1;
-        }
-        // a compare-and-swap loop on the word: guess 0 first (a fresh word costs one round trip), then what it held
-        int delta = (int) (addr - lo);
-        long guess = 0;
-        long tries = 0;
-        while (true) {
-            scratch[0] = guess;
-            long at = LONG_BASE + delta;
-            if (result != null) {
-                BulkCopy.copy(scratch, at, result, BYTE_BASE + o, s);
-            }
-            if (a.kind == OpArgs.CAS) {
-                if (equal(scratch, at, compare, s)) {
-                    BulkCopy.copy(origin, BYTE_BASE + o, scratch, at, s);
+        AtomicOp direct = direct(a.kind, a.op, e.kind());
+        long cmp = compare == null ? 0 : read(compare, 0, s);
+        // elements with their own atomic: aligned, of 4 or 8 bytes, an op the transport has
+        int[] loop = new int[n];
+        int loops = 0;
+        long[] remotes = new long[n];
+        long[] values = new long[n];
+        long[] compares = a.kind == OpArgs.CAS ? new long[n] : null;
+        int[] which = new int[n];
+        int k = 0;
+        for (int i = 0; i < n; i++) {
+            if (direct != null && word(t, at[i], s) == s) {
+                remotes[k] = at[i];
+                values[k] = a.op == OpCode.NO_OP && a.kind != OpArgs.CAS ? 0 : read(origin, i * (long) s, s);
+                if (compares != null) {
+                    compares[k] = cmp;
                 }
-            } else if (a.op != OpCode.NO_OP) {
-                AccumulateKernel.accumulate(a.op, e, origin, BYTE_BASE + o, scratch, at, 1);
+                which[k++] = i;
+            } else {
+                loop[loops++] = i;
             }
-            long next = size == INT ? Memory.getIntPlain(scratch, LONG_BASE) : scratch[0];
-            long old = memory.fetchOp(wr, AtomicOp.CSWAP, next, size == INT ? (int) guess : guess, size, remote, h);
-            tries++;
-            if (size == INT ? (int) old == (int) guess : old == guess) {
-                return tries;
-            }
-            guess = size == INT ? old & 0xFFFF_FFFFL : old;
         }
+        long[] olds = new long[n];
+        if (k > 0) {
+            memory.fetchOps(wr, direct, values, compares, s, remotes, k, h, olds);
+            if (result != null) {
+                for (int j = 0; j < k; j++) {
+                    write(result, which[j] * (long) s, s, olds[j]);
+                }
+            }
+        }
+        long atomics = k;
+        // the others: compare-and-swap loops on their words, in rounds
+        long[] guesses = new long[n];
+        long[] scratch = new long[1];
+        for (int size = INT; size <= LONG && loops > 0; size += INT) {
+            int[] pending = new int[loops];
+            int p = 0;
+            for (int j = 0; j < loops; j++) {
+                if (word(t, at[loop[j]], s) == size) {
+                    pending[p++] = loop[j];
+                }
+            }
+            long[] cmps = new long[p];
+            while (p > 0) {
+                for (int j = 0; j < p; j++) {
+                    int i = pending[j];
+                    remotes[j] = at[i] & -size;
+                    cmps[j] = guesses[i];
+                    values[j] = next(a, e, size, (int) (at[i] - remotes[j]), guesses[i], origin, i * (long) s, compare,
+                            result, scratch);
+                }
+                memory.fetchOps(wr, AtomicOp.CSWAP, values, cmps, size, remotes, p, h, olds);
+                atomics += p;
+                int left = 0;
+                for (int j = 0; j < p; j++) {
+                    int i = pending[j];
+                    long old = size == INT ? olds[j] & 0xFFFF_FFFFL : olds[j];
+                    if (old != guesses[i]) {
+                        guesses[i] = old;
+                        pending[left++] = i;
+                    }
+                }
+                p = left;
+            }
+        }
+        return atomics;
+    }
+
+    /**
+     * The word after the op on its element ({@code delta} bytes into the {@code size}-byte word) if the word holds
+     * {@code guess}; stores the element's bytes of {@code guess} into {@code result} (at {@code o}) unless null.
+     */
+    private static long next(OpArgs a, BasicType e, int size, int delta, long guess, byte[] origin, long o,
+            byte[] compare, byte[] result, long[] scratch) {
+        int s = e.size();
+        scratch[0] = guess;
+        long at = LONG_BASE + delta;
+        if (result != null) {
+            BulkCopy.copy(scratch, at, result, BYTE_BASE + o, s);
+        }
+        if (a.kind == OpArgs.CAS) {
+            if (equal(scratch, at, compare, s)) {
+                BulkCopy.copy(origin, BYTE_BASE + o, scratch, at, s);
+            }
+        } else if (a.op != OpCode.NO_OP) {
+            AccumulateKernel.accumulate(a.op, e, origin, BYTE_BASE + o, scratch, at, 1);
+        }
+        return size == INT ? Memory.getIntPlain(scratch, LONG_BASE) & 0xFFFF_FFFFL : scratch[0];
     }
 
     private static boolean equal(long[] word, long at, byte[] compare, int s) {

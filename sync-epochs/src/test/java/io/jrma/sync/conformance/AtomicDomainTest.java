@@ -154,6 +154,72 @@ class AtomicDomainTest {
     }
 
     /**
+     * Accumulates of many elements (more than the ucx transport posts before it waits) from every rank to rank 0:
+     * longs by UCP ADD, doubles and shorts (two to a word, within one call and across callers) by compare-and-swap
+     * loops, and a strided (vector) target; every element gets every rank's addition, and fetched values add up.
+     */
+    @ParameterizedTest(name = "[{index}] path={0} n={1}")
+    @MethodSource("io.jrma.sync.conformance.Ranks#pathsAndSmallSizes")
+    @Timeout(90)
+    void manyElementAccumulatesStayAtomicPerElement(String path, int n) {
+        assumeUcxRun();
+        Ranks.run(path, n, world -> {
+            int me = world.rank();
+            Win w = Win.allocate(world, (long) MANY * (Long.BYTES + Double.BYTES + Short.BYTES + 2 * Long.BYTES), 1,
+                    null);
+            long[] longs = new long[MANY];
+            double[] doubles = new double[MANY];
+            short[] shorts = new short[MANY];
+            for (int i = 0; i < MANY; i++) {
+                longs[i] = i + 1;
+                doubles[i] = 0.5;
+                shorts[i] = 1;
+            }
+            long doublesAt = (long) MANY * Long.BYTES;
+            long shortsAt = doublesAt + (long) MANY * Double.BYTES;
+            long stridedAt = shortsAt + (long) MANY * Short.BYTES;
+            Datatype everyOther = Datatype.vector(MANY, 1, 2, Datatype.LONG).commit();
+            long[] before = new long[MANY];
+            w.lockAll(0);
+            for (int round = 0; round < 2; round++) {
+                w.accumulate(longs, MANY, Datatype.LONG, 0, 0, Op.SUM);
+                w.accumulate(doubles, MANY, Datatype.DOUBLE, 0, doublesAt, Op.SUM);
+                w.accumulate(shorts, MANY, Datatype.SHORT, 0, shortsAt, Op.SUM);
+            }
+            w.getAccumulate(longs, MANY, Datatype.LONG, before, MANY, Datatype.LONG, 0, stridedAt, 1, everyOther,
+                    Op.SUM);
+            w.unlockAll();
+            long got = w.counters().get(Counter.RDMA_ATOMICS);
+            assertTrue(got >= 7L * MANY, "every element by UCP atomics: " + w.counters());
+            world.barrier();
+            if (me == 0) {
+                ByteBuffer b = w.buffer().order(ByteOrder.nativeOrder());
+                int size = world.size();
+                for (int i = 0; i < MANY; i++) {
+                    assertEquals(2L * size * (i + 1), b.getLong(i * Long.BYTES), "long " + i);
+                    assertEquals(size * 1.0, b.getDouble((int) doublesAt + i * Double.BYTES), "double " + i);
+                    assertEquals(2 * size, b.getShort((int) shortsAt + i * Short.BYTES), "short " + i);
+                    assertEquals((long) size * (i + 1), b.getLong((int) stridedAt + 2 * i * Long.BYTES), "strided " + i);
+                    assertEquals(0, b.getLong((int) stridedAt + (2 * i + 1) * Long.BYTES), "between the strides " + i);
+                }
+            }
+            Object[] all = ((CommCore) world).allgather(before[MANY - 1]);
+            long sum = 0;
+            for (Object o : all) {
+                sum += (Long) o;
+            }
+            // the last element's fetched values are 0, MANY, 2 MANY, ... in some order: one per rank
+            int size = world.size();
+            assertEquals((long) MANY * (size - 1) * size / 2, sum, "each rank fetched a distinct old value");
+            world.barrier();
+            w.free();
+        });
+    }
+
+    /** Elements per call of {@link #manyElementAccumulatesStayAtomicPerElement}: more than one round of posts. */
+    static final int MANY = 300;
+
+    /**
      * A spin mutex taken with compare_and_swap at rank 0 guards a counter that is read and written by get and put:
      * every rank, of both JVMs, increments it inside the critical section, and no increment is lost.
      */

@@ -497,7 +497,73 @@ public final class UcxTransport implements Transport, RemoteMemory {
         if (bitwise && job.isLocal(worldRank)) {
             return RemoteMemory.super.fetchOp(worldRank, op, value, compare, size, remote, handle);
         }
-        UcxWorker.Atomic a = switch (op) {
+        UcxWorker.Atomic a = atomicOf(op);
+        return op == AtomicOp.CSWAP ? atomic(worldRank, a, compare, value, size, remote, handle)
+                : atomic(worldRank, a, value, 0, size, remote, handle);
+    }
+
+    /**
+     * Posts the atomics in rounds of {@value #ATOMICS_PER_ROUND} and waits for each round once (AND, OR and XOR to a
+     * rank of this JVM one by one, as {@link #fetchOp}).
+     */
+    @Override
+    public void fetchOps(int worldRank, AtomicOp op, long[] values, long[] compares, int size, long[] remotes, int n,
+            long handle, long[] results) {
+        boolean bitwise = op == AtomicOp.AND || op == AtomicOp.OR || op == AtomicOp.XOR;
+        if (n <= 1 || bitwise && job.isLocal(worldRank)) {
+            RemoteMemory.super.fetchOps(worldRank, op, values, compares, size, remotes, n, handle, results);
+            return;
+        }
+        UcxWorker.Atomic a = atomicOf(op);
+        long ep = endpointTo(worldRank);
+        int round = Math.min(n, ATOMICS_PER_ROUND);
+        long[] reqs = new long[round];
+        try (Memory words = new Memory(2L * Long.BYTES * round)) {
+            long base = Pointer.nativeValue(words);
+            for (int from = 0; from < n; from += round) {
+                int k = Math.min(round, n - from);
+                int posted = 0;
+                try {
+                    for (int i = 0; i < k; i++) {
+                        long at = base + 2L * Long.BYTES * i;
+                        long operand = op == AtomicOp.CSWAP ? compares[from + i] : values[from + i];
+                        long swapIn = op == AtomicOp.CSWAP ? values[from + i] : 0;
+                        if (size == Integer.BYTES) {
+                            words.setInt(at - base, (int) operand);
+                            words.setInt(at - base + Long.BYTES, (int) swapIn);
+                        } else {
+                            words.setLong(at - base, operand);
+                            words.setLong(at - base + Long.BYTES, swapIn);
+                        }
+                        reqs[i] = worker.atomic(ep, a, at, size, remotes[from + i], handle, at + Long.BYTES);
+                        posted++;
+                    }
+                    for (int i = 0; i < k; i++) {
+                        long r = reqs[i];
+                        reqs[i] = 0; // complete frees it, or cancels it when it gives up
+                        complete(r, worldRank);
+                    }
+                } finally {
+                    for (int i = 0; i < posted; i++) {
+                        if (reqs[i] != 0) {
+                            worker.cancel(reqs[i]);
+                        }
+                    }
+                }
+                for (int i = 0; i < k; i++) {
+                    long at = 2L * Long.BYTES * i + Long.BYTES;
+                    results[from + i] = size == Integer.BYTES ? words.getInt(at) : words.getLong(at);
+                    countRdma(size);
+                }
+            }
+        }
+    }
+
+    /** Atomics posted before a wait in {@link #fetchOps}. */
+    private static final int ATOMICS_PER_ROUND = 256;
+
+    private static UcxWorker.Atomic atomicOf(AtomicOp op) {
+        return switch (op) {
             case ADD -> UcxWorker.Atomic.ADD;
             case SWAP -> UcxWorker.Atomic.SWAP;
             case CSWAP -> UcxWorker.Atomic.CSWAP;
@@ -505,8 +571,6 @@ public final class UcxTransport implements Transport, RemoteMemory {
             case OR -> UcxWorker.Atomic.OR;
             case XOR -> UcxWorker.Atomic.XOR;
         };
-        return op == AtomicOp.CSWAP ? atomic(worldRank, a, compare, value, size, remote, handle)
-                : atomic(worldRank, a, value, 0, size, remote, handle);
     }
 
     /** Ranks of the JVMs this worker has an endpoint to, and those of this JVM (through its own loopback). */
