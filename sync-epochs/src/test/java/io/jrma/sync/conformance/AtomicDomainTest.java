@@ -44,6 +44,11 @@ class AtomicDomainTest {
 
     private static void assumeUcxRun() {
         assumeTrue(Ranks.UCX && Ranks.JVMS > 1, "the suite's UCX run only");
+        boolean off = "false".equals(System.getProperty("jrma.ucx.atomics"));
+        if (off) {
+            System.out.println("AtomicDomainTest skipped: this run sets jrma.ucx.atomics=false");
+        }
+        assumeTrue(!off, "this run sets jrma.ucx.atomics=false");
     }
 
     @ParameterizedTest(name = "[{index}] path={0} n={1}")
