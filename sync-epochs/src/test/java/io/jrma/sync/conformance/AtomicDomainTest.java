@@ -204,7 +204,8 @@ class AtomicDomainTest {
                     assertEquals(2L * size * (i + 1), b.getLong(i * Long.BYTES), "long " + i);
                     assertEquals(size * 1.0, b.getDouble((int) doublesAt + i * Double.BYTES), "double " + i);
                     assertEquals(2 * size, b.getShort((int) shortsAt + i * Short.BYTES), "short " + i);
-                    assertEquals((long) size * (i + 1), b.getLong((int) stridedAt + 2 * i * Long.BYTES), "strided " + i);
+                    int strided = (int) stridedAt + 2 * i * Long.BYTES;
+                    assertEquals((long) size * (i + 1), b.getLong(strided), "strided " + i);
                     assertEquals(0, b.getLong((int) stridedAt + (2 * i + 1) * Long.BYTES), "between the strides " + i);
                 }
             }
