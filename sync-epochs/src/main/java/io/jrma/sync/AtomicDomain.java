@@ -1,8 +1,6 @@
 package io.jrma.sync;
 
 import io.jrma.Datatype;
-import io.jrma.ErrorClass;
-import io.jrma.RmaException;
 import io.jrma.WinCounters.Counter;
 import io.jrma.core.dt.BasicType;
 import io.jrma.core.dt.BlockCursor;
@@ -86,7 +84,8 @@ final class AtomicDomain {
 
     /**
      * Opens the domain once every rank said it is able ({@code able[t]}), with their keys and bases; null when one
-     * is not (the window keeps CPU atomics and packets for its accumulates).
+     * is not, or when a key does not attach here (the window keeps CPU atomics and packets for its accumulates: the
+     * ranks agree on that in the exchange that ends creation).
      */
     static AtomicDomain open(WindowImpl w, RemoteMemory m, boolean[] able, Peer[] peers, byte[][] keys,
             long[] bases) {
@@ -102,12 +101,11 @@ final class AtomicDomain {
             worldRanks[t] = peers[t].worldRank;
             sizes[t] = peers[t].size;
             handles[t] = m.attach(peers[t].worldRank, keys[t]);
-            if (handles[t] == 0) { // every rank said it reaches every rank: the transport broke its word
+            if (handles[t] == 0) { // it said it reaches every rank, but this key does not attach
                 for (int u = 0; u < t; u++) {
                     m.detach(handles[u]);
                 }
-                throw new RmaException(ErrorClass.ERR_INTERN, "the transport's memory side cannot reach world rank "
-                        + peers[t].worldRank + ", which it said it reaches");
+                return null;
             }
         }
         return new AtomicDomain(w, m, handles, bases.clone(), sizes, worldRanks);

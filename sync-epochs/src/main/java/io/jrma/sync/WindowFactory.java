@@ -390,22 +390,32 @@ public final class WindowFactory implements Win.WindowProvider {
         if (whole != null) {
             WHOLE.put(w, whole);
         }
+        // the atomic domain: every rank said it is able (first exchange) and attached every rank's key here
+        AtomicDomain domain = rdmaKey != null && mapError == null
+                ? AtomicDomain.open(w, w.rdmaMemory, atomicsAble, peers, rdmaKeys, rdmaBases) : null;
         // nobody communicates before every rank has its peers; a rank that could not map a peer fails everyone
-        Object[] errors = comm.allgather(new Object[] {mapError, anyPacket});
+        Object[] errors = comm.allgather(new Object[] {mapError, anyPacket, domain != null});
         boolean somePacket = false;
+        boolean allDomain = true;
         for (Object o : errors) {
             Object e = ((Object[]) o)[0];
             somePacket |= (Boolean) ((Object[]) o)[1];
+            allDomain &= (Boolean) ((Object[]) o)[2];
             if (e != null) {
+                if (domain != null) {
+                    domain.release();
+                }
                 w.abandon();
                 throw new RmaException(flavor == Flavor.SHARED ? ErrorClass.ERR_RMA_SHARED
                         : ErrorClass.ERR_OTHER, (String) e);
             }
         }
-        if (somePacket && rdmaKey != null) {
+        if (somePacket && allDomain) {
             // the atomic domain, where some rank reaches some peer by packets or RDMA (not all by load/store, whose
             // CPU atomics are atomic with each other): decided from what every rank said, the same in every rank
-            w.atomics = AtomicDomain.open(w, w.rdmaMemory, atomicsAble, peers, rdmaKeys, rdmaBases);
+            w.atomics = domain;
+        } else if (domain != null) {
+            domain.release();
         }
         if (own != null) {
             own.unlink(); // every peer has mapped it: the mappings outlive the file, a crash leaves nothing behind

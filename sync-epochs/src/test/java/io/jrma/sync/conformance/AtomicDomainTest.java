@@ -222,6 +222,43 @@ class AtomicDomainTest {
         });
     }
 
+    /**
+     * Elements no aligned word holds — an int across an 8-byte boundary, a double complex (16 bytes) — take the
+     * target's lane as without the domain (no UCP atomic for them), and every rank's accumulates to them still add up.
+     */
+    @ParameterizedTest(name = "[{index}] path={0} n={1}")
+    @MethodSource("io.jrma.sync.conformance.Ranks#pathsAndSmallSizes")
+    @Timeout(90)
+    void elementsNoWordHoldsTakeTheLaneAndStayAtomic(String path, int n) {
+        assumeUcxRun();
+        Ranks.run(path, n, world -> {
+            Win w = Win.allocate(world, 64, 1, null);
+            w.lockAll(0);
+            long before = w.counters().get(Counter.RDMA_ATOMICS);
+            for (int i = 0; i < ROUNDS; i++) {
+                w.accumulate(new int[] {1}, 1, Datatype.INT, 0, ACROSS_AT, Op.SUM);
+                w.accumulate(new double[] {1.0, 0.5}, 1, Datatype.DOUBLE_COMPLEX, 0, COMPLEX_AT, Op.SUM);
+            }
+            long atomics = w.counters().get(Counter.RDMA_ATOMICS) - before;
+            w.unlockAll();
+            assertEquals(0, atomics, "no UCP atomic for elements no word holds: " + w.counters());
+            world.barrier();
+            if (world.rank() == 0) {
+                ByteBuffer b = w.buffer().order(ByteOrder.nativeOrder());
+                int total = world.size() * ROUNDS;
+                assertEquals(total, b.getInt(ACROSS_AT), "the int across an 8-byte boundary");
+                assertEquals(total * 1.0, b.getDouble(COMPLEX_AT), "the complex's real part");
+                assertEquals(total * 0.5, b.getDouble(COMPLEX_AT + Double.BYTES), "the complex's imaginary part");
+            }
+            world.barrier();
+            w.free();
+        });
+    }
+
+    /** An int across the 8-byte boundary at 8, and a 16-byte double complex, in a window of disp_unit 1. */
+    static final int ACROSS_AT = 6;
+    static final int COMPLEX_AT = 16;
+
     /** Elements per call of {@link #manyElementAccumulatesStayAtomicPerElement}: more than one round of posts. */
     static final int MANY = 300;
 
