@@ -67,7 +67,8 @@ final class AtomicDomain {
     }
 
     /**
-     * What this rank says at creation ({@link Peer.Info#atomics}): it registered its memory ({@code registered}), its
+     * What this rank says at creation ({@link Peer.Info#atomics}): it registered its memory or has none
+     * ({@code registered}), its
      * transport's memory side allows the domain and reaches every rank of the window ({@code worldRanks}).
      */
     static boolean able(RemoteMemory m, boolean registered, int[] worldRanks) {
@@ -100,10 +101,15 @@ final class AtomicDomain {
         for (int t = 0; t < peers.length; t++) {
             worldRanks[t] = peers[t].worldRank;
             sizes[t] = peers[t].size;
+            if (keys[t] == null && sizes[t] == 0) {
+                continue; // an empty window: no element to reach there (a call to it fails its range check)
+            }
             handles[t] = m.attach(peers[t].worldRank, keys[t]);
             if (handles[t] == 0) { // it said it reaches every rank, but this key does not attach
                 for (int u = 0; u < t; u++) {
-                    m.detach(handles[u]);
+                    if (handles[u] != 0) {
+                        m.detach(handles[u]);
+                    }
                 }
                 return null;
             }
@@ -114,7 +120,9 @@ final class AtomicDomain {
     /** Releases the peers' keys (at free, once every peer is done with this rank's memory). */
     void release() {
         for (long h : handles) {
-            memory.detach(h);
+            if (h != 0) {
+                memory.detach(h);
+            }
         }
     }
 

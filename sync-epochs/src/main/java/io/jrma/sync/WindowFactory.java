@@ -285,11 +285,14 @@ public final class WindowFactory implements Win.WindowProvider {
             w.rdmaRegistration = rdmaKey;
             w.rdmaMemory = RdmaLane.memoryOf(job);
         }
+        // the atomic domain's memory side (a rank with an empty window needs no key, only the side for its calls)
+        RemoteMemory atomicSide = (flavor == Flavor.ALLOCATE || flavor == Flavor.CREATE) && job.jvmCount() > 1
+                ? RdmaLane.memoryOf(job) : null;
         Object[] all = comm.allgather(new Peer.Info(w.rank, w.worldRanks[w.rank], mem.length, dispUnit, mem.address,
                 plan.myHost(), memSeg, memSegSize, memOffset, own == null ? null : own.name(),
                 own == null ? 0 : own.size(),
                 own == null ? 0 : state.address() - segBase, rdmaKey == null ? null : rdmaKey.key(),
-                AtomicDomain.able(w.rdmaMemory, rdmaKey != null, w.worldRanks)));
+                AtomicDomain.able(atomicSide, rdmaKey != null || mem.length == 0, w.worldRanks)));
         byte[][] rdmaKeys = new byte[all.length][];
         boolean[] atomicsAble = new boolean[all.length];
         long[] rdmaBases = new long[all.length];
@@ -391,8 +394,8 @@ public final class WindowFactory implements Win.WindowProvider {
             WHOLE.put(w, whole);
         }
         // the atomic domain: every rank said it is able (first exchange) and attached every rank's key here
-        AtomicDomain domain = rdmaKey != null && mapError == null
-                ? AtomicDomain.open(w, w.rdmaMemory, atomicsAble, peers, rdmaKeys, rdmaBases) : null;
+        AtomicDomain domain = atomicSide != null && mapError == null
+                ? AtomicDomain.open(w, atomicSide, atomicsAble, peers, rdmaKeys, rdmaBases) : null;
         // nobody communicates before every rank has its peers; a rank that could not map a peer fails everyone
         Object[] errors = comm.allgather(new Object[] {mapError, anyPacket, domain != null});
         boolean somePacket = false;

@@ -263,6 +263,40 @@ class AtomicDomainTest {
     static final int MANY = 300;
 
     /**
+     * A window with memory at rank 0 only (a shared counter): the empty ranks need no key, the window takes the domain,
+     * and every rank's fetch_and_ops hand out each ticket once.
+     */
+    @ParameterizedTest(name = "[{index}] path={0} n={1}")
+    @MethodSource("io.jrma.sync.conformance.Ranks#pathsAndSmallSizes")
+    @Timeout(90)
+    void aCounterAtRankZeroOnlyTakesTheDomain(String path, int n) {
+        assumeUcxRun();
+        Ranks.run(path, n, world -> {
+            int me = world.rank();
+            Win w = Win.allocate(world, me == 0 ? Long.BYTES : 0, Long.BYTES, null);
+            assertEquals("true", w.info().get("jrma_rdma_atomics"), "empty ranks keep the window in the domain");
+            long[] tickets = new long[ROUNDS];
+            long[] old = new long[1];
+            w.lock(LockType.SHARED, 0, 0);
+            for (int i = 0; i < ROUNDS; i++) {
+                w.fetchAndOp(new long[] {1}, old, Datatype.LONG, 0, 0, Op.SUM);
+                tickets[i] = old[0];
+            }
+            w.unlock(0);
+            Object[] all = ((CommCore) world).allgather(tickets);
+            boolean[] seen = new boolean[world.size() * ROUNDS];
+            for (Object o : all) {
+                for (long v : (long[]) o) {
+                    assertTrue(v >= 0 && v < seen.length && !seen[(int) v], "ticket " + v + " twice or out of range");
+                    seen[(int) v] = true;
+                }
+            }
+            world.barrier();
+            w.free();
+        });
+    }
+
+    /**
      * A spin mutex taken with compare_and_swap at rank 0 guards a counter that is read and written by get and put:
      * every rank, of both JVMs, increments it inside the critical section, and no increment is lost.
      */
