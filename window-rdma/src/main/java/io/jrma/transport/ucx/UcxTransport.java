@@ -60,15 +60,14 @@ public final class UcxTransport implements Transport, RemoteMemory {
     private final ArrayDeque<Incoming> receiving = new ArrayDeque<>();
     private volatile boolean closed;
     private final boolean rdma;
-    private final boolean atomics;
+    private final boolean atomicDomain;
+    private final UcxAtomics atomics;
     /** The endpoint to this JVM's own worker (its ranks' memory, for a window's atomic domain), once made; else 0. */
     private long selfEp;
     private final long rdmaMinBytes;
     private final long napNs;
     /** The progress thread while it naps in {@link #awaitInput} ({@link #wakeup} unparks it), else null. */
     private volatile Thread napping;
-    /** Each thread's operand and result words for atomics (native: UCX reads and writes them). */
-    private static final ThreadLocal<Memory> ATOMIC_WORDS = ThreadLocal.withInitial(() -> new Memory(2 * Long.BYTES));
 
     final AtomicLong batchesSent = new AtomicLong();
     final AtomicLong packetsSent = new AtomicLong();
@@ -95,11 +94,12 @@ public final class UcxTransport implements Transport, RemoteMemory {
     private UcxTransport(Job job, UcxWorker worker, long[] epByJvm) {
         this.job = job;
         this.worker = worker;
+        this.atomics = new UcxAtomics(this);
         this.epByJvm = epByJvm;
         this.waitIn = job.blockingTransport();
         this.sendQueueBytes = UcxParams.SEND_QUEUE_BYTES.getLong(job.params());
         this.rdma = Boolean.parseBoolean(UcxParams.RDMA.getChoice(job.params(), "true", "false"));
-        this.atomics = Boolean.parseBoolean(UcxParams.ATOMICS.getChoice(job.params(), "true", "false"));
+        this.atomicDomain = Boolean.parseBoolean(UcxParams.ATOMICS.getChoice(job.params(), "true", "false"));
         this.rdmaMinBytes = Math.max(0, UcxParams.RDMA_MIN_BYTES.getLong(job.params()));
         this.napNs = Math.max(0, UcxParams.NAP_NS.getLong(job.params()));
         this.eventFd = worker.eventFd();
@@ -397,7 +397,7 @@ public final class UcxTransport implements Transport, RemoteMemory {
     }
 
     /** Counts operations the RDMA lane did through this transport's worker. */
-    private void countRdma(long bytes) {
+    void countRdma(long bytes) {
         rdmaOps.incrementAndGet();
         rdmaBytes.addAndGet(bytes);
     }
@@ -470,21 +470,9 @@ public final class UcxTransport implements Transport, RemoteMemory {
         return atomic(worldRank, UcxWorker.Atomic.CSWAP, compare, value, size, remote, handle);
     }
 
-    /** One fetching atomic: operand at word 0, result (and CSWAP's new value on entry) at word 1. */
     private long atomic(int worldRank, UcxWorker.Atomic op, long operand, long swapIn, int size, long remote,
                         long handle) {
-        Memory words = ATOMIC_WORDS.get();
-        long at = Pointer.nativeValue(words);
-        if (size == Integer.BYTES) {
-            words.setInt(0, (int) operand);
-            words.setInt(Long.BYTES, (int) swapIn);
-        } else {
-            words.setLong(0, operand);
-            words.setLong(Long.BYTES, swapIn);
-        }
-        complete(worker.atomic(endpointTo(worldRank), op, at, size, remote, handle, at + Long.BYTES), worldRank);
-        countRdma(size);
-        return size == Integer.BYTES ? words.getInt(Long.BYTES) : words.getLong(Long.BYTES);
+        return atomics.atomic(worldRank, op, operand, swapIn, size, remote, handle);
     }
 
     /**
@@ -493,84 +481,21 @@ public final class UcxTransport implements Transport, RemoteMemory {
      */
     @Override
     public long fetchOp(int worldRank, AtomicOp op, long value, long compare, int size, long remote, long handle) {
-        boolean bitwise = op == AtomicOp.AND || op == AtomicOp.OR || op == AtomicOp.XOR;
-        if (bitwise && job.isLocal(worldRank)) {
+        if (UcxAtomics.bitwise(op) && job.isLocal(worldRank)) {
             return RemoteMemory.super.fetchOp(worldRank, op, value, compare, size, remote, handle);
         }
-        UcxWorker.Atomic a = atomicOf(op);
-        return op == AtomicOp.CSWAP ? atomic(worldRank, a, compare, value, size, remote, handle)
-                : atomic(worldRank, a, value, 0, size, remote, handle);
+        return atomics.fetchOp(worldRank, op, value, compare, size, remote, handle);
     }
 
-    /**
-     * Posts the atomics in rounds of {@value #ATOMICS_PER_ROUND} and waits for each round once (AND, OR and XOR to a
-     * rank of this JVM one by one, as {@link #fetchOp}).
-     */
+    /** Posted in rounds ({@link UcxAtomics#fetchOps}); AND, OR and XOR to a rank of this JVM one by one. */
     @Override
     public void fetchOps(int worldRank, AtomicOp op, long[] values, long[] compares, int size, long[] remotes, int n,
             long handle, long[] results) {
-        boolean bitwise = op == AtomicOp.AND || op == AtomicOp.OR || op == AtomicOp.XOR;
-        if (n <= 1 || bitwise && job.isLocal(worldRank)) {
+        if (n <= 1 || UcxAtomics.bitwise(op) && job.isLocal(worldRank)) {
             RemoteMemory.super.fetchOps(worldRank, op, values, compares, size, remotes, n, handle, results);
             return;
         }
-        UcxWorker.Atomic a = atomicOf(op);
-        long ep = endpointTo(worldRank);
-        int round = Math.min(n, ATOMICS_PER_ROUND);
-        long[] reqs = new long[round];
-        try (Memory words = new Memory(2L * Long.BYTES * round)) {
-            long base = Pointer.nativeValue(words);
-            for (int from = 0; from < n; from += round) {
-                int k = Math.min(round, n - from);
-                int posted = 0;
-                try {
-                    for (int i = 0; i < k; i++) {
-                        long at = base + 2L * Long.BYTES * i;
-                        long operand = op == AtomicOp.CSWAP ? compares[from + i] : values[from + i];
-                        long swapIn = op == AtomicOp.CSWAP ? values[from + i] : 0;
-                        if (size == Integer.BYTES) {
-                            words.setInt(at - base, (int) operand);
-                            words.setInt(at - base + Long.BYTES, (int) swapIn);
-                        } else {
-                            words.setLong(at - base, operand);
-                            words.setLong(at - base + Long.BYTES, swapIn);
-                        }
-                        reqs[i] = worker.atomic(ep, a, at, size, remotes[from + i], handle, at + Long.BYTES);
-                        posted++;
-                    }
-                    for (int i = 0; i < k; i++) {
-                        long r = reqs[i];
-                        reqs[i] = 0; // complete frees it, or cancels it when it gives up
-                        complete(r, worldRank);
-                    }
-                } finally {
-                    for (int i = 0; i < posted; i++) {
-                        if (reqs[i] != 0) {
-                            worker.cancel(reqs[i]);
-                        }
-                    }
-                }
-                for (int i = 0; i < k; i++) {
-                    long at = 2L * Long.BYTES * i + Long.BYTES;
-                    results[from + i] = size == Integer.BYTES ? words.getInt(at) : words.getLong(at);
-                    countRdma(size);
-                }
-            }
-        }
-    }
-
-    /** Atomics posted before a wait in {@link #fetchOps}. */
-    private static final int ATOMICS_PER_ROUND = 256;
-
-    private static UcxWorker.Atomic atomicOf(AtomicOp op) {
-        return switch (op) {
-            case ADD -> UcxWorker.Atomic.ADD;
-            case SWAP -> UcxWorker.Atomic.SWAP;
-            case CSWAP -> UcxWorker.Atomic.CSWAP;
-            case AND -> UcxWorker.Atomic.AND;
-            case OR -> UcxWorker.Atomic.OR;
-            case XOR -> UcxWorker.Atomic.XOR;
-        };
+        atomics.fetchOps(worldRank, op, values, compares, size, remotes, n, handle, results);
     }
 
     /** Ranks of the JVMs this worker has an endpoint to, and those of this JVM (through its own loopback). */
@@ -581,7 +506,7 @@ public final class UcxTransport implements Transport, RemoteMemory {
 
     @Override
     public boolean atomicDomain() {
-        return atomics;
+        return atomicDomain;
     }
 
     @Override
@@ -594,7 +519,7 @@ public final class UcxTransport implements Transport, RemoteMemory {
         complete(worker.flushAll(), -1);
     }
 
-    private long endpointTo(int worldRank) {
+    long endpointTo(int worldRank) {
         if (worldRank >= 0 && worldRank < job.size() && job.isLocal(worldRank)) {
             return selfEndpoint();
         }
@@ -624,7 +549,7 @@ public final class UcxTransport implements Transport, RemoteMemory {
      * @throws RmaException ERR_PROC_ABORTED when the job aborts meanwhile, or when UCX fails the operation (its
      *                      connection to the peer broke: the peer exited, was killed or failed)
      */
-    private void complete(long req, int worldRank) {
+    void complete(long req, int worldRank) {
         int idle = 0;
         while (!done(req, worldRank)) {
             if (worker.progress() > 0) {
