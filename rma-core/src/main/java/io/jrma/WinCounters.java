@@ -55,7 +55,10 @@ public final class WinCounters {
                 + "shared state (see SLOT_OPS)"),
         RDMA_OPS("puts and gets this origin did straight on a target's registered window memory through a "
                 + "transport's memory side (the ucx transport's RDMA lane), with no packet"),
-        RDMA_BYTES("bytes this origin moved by RDMA_OPS");
+        RDMA_BYTES("bytes this origin moved by RDMA_OPS"),
+        RDMA_ATOMICS("remote atomics this origin did on a target's registered window memory for accumulates, "
+                + "get_accumulates, fetch_and_ops and compare_and_swaps of a window in the transport's atomic "
+                + "domain (one per element, and one per retry of a compare-and-swap loop), with no packet");
 
         private final String description;
 

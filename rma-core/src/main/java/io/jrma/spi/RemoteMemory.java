@@ -53,11 +53,73 @@ public interface RemoteMemory {
     /** Stores {@code value} at {@code remote} if it holds {@code compare}, atomically; returns what it held before. */
     long compareAndSwap(int worldRank, long compare, long value, int size, long remote, long handle);
 
+    /**
+     * One remote atomic on the {@code size}-byte (4 or 8) integer at {@code remote}: {@code op} with operand
+     * {@code value} ({@link AtomicOp#CSWAP}: stores {@code value} if it holds {@code compare}); returns what it held
+     * before. The default does AND, OR and XOR by a compare-and-swap loop; a transport with those atomics overrides it.
+     */
+    default long fetchOp(int worldRank, AtomicOp op, long value, long compare, int size, long remote, long handle) {
+        switch (op) {
+            case ADD:
+                return fetchAdd(worldRank, value, size, remote, handle);
+            case SWAP:
+                return swap(worldRank, value, size, remote, handle);
+            case CSWAP:
+                return compareAndSwap(worldRank, compare, value, size, remote, handle);
+            default:
+                long guess = 0;
+                while (true) {
+                    long next = op == AtomicOp.AND ? guess & value : op == AtomicOp.OR ? guess | value : guess ^ value;
+                    long old = compareAndSwap(worldRank, guess, next, size, remote, handle);
+                    if (size == Integer.BYTES ? (int) old == (int) guess : old == guess) {
+                        return old;
+                    }
+                    guess = old;
+                }
+        }
+    }
+
+    /**
+     * {@link #fetchOp} on {@code n} words of world rank {@code worldRank}: {@code op} with {@code values[i]} (and
+     * {@code compares[i]} for {@link AtomicOp#CSWAP}) at {@code remotes[i]}, what each held before into
+     * {@code results[i]}; returns when all are done. They may be applied in any order (a transport may post them all
+     * before it waits); the default does them one after the other.
+     */
+    default void fetchOps(int worldRank, AtomicOp op, long[] values, long[] compares, int size, long[] remotes, int n,
+            long handle, long[] results) {
+        for (int i = 0; i < n; i++) {
+            results[i] = fetchOp(worldRank, op, values[i], compares == null ? 0 : compares[i], size, remotes[i],
+                    handle);
+        }
+    }
+
+    /**
+     * Whether {@link #attach} and the operations reach the registered memory of world rank {@code worldRank}, a rank
+     * of this JVM included (through the transport's own loopback): what a window's atomic domain needs of every rank.
+     */
+    default boolean reachesMemoryOf(int worldRank) {
+        return false;
+    }
+
+    /**
+     * Whether windows whose every rank reaches every other through this memory side do every accumulate of supported
+     * shape by this interface's atomics (their atomic domain), so that all accumulates to a location stay atomic with
+     * each other whatever lane they come by (the user's setting: {@code jrma.ucx.atomics} for the ucx transport).
+     */
+    default boolean atomicDomain() {
+        return false;
+    }
+
     /** Completes at world rank {@code worldRank} every operation issued to it so far. */
     void flush(int worldRank);
 
     /** Completes at their targets every operation issued so far. */
     void flushAll();
+
+    /** The remote atomic operations, as UCP names them. */
+    enum AtomicOp {
+        ADD, SWAP, CSWAP, AND, OR, XOR
+    }
 
     /**
      * Registered memory.

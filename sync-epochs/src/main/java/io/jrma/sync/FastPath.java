@@ -257,8 +257,8 @@ final class FastPath {
 
     boolean accumulate(Object origin, long count, Datatype type, int t, long disp, Op op) {
         BasicType e;
-        if (!type.isPredefined() || op == null || count < 0 || count > (1L << 40) || origin == null
-                || !AccumulateKernel.isValid(op.code(), e = type.elementType())) {
+        if (w.atomics != null || !type.isPredefined() || op == null || count < 0 || count > (1L << 40)
+                || origin == null || !AccumulateKernel.isValid(op.code(), e = type.elementType())) {
             return false;
         }
         Object base = base(origin);
@@ -303,8 +303,8 @@ final class FastPath {
     private boolean fetching(int kind, Object origin, long count, Datatype type, Object result, int t, long disp,
             Op op) {
         BasicType e;
-        if (!type.isPredefined() || op == null || result == null || count <= 0 || count > (1L << 40)
-                || !AccumulateKernel.isValid(op.code(), e = type.elementType())) {
+        if (w.atomics != null || !type.isPredefined() || op == null || result == null || count <= 0
+                || count > (1L << 40) || !AccumulateKernel.isValid(op.code(), e = type.elementType())) {
             return false;
         }
         boolean noOp = op == Op.NO_OP;
@@ -335,7 +335,7 @@ final class FastPath {
     }
 
     boolean compareAndSwap(Object origin, Object compare, Object result, Datatype type, int t, long disp) {
-        if (!type.isPredefined() || origin == null || compare == null || result == null) {
+        if (w.atomics != null || !type.isPredefined() || origin == null || compare == null || result == null) {
             return false;
         }
         BasicType.Kind k = type.elementType().kind();

@@ -167,6 +167,12 @@ final class Operations {
     void issue(OpArgs a, CompletionRequest r) {
         Peer p = w.peers[a.target];
         w.counters.increment(OpArgs.counter(a.kind));
+        if (w.atomics != null && a.kind != OpArgs.PUT && a.kind != OpArgs.GET && w.atomics.issue(a)) {
+            if (r != null) { // by remote atomics, every rank and target alike: complete at the target already
+                r.complete();
+            }
+            return;
+        }
         Lane lane = p.lane; // decided at creation (Lanes): one dispatch
         if (lane == Lane.PACKET || lane == Lane.RDMA) {
             if (lane == Lane.RDMA && w.rdma.issue(a)) {

@@ -25,11 +25,11 @@ import org.agrona.BufferUtil;
  *
  * <p>What takes the lane: put and get whose target bytes are contiguous, from the transport's
  * {@link RemoteMemory#minBytes} up (smaller ones are cheaper as packets, queued and sent in batches, since each lane
- * operation waits for its own completion). Everything of the accumulate family
- * (accumulate, get_accumulate, fetch_and_op, compare_and_swap) stays on the packets for every peer, so that the
- * accumulates to one target are applied by one agent and stay atomic with each other per element, as MPI requires
- * (remote atomics of the transport would not be atomic with the target's own application of accumulate packets);
- * a put or get that conflicts with an accumulate in the same epoch is erroneous in MPI, so the lanes need no order
+ * operation waits for its own completion). The accumulate family (accumulate, get_accumulate, fetch_and_op,
+ * compare_and_swap) does not take this lane: in a window with an {@link AtomicDomain} every rank does all of them by
+ * the transport's remote atomics, to every target; else they stay on the packets for every peer, applied by one
+ * agent per target (remote atomics would not be atomic with the target's own application of accumulate packets).
+ * A put or get that conflicts with an accumulate in the same epoch is erroneous in MPI, so the lanes need no order
  * between them. Non-contiguous targets go as packets too.
  *
  * <p>Completion: an operation returns locally complete (a get with its data); {@link #flush} completes them at the

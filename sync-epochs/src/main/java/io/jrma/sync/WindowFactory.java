@@ -285,11 +285,16 @@ public final class WindowFactory implements Win.WindowProvider {
             w.rdmaRegistration = rdmaKey;
             w.rdmaMemory = RdmaLane.memoryOf(job);
         }
+        // the atomic domain's memory side (a rank with an empty window needs no key, only the side for its calls)
+        RemoteMemory atomicSide = (flavor == Flavor.ALLOCATE || flavor == Flavor.CREATE) && job.jvmCount() > 1
+                ? RdmaLane.memoryOf(job) : null;
         Object[] all = comm.allgather(new Peer.Info(w.rank, w.worldRanks[w.rank], mem.length, dispUnit, mem.address,
                 plan.myHost(), memSeg, memSegSize, memOffset, own == null ? null : own.name(),
                 own == null ? 0 : own.size(),
-                own == null ? 0 : state.address() - segBase, rdmaKey == null ? null : rdmaKey.key()));
+                own == null ? 0 : state.address() - segBase, rdmaKey == null ? null : rdmaKey.key(),
+                AtomicDomain.able(atomicSide, rdmaKey != null || mem.length == 0, w.worldRanks)));
         byte[][] rdmaKeys = new byte[all.length][];
+        boolean[] atomicsAble = new boolean[all.length];
         long[] rdmaBases = new long[all.length];
         Peer[] peers = new Peer[all.length];
         long[] slots = new long[all.length];
@@ -302,6 +307,7 @@ public final class WindowFactory implements Win.WindowProvider {
         for (int i = 0; i < all.length; i++) {
             Peer.Info o = (Peer.Info) all[i];
             rdmaKeys[i] = o.rdmaKey();
+            atomicsAble[i] = o.atomics();
             rdmaBases[i] = o.base();
             local[i] = router.localWindow(o.worldRank()); // decided once: same JVM means reachable by load/store
             TargetState ts = null;
@@ -387,14 +393,32 @@ public final class WindowFactory implements Win.WindowProvider {
         if (whole != null) {
             WHOLE.put(w, whole);
         }
+        // the atomic domain: every rank said it is able (first exchange) and attached every rank's key here
+        AtomicDomain domain = atomicSide != null && mapError == null
+                ? AtomicDomain.open(w, atomicSide, atomicsAble, peers, rdmaKeys, rdmaBases) : null;
         // nobody communicates before every rank has its peers; a rank that could not map a peer fails everyone
-        Object[] errors = comm.allgather(mapError);
-        for (Object e : errors) {
+        Object[] errors = comm.allgather(new Object[] {mapError, anyPacket, domain != null});
+        boolean somePacket = false;
+        boolean allDomain = true;
+        for (Object o : errors) {
+            Object e = ((Object[]) o)[0];
+            somePacket |= (Boolean) ((Object[]) o)[1];
+            allDomain &= (Boolean) ((Object[]) o)[2];
             if (e != null) {
+                if (domain != null) {
+                    domain.release();
+                }
                 w.abandon();
                 throw new RmaException(flavor == Flavor.SHARED ? ErrorClass.ERR_RMA_SHARED
                         : ErrorClass.ERR_OTHER, (String) e);
             }
+        }
+        if (somePacket && allDomain) {
+            // the atomic domain, where some rank reaches some peer by packets or RDMA (not all by load/store, whose
+            // CPU atomics are atomic with each other): decided from what every rank said, the same in every rank
+            w.atomics = domain;
+        } else if (domain != null) {
+            domain.release();
         }
         if (own != null) {
             own.unlink(); // every peer has mapped it: the mappings outlive the file, a crash leaves nothing behind

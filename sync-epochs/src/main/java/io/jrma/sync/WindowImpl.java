@@ -67,6 +67,8 @@ final class WindowImpl implements Win {
     boolean anyPacketPeer;
     /** The RDMA lane to the peers that take it, or null ({@link RdmaLane}); set at creation. */
     RdmaLane rdma;
+    /** The window's atomic domain, or null ({@link AtomicDomain}); set at creation. */
+    AtomicDomain atomics;
     /** Each peer's lane and the rules for memory private to other JVMs of the host (set at creation). */
     Lanes lanes;
     /** This rank's memory registered for peers' RDMA lanes, and with whom, or null; released at free. */
@@ -627,6 +629,7 @@ final class WindowImpl implements Win {
         Info i = config.toInfo(anyPacketPeer ? "packet" : mixedPeers ? "mixed" : "direct");
         RdmaLane lane = rdma;
         i.set("jrma_rdma_peers", Integer.toString(lane == null ? 0 : lane.peers()));
+        i.set("jrma_rdma_atomics", Boolean.toString(atomics != null));
         Lanes l = lanes;
         i.set("jrma_peer_lanes", l == null ? "" : l.describe());
         synchronized (userInfo) {
@@ -715,6 +718,9 @@ final class WindowImpl implements Win {
     private void releaseMemory() {
         if (rdma != null) {
             rdma.release();
+        }
+        if (atomics != null) {
+            atomics.release();
         }
         if (rdmaRegistration != null) {
             rdmaMemory.unregister(rdmaRegistration); // every peer passed the barrier of free: none reaches it now

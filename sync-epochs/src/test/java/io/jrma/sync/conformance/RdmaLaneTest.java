@@ -27,8 +27,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 /**
  * The suite's UCX run (jrma.transports=tcp,ucx): puts and gets to ranks of the other JVM take the RDMA lane, straight
  * into the target's registered window memory, in every kind of epoch; their bytes do not travel as packets (the ucx
- * transport's packet bytes stay far below them) and the window counts them as RDMA_OPS; accumulates stay on the
- * packets and stay atomic.
+ * transport's packet bytes stay far below them) and the window counts them as RDMA_OPS; accumulates go by UCP atomics
+ * (the window's atomic domain, AtomicDomainTest) and stay atomic.
  */
 class RdmaLaneTest {
     static final int LONGS = 8192;
@@ -95,7 +95,7 @@ class RdmaLaneTest {
 
             w.free();
 
-            // accumulates stay on the packets and atomic; a get after them (RDMA: 4 KiB) sees every one
+            // accumulates by UCP atomics (the atomic domain), atomic; a get after them (RDMA: 4 KiB) sees every one
             Win c = Win.allocate(world, (long) SUMS * Long.BYTES, Long.BYTES, null);
             long[] one = {1};
             for (int r = 0; r < world.size(); r++) {
@@ -114,6 +114,10 @@ class RdmaLaneTest {
                 assertEquals(k < ADDS ? world.size() : 0, sums[k], "element " + k + " at rank " + remote);
             }
             assertTrue(c.counters().get(Counter.RDMA_OPS) >= 1, "the get took the RDMA lane: " + c.counters());
+            if ("true".equals(c.info().get("jrma_rdma_atomics"))) { // (unless the run sets jrma.ucx.atomics=false)
+                assertTrue(c.counters().get(Counter.RDMA_ATOMICS) >= (long) ADDS * world.size(),
+                        "the accumulates went by UCP atomics: " + c.counters());
+            }
             world.barrier();
             c.free();
         });
@@ -152,6 +156,10 @@ class RdmaLaneTest {
                 }
                 System.out.println("lock/fetch_and_op/unlock to a computing target over UCX: "
                         + (System.nanoTime() - t0) / EPOCHS / 1000 + " us per epoch (noisy)");
+                if ("true".equals(w.info().get("jrma_rdma_atomics"))) { // (unless jrma.ucx.atomics=false)
+                    assertTrue(w.counters().get(Counter.RDMA_ATOMICS) >= EPOCHS,
+                            "the fetch_and_ops were UCP atomics, served while the target computed: " + w.counters());
+                }
             }
             world.barrier();
             if (world.rank() == 1) {

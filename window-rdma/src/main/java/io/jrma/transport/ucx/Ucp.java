@@ -87,6 +87,9 @@ final class Ucp {
     static final int UCP_ATOMIC_OP_ADD = 0;
     static final int UCP_ATOMIC_OP_SWAP = 1;
     static final int UCP_ATOMIC_OP_CSWAP = 2;
+    static final int UCP_ATOMIC_OP_AND = 3;
+    static final int UCP_ATOMIC_OP_OR = 4;
+    static final int UCP_ATOMIC_OP_XOR = 5;
 
     /** {@code ucp_dt_make_contig(bytes)}: a contiguous datatype of elements of {@code bytes}. */
     static long contig(int bytes) {

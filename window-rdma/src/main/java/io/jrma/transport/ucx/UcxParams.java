@@ -22,7 +22,12 @@ public final class UcxParams {
     public static final Param RDMA = new Param("jrma.ucx.rdma", "true", "job",
             "`true`: allocate and create windows put and get straight on the registered memory of the peers the "
             + "ucx transport reaches (UCP put/get: no packet, and no target CPU where UCX has RDMA hardware); "
-            + "accumulates stay packets; `false`: everything as packets over UCX's tagged messages");
+            + "accumulates as set by `jrma.ucx.atomics`; `false`: everything as packets over UCX's tagged messages");
+    public static final Param ATOMICS = new Param("jrma.ucx.atomics", "true", "job",
+            "`true`: an allocate or create window whose every rank reaches every rank's registered memory through "
+            + "UCX (the RDMA lane, and the worker's own loopback for ranks of its JVM) does its accumulates, "
+            + "get_accumulates, fetch_and_ops and compare_and_swaps by UCP atomics, every rank, every target "
+            + "(its atomic domain; see docs/ucx.md); `false`: they stay packets and CPU atomics");
 
     public static final Param RDMA_MIN_BYTES = new Param("jrma.ucx.rdmaMinBytes", "4096", "job",
             "puts and gets of fewer bytes take the packets instead of the RDMA lane: packets are queued and sent in "
@@ -34,7 +39,7 @@ public final class UcxParams {
             + "the TCP selector (whose timeouts are whole milliseconds), since UCX's shared-memory transport does not "
             + "always signal its event descriptor; 0: sleep in the selector, woken by UCX's event descriptor only");
 
-    public static final List<Param> ALL = List.of(AUTO, TLS, SEND_QUEUE_BYTES, RDMA, RDMA_MIN_BYTES, NAP_NS);
+    public static final List<Param> ALL = List.of(AUTO, TLS, SEND_QUEUE_BYTES, RDMA, ATOMICS, RDMA_MIN_BYTES, NAP_NS);
 
     private UcxParams() {
     }

@@ -47,10 +47,12 @@ public final class UcxProvider implements TransportProvider {
                     + " ucx and " + UcxParams.AUTO.name() + "=false");
         }
         String tls = UcxParams.TLS.get(layout.params());
+        boolean rdma = Boolean.parseBoolean(UcxParams.RDMA.get(layout.params()));
+        boolean atomics = rdma && Boolean.parseBoolean(UcxParams.ATOMICS.get(layout.params()));
         return TransportQuery.priority(PRIORITY, "UCX " + UcxWorker.version() + " (UCX_TLS="
                 + (tls.isEmpty() ? "UCX's choice" : tls) + "): packets as tagged messages to every JVM shm does not"
-                + " reach" + (Boolean.parseBoolean(UcxParams.RDMA.get(layout.params()))
-                ? "; window puts and gets straight on the targets' registered memory" : ""));
+                + " reach" + (rdma ? "; window puts and gets straight on the targets' registered memory" : "")
+                + (atomics ? "; accumulates by UCP atomics (" + UcxParams.ATOMICS.name() + ")" : ""));
     }
 
     @Override

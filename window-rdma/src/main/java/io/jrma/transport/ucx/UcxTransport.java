@@ -60,12 +60,14 @@ public final class UcxTransport implements Transport, RemoteMemory {
     private final ArrayDeque<Incoming> receiving = new ArrayDeque<>();
     private volatile boolean closed;
     private final boolean rdma;
+    private final boolean atomicDomain;
+    private final UcxAtomics atomics;
+    /** The endpoint to this JVM's own worker (its ranks' memory, for a window's atomic domain), once made; else 0. */
+    private long selfEp;
     private final long rdmaMinBytes;
     private final long napNs;
     /** The progress thread while it naps in {@link #awaitInput} ({@link #wakeup} unparks it), else null. */
     private volatile Thread napping;
-    /** Each thread's operand and result words for atomics (native: UCX reads and writes them). */
-    private static final ThreadLocal<Memory> ATOMIC_WORDS = ThreadLocal.withInitial(() -> new Memory(2 * Long.BYTES));
 
     final AtomicLong batchesSent = new AtomicLong();
     final AtomicLong packetsSent = new AtomicLong();
@@ -92,10 +94,12 @@ public final class UcxTransport implements Transport, RemoteMemory {
     private UcxTransport(Job job, UcxWorker worker, long[] epByJvm) {
         this.job = job;
         this.worker = worker;
+        this.atomics = new UcxAtomics(this);
         this.epByJvm = epByJvm;
         this.waitIn = job.blockingTransport();
         this.sendQueueBytes = UcxParams.SEND_QUEUE_BYTES.getLong(job.params());
         this.rdma = Boolean.parseBoolean(UcxParams.RDMA.getChoice(job.params(), "true", "false"));
+        this.atomicDomain = Boolean.parseBoolean(UcxParams.ATOMICS.getChoice(job.params(), "true", "false"));
         this.rdmaMinBytes = Math.max(0, UcxParams.RDMA_MIN_BYTES.getLong(job.params()));
         this.napNs = Math.max(0, UcxParams.NAP_NS.getLong(job.params()));
         this.eventFd = worker.eventFd();
@@ -393,7 +397,7 @@ public final class UcxTransport implements Transport, RemoteMemory {
     }
 
     /** Counts operations the RDMA lane did through this transport's worker. */
-    private void countRdma(long bytes) {
+    void countRdma(long bytes) {
         rdmaOps.incrementAndGet();
         rdmaBytes.addAndGet(bytes);
     }
@@ -466,21 +470,43 @@ public final class UcxTransport implements Transport, RemoteMemory {
         return atomic(worldRank, UcxWorker.Atomic.CSWAP, compare, value, size, remote, handle);
     }
 
-    /** One fetching atomic: operand at word 0, result (and CSWAP's new value on entry) at word 1. */
     private long atomic(int worldRank, UcxWorker.Atomic op, long operand, long swapIn, int size, long remote,
                         long handle) {
-        Memory words = ATOMIC_WORDS.get();
-        long at = Pointer.nativeValue(words);
-        if (size == Integer.BYTES) {
-            words.setInt(0, (int) operand);
-            words.setInt(Long.BYTES, (int) swapIn);
-        } else {
-            words.setLong(0, operand);
-            words.setLong(Long.BYTES, swapIn);
+        return atomics.atomic(worldRank, op, operand, swapIn, size, remote, handle);
+    }
+
+    /**
+     * The atomic through UCP; AND, OR and XOR to a rank of this JVM by a compare-and-swap loop, since UCX 1.13's
+     * loopback returns the old value of those but leaves the memory unchanged (UcxWorkerTest).
+     */
+    @Override
+    public long fetchOp(int worldRank, AtomicOp op, long value, long compare, int size, long remote, long handle) {
+        if (UcxAtomics.bitwise(op) && job.isLocal(worldRank)) {
+            return RemoteMemory.super.fetchOp(worldRank, op, value, compare, size, remote, handle);
         }
-        complete(worker.atomic(endpointTo(worldRank), op, at, size, remote, handle, at + Long.BYTES), worldRank);
-        countRdma(size);
-        return size == Integer.BYTES ? words.getInt(Long.BYTES) : words.getLong(Long.BYTES);
+        return atomics.fetchOp(worldRank, op, value, compare, size, remote, handle);
+    }
+
+    /** Posted in rounds ({@link UcxAtomics#fetchOps}); AND, OR and XOR to a rank of this JVM one by one. */
+    @Override
+    public void fetchOps(int worldRank, AtomicOp op, long[] values, long[] compares, int size, long[] remotes, int n,
+            long handle, long[] results) {
+        if (n <= 1 || UcxAtomics.bitwise(op) && job.isLocal(worldRank)) {
+            RemoteMemory.super.fetchOps(worldRank, op, values, compares, size, remotes, n, handle, results);
+            return;
+        }
+        atomics.fetchOps(worldRank, op, values, compares, size, remotes, n, handle, results);
+    }
+
+    /** Ranks of the JVMs this worker has an endpoint to, and those of this JVM (through its own loopback). */
+    @Override
+    public boolean reachesMemoryOf(int worldRank) {
+        return worldRank >= 0 && worldRank < job.size() && (job.isLocal(worldRank) || reaches(worldRank));
+    }
+
+    @Override
+    public boolean atomicDomain() {
+        return atomicDomain;
     }
 
     @Override
@@ -493,12 +519,26 @@ public final class UcxTransport implements Transport, RemoteMemory {
         complete(worker.flushAll(), -1);
     }
 
-    private long endpointTo(int worldRank) {
+    long endpointTo(int worldRank) {
+        if (worldRank >= 0 && worldRank < job.size() && job.isLocal(worldRank)) {
+            return selfEndpoint();
+        }
         long ep = worldRank >= 0 && worldRank < job.size() ? endpointToJvm(job.jvmOf(worldRank)) : 0;
         if (ep == 0) {
             throw new RmaException(ErrorClass.ERR_INTERN, "no UCX endpoint to world rank " + worldRank);
         }
         return ep;
+    }
+
+    /** The endpoint to this JVM's own worker, made at the first use (a window's atomic domain). */
+    private synchronized long selfEndpoint() {
+        if (selfEp == 0) {
+            if (closed) {
+                throw new RmaException(ErrorClass.ERR_PROC_ABORTED, "the ucx transport of this JVM is closed");
+            }
+            selfEp = worker.connect(worker.address());
+        }
+        return selfEp;
     }
 
     /**
@@ -509,7 +549,7 @@ public final class UcxTransport implements Transport, RemoteMemory {
      * @throws RmaException ERR_PROC_ABORTED when the job aborts meanwhile, or when UCX fails the operation (its
      *                      connection to the peer broke: the peer exited, was killed or failed)
      */
-    private void complete(long req, int worldRank) {
+    void complete(long req, int worldRank) {
         int idle = 0;
         while (!done(req, worldRank)) {
             if (worker.progress() > 0) {

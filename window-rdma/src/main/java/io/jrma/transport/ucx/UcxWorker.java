@@ -239,7 +239,8 @@ public final class UcxWorker implements AutoCloseable {
 
     /**
      * A remote atomic on a 4- or 8-byte integer at {@code remote}: {@link Atomic#ADD} adds the operand at
-     * {@code operand}, {@link Atomic#SWAP} stores it, {@link Atomic#CSWAP} stores the value at {@code reply} if
+     * {@code operand}, {@link Atomic#AND}, {@link Atomic#OR} and {@link Atomic#XOR} combine it bitwise,
+     * {@link Atomic#SWAP} stores it, {@link Atomic#CSWAP} stores the value at {@code reply} if
      * the target equals the operand (for CSWAP {@code reply} holds the value to store on entry). With {@code reply}
      * non-zero the target's old value is written there (required for SWAP and CSWAP).
      */
@@ -414,7 +415,8 @@ public final class UcxWorker implements AutoCloseable {
 
     /** The remote atomic operations ({@code ucp_atomic_op_t}). */
     public enum Atomic {
-        ADD(Ucp.UCP_ATOMIC_OP_ADD), SWAP(Ucp.UCP_ATOMIC_OP_SWAP), CSWAP(Ucp.UCP_ATOMIC_OP_CSWAP);
+        ADD(Ucp.UCP_ATOMIC_OP_ADD), SWAP(Ucp.UCP_ATOMIC_OP_SWAP), CSWAP(Ucp.UCP_ATOMIC_OP_CSWAP),
+        AND(Ucp.UCP_ATOMIC_OP_AND), OR(Ucp.UCP_ATOMIC_OP_OR), XOR(Ucp.UCP_ATOMIC_OP_XOR);
 
         final int code;
 

@@ -175,6 +175,65 @@ class UcxWorkerTest {
         }
     }
 
+    /**
+     * The bitwise atomics (AND, OR, XOR, fetching) on 8 and 4 bytes to another worker; and ADD, SWAP and CSWAP to the
+     * worker itself through an endpoint to its own address (what a window's atomic domain uses for the ranks of its
+     * JVM). UCX 1.13's loopback returns the old value of a fetching OR, AND or XOR but leaves the memory unchanged
+     * (seen here over sm,self and tcp,self), so the ucx transport does those to its own JVM by compare-and-swap loops.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {UcxTls.SM, UcxTls.TCP})
+    @Timeout(60)
+    void bitwiseAtomicsToAnotherWorkerAndFetchingAtomicsToTheWorkerItself(String tls) {
+        assumeUcx();
+        try (UcxWorker a = UcxWorker.open(tls); UcxWorker b = UcxWorker.open(tls);
+             Memory window = new Memory(64); Memory op = new Memory(16)) {
+            Registration reg = b.register(Pointer.nativeValue(window), window.size());
+            long opAt = Pointer.nativeValue(op);
+            long at = reg.address() + 8;
+            for (UcxWorker origin : new UcxWorker[] {a, b}) {
+                boolean self = origin == b;
+                String who = self ? "the worker itself" : "another worker";
+                long ep = origin.connect(b.address());
+                long rkey = origin.unpack(ep, reg.key());
+                Atomic[] ops = self ? new Atomic[] {Atomic.ADD, Atomic.SWAP, Atomic.CSWAP}
+                        : new Atomic[] {Atomic.OR, Atomic.AND, Atomic.XOR};
+                for (int size : new int[] {8, 4}) {
+                    window.clear();
+                    long value = 0b1100;
+                    window.setLong(8, value);
+                    for (Atomic k : ops) {
+                        long operand = 0b1010;
+                        long next = switch (k) {
+                            case OR -> value | operand;
+                            case AND -> value & operand;
+                            case XOR -> value ^ operand;
+                            case ADD -> value + operand;
+                            case SWAP -> operand;
+                            case CSWAP -> 0b0101; // operand: the value compared; reply on entry: the new one
+                        };
+                        op.setLong(0, k == Atomic.CSWAP ? value : operand);
+                        op.setLong(8, k == Atomic.CSWAP ? next : -1);
+                        if (size == 4) {
+                            op.setInt(0, (int) (k == Atomic.CSWAP ? value : operand));
+                            op.setInt(8, (int) (k == Atomic.CSWAP ? next : -1));
+                        }
+                        both(a, b, origin.atomic(ep, k, opAt, size, at, rkey, opAt + 8));
+                        long old = size == 8 ? op.getLong(8) : op.getInt(8);
+                        assertEquals(value, old, k + " on " + size + " bytes to " + who + " returns the old value");
+                        both(a, b, origin.flush(ep));
+                        long now = size == 8 ? window.getLong(8) : window.getInt(8);
+                        assertEquals(next, now, k + " on " + size + " bytes to " + who);
+                        value = next;
+                    }
+                }
+                origin.destroyKey(rkey);
+                origin.closeEndpoint(ep);
+            }
+            b.unregister(reg);
+        }
+    }
+
     /** Drives both workers until {@code req} (of either) completes. */
     static void both(UcxWorker a, UcxWorker b, long req) {
         long deadline = System.nanoTime() + TIMEOUT_NS;
