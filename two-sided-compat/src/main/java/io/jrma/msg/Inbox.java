@@ -19,8 +19,8 @@ import io.jrma.RmaException;
 import io.jrma.Win;
 import io.jrma.core.os.CrossMemory;
 import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
 
 /**
@@ -54,6 +54,16 @@ final class Inbox {
     private final long[] reportedBytes;
     private final long[] creditWords = new long[2];
     private final List<RecvOp> activeGets = new ArrayList<>();
+    /** Arrivals matched and free for the next unexpected message (at most {@link #SPARE_ARRIVALS}). */
+    private final ArrayDeque<Arrival> spareArrivals = new ArrayDeque<>();
+    /** Payload arrays matched and free, by size class (capacity 2^class); at most {@link #SPARE_PAYLOAD_BYTES}. */
+    @SuppressWarnings("unchecked") // an array of generic queues
+    private final ArrayDeque<byte[]>[] sparePayloads = new ArrayDeque[Integer.SIZE];
+    private long sparePayloadBytes;
+    static final int SPARE_ARRIVALS = 1024;
+    static final long SPARE_PAYLOAD_BYTES = 4L << 20;
+    /** Smallest payload array: 2^6 bytes. */
+    private static final int MIN_PAYLOAD_CLASS = 6;
 
     Inbox(Messenger m) {
         this.m = m;
@@ -100,11 +110,49 @@ final class Inbox {
         }
         if (a.isRendezvous()) {
             startGet(r, a.source, a.tag, a.bytes, a.address, a.token);
+            recycle(a);
             return;
         }
         deliver(r, a.source, a.tag, a.bytes, a.payload, 0);
         if (a.localSync != null) {
             a.localSync.req.complete(Status.EMPTY_SEND, null);
+        }
+        recycle(a);
+    }
+
+    /** An arrival for an unexpected message (a spare one if any). */
+    private Arrival arrival() {
+        Arrival a = spareArrivals.poll();
+        return a == null ? new Arrival() : a;
+    }
+
+    /** An array of at least {@code bytes} bytes for an unexpected message's payload (a spare one if any). */
+    private byte[] payload(int bytes) {
+        int cls = Math.max(MIN_PAYLOAD_CLASS, Integer.SIZE - Integer.numberOfLeadingZeros(Math.max(1, bytes) - 1));
+        ArrayDeque<byte[]> q = cls < sparePayloads.length ? sparePayloads[cls] : null;
+        byte[] b = q == null ? null : q.poll();
+        if (b != null) {
+            sparePayloadBytes -= b.length;
+            return b;
+        }
+        return new byte[cls < Integer.SIZE - 1 ? 1 << cls : bytes];
+    }
+
+    /** Keeps a matched arrival and its payload array for the next unexpected messages. */
+    private void recycle(Arrival a) {
+        byte[] b = a.payload;
+        if (b != null && Integer.bitCount(b.length) == 1 && b.length >= 1 << MIN_PAYLOAD_CLASS
+                && sparePayloadBytes + b.length <= SPARE_PAYLOAD_BYTES) {
+            int cls = Integer.numberOfTrailingZeros(b.length);
+            if (sparePayloads[cls] == null) {
+                sparePayloads[cls] = new ArrayDeque<>();
+            }
+            sparePayloads[cls].add(b);
+            sparePayloadBytes += b.length;
+        }
+        a.set(0, 0, 0, null, 0, 0);
+        if (spareArrivals.size() < SPARE_ARRIVALS) {
+            spareArrivals.add(a);
         }
     }
 
@@ -162,16 +210,16 @@ final class Inbox {
             if (r != null) {
                 startGet(r, s, tag, bytes, address, token);
             } else {
-                matcher.addUnexpected(Arrival.rendezvous(s, tag, bytes, address, token));
+                matcher.addUnexpected(arrival().set(s, tag, bytes, null, address, token));
             }
             return;
         }
         if (r != null) {
             deliver(r, s, tag, bytes, mem, payloadAt);
         } else {
-            byte[] copy = new byte[(int) bytes];
-            mem.get((int) payloadAt, copy);
-            matcher.addUnexpected(Arrival.eager(s, tag, copy));
+            byte[] copy = payload((int) bytes);
+            mem.get((int) payloadAt, copy, 0, (int) bytes);
+            matcher.addUnexpected(arrival().set(s, tag, bytes, copy, 0, 0));
         }
     }
 
@@ -232,12 +280,14 @@ final class Inbox {
 
     private int pollGets() {
         int work = 0;
-        for (Iterator<RecvOp> it = activeGets.iterator(); it.hasNext();) {
-            RecvOp r = it.next();
+        for (int i = 0; i < activeGets.size();) { // no iterator: runs on every progress round while reads are in flight
+            RecvOp r = activeGets.get(i);
             if (r.get.test()) {
-                it.remove();
+                activeGets.remove(i);
                 finish(r);
                 work++;
+            } else {
+                i++;
             }
         }
         return work;
@@ -257,14 +307,14 @@ final class Inbox {
 
     private void complete(RecvOp r, int source, int tag, long bytes, long stored) {
         if (bytes <= r.data.bytes) {
-            r.req.complete(new Status(source, tag, stored, r.data.type, ErrorClass.SUCCESS), null);
+            r.req.completeRecv(source, tag, stored, r.data.type, ErrorClass.SUCCESS, null); // no Status made
             return;
         }
         RmaException e = new RmaException(ErrorClass.ERR_TRUNCATE,
                 "receive on rank " + m.me + ": the message from rank "
                 + source + " with tag " + tag + " has " + bytes + " bytes but the buffer holds " + r.data.count + " x "
                 + r.data.type + " = " + r.data.bytes + " bytes; the first " + stored + " bytes were stored");
-        r.req.complete(new Status(source, tag, stored, r.data.type, ErrorClass.ERR_TRUNCATE), e);
+        r.req.completeRecv(source, tag, stored, r.data.type, ErrorClass.ERR_TRUNCATE, e);
     }
 
     private void maybeReturnCredits(int s) {

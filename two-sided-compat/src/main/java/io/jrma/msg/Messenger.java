@@ -11,6 +11,7 @@ import io.jrma.Win;
 import io.jrma.core.mem.Memory;
 import io.jrma.core.os.CrossMemory;
 import io.jrma.core.os.Futex;
+import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -374,12 +375,25 @@ public final class Messenger implements AutoCloseable {
 
     /** Standard-mode send (MPI_Send): returns once the buffer may be reused. */
     public void send(Object buf, long offset, long count, Datatype type, int dest, int tag) {
-        startSend(buf, offset, count, type, dest, tag, CTX_USER, false).waitFor();
+        blockingSend(buf, offset, count, type, dest, tag, false);
     }
 
     /** Synchronous send (MPI_Ssend): returns once the receiver has matched the message and taken its data. */
     public void ssend(Object buf, long offset, long count, Datatype type, int dest, int tag) {
-        startSend(buf, offset, count, type, dest, tag, CTX_USER, true).waitFor();
+        blockingSend(buf, offset, count, type, dest, tag, true);
+    }
+
+    /** A blocking send with this messenger's spare op (see {@link #takeSend}): allocates nothing. */
+    private void blockingSend(Object buf, long offset, long count, Datatype type, int dest, int tag, boolean sync) {
+        checkDest(dest);
+        checkTag(tag, false, "send");
+        SendOp op = takeSend();
+        op.data.set(buf, offset, count, type, "send to rank", dest);
+        if (dest != PROC_NULL) {
+            post(op.init(dest, tag, CTX_USER, sync));
+            op.req.waitQuietly();
+        }
+        giveSend(op);
     }
 
     /** Nonblocking standard-mode send (MPI_Isend). Do not modify the buffer until the request completes. */
@@ -396,7 +410,56 @@ public final class Messenger implements AutoCloseable {
 
     /** Blocking receive (MPI_Recv). Throws ERR_TRUNCATE (after filling the buffer) if the message is larger. */
     public Status recv(Object buf, long offset, long count, Datatype type, int source, int tag) {
-        return startRecv(buf, offset, count, type, source, tag, CTX_USER).waitFor();
+        RecvOp op = startBlockingRecv(buf, offset, count, type, source, tag);
+        if (op == null) {
+            return Status.PROC_NULL;
+        }
+        awaitBlockingRecv(op);
+        Status s = op.req.status();
+        giveRecv(op);
+        return s;
+    }
+
+    /**
+     * Blocking receive (MPI_Recv) whose status the caller makes ({@code maker}, given the source, tag and bytes
+     * stored): as {@link #recv(Object, long, long, Datatype, int, int)}, but it allocates nothing itself.
+     */
+    public <T> T recv(Object buf, long offset, long count, Datatype type, int source, int tag, Status.Maker<T> maker) {
+        RecvOp op = startBlockingRecv(buf, offset, count, type, source, tag);
+        if (op == null) {
+            return maker.make(PROC_NULL, ANY_TAG, 0);
+        }
+        awaitBlockingRecv(op);
+        MsgRequest r = op.req;
+        T s = maker.make(r.source(), r.tag(), r.bytes());
+        giveRecv(op);
+        return s;
+    }
+
+    /** Posts a blocking receive with this messenger's spare op (see {@link #takeRecv}); null for PROC_NULL. */
+    private RecvOp startBlockingRecv(Object buf, long offset, long count, Datatype type, int source, int tag) {
+        checkSource(source, "receive");
+        checkTag(tag, true, "receive");
+        RecvOp op = takeRecv();
+        op.data.set(buf, offset, count, type, "receive from rank", source);
+        if (source == PROC_NULL) {
+            giveRecv(op);
+            return null;
+        }
+        post(op.init(source, tag, CTX_USER));
+        return op;
+    }
+
+    /** Waits for a blocking receive; on an error (ERR_TRUNCATE) gives its op back and throws. */
+    private void awaitBlockingRecv(RecvOp op) {
+        MsgRequest r = op.req;
+        if (!r.isComplete()) {
+            await(r);
+        }
+        if (r.failed()) {
+            giveRecv(op);
+            r.throwIfFailed();
+        }
     }
 
     /** Nonblocking receive (MPI_Irecv). */
@@ -408,14 +471,54 @@ public final class Messenger implements AutoCloseable {
     public Status sendrecv(Object sendBuf, long sendOffset, long sendCount, Datatype sendType, int dest, int sendTag,
                            Object recvBuf, long recvOffset, long recvCount, Datatype recvType,
                            int source, int recvTag) {
-        MsgRequest r = startRecv(recvBuf, recvOffset, recvCount, recvType, source, recvTag, CTX_USER);
-        MsgRequest s = startSend(sendBuf, sendOffset, sendCount, sendType, dest, sendTag, CTX_USER, false);
-        try {
-            r.waitFor(); // throws the receive's own error (ERR_TRUNCATE) ...
-        } finally {
-            s.waitFor(); // ... but never leaves the send pending
+        RecvOp op = blockingSendrecv(sendBuf, sendOffset, sendCount, sendType, dest, sendTag,
+                recvBuf, recvOffset, recvCount, recvType, source, recvTag);
+        if (op == null) {
+            return Status.PROC_NULL;
         }
-        return r.status();
+        Status s = op.req.status();
+        giveRecv(op);
+        return s;
+    }
+
+    /** As {@link #sendrecv}, the receive's status made by {@code maker} (see {@link Status.Maker}). */
+    public <T> T sendrecv(Object sendBuf, long sendOffset, long sendCount, Datatype sendType, int dest, int sendTag,
+                          Object recvBuf, long recvOffset, long recvCount, Datatype recvType,
+                          int source, int recvTag, Status.Maker<T> maker) {
+        RecvOp op = blockingSendrecv(sendBuf, sendOffset, sendCount, sendType, dest, sendTag,
+                recvBuf, recvOffset, recvCount, recvType, source, recvTag);
+        if (op == null) {
+            return maker.make(PROC_NULL, ANY_TAG, 0);
+        }
+        MsgRequest r = op.req;
+        T s = maker.make(r.source(), r.tag(), r.bytes());
+        giveRecv(op);
+        return s;
+    }
+
+    /** Both halves of a sendrecv with the spare ops; the completed receive op (the caller gives it back) or null. */
+    private RecvOp blockingSendrecv(Object sendBuf, long sendOffset, long sendCount, Datatype sendType, int dest,
+                                    int sendTag, Object recvBuf, long recvOffset, long recvCount, Datatype recvType,
+                                    int source, int recvTag) {
+        checkDest(dest);
+        checkTag(sendTag, false, "send");
+        SendOp s = takeSend();
+        s.data.set(sendBuf, sendOffset, sendCount, sendType, "send to rank", dest); // checked before anything is posted
+        RecvOp r = startBlockingRecv(recvBuf, recvOffset, recvCount, recvType, source, recvTag);
+        if (dest != PROC_NULL) {
+            post(s.init(dest, sendTag, CTX_USER, false));
+        }
+        try {
+            if (r != null) {
+                awaitBlockingRecv(r); // throws the receive's own error (ERR_TRUNCATE) ...
+            }
+        } finally {
+            if (dest != PROC_NULL) {
+                s.req.waitQuietly(); // ... but never leaves the send pending
+            }
+            giveSend(s);
+        }
+        return r;
     }
 
     // ------------------------------------------------------------------ cancel
@@ -465,11 +568,12 @@ public final class Messenger implements AutoCloseable {
         if (source == PROC_NULL) {
             return Status.PROC_NULL;
         }
-        Waiter w = newWaiter();
+        Waiter w = takeWaiter();
         int[] work = new int[1];
         while (true) {
             Status s = probeOnce(source, tag, work);
             if (s != null) {
+                giveWaiter(w);
                 return s;
             }
             w.idle(work[0], this);
@@ -558,11 +662,16 @@ public final class Messenger implements AutoCloseable {
             return MsgRequest.completed(this, MsgRequest.SEND, Status.EMPTY_SEND);
         }
         MsgRequest req = new MsgRequest(this, MsgRequest.SEND);
-        SendOp op = new SendOp(req, data, dest, tag, ctx, sync);
+        post(new SendOp(req, data, dest, tag, ctx, sync));
+        return req;
+    }
+
+    /** Hands a send to this rank itself or to the outbox. */
+    private void post(SendOp op) {
         lock.lock();
         try {
             checkNotFreed();
-            if (dest == me) {
+            if (op.dest == me) {
                 in.deliverLocal(op);
             } else {
                 outbox.enqueue(op);
@@ -570,7 +679,6 @@ public final class Messenger implements AutoCloseable {
         } finally {
             lock.unlock();
         }
-        return req;
     }
 
     MsgRequest startRecv(Object buf, long offset, long count, Datatype type, int source, int tag, int ctx) {
@@ -581,15 +689,106 @@ public final class Messenger implements AutoCloseable {
             return MsgRequest.completed(this, MsgRequest.RECV, Status.PROC_NULL);
         }
         MsgRequest req = new MsgRequest(this, MsgRequest.RECV);
+        post(new RecvOp(req, data, source, tag, ctx));
+        return req;
+    }
+
+    /** Posts a receive: matched against the messages already here first, keeping the arrival order. */
+    private void post(RecvOp op) {
         lock.lock();
         try {
             checkNotFreed();
-            in.poll(); // envelopes already here are matched first, keeping the arrival order
-            in.post(new RecvOp(req, data, source, tag, ctx));
+            in.poll();
+            in.post(op);
         } finally {
             lock.unlock();
         }
-        return req;
+    }
+
+    // ------------------------------------------------------------------ spare objects of the blocking calls
+
+    /**
+     * The spare op of the blocking sends, the spare op of the blocking receives, and the spare waiter: a blocking
+     * call takes one with an atomic exchange (another thread of the rank calling at the same time finds none and
+     * makes its own), uses it and puts it back once its request has completed, so that a blocking send, receive or
+     * wait allocates nothing.
+     */
+    @SuppressWarnings("unused") // accessed through SPARE_SEND
+    private volatile SendOp spareSend;
+    @SuppressWarnings("unused") // accessed through SPARE_RECV
+    private volatile RecvOp spareRecv;
+    @SuppressWarnings("unused") // accessed through SPARE_WAITER
+    private volatile Waiter spareWaiter;
+    private static final VarHandle SPARE_SEND;
+    private static final VarHandle SPARE_RECV;
+    private static final VarHandle SPARE_WAITER;
+
+    static {
+        try {
+            MethodHandles.Lookup l = MethodHandles.lookup();
+            SPARE_SEND = l.findVarHandle(Messenger.class, "spareSend", SendOp.class);
+            SPARE_RECV = l.findVarHandle(Messenger.class, "spareRecv", RecvOp.class);
+            SPARE_WAITER = l.findVarHandle(Messenger.class, "spareWaiter", Waiter.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    private SendOp takeSend() {
+        SendOp op = (SendOp) SPARE_SEND.getAndSet(this, (SendOp) null);
+        if (op == null) {
+            return new SendOp(new MsgRequest(this, MsgRequest.SEND), new UserBuf(), 0, 0, CTX_USER, false);
+        }
+        op.req.reset();
+        return op;
+    }
+
+    /** Puts back a send op whose request has completed. */
+    private void giveSend(SendOp op) {
+        op.data.clear();
+        SPARE_SEND.setRelease(this, op);
+    }
+
+    private RecvOp takeRecv() {
+        RecvOp op = (RecvOp) SPARE_RECV.getAndSet(this, (RecvOp) null);
+        if (op == null) {
+            return new RecvOp(new MsgRequest(this, MsgRequest.RECV), new UserBuf(), ANY_SOURCE, ANY_TAG, CTX_USER);
+        }
+        op.req.reset();
+        return op;
+    }
+
+    /** Puts back a receive op whose request has completed. */
+    private void giveRecv(RecvOp op) {
+        op.data.clear();
+        SPARE_RECV.setRelease(this, op);
+    }
+
+    /** A waiter for one wait of the calling thread, reset; {@link #giveWaiter} it back when the wait ends. */
+    Waiter takeWaiter() {
+        Waiter w = (Waiter) SPARE_WAITER.getAndSet(this, (Waiter) null);
+        if (w == null) {
+            return newWaiter();
+        }
+        w.reset();
+        return w;
+    }
+
+    void giveWaiter(Waiter w) {
+        SPARE_WAITER.setRelease(this, w);
+    }
+
+    /** Waits for {@code r}, driving progress; allocates nothing (a wait that throws drops its waiter). */
+    void await(MsgRequest r) {
+        Waiter w = takeWaiter();
+        while (!r.isComplete()) {
+            int work = progressOnce();
+            if (r.isComplete()) {
+                break;
+            }
+            w.idle(work, this);
+        }
+        giveWaiter(w);
     }
 
     /** One round of the rank's other messengers that have operations in flight (see {@link RankMessengers}). */

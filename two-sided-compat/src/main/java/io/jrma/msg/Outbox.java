@@ -78,6 +78,8 @@ final class Outbox {
     private final long[] tailWord = new long[1];
     private final SendOp[] batch;
     private final List<ByteBuffer> batchStaging = new ArrayList<>();
+    /** FIN ops published and free for the next FIN: a rendezvous receive allocates none. */
+    private final ArrayDeque<SendOp> spareFins = new ArrayDeque<>();
 
     @SuppressWarnings({"unchecked", "rawtypes"}) // arrays of generic queues, one per destination
     Outbox(Messenger m) {
@@ -109,7 +111,8 @@ final class Outbox {
 
     /** Owes rank {@code dest} a FIN for its rendezvous message {@code token}: queued like any envelope. */
     void sendFin(int dest, long token) {
-        enqueue(SendOp.fin(dest, token));
+        SendOp fin = spareFins.poll();
+        enqueue(fin == null ? SendOp.fin(dest, token) : fin.refin(dest, token));
     }
 
     /** A FIN arrived from {@code s}: its rendezvous send {@code token} is read; complete it. */
@@ -252,6 +255,7 @@ final class Outbox {
             SendOp op = batch[i];
             batch[i] = null;
             if (op.fin) {
+                spareFins.add(op);
                 continue;
             }
             if (op.token != 0) {
