@@ -21,6 +21,8 @@ final class Arrival {
     Arrival next;
     /** A synchronous send to self, completed when this message is matched; else null. */
     SendOp localSync;
+    /** A hand-off from a rank of this JVM (see {@link InboxLayout#KIND_HANDOFF}): the sender's op; else null. */
+    SendOp handoff;
 
     Arrival() {
     }
@@ -34,6 +36,7 @@ final class Arrival {
         this.address = address;
         this.token = token;
         this.localSync = null;
+        this.handoff = null;
         return this;
     }
 
@@ -42,7 +45,7 @@ final class Arrival {
     }
 
     boolean isRendezvous() {
-        return payload == null;
+        return payload == null && handoff == null;
     }
 
     boolean matches(int wantSource, int wantTag) {

@@ -8,6 +8,7 @@ import static io.jrma.msg.InboxLayout.ENV_KIND;
 import static io.jrma.msg.InboxLayout.ENV_PAYLOAD;
 import static io.jrma.msg.InboxLayout.ENV_TAG;
 import static io.jrma.msg.InboxLayout.KIND_FIN;
+import static io.jrma.msg.InboxLayout.KIND_HANDOFF;
 import static io.jrma.msg.InboxLayout.KIND_INLINE;
 import static io.jrma.msg.InboxLayout.KIND_MEDIUM;
 import static io.jrma.msg.InboxLayout.KIND_RNDV;
@@ -108,6 +109,11 @@ final class Inbox {
             m.matcher(r.ctx).post(r);
             return;
         }
+        if (a.handoff != null) {
+            handoff(r, a.source, a.tag, a.handoff);
+            recycle(a);
+            return;
+        }
         if (a.isRendezvous()) {
             startGet(r, a.source, a.tag, a.bytes, a.address, a.token);
             recycle(a);
@@ -187,7 +193,7 @@ final class Inbox {
         int ctx = mem.get(at + ENV_CTX);
         int tag = mem.getInt(at + ENV_TAG);
         long bytes = mem.getLong(at + ENV_BYTES);
-        if (ctx < 0 || ctx >= Messenger.CONTEXTS || kind < KIND_INLINE || kind > KIND_FIN || bytes < 0
+        if (ctx < 0 || ctx >= Messenger.CONTEXTS || kind < KIND_INLINE || kind > KIND_HANDOFF || bytes < 0
                 || (kind == KIND_INLINE && bytes > cfg.inlineLimit())) {
             throw new RmaException(ErrorClass.ERR_INTERN, "messenger rank " + m.me + ": corrupt envelope " + msg
                     + " from rank " + s + " (kind " + kind + ", context " + ctx + ", " + bytes + " bytes)");
@@ -204,6 +210,17 @@ final class Inbox {
         }
         Matcher matcher = m.matcher(ctx);
         RecvOp r = matcher.takePosted(s, tag);
+        if (kind == KIND_HANDOFF) {
+            SendOp op = m.takeHandoff(s, msg);
+            if (r != null) {
+                handoff(r, s, tag, op);
+            } else {
+                Arrival a = arrival().set(s, tag, bytes, null, 0, 0);
+                a.handoff = op;
+                matcher.addUnexpected(a);
+            }
+            return;
+        }
         if (kind == KIND_RNDV) {
             long address = mem.getLong(at + ENV_A);
             long token = mem.getLong(at + ENV_B);
@@ -228,6 +245,31 @@ final class Inbox {
         long stored = Math.min(bytes, r.data.bytes);
         r.data.unpackFrom(src, srcOffset, stored);
         complete(r, source, tag, bytes, stored);
+    }
+
+    /**
+     * Takes a message handed over by rank {@code source} of this JVM into a matched receive: one copy straight from
+     * the sender's buffer, then both requests complete (the send's last, its last touch here) and the sender is woken
+     * if it sleeps on its futex word.
+     */
+    private void handoff(RecvOp r, int source, int tag, SendOp op) {
+        UserBuf from = op.data;
+        UserBuf to = r.data;
+        long bytes = from.bytes;
+        long n = Math.min(bytes, to.bytes);
+        if (from.raw) {
+            to.unpackFrom(from.buf, from.offset, n); // the sender's memory is its packed form
+        } else if (to.raw && n == bytes) {
+            from.packInto(to.buf, to.offset); // the receiver's memory is the packed form
+        } else if (n > 0) {
+            byte[] packed = new byte[(int) bytes]; // derived types on both sides, or a truncated derived send
+            from.packInto(packed, 0);
+            to.unpackFrom(packed, 0, n);
+        }
+        m.handoffsTaken++;
+        complete(r, source, tag, bytes, n);
+        op.req.complete(Status.EMPTY_SEND, null);
+        m.signal(source);
     }
 
     /** Starts reading a rendezvous message from the sender's exposure window into a matched receive. */

@@ -15,6 +15,7 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -54,7 +55,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * for each sender a ring of envelope slots and an area for medium payloads, validated by a tail word the
  * sender writes last; the receiver only polls its own memory. Small messages travel inside the envelope,
  * medium ones through the area, large ones by rendezvous: the receiver gets the data straight from the
- * sender's exposure window (a dynamic window). Both windows stay in a {@code lockAll(MODE_NOCHECK)} epoch
+ * sender's exposure window (a dynamic window). To a rank of the same JVM, messages from {@code jrma.msg.handoffMin}
+ * on are handed off instead: the receiver copies straight from the sender's buffer (one copy) and completes the send. Both windows stay in a {@code lockAll(MODE_NOCHECK)} epoch
  * for the messenger's lifetime; completion is by flush. See {@link Outbox} and {@link Inbox}.
  *
  * <h2>Threads</h2>
@@ -121,6 +123,22 @@ public final class Messenger implements AutoCloseable {
     private volatile boolean freed;
     private Collectives collectives;
 
+    // ------------------------------------------------------------------ hand-offs between ranks of this JVM
+
+    /** The live messengers of this JVM by the address of their inbox memory (receivers find senders here). */
+    private static final ConcurrentHashMap<Long, Messenger> BY_INBOX = new ConcurrentHashMap<>();
+    /** Per peer: 1 if it is a rank of this JVM (its inbox names this process), -1 if not, 0 not known yet. */
+    private final byte[] sameJvm;
+    /** Per peer, found on its first hand-off to this rank: its messenger. */
+    private final Messenger[] senders;
+    /**
+     * Per destination of this JVM (made on the first hand-off to it): the ops of the hand-offs published into its
+     * ring, by slot; the destination takes each out when it reads the envelope, before returning the slot's credit.
+     */
+    private final SendOp[][] handedOff;
+    /** Hand-offs this rank has received (lock held), for tests. */
+    long handoffsTaken;
+
     private Messenger(Comm comm, MsgConfig cfg, InboxLayout lay, Win inbox, Win expose) {
         this.comm = comm;
         this.me = comm.rank();
@@ -151,9 +169,66 @@ public final class Messenger implements AutoCloseable {
         this.futexSleep = allDirect && futexWake;
         this.allDirect = allDirect;
         this.pool = new StagingPool(expose);
+        this.sameJvm = new byte[size];
+        this.senders = new Messenger[size];
+        this.handedOff = new SendOp[size][];
         this.outbox = new Outbox(this);
         this.in = new Inbox(this);
         rank.add(this);
+        BY_INBOX.put(myAddress, this);
+    }
+
+    /**
+     * Whether messages to {@code d} may be handed off by reference: {@code d} is a rank of this JVM (its inbox is
+     * mapped here and its owner's process id, written when its messenger was made, is this process's).
+     */
+    boolean handoffTo(int d) {
+        byte known = sameJvm[d];
+        if (known != 0) {
+            return known > 0;
+        }
+        if (peerMem[d] == null) {
+            sameJvm[d] = -1;
+            return false;
+        }
+        long pid = Memory.getLongVolatile(null, peerAddress[d] + lay.wake + 8);
+        if (pid == 0) {
+            return false; // its messenger is not made yet: ask again next time
+        }
+        sameJvm[d] = (byte) (pid == myPid ? 1 : -1);
+        return pid == myPid;
+    }
+
+    /** Records the op of a hand-off to {@code d} in ring position {@code msg}, before the tail that publishes it. */
+    void handOff(int d, long msg, SendOp op) {
+        SendOp[] slots = handedOff[d];
+        if (slots == null) {
+            slots = new SendOp[cfg.slots];
+            handedOff[d] = slots;
+        }
+        slots[(int) (msg % cfg.slots)] = op;
+    }
+
+    /** The op of the hand-off that rank {@code s} of this JVM published in ring position {@code msg} to this rank. */
+    SendOp takeHandoff(int s, long msg) {
+        Messenger from = senders[s];
+        if (from == null) {
+            from = BY_INBOX.get(peerAddress[s]);
+            if (from == null) {
+                throw new RmaException(ErrorClass.ERR_INTERN, "messenger rank " + me + ": hand-off " + msg
+                        + " from rank " + s + ", whose messenger is not in this JVM");
+            }
+            senders[s] = from;
+        }
+        SendOp[] slots = from.handedOff[me];
+        int at = (int) (msg % cfg.slots);
+        SendOp op = slots == null ? null : slots[at];
+        if (op == null) {
+            throw new RmaException(ErrorClass.ERR_INTERN, "messenger rank " + me + ": hand-off " + msg
+                    + " from rank " + s + " has no send");
+        }
+        slots[at] = null;
+        return op;
     }
 
     /** The inboxes this process reaches by load/store (see {@link #peerMem}). */
@@ -321,14 +396,16 @@ public final class Messenger implements AutoCloseable {
     /**
      * Creates a messenger for {@code comm}. Collective over {@code comm}; every rank must pass the same sizes.
      * Info keys (all optional): {@code jrma_msg_slots}, {@code jrma_msg_slot_bytes},
-     * {@code jrma_msg_area_bytes}, {@code jrma_msg_eager_limit}, {@code jrma_msg_rendezvous_slots},
+     * {@code jrma_msg_area_bytes}, {@code jrma_msg_eager_limit}, {@code jrma_msg_handoff_min},
+     * {@code jrma_msg_rendezvous_slots},
      * {@code jrma_msg_zero_copy}, {@code jrma_msg_wait_spins}, {@code jrma_msg_wait_yields},
      * {@code jrma_msg_wait_max_park_ns} (see docs/two-sided.md).
      *
      * @throws RmaException ERR_INFO_VALUE for a malformed setting, ERR_NO_MEM if the inbox would exceed 2 GiB
      */
     public static Messenger create(Comm comm, Info info) {
-        MsgConfig cfg = new MsgConfig(info, comm.size());
+        MsgConfig cfg = new MsgConfig(info, comm.size(), sizeParam(comm, "jrma.msg.handoffMin"),
+                sizeParam(comm, "jrma.msg.eagerLimit"));
         InboxLayout lay = new InboxLayout(comm.size(), cfg);
         if (lay.total > Integer.MAX_VALUE - 4096) {
             throw new RmaException(ErrorClass.ERR_NO_MEM,
@@ -346,6 +423,23 @@ public final class Messenger implements AutoCloseable {
         inbox.lockAll(Win.MODE_NOCHECK);
         expose.lockAll(Win.MODE_NOCHECK);
         return new Messenger(comm, cfg, lay, inbox, expose);
+    }
+
+    /** A size parameter of the job (bytes); -1 for {@code auto} or unset. */
+    private static long sizeParam(Comm comm, String name) {
+        String v = Jrma.parameter(comm, name);
+        if (v == null || v.isBlank() || "auto".equals(v.trim())) {
+            return -1;
+        }
+        try {
+            long x = Long.parseLong(v.trim());
+            if (x >= 0) {
+                return x;
+            }
+        } catch (NumberFormatException e) {
+            // below
+        }
+        throw new RmaException(ErrorClass.ERR_ARG, name + " = \"" + v + "\" is not a size in bytes or auto");
     }
 
     /** The communicator. */
@@ -623,6 +717,7 @@ public final class Messenger implements AutoCloseable {
                 work = progress();
                 if (outbox.queued() == 0) {
                     freed = true;
+                    BY_INBOX.remove(myAddress, this);
                     rank.remove(this);
                     pool.release();
                     inbox.unlockAll();

@@ -163,6 +163,14 @@ public final class MsgRequest {
         return madeStatus();
     }
 
+    /**
+     * Waits for completion as {@link #waitFor()} (throwing its error), without making a status: for callers that may
+     * not need one ({@code mpi.Request.waitAll}), which ask {@link #status()} later if they do.
+     */
+    public void await() {
+        waitQuietly();
+    }
+
     /** As {@link #waitFor()} without making a status (blocking calls that return none, or make their own). */
     void waitQuietly() {
         if (!done) {

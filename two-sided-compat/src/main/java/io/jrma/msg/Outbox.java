@@ -9,6 +9,7 @@ import static io.jrma.msg.InboxLayout.ENV_KIND;
 import static io.jrma.msg.InboxLayout.ENV_PAYLOAD;
 import static io.jrma.msg.InboxLayout.ENV_TAG;
 import static io.jrma.msg.InboxLayout.KIND_FIN;
+import static io.jrma.msg.InboxLayout.KIND_HANDOFF;
 import static io.jrma.msg.InboxLayout.KIND_INLINE;
 import static io.jrma.msg.InboxLayout.KIND_MEDIUM;
 import static io.jrma.msg.InboxLayout.KIND_RNDV;
@@ -192,7 +193,14 @@ final class Outbox {
         long bytes = op.fin ? 0 : op.data.bytes;
         int kind = op.fin ? KIND_FIN : op.sync || bytes > Math.max(cfg.eagerLimit, cfg.inlineLimit()) ? KIND_RNDV
                 : bytes <= cfg.inlineLimit() ? KIND_INLINE : KIND_MEDIUM;
-        if (kind == KIND_MEDIUM) {
+        if ((kind == KIND_RNDV || kind == KIND_MEDIUM && bytes >= cfg.handoffMin) && m.handoffTo(d)) {
+            kind = KIND_HANDOFF; // a rank of this JVM: it copies straight from the user's buffer
+        }
+        if (kind == KIND_HANDOFF) {
+            op.handoff = true;
+            m.handOff(d, msg, op);
+            env.putLong(at + ENV_A, 0).putLong(at + ENV_B, 0);
+        } else if (kind == KIND_MEDIUM) {
             long start = pos;
             long room = cfg.areaBytes - start % cfg.areaBytes;
             if (bytes > room) {
@@ -243,6 +251,20 @@ final class Outbox {
         batchStaging.clear();
         published[d] = first + n;
         areaPos[d] = pos;
+        // before the tail: once it is out, a hand-off's receiver may complete it, and a thread of this rank reuse it
+        for (int i = 0; i < n; i++) {
+            SendOp op = batch[i];
+            if (op.fin) {
+                spareFins.add(op);
+                batch[i] = null;
+            } else if (op.handoff) {
+                batch[i] = null;
+            } else if (op.token != 0) {
+                awaitingFin[d].put(op.token, op);
+                awaitingCount++;
+                batch[i] = null;
+            }
+        }
         if (peer != null) {
             m.storeRelease(d, lay.tail(m.me), first + n);
             m.signal(d);
@@ -251,17 +273,10 @@ final class Outbox {
             win.accumulate(tailWord, 1, Datatype.LONG, d, lay.tail(m.me), Op.REPLACE);
             win.flushLocal(d); // the batch leaves now, envelopes, payloads and tail together; nothing to wait for
         }
-        for (int i = 0; i < n; i++) {
+        for (int i = 0; i < n; i++) { // eager sends: complete once published
             SendOp op = batch[i];
-            batch[i] = null;
-            if (op.fin) {
-                spareFins.add(op);
-                continue;
-            }
-            if (op.token != 0) {
-                awaitingFin[d].put(op.token, op);
-                awaitingCount++;
-            } else {
+            if (op != null) {
+                batch[i] = null;
                 op.req.complete(Status.EMPTY_SEND, null);
             }
         }
