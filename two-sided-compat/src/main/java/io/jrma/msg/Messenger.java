@@ -422,7 +422,11 @@ public final class Messenger implements AutoCloseable {
         expose.setName("msg-expose:" + comm.name());
         inbox.lockAll(Win.MODE_NOCHECK);
         expose.lockAll(Win.MODE_NOCHECK);
-        return new Messenger(comm, cfg, lay, inbox, expose);
+        Messenger m = new Messenger(comm, cfg, lay, inbox, expose);
+        // every rank's process id is in its inbox before anyone sends: the protocol to a rank of this JVM (hand-off)
+        // is then the same from the first message on, not the area's until the receiver's messenger is made
+        comm.barrier();
+        return m;
     }
 
     /** A size parameter of the job (bytes); -1 for {@code auto} or unset. */

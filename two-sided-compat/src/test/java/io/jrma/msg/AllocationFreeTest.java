@@ -20,8 +20,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 class AllocationFreeTest {
     /** Iterations before measuring (C2 compiles the loop and escape analysis removes what it can). */
-    static final int WARMUP = 30_000;
-    static final int MEASURED = 20_000;
+    static final int WARMUP = 15_000;
+    static final int MEASURED = 5_000;
     /**
      * Bytes per iteration tolerated: a few stray allocations over the loop (a waiter or op made by a thread that
      * found the spare one taken, a class loaded late) stay far below it; one object per message does not.
