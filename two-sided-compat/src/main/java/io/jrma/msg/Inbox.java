@@ -268,6 +268,7 @@ final class Inbox {
         }
         m.handoffsTaken++;
         complete(r, source, tag, bytes, n);
+        m.sender(source).handoffDone(); // before the completion: a sender that sees it done may free its messenger
         op.req.complete(Status.EMPTY_SEND, null);
         m.signal(source);
     }

@@ -16,6 +16,7 @@ import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -138,6 +139,8 @@ public final class Messenger implements AutoCloseable {
     private final SendOp[][] handedOff;
     /** Hand-offs this rank has received (lock held), for tests. */
     long handoffsTaken;
+    /** Hand-offs this rank published and their receivers have not completed yet (they count as pending sends). */
+    private final AtomicInteger handoffsOut = new AtomicInteger();
 
     private Messenger(Comm comm, MsgConfig cfg, InboxLayout lay, Win inbox, Win expose) {
         this.comm = comm;
@@ -207,6 +210,17 @@ public final class Messenger implements AutoCloseable {
             handedOff[d] = slots;
         }
         slots[(int) (msg % cfg.slots)] = op;
+        handoffsOut.incrementAndGet();
+    }
+
+    /** Hand-offs published by this rank and not yet completed by their receivers. */
+    int handoffsInFlight() {
+        return handoffsOut.get();
+    }
+
+    /** The receiver of a hand-off of this rank has completed it (called by the receiver's thread). */
+    void handoffDone() {
+        handoffsOut.decrementAndGet();
     }
 
     /** The op of the hand-off that rank {@code s} of this JVM published in ring position {@code msg} to this rank. */
@@ -229,6 +243,11 @@ public final class Messenger implements AutoCloseable {
         }
         slots[at] = null;
         return op;
+    }
+
+    /** The messenger of rank {@code s} of this JVM, found by {@link #takeHandoff} (after a hand-off from it). */
+    Messenger sender(int s) {
+        return senders[s];
     }
 
     /** The inboxes this process reaches by load/store (see {@link #peerMem}). */

@@ -73,6 +73,8 @@ final class Outbox {
     /** Per destination: rendezvous sends published and waiting for their FIN, by token. */
     private final HashMap<Long, SendOp>[] awaitingFin;
     private int awaitingCount;
+    /** Sends (not FINs) queued in {@link #backlog}: counted, not searched (waits ask on every round). */
+    private int queuedSends;
     /** Envelope images of one batch, one slot each (origin buffers stay untouched until the flush). */
     private final ByteBuffer envelopes;
     private final ByteBuffer[] envelopeSlices;
@@ -107,6 +109,9 @@ final class Outbox {
     /** Queues a send to another rank and publishes what the destination has room for. */
     void enqueue(SendOp op) {
         backlog[op.dest].add(op);
+        if (!op.fin) {
+            queuedSends++;
+        }
         transmit(op.dest);
     }
 
@@ -149,13 +154,7 @@ final class Outbox {
 
     /** Sends posted and not yet complete (queued or waiting for their receiver). */
     int pending() {
-        int n = awaitingCount;
-        for (ArrayDeque<SendOp> q : backlog) {
-            for (SendOp op : q) {
-                n += op.fin ? 0 : 1;
-            }
-        }
-        return n;
+        return awaitingCount + queuedSends + m.handoffsInFlight();
     }
 
     /** Publishes one batch of queued sends to {@code d}; returns how many. */
@@ -173,7 +172,11 @@ final class Outbox {
                 break; // area full until the receiver returns credits
             }
             pos = next;
-            batch[n++] = q.poll();
+            SendOp op = q.poll();
+            if (!op.fin) {
+                queuedSends--;
+            }
+            batch[n++] = op;
         }
         if (n > 0) {
             publish(d, first, n, pos);
