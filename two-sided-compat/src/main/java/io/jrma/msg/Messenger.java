@@ -57,8 +57,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * sender writes last; the receiver only polls its own memory. Small messages travel inside the envelope,
  * medium ones through the area, large ones by rendezvous: the receiver gets the data straight from the
  * sender's exposure window (a dynamic window). To a rank of the same JVM, messages from {@code jrma.msg.handoffMin}
- * on are handed off instead: the receiver copies straight from the sender's buffer (one copy) and completes the send. Both windows stay in a {@code lockAll(MODE_NOCHECK)} epoch
- * for the messenger's lifetime; completion is by flush. See {@link Outbox} and {@link Inbox}.
+ * on are handed off instead: the receiver copies straight from the sender's buffer (one copy) and completes the
+ * send. Both windows stay in a {@code lockAll(MODE_NOCHECK)} epoch for the messenger's lifetime; completion is by
+ * flush. See {@link Outbox} and {@link Inbox}.
  *
  * <h2>Threads</h2>
  * A messenger belongs to one rank (create one per rank, collectively). Any thread of that rank may call it:

@@ -92,8 +92,8 @@ final class MsgConfig {
         // still meet it now and then
         long area = Math.max(32 << 10, Math.min(256 << 10, (2L << 20) / ranks));
         areaBytes = (int) get(in, AREA_BYTES, area, 1 << 12, 1 << 30);
-        eagerLimit = (int) get(in, EAGER_LIMIT, eagerDefault < 0 ? areaBytes / 4 : Math.min(eagerDefault, areaBytes / 4),
-                0, areaBytes / 4);
+        long eager = eagerDefault < 0 ? areaBytes / 4 : Math.min(eagerDefault, areaBytes / 4);
+        eagerLimit = (int) get(in, EAGER_LIMIT, eager, 0, areaBytes / 4);
         handoffMin = get(in, HANDOFF_MIN, handoffDefault < 0 ? HANDOFF_MIN_DEFAULT : handoffDefault, 0, Long.MAX_VALUE);
         String zc = in.get(ZERO_COPY);
         if (zc != null && !zc.equals("true") && !zc.equals("false")) {
