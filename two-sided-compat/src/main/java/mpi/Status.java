@@ -57,7 +57,7 @@ public final class Status {
 
     /**
      * Makes the status of a successful blocking receive straight from what the messaging engine learned (one object
-     * per receive, not two); the source is the communicator's, see {@link Comm#remote}.
+     * per receive, not two); the source is the communicator's, see {@code Comm.remote}.
      */
     static final io.jrma.msg.Status.Maker<Status> MAKER =
             (source, tag, bytes) -> new Status(source, tag, MPI.SUCCESS, false, bytes, 0);

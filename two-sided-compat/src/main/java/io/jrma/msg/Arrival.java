@@ -40,10 +40,6 @@ final class Arrival {
         return this;
     }
 
-    static Arrival eager(int source, int tag, byte[] payload) {
-        return new Arrival().set(source, tag, payload.length, payload, 0, 0);
-    }
-
     boolean isRendezvous() {
         return payload == null && handoff == null;
     }

@@ -162,23 +162,47 @@ final class Inbox {
         }
     }
 
-    /** A send to this rank itself: matched here directly, its data copied once into a packed private copy. */
+    /**
+     * A send to this rank itself: matched here directly, its data copied once straight into a posted receive, or
+     * into a (pooled) packed copy kept as an unexpected message.
+     */
     void deliverLocal(SendOp op) {
-        byte[] copy = new byte[(int) op.data.bytes];
-        op.data.packInto(copy, 0);
         RecvOp r = m.matcher(op.ctx).takePosted(m.me, op.tag);
         if (r != null) {
-            deliver(r, m.me, op.tag, copy.length, copy, 0);
+            long bytes = op.data.bytes;
+            long n = copyDirect(op.data, r.data);
+            complete(r, m.me, op.tag, bytes, n);
             op.req.complete(Status.EMPTY_SEND, null);
             return;
         }
-        Arrival a = Arrival.eager(m.me, op.tag, copy);
+        byte[] copy = payload((int) op.data.bytes);
+        op.data.packInto(copy, 0);
+        Arrival a = arrival().set(m.me, op.tag, op.data.bytes, copy, 0, 0);
         if (op.sync) {
             a.localSync = op;
         } else {
             op.req.complete(Status.EMPTY_SEND, null);
         }
         m.matcher(op.ctx).addUnexpected(a);
+    }
+
+    /**
+     * Copies the data of {@code from} into {@code to} (at most its size) with one copy when either side's memory is
+     * its packed form; returns the bytes stored.
+     */
+    private static long copyDirect(UserBuf from, UserBuf to) {
+        long bytes = from.bytes;
+        long n = Math.min(bytes, to.bytes);
+        if (from.raw) {
+            to.unpackFrom(from.buf, from.offset, n); // the sender's memory is its packed form
+        } else if (to.raw && n == bytes) {
+            from.packInto(to.buf, to.offset); // the receiver's memory is the packed form
+        } else if (n > 0) {
+            byte[] packed = new byte[(int) bytes]; // derived types on both sides, or a truncated derived send
+            from.packInto(packed, 0);
+            to.unpackFrom(packed, 0, n);
+        }
+        return n;
     }
 
     /** Receives posted whose data is still being read. */
@@ -253,19 +277,8 @@ final class Inbox {
      * if it sleeps on its futex word.
      */
     private void handoff(RecvOp r, int source, int tag, SendOp op) {
-        UserBuf from = op.data;
-        UserBuf to = r.data;
-        long bytes = from.bytes;
-        long n = Math.min(bytes, to.bytes);
-        if (from.raw) {
-            to.unpackFrom(from.buf, from.offset, n); // the sender's memory is its packed form
-        } else if (to.raw && n == bytes) {
-            from.packInto(to.buf, to.offset); // the receiver's memory is the packed form
-        } else if (n > 0) {
-            byte[] packed = new byte[(int) bytes]; // derived types on both sides, or a truncated derived send
-            from.packInto(packed, 0);
-            to.unpackFrom(packed, 0, n);
-        }
+        long bytes = op.data.bytes;
+        long n = copyDirect(op.data, r.data);
         m.handoffsTaken++;
         complete(r, source, tag, bytes, n);
         m.sender(source).handoffDone(); // before the completion: a sender that sees it done may free its messenger
