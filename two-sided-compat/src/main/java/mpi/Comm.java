@@ -141,6 +141,14 @@ public class Comm implements Freeable, Cloneable, Site {
         return Status.of(s, this);
     }
 
+    /**
+     * A status made by {@link Status#MAKER} for a message received on this communicator: its source as a rank of
+     * the remote group on an inter-communicator.
+     */
+    final Status remote(Status s) {
+        return this instanceof Intercomm ? s.remoteOn(this) : s;
+    }
+
     /** MPI_COMM_SIZE: the local group's size. */
     int localSize() {
         return core().size();
@@ -508,14 +516,14 @@ public class Comm implements Freeable, Cloneable, Site {
         try {
             if (Bufs.plain(buf)) {
                 try {
-                    return status(m().recv(buf, 0, count, jt(type), peer(source), tag));
+                    return remote(m().recv(buf, 0, count, jt(type), peer(source), tag, Status.MAKER));
                 } finally {
                     Reference.reachabilityFence(buf);
                 }
             }
             Bufs.Msg b = b(buf, type);
             try {
-                return status(m().recv(b.obj, b.off, count, jt(type), peer(source), tag));
+                return remote(m().recv(b.obj, b.off, count, jt(type), peer(source), tag, Status.MAKER));
             } finally {
                 b.done();
             }
@@ -530,11 +538,20 @@ public class Comm implements Freeable, Cloneable, Site {
             throws MPIException {
         MPI.check();
         try {
+            if (Bufs.plain(sendbuf) && Bufs.plain(recvbuf)) { // no Bufs.Msg: nothing to copy back
+                try {
+                    return remote(m().sendrecv(sendbuf, 0, sendcount, jt(sendtype), peer(dest), sendtag,
+                            recvbuf, 0, recvcount, jt(recvtype), peer(source), recvtag, Status.MAKER));
+                } finally {
+                    Reference.reachabilityFence(sendbuf);
+                    Reference.reachabilityFence(recvbuf);
+                }
+            }
             Bufs.Msg s = b(sendbuf, sendtype);
             Bufs.Msg r = b(recvbuf, recvtype);
             try {
-                return status(m().sendrecv(s.obj, s.off, sendcount, jt(sendtype), peer(dest), sendtag,
-                        r.obj, r.off, recvcount, jt(recvtype), peer(source), recvtag));
+                return remote(m().sendrecv(s.obj, s.off, sendcount, jt(sendtype), peer(dest), sendtag,
+                        r.obj, r.off, recvcount, jt(recvtype), peer(source), recvtag, Status.MAKER));
             } finally {
                 s.done();
                 r.done();

@@ -112,7 +112,7 @@ public class Request implements Freeable {
         try {
             if (msg != null) {
                 if (msg.test()) {
-                    record(Status.of(msg.status(), site), null);
+                    record(null, null); // the status is made from msg if asked for (see outcome)
                 }
             } else if (rma != null) {
                 if (rma.test()) {
@@ -139,7 +139,8 @@ public class Request implements Freeable {
         }
         try {
             if (msg != null) {
-                record(Status.of(msg.waitFor(), site), null);
+                msg.await();
+                record(null, null); // the status is made from msg if asked for (see outcome)
             } else if (rma != null) {
                 rma.waitFor();
                 record(Status.empty(), null);
@@ -191,12 +192,26 @@ public class Request implements Freeable {
         complete = true;
     }
 
+    /** The recorded outcome's status: made now from the message request if the wait did not make it. */
+    private Status outcome() {
+        if (outcome == null && msg != null) {
+            outcome = Status.of(msg.status(), site);
+        }
+        return outcome;
+    }
+
     /**
      * Reports a completed operation: copies staged data back, releases the buffers, makes the request null
      * (inactive for a persistent one) and returns its status; its failure, if any, is left in {@link #failure}.
      */
     private Status finish() {
-        Status s = outcome;
+        Status s = outcome();
+        release();
+        return s;
+    }
+
+    /** {@link #finish} without the status (waitAll without statuses makes none). */
+    private void release() {
         if (stage != null) {
             stage.done();
         }
@@ -213,7 +228,6 @@ public class Request implements Freeable {
         if (!persistent()) {
             isNullReq = true;
         }
-        return s;
     }
 
     boolean persistent() {
@@ -309,7 +323,7 @@ public class Request implements Freeable {
         if (!active) {
             return Status.empty();
         }
-        return poll() ? outcome : null;
+        return poll() ? outcome() : null;
     }
 
     /** Whether the operation is complete (MPI_TEST); if so the request becomes null. */
@@ -398,9 +412,25 @@ public class Request implements Freeable {
         return reportAll(requests, null);
     }
 
-    /** Waits until every request has completed (MPI_WAITALL). */
+    /** Waits until every request has completed (MPI_WAITALL); makes no statuses. */
     public static void waitAll(Request[] requests) throws MPIException {
-        waitAllStatus(requests);
+        MPI.check();
+        boolean failed = false;
+        for (Request r : requests) {
+            if (live(r)) {
+                r.block();
+                failed |= r.failure != null;
+            }
+        }
+        if (failed) {
+            reportAll(requests, null); // throws ERR_IN_STATUS naming them
+            return;
+        }
+        for (Request r : requests) {
+            if (live(r)) {
+                r.release();
+            }
+        }
     }
 
     /** The statuses of all requests if every one has completed (they become null), else null (MPI_TESTALL). */

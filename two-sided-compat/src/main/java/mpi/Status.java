@@ -47,6 +47,21 @@ public final class Status {
         return st;
     }
 
+    /** This status of a message received on {@code site}, its source made a rank of the remote group there. */
+    Status remoteOn(Site site) {
+        if (site instanceof Intercomm ic) {
+            source = ic.remoteRankOf(source);
+        }
+        return this;
+    }
+
+    /**
+     * Makes the status of a successful blocking receive straight from what the messaging engine learned (one object
+     * per receive, not two); the source is the communicator's, see {@code Comm.remote}.
+     */
+    static final io.jrma.msg.Status.Maker<Status> MAKER =
+            (source, tag, bytes) -> new Status(source, tag, MPI.SUCCESS, false, bytes, 0);
+
     /** The empty status: of a completed send, of a null request, of an RMA request. */
     static Status empty() {
         return new Status(MPI.ANY_SOURCE, MPI.ANY_TAG, MPI.SUCCESS, false, 0, 0);

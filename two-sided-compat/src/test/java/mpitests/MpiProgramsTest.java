@@ -46,6 +46,21 @@ class MpiProgramsTest {
     }
 
     /**
+     * The blocking point-to-point calls of the mpi package allocate nothing but the statuses they return, once warm,
+     * with the ranks as threads and as 2 JVMs (mpitests.Allocation measures its own thread's allocated bytes).
+     */
+    @ParameterizedTest(name = "Allocation on 2 ranks in {0} JVM(s)")
+    @ValueSource(strings = {"1", "2"})
+    @Timeout(300)
+    void blockingCallsAllocateOnlyTheirStatuses(String jvms) throws Exception {
+        ChildProcess r = ChildProcess.jrmarun("-n", "2", "--jvms", jvms, "--timeout", "280", "mpitests.Allocation");
+        assertEquals(0, r.exit(290), r.output());
+        assertTrue(r.printed("Allocation OK on rank 0"), r.output());
+        assertTrue(r.printed("Allocation OK on rank 1"), r.output());
+        r.assertNoProcessLeft();
+    }
+
+    /**
      * RMA on MPI.PROC_NULL and windows on one-rank communicators, as programs written for Open MPI use them, with
      * the ranks as threads and spread over 2 and 4 JVMs (a get from PROC_NULL on a dynamic window failed with an
      * ArrayIndexOutOfBoundsException over JVMs).

@@ -4,42 +4,44 @@ package io.jrma.msg;
  * A message that arrived before a matching receive was posted (the unexpected queue): its envelope and
  * either a copy of its packed payload (eager) or where the sender exposes it (rendezvous).
  *
- * <p>Owned by its messenger; touched only under the messenger's lock.
+ * <p>Owned by its messenger; touched only under the messenger's lock. The inbox reuses arrivals and their payload
+ * arrays once matched ({@link #set}), so that messages arriving before their receive allocate nothing.
  */
 final class Arrival {
-    final int source;
-    final int tag;
-    final long bytes;
-    /** Eager: the packed payload; null for rendezvous. */
-    final byte[] payload;
+    int source;
+    int tag;
+    long bytes;
+    /** Eager: the packed payload in its first {@link #bytes} bytes; null for rendezvous. */
+    byte[] payload;
     /** Rendezvous: address in the sender's exposure window, and the token to echo in the FIN. */
-    final long address;
-    final long token;
+    long address;
+    long token;
     /** Neighbours in the matcher's queue of unexpected messages (an intrusive list: matching allocates nothing). */
     Arrival prev;
     Arrival next;
     /** A synchronous send to self, completed when this message is matched; else null. */
     SendOp localSync;
+    /** A hand-off from a rank of this JVM (see {@link InboxLayout#KIND_HANDOFF}): the sender's op; else null. */
+    SendOp handoff;
 
-    private Arrival(int source, int tag, long bytes, byte[] payload, long address, long token) {
+    Arrival() {
+    }
+
+    /** Sets this arrival's message; this. */
+    Arrival set(int source, int tag, long bytes, byte[] payload, long address, long token) {
         this.source = source;
         this.tag = tag;
         this.bytes = bytes;
         this.payload = payload;
         this.address = address;
         this.token = token;
-    }
-
-    static Arrival eager(int source, int tag, byte[] payload) {
-        return new Arrival(source, tag, payload.length, payload, 0, 0);
-    }
-
-    static Arrival rendezvous(int source, int tag, long bytes, long address, long token) {
-        return new Arrival(source, tag, bytes, null, address, token);
+        this.localSync = null;
+        this.handoff = null;
+        return this;
     }
 
     boolean isRendezvous() {
-        return payload == null;
+        return payload == null && handoff == null;
     }
 
     boolean matches(int wantSource, int wantTag) {

@@ -8,6 +8,7 @@ import static io.jrma.msg.InboxLayout.ENV_KIND;
 import static io.jrma.msg.InboxLayout.ENV_PAYLOAD;
 import static io.jrma.msg.InboxLayout.ENV_TAG;
 import static io.jrma.msg.InboxLayout.KIND_FIN;
+import static io.jrma.msg.InboxLayout.KIND_HANDOFF;
 import static io.jrma.msg.InboxLayout.KIND_INLINE;
 import static io.jrma.msg.InboxLayout.KIND_MEDIUM;
 import static io.jrma.msg.InboxLayout.KIND_RNDV;
@@ -19,8 +20,8 @@ import io.jrma.RmaException;
 import io.jrma.Win;
 import io.jrma.core.os.CrossMemory;
 import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
 
 /**
@@ -54,6 +55,16 @@ final class Inbox {
     private final long[] reportedBytes;
     private final long[] creditWords = new long[2];
     private final List<RecvOp> activeGets = new ArrayList<>();
+    /** Arrivals matched and free for the next unexpected message (at most {@link #SPARE_ARRIVALS}). */
+    private final ArrayDeque<Arrival> spareArrivals = new ArrayDeque<>();
+    /** Payload arrays matched and free, by size class (capacity 2^class); at most {@link #SPARE_PAYLOAD_BYTES}. */
+    @SuppressWarnings("unchecked") // an array of generic queues
+    private final ArrayDeque<byte[]>[] sparePayloads = new ArrayDeque[Integer.SIZE];
+    private long sparePayloadBytes;
+    static final int SPARE_ARRIVALS = 1024;
+    static final long SPARE_PAYLOAD_BYTES = 4L << 20;
+    /** Smallest payload array: 2^6 bytes. */
+    private static final int MIN_PAYLOAD_CLASS = 6;
 
     Inbox(Messenger m) {
         this.m = m;
@@ -98,33 +109,100 @@ final class Inbox {
             m.matcher(r.ctx).post(r);
             return;
         }
+        if (a.handoff != null) {
+            handoff(r, a.source, a.tag, a.handoff);
+            recycle(a);
+            return;
+        }
         if (a.isRendezvous()) {
             startGet(r, a.source, a.tag, a.bytes, a.address, a.token);
+            recycle(a);
             return;
         }
         deliver(r, a.source, a.tag, a.bytes, a.payload, 0);
         if (a.localSync != null) {
             a.localSync.req.complete(Status.EMPTY_SEND, null);
         }
+        recycle(a);
     }
 
-    /** A send to this rank itself: matched here directly, its data copied once into a packed private copy. */
+    /** An arrival for an unexpected message (a spare one if any). */
+    private Arrival arrival() {
+        Arrival a = spareArrivals.poll();
+        return a == null ? new Arrival() : a;
+    }
+
+    /** An array of at least {@code bytes} bytes for an unexpected message's payload (a spare one if any). */
+    private byte[] payload(int bytes) {
+        int cls = Math.max(MIN_PAYLOAD_CLASS, Integer.SIZE - Integer.numberOfLeadingZeros(Math.max(1, bytes) - 1));
+        ArrayDeque<byte[]> q = cls < sparePayloads.length ? sparePayloads[cls] : null;
+        byte[] b = q == null ? null : q.poll();
+        if (b != null) {
+            sparePayloadBytes -= b.length;
+            return b;
+        }
+        return new byte[cls < Integer.SIZE - 1 ? 1 << cls : bytes];
+    }
+
+    /** Keeps a matched arrival and its payload array for the next unexpected messages. */
+    private void recycle(Arrival a) {
+        byte[] b = a.payload;
+        if (b != null && Integer.bitCount(b.length) == 1 && b.length >= 1 << MIN_PAYLOAD_CLASS
+                && sparePayloadBytes + b.length <= SPARE_PAYLOAD_BYTES) {
+            int cls = Integer.numberOfTrailingZeros(b.length);
+            if (sparePayloads[cls] == null) {
+                sparePayloads[cls] = new ArrayDeque<>();
+            }
+            sparePayloads[cls].add(b);
+            sparePayloadBytes += b.length;
+        }
+        a.set(0, 0, 0, null, 0, 0);
+        if (spareArrivals.size() < SPARE_ARRIVALS) {
+            spareArrivals.add(a);
+        }
+    }
+
+    /**
+     * A send to this rank itself: matched here directly, its data copied once straight into a posted receive, or
+     * into a (pooled) packed copy kept as an unexpected message.
+     */
     void deliverLocal(SendOp op) {
-        byte[] copy = new byte[(int) op.data.bytes];
-        op.data.packInto(copy, 0);
         RecvOp r = m.matcher(op.ctx).takePosted(m.me, op.tag);
         if (r != null) {
-            deliver(r, m.me, op.tag, copy.length, copy, 0);
+            long bytes = op.data.bytes;
+            long n = copyDirect(op.data, r.data);
+            complete(r, m.me, op.tag, bytes, n);
             op.req.complete(Status.EMPTY_SEND, null);
             return;
         }
-        Arrival a = Arrival.eager(m.me, op.tag, copy);
+        byte[] copy = payload((int) op.data.bytes);
+        op.data.packInto(copy, 0);
+        Arrival a = arrival().set(m.me, op.tag, op.data.bytes, copy, 0, 0);
         if (op.sync) {
             a.localSync = op;
         } else {
             op.req.complete(Status.EMPTY_SEND, null);
         }
         m.matcher(op.ctx).addUnexpected(a);
+    }
+
+    /**
+     * Copies the data of {@code from} into {@code to} (at most its size) with one copy when either side's memory is
+     * its packed form; returns the bytes stored.
+     */
+    private static long copyDirect(UserBuf from, UserBuf to) {
+        long bytes = from.bytes;
+        long n = Math.min(bytes, to.bytes);
+        if (from.raw) {
+            to.unpackFrom(from.buf, from.offset, n); // the sender's memory is its packed form
+        } else if (to.raw && n == bytes) {
+            from.packInto(to.buf, to.offset); // the receiver's memory is the packed form
+        } else if (n > 0) {
+            byte[] packed = new byte[(int) bytes]; // derived types on both sides, or a truncated derived send
+            from.packInto(packed, 0);
+            to.unpackFrom(packed, 0, n);
+        }
+        return n;
     }
 
     /** Receives posted whose data is still being read. */
@@ -139,7 +217,7 @@ final class Inbox {
         int ctx = mem.get(at + ENV_CTX);
         int tag = mem.getInt(at + ENV_TAG);
         long bytes = mem.getLong(at + ENV_BYTES);
-        if (ctx < 0 || ctx >= Messenger.CONTEXTS || kind < KIND_INLINE || kind > KIND_FIN || bytes < 0
+        if (ctx < 0 || ctx >= Messenger.CONTEXTS || kind < KIND_INLINE || kind > KIND_HANDOFF || bytes < 0
                 || (kind == KIND_INLINE && bytes > cfg.inlineLimit())) {
             throw new RmaException(ErrorClass.ERR_INTERN, "messenger rank " + m.me + ": corrupt envelope " + msg
                     + " from rank " + s + " (kind " + kind + ", context " + ctx + ", " + bytes + " bytes)");
@@ -156,22 +234,33 @@ final class Inbox {
         }
         Matcher matcher = m.matcher(ctx);
         RecvOp r = matcher.takePosted(s, tag);
+        if (kind == KIND_HANDOFF) {
+            SendOp op = m.takeHandoff(s, msg);
+            if (r != null) {
+                handoff(r, s, tag, op);
+            } else {
+                Arrival a = arrival().set(s, tag, bytes, null, 0, 0);
+                a.handoff = op;
+                matcher.addUnexpected(a);
+            }
+            return;
+        }
         if (kind == KIND_RNDV) {
             long address = mem.getLong(at + ENV_A);
             long token = mem.getLong(at + ENV_B);
             if (r != null) {
                 startGet(r, s, tag, bytes, address, token);
             } else {
-                matcher.addUnexpected(Arrival.rendezvous(s, tag, bytes, address, token));
+                matcher.addUnexpected(arrival().set(s, tag, bytes, null, address, token));
             }
             return;
         }
         if (r != null) {
             deliver(r, s, tag, bytes, mem, payloadAt);
         } else {
-            byte[] copy = new byte[(int) bytes];
-            mem.get((int) payloadAt, copy);
-            matcher.addUnexpected(Arrival.eager(s, tag, copy));
+            byte[] copy = payload((int) bytes);
+            mem.get((int) payloadAt, copy, 0, (int) bytes);
+            matcher.addUnexpected(arrival().set(s, tag, bytes, copy, 0, 0));
         }
     }
 
@@ -180,6 +269,21 @@ final class Inbox {
         long stored = Math.min(bytes, r.data.bytes);
         r.data.unpackFrom(src, srcOffset, stored);
         complete(r, source, tag, bytes, stored);
+    }
+
+    /**
+     * Takes a message handed over by rank {@code source} of this JVM into a matched receive: one copy straight from
+     * the sender's buffer, then both requests complete (the send's last, its last touch here) and the sender is woken
+     * if it sleeps on its futex word.
+     */
+    private void handoff(RecvOp r, int source, int tag, SendOp op) {
+        long bytes = op.data.bytes;
+        long n = copyDirect(op.data, r.data);
+        m.handoffsTaken++;
+        complete(r, source, tag, bytes, n);
+        m.sender(source).handoffDone(); // before the completion: a sender that sees it done may free its messenger
+        op.req.complete(Status.EMPTY_SEND, null);
+        m.signal(source);
     }
 
     /** Starts reading a rendezvous message from the sender's exposure window into a matched receive. */
@@ -232,12 +336,14 @@ final class Inbox {
 
     private int pollGets() {
         int work = 0;
-        for (Iterator<RecvOp> it = activeGets.iterator(); it.hasNext();) {
-            RecvOp r = it.next();
+        for (int i = 0; i < activeGets.size();) { // no iterator: runs on every progress round while reads are in flight
+            RecvOp r = activeGets.get(i);
             if (r.get.test()) {
-                it.remove();
+                activeGets.remove(i);
                 finish(r);
                 work++;
+            } else {
+                i++;
             }
         }
         return work;
@@ -257,14 +363,14 @@ final class Inbox {
 
     private void complete(RecvOp r, int source, int tag, long bytes, long stored) {
         if (bytes <= r.data.bytes) {
-            r.req.complete(new Status(source, tag, stored, r.data.type, ErrorClass.SUCCESS), null);
+            r.req.completeRecv(source, tag, stored, r.data.type, ErrorClass.SUCCESS, null); // no Status made
             return;
         }
         RmaException e = new RmaException(ErrorClass.ERR_TRUNCATE,
                 "receive on rank " + m.me + ": the message from rank "
                 + source + " with tag " + tag + " has " + bytes + " bytes but the buffer holds " + r.data.count + " x "
                 + r.data.type + " = " + r.data.bytes + " bytes; the first " + stored + " bytes were stored");
-        r.req.complete(new Status(source, tag, stored, r.data.type, ErrorClass.ERR_TRUNCATE), e);
+        r.req.completeRecv(source, tag, stored, r.data.type, ErrorClass.ERR_TRUNCATE, e);
     }
 
     private void maybeReturnCredits(int s) {

@@ -11,9 +11,12 @@ import io.jrma.Win;
 import io.jrma.core.mem.Memory;
 import io.jrma.core.os.CrossMemory;
 import io.jrma.core.os.Futex;
+import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -53,8 +56,10 @@ import java.util.concurrent.locks.ReentrantLock;
  * for each sender a ring of envelope slots and an area for medium payloads, validated by a tail word the
  * sender writes last; the receiver only polls its own memory. Small messages travel inside the envelope,
  * medium ones through the area, large ones by rendezvous: the receiver gets the data straight from the
- * sender's exposure window (a dynamic window). Both windows stay in a {@code lockAll(MODE_NOCHECK)} epoch
- * for the messenger's lifetime; completion is by flush. See {@link Outbox} and {@link Inbox}.
+ * sender's exposure window (a dynamic window). To a rank of the same JVM, messages from {@code jrma.msg.handoffMin}
+ * on are handed off instead: the receiver copies straight from the sender's buffer (one copy) and completes the
+ * send. Both windows stay in a {@code lockAll(MODE_NOCHECK)} epoch for the messenger's lifetime; completion is by
+ * flush. See {@link Outbox} and {@link Inbox}.
  *
  * <h2>Threads</h2>
  * A messenger belongs to one rank (create one per rank, collectively). Any thread of that rank may call it:
@@ -120,6 +125,24 @@ public final class Messenger implements AutoCloseable {
     private volatile boolean freed;
     private Collectives collectives;
 
+    // ------------------------------------------------------------------ hand-offs between ranks of this JVM
+
+    /** The live messengers of this JVM by the address of their inbox memory (receivers find senders here). */
+    private static final ConcurrentHashMap<Long, Messenger> BY_INBOX = new ConcurrentHashMap<>();
+    /** Per peer: 1 if it is a rank of this JVM (its inbox names this process), -1 if not, 0 not known yet. */
+    private final byte[] sameJvm;
+    /** Per peer, found on its first hand-off to this rank: its messenger. */
+    private final Messenger[] senders;
+    /**
+     * Per destination of this JVM (made on the first hand-off to it): the ops of the hand-offs published into its
+     * ring, by slot; the destination takes each out when it reads the envelope, before returning the slot's credit.
+     */
+    private final SendOp[][] handedOff;
+    /** Hand-offs this rank has received (lock held), for tests. */
+    long handoffsTaken;
+    /** Hand-offs this rank published and their receivers have not completed yet (they count as pending sends). */
+    private final AtomicInteger handoffsOut = new AtomicInteger();
+
     private Messenger(Comm comm, MsgConfig cfg, InboxLayout lay, Win inbox, Win expose) {
         this.comm = comm;
         this.me = comm.rank();
@@ -150,9 +173,82 @@ public final class Messenger implements AutoCloseable {
         this.futexSleep = allDirect && futexWake;
         this.allDirect = allDirect;
         this.pool = new StagingPool(expose);
+        this.sameJvm = new byte[size];
+        this.senders = new Messenger[size];
+        this.handedOff = new SendOp[size][];
         this.outbox = new Outbox(this);
         this.in = new Inbox(this);
         rank.add(this);
+        BY_INBOX.put(myAddress, this);
+    }
+
+    /**
+     * Whether messages to {@code d} may be handed off by reference: {@code d} is a rank of this JVM (its inbox is
+     * mapped here and its owner's process id, written when its messenger was made, is this process's).
+     */
+    boolean handoffTo(int d) {
+        byte known = sameJvm[d];
+        if (known != 0) {
+            return known > 0;
+        }
+        if (peerMem[d] == null) {
+            sameJvm[d] = -1;
+            return false;
+        }
+        long pid = Memory.getLongVolatile(null, peerAddress[d] + lay.wake + 8);
+        if (pid == 0) {
+            return false; // its messenger is not made yet: ask again next time
+        }
+        sameJvm[d] = (byte) (pid == myPid ? 1 : -1);
+        return pid == myPid;
+    }
+
+    /** Records the op of a hand-off to {@code d} in ring position {@code msg}, before the tail that publishes it. */
+    void handOff(int d, long msg, SendOp op) {
+        SendOp[] slots = handedOff[d];
+        if (slots == null) {
+            slots = new SendOp[cfg.slots];
+            handedOff[d] = slots;
+        }
+        slots[(int) (msg % cfg.slots)] = op;
+        handoffsOut.incrementAndGet();
+    }
+
+    /** Hand-offs published by this rank and not yet completed by their receivers. */
+    int handoffsInFlight() {
+        return handoffsOut.get();
+    }
+
+    /** The receiver of a hand-off of this rank has completed it (called by the receiver's thread). */
+    void handoffDone() {
+        handoffsOut.decrementAndGet();
+    }
+
+    /** The op of the hand-off that rank {@code s} of this JVM published in ring position {@code msg} to this rank. */
+    SendOp takeHandoff(int s, long msg) {
+        Messenger from = senders[s];
+        if (from == null) {
+            from = BY_INBOX.get(peerAddress[s]);
+            if (from == null) {
+                throw new RmaException(ErrorClass.ERR_INTERN, "messenger rank " + me + ": hand-off " + msg
+                        + " from rank " + s + ", whose messenger is not in this JVM");
+            }
+            senders[s] = from;
+        }
+        SendOp[] slots = from.handedOff[me];
+        int at = (int) (msg % cfg.slots);
+        SendOp op = slots == null ? null : slots[at];
+        if (op == null) {
+            throw new RmaException(ErrorClass.ERR_INTERN, "messenger rank " + me + ": hand-off " + msg
+                    + " from rank " + s + " has no send");
+        }
+        slots[at] = null;
+        return op;
+    }
+
+    /** The messenger of rank {@code s} of this JVM, found by {@link #takeHandoff} (after a hand-off from it). */
+    Messenger sender(int s) {
+        return senders[s];
     }
 
     /** The inboxes this process reaches by load/store (see {@link #peerMem}). */
@@ -333,14 +429,16 @@ public final class Messenger implements AutoCloseable {
     /**
      * Creates a messenger for {@code comm}. Collective over {@code comm}; every rank must pass the same sizes.
      * Info keys (all optional): {@code jrma_msg_slots}, {@code jrma_msg_slot_bytes},
-     * {@code jrma_msg_area_bytes}, {@code jrma_msg_eager_limit}, {@code jrma_msg_rendezvous_slots},
+     * {@code jrma_msg_area_bytes}, {@code jrma_msg_eager_limit}, {@code jrma_msg_handoff_min},
+     * {@code jrma_msg_rendezvous_slots},
      * {@code jrma_msg_zero_copy}, {@code jrma_msg_wait_spins}, {@code jrma_msg_wait_yields},
      * {@code jrma_msg_wait_max_park_ns} (see docs/two-sided.md).
      *
      * @throws RmaException ERR_INFO_VALUE for a malformed setting, ERR_NO_MEM if the inbox would exceed 2 GiB
      */
     public static Messenger create(Comm comm, Info info) {
-        MsgConfig cfg = new MsgConfig(info, comm.size());
+        MsgConfig cfg = new MsgConfig(info, comm.size(), sizeParam(comm, "jrma.msg.handoffMin"),
+                sizeParam(comm, "jrma.msg.eagerLimit"));
         InboxLayout lay = new InboxLayout(comm.size(), cfg);
         if (lay.total > Integer.MAX_VALUE - 4096) {
             throw new RmaException(ErrorClass.ERR_NO_MEM,
@@ -357,7 +455,28 @@ public final class Messenger implements AutoCloseable {
         expose.setName("msg-expose:" + comm.name());
         inbox.lockAll(Win.MODE_NOCHECK);
         expose.lockAll(Win.MODE_NOCHECK);
-        return new Messenger(comm, cfg, lay, inbox, expose);
+        Messenger m = new Messenger(comm, cfg, lay, inbox, expose);
+        // every rank's process id is in its inbox before anyone sends: the protocol to a rank of this JVM (hand-off)
+        // is then the same from the first message on, not the area's until the receiver's messenger is made
+        comm.barrier();
+        return m;
+    }
+
+    /** A size parameter of the job (bytes); -1 for {@code auto} or unset. */
+    private static long sizeParam(Comm comm, String name) {
+        String v = Jrma.parameter(comm, name);
+        if (v == null || v.isBlank() || "auto".equals(v.trim())) {
+            return -1;
+        }
+        try {
+            long x = Long.parseLong(v.trim());
+            if (x >= 0) {
+                return x;
+            }
+        } catch (NumberFormatException e) {
+            // below
+        }
+        throw new RmaException(ErrorClass.ERR_ARG, name + " = \"" + v + "\" is not a size in bytes or auto");
     }
 
     /** The communicator. */
@@ -387,12 +506,25 @@ public final class Messenger implements AutoCloseable {
 
     /** Standard-mode send (MPI_Send): returns once the buffer may be reused. */
     public void send(Object buf, long offset, long count, Datatype type, int dest, int tag) {
-        startSend(buf, offset, count, type, dest, tag, CTX_USER, false).waitFor();
+        blockingSend(buf, offset, count, type, dest, tag, false);
     }
 
     /** Synchronous send (MPI_Ssend): returns once the receiver has matched the message and taken its data. */
     public void ssend(Object buf, long offset, long count, Datatype type, int dest, int tag) {
-        startSend(buf, offset, count, type, dest, tag, CTX_USER, true).waitFor();
+        blockingSend(buf, offset, count, type, dest, tag, true);
+    }
+
+    /** A blocking send with this messenger's spare op (see {@link #takeSend}): allocates nothing. */
+    private void blockingSend(Object buf, long offset, long count, Datatype type, int dest, int tag, boolean sync) {
+        checkDest(dest);
+        checkTag(tag, false, "send");
+        SendOp op = takeSend();
+        op.data.set(buf, offset, count, type, "send to rank", dest);
+        if (dest != PROC_NULL) {
+            post(op.init(dest, tag, CTX_USER, sync));
+            op.req.waitQuietly();
+        }
+        giveSend(op);
     }
 
     /** Nonblocking standard-mode send (MPI_Isend). Do not modify the buffer until the request completes. */
@@ -409,7 +541,56 @@ public final class Messenger implements AutoCloseable {
 
     /** Blocking receive (MPI_Recv). Throws ERR_TRUNCATE (after filling the buffer) if the message is larger. */
     public Status recv(Object buf, long offset, long count, Datatype type, int source, int tag) {
-        return startRecv(buf, offset, count, type, source, tag, CTX_USER).waitFor();
+        RecvOp op = startBlockingRecv(buf, offset, count, type, source, tag);
+        if (op == null) {
+            return Status.PROC_NULL;
+        }
+        awaitBlockingRecv(op);
+        Status s = op.req.status();
+        giveRecv(op);
+        return s;
+    }
+
+    /**
+     * Blocking receive (MPI_Recv) whose status the caller makes ({@code maker}, given the source, tag and bytes
+     * stored): as {@link #recv(Object, long, long, Datatype, int, int)}, but it allocates nothing itself.
+     */
+    public <T> T recv(Object buf, long offset, long count, Datatype type, int source, int tag, Status.Maker<T> maker) {
+        RecvOp op = startBlockingRecv(buf, offset, count, type, source, tag);
+        if (op == null) {
+            return maker.make(PROC_NULL, ANY_TAG, 0);
+        }
+        awaitBlockingRecv(op);
+        MsgRequest r = op.req;
+        T s = maker.make(r.source(), r.tag(), r.bytes());
+        giveRecv(op);
+        return s;
+    }
+
+    /** Posts a blocking receive with this messenger's spare op (see {@link #takeRecv}); null for PROC_NULL. */
+    private RecvOp startBlockingRecv(Object buf, long offset, long count, Datatype type, int source, int tag) {
+        checkSource(source, "receive");
+        checkTag(tag, true, "receive");
+        RecvOp op = takeRecv();
+        op.data.set(buf, offset, count, type, "receive from rank", source);
+        if (source == PROC_NULL) {
+            giveRecv(op);
+            return null;
+        }
+        post(op.init(source, tag, CTX_USER));
+        return op;
+    }
+
+    /** Waits for a blocking receive; on an error (ERR_TRUNCATE) gives its op back and throws. */
+    private void awaitBlockingRecv(RecvOp op) {
+        MsgRequest r = op.req;
+        if (!r.isComplete()) {
+            await(r);
+        }
+        if (r.failed()) {
+            giveRecv(op);
+            r.throwIfFailed();
+        }
     }
 
     /** Nonblocking receive (MPI_Irecv). */
@@ -421,14 +602,54 @@ public final class Messenger implements AutoCloseable {
     public Status sendrecv(Object sendBuf, long sendOffset, long sendCount, Datatype sendType, int dest, int sendTag,
                            Object recvBuf, long recvOffset, long recvCount, Datatype recvType,
                            int source, int recvTag) {
-        MsgRequest r = startRecv(recvBuf, recvOffset, recvCount, recvType, source, recvTag, CTX_USER);
-        MsgRequest s = startSend(sendBuf, sendOffset, sendCount, sendType, dest, sendTag, CTX_USER, false);
-        try {
-            r.waitFor(); // throws the receive's own error (ERR_TRUNCATE) ...
-        } finally {
-            s.waitFor(); // ... but never leaves the send pending
+        RecvOp op = blockingSendrecv(sendBuf, sendOffset, sendCount, sendType, dest, sendTag,
+                recvBuf, recvOffset, recvCount, recvType, source, recvTag);
+        if (op == null) {
+            return Status.PROC_NULL;
         }
-        return r.status();
+        Status s = op.req.status();
+        giveRecv(op);
+        return s;
+    }
+
+    /** As {@link #sendrecv}, the receive's status made by {@code maker} (see {@link Status.Maker}). */
+    public <T> T sendrecv(Object sendBuf, long sendOffset, long sendCount, Datatype sendType, int dest, int sendTag,
+                          Object recvBuf, long recvOffset, long recvCount, Datatype recvType,
+                          int source, int recvTag, Status.Maker<T> maker) {
+        RecvOp op = blockingSendrecv(sendBuf, sendOffset, sendCount, sendType, dest, sendTag,
+                recvBuf, recvOffset, recvCount, recvType, source, recvTag);
+        if (op == null) {
+            return maker.make(PROC_NULL, ANY_TAG, 0);
+        }
+        MsgRequest r = op.req;
+        T s = maker.make(r.source(), r.tag(), r.bytes());
+        giveRecv(op);
+        return s;
+    }
+
+    /** Both halves of a sendrecv with the spare ops; the completed receive op (the caller gives it back) or null. */
+    private RecvOp blockingSendrecv(Object sendBuf, long sendOffset, long sendCount, Datatype sendType, int dest,
+                                    int sendTag, Object recvBuf, long recvOffset, long recvCount, Datatype recvType,
+                                    int source, int recvTag) {
+        checkDest(dest);
+        checkTag(sendTag, false, "send");
+        SendOp s = takeSend();
+        s.data.set(sendBuf, sendOffset, sendCount, sendType, "send to rank", dest); // checked before anything is posted
+        RecvOp r = startBlockingRecv(recvBuf, recvOffset, recvCount, recvType, source, recvTag);
+        if (dest != PROC_NULL) {
+            post(s.init(dest, sendTag, CTX_USER, false));
+        }
+        try {
+            if (r != null) {
+                awaitBlockingRecv(r); // throws the receive's own error (ERR_TRUNCATE) ...
+            }
+        } finally {
+            if (dest != PROC_NULL) {
+                s.req.waitQuietly(); // ... but never leaves the send pending
+            }
+            giveSend(s);
+        }
+        return r;
     }
 
     // ------------------------------------------------------------------ cancel
@@ -478,11 +699,12 @@ public final class Messenger implements AutoCloseable {
         if (source == PROC_NULL) {
             return Status.PROC_NULL;
         }
-        Waiter w = newWaiter();
+        Waiter w = takeWaiter();
         int[] work = new int[1];
         while (true) {
             Status s = probeOnce(source, tag, work);
             if (s != null) {
+                giveWaiter(w);
                 return s;
             }
             w.idle(work[0], this);
@@ -532,6 +754,7 @@ public final class Messenger implements AutoCloseable {
                 work = progress();
                 if (outbox.queued() == 0) {
                     freed = true;
+                    BY_INBOX.remove(myAddress, this);
                     rank.remove(this);
                     pool.release();
                     inbox.unlockAll();
@@ -571,11 +794,16 @@ public final class Messenger implements AutoCloseable {
             return MsgRequest.completed(this, MsgRequest.SEND, Status.EMPTY_SEND);
         }
         MsgRequest req = new MsgRequest(this, MsgRequest.SEND);
-        SendOp op = new SendOp(req, data, dest, tag, ctx, sync);
+        post(new SendOp(req, data, dest, tag, ctx, sync));
+        return req;
+    }
+
+    /** Hands a send to this rank itself or to the outbox. */
+    private void post(SendOp op) {
         lock.lock();
         try {
             checkNotFreed();
-            if (dest == me) {
+            if (op.dest == me) {
                 in.deliverLocal(op);
             } else {
                 outbox.enqueue(op);
@@ -583,7 +811,6 @@ public final class Messenger implements AutoCloseable {
         } finally {
             lock.unlock();
         }
-        return req;
     }
 
     MsgRequest startRecv(Object buf, long offset, long count, Datatype type, int source, int tag, int ctx) {
@@ -594,15 +821,106 @@ public final class Messenger implements AutoCloseable {
             return MsgRequest.completed(this, MsgRequest.RECV, Status.PROC_NULL);
         }
         MsgRequest req = new MsgRequest(this, MsgRequest.RECV);
+        post(new RecvOp(req, data, source, tag, ctx));
+        return req;
+    }
+
+    /** Posts a receive: matched against the messages already here first, keeping the arrival order. */
+    private void post(RecvOp op) {
         lock.lock();
         try {
             checkNotFreed();
-            in.poll(); // envelopes already here are matched first, keeping the arrival order
-            in.post(new RecvOp(req, data, source, tag, ctx));
+            in.poll();
+            in.post(op);
         } finally {
             lock.unlock();
         }
-        return req;
+    }
+
+    // ------------------------------------------------------------------ spare objects of the blocking calls
+
+    /**
+     * The spare op of the blocking sends, the spare op of the blocking receives, and the spare waiter: a blocking
+     * call takes one with an atomic exchange (another thread of the rank calling at the same time finds none and
+     * makes its own), uses it and puts it back once its request has completed, so that a blocking send, receive or
+     * wait allocates nothing.
+     */
+    @SuppressWarnings("unused") // accessed through SPARE_SEND
+    private volatile SendOp spareSend;
+    @SuppressWarnings("unused") // accessed through SPARE_RECV
+    private volatile RecvOp spareRecv;
+    @SuppressWarnings("unused") // accessed through SPARE_WAITER
+    private volatile Waiter spareWaiter;
+    private static final VarHandle SPARE_SEND;
+    private static final VarHandle SPARE_RECV;
+    private static final VarHandle SPARE_WAITER;
+
+    static {
+        try {
+            MethodHandles.Lookup l = MethodHandles.lookup();
+            SPARE_SEND = l.findVarHandle(Messenger.class, "spareSend", SendOp.class);
+            SPARE_RECV = l.findVarHandle(Messenger.class, "spareRecv", RecvOp.class);
+            SPARE_WAITER = l.findVarHandle(Messenger.class, "spareWaiter", Waiter.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    private SendOp takeSend() {
+        SendOp op = (SendOp) SPARE_SEND.getAndSet(this, (SendOp) null);
+        if (op == null) {
+            return new SendOp(new MsgRequest(this, MsgRequest.SEND), new UserBuf(), 0, 0, CTX_USER, false);
+        }
+        op.req.reset();
+        return op;
+    }
+
+    /** Puts back a send op whose request has completed. */
+    private void giveSend(SendOp op) {
+        op.data.clear();
+        SPARE_SEND.setRelease(this, op);
+    }
+
+    private RecvOp takeRecv() {
+        RecvOp op = (RecvOp) SPARE_RECV.getAndSet(this, (RecvOp) null);
+        if (op == null) {
+            return new RecvOp(new MsgRequest(this, MsgRequest.RECV), new UserBuf(), ANY_SOURCE, ANY_TAG, CTX_USER);
+        }
+        op.req.reset();
+        return op;
+    }
+
+    /** Puts back a receive op whose request has completed. */
+    private void giveRecv(RecvOp op) {
+        op.data.clear();
+        SPARE_RECV.setRelease(this, op);
+    }
+
+    /** A waiter for one wait of the calling thread, reset; {@link #giveWaiter} it back when the wait ends. */
+    Waiter takeWaiter() {
+        Waiter w = (Waiter) SPARE_WAITER.getAndSet(this, (Waiter) null);
+        if (w == null) {
+            return newWaiter();
+        }
+        w.reset();
+        return w;
+    }
+
+    void giveWaiter(Waiter w) {
+        SPARE_WAITER.setRelease(this, w);
+    }
+
+    /** Waits for {@code r}, driving progress; allocates nothing (a wait that throws drops its waiter). */
+    void await(MsgRequest r) {
+        Waiter w = takeWaiter();
+        while (!r.isComplete()) {
+            int work = progressOnce();
+            if (r.isComplete()) {
+                break;
+            }
+            w.idle(work, this);
+        }
+        giveWaiter(w);
     }
 
     /** One round of the rank's other messengers that have operations in flight (see {@link RankMessengers}). */

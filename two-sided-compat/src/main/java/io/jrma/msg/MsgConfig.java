@@ -25,6 +25,19 @@ final class MsgConfig {
     static final String AREA_BYTES = "jrma_msg_area_bytes";
     /** Largest message sent eagerly (through the area); larger ones use rendezvous (default and at most area / 4). */
     static final String EAGER_LIMIT = "jrma_msg_eager_limit";
+    /**
+     * Smallest medium message handed to a rank of this JVM by reference (it copies straight from the sender's buffer,
+     * and the send completes then) instead of through the area (two copies); larger and synchronous messages to such
+     * a rank always are (default: above the eager limit only, or the job parameter {@code jrma.msg.handoffMin}).
+     */
+    static final String HANDOFF_MIN = "jrma_msg_handoff_min";
+    /**
+     * Default of {@link #HANDOFF_MIN}: none below the eager limit. A handed-off send completes only when it is
+     * matched, so a smaller default would make blocking sends of medium messages wait for their receive — programs
+     * that exchange them with blocking sends on both sides (unsafe in MPI, but run by Open MPI up to its 4 KiB eager
+     * limit and by jrma up to the eager limit) would hang where they ran before.
+     */
+    static final int HANDOFF_MIN_DEFAULT = -1;
     /** Whether a rendezvous send exposes a direct ByteBuffer itself instead of a staged copy (default true). */
     static final String ZERO_COPY = "jrma_msg_zero_copy";
     /**
@@ -52,6 +65,7 @@ final class MsgConfig {
     final int areaBytes;
     final int eagerLimit;
     final boolean zeroCopy;
+    final long handoffMin;
     /** Whether envelopes to ranks whose inbox this process maps are stored directly (default true). */
     final boolean directPublish;
     /** Whether rendezvous data of ranks in other processes of the host is read by one kernel copy (default true). */
@@ -61,6 +75,14 @@ final class MsgConfig {
     final long waitMaxParkNs;
 
     MsgConfig(Info info, int ranks) {
+        this(info, ranks, HANDOFF_MIN_DEFAULT, -1);
+    }
+
+    /**
+     * Settings from {@code info}; {@code handoffDefault} and {@code eagerDefault} (-1: a quarter of the area): the
+     * job's defaults of {@link #HANDOFF_MIN} and {@link #EAGER_LIMIT} (parameters jrma.msg.handoffMin, eagerLimit).
+     */
+    MsgConfig(Info info, int ranks, long handoffDefault, long eagerDefault) {
         Info in = info == null ? new Info() : info;
         boolean oversubscribed = ranks > Affinity.cores(); // not this thread's binding
         slots = (int) get(in, SLOTS, 64, 2, 1 << 16);
@@ -75,7 +97,9 @@ final class MsgConfig {
         // still meet it now and then
         long area = Math.max(32 << 10, Math.min(256 << 10, (2L << 20) / ranks));
         areaBytes = (int) get(in, AREA_BYTES, area, 1 << 12, 1 << 30);
-        eagerLimit = (int) get(in, EAGER_LIMIT, areaBytes / 4, 0, areaBytes / 4);
+        long eager = eagerDefault < 0 ? areaBytes / 4 : Math.min(eagerDefault, areaBytes / 4);
+        eagerLimit = (int) get(in, EAGER_LIMIT, eager, 0, areaBytes / 4);
+        handoffMin = get(in, HANDOFF_MIN, handoffDefault < 0 ? eagerLimit + 1L : handoffDefault, 0, Long.MAX_VALUE);
         String zc = in.get(ZERO_COPY);
         if (zc != null && !zc.equals("true") && !zc.equals("false")) {
             throw new RmaException(ErrorClass.ERR_INFO_VALUE, ZERO_COPY + " = " + zc + " is not true or false");

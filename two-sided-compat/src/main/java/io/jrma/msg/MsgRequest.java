@@ -4,8 +4,8 @@ import io.jrma.ErrorClass;
 import io.jrma.RmaException;
 import java.util.ArrayList;
 import java.util.Arrays;
+import io.jrma.Datatype;
 import java.util.List;
-import java.util.function.BooleanSupplier;
 
 /**
  * A nonblocking send or receive of a {@link Messenger} (MPI_Request). It completes when the messenger makes
@@ -37,8 +37,15 @@ public final class MsgRequest {
     final int kind;
     private volatile boolean done;
     private volatile boolean inactive;
+    /** The status, made on first demand from the fields below for a receive (a blocking call may never ask). */
     private Status status;
     private RmaException error;
+    /** A completed receive: source, tag, bytes stored, the receive's datatype and its error class. */
+    private int source;
+    private int tag;
+    private long bytes;
+    private Datatype type;
+    private ErrorClass errorClass;
 
     MsgRequest(Messenger owner, int kind) {
         this.owner = owner;
@@ -66,6 +73,58 @@ public final class MsgRequest {
         done = true;
     }
 
+    /**
+     * Completes a receive with what it learned; its {@link Status} is made only if asked for. The last touch of
+     * the request by the completing thread: a blocking call's waiting thread reuses the request once it sees it done.
+     */
+    void completeRecv(int src, int msgTag, long stored, Datatype t, ErrorClass ec, RmaException e) {
+        status = null;
+        source = src;
+        tag = msgTag;
+        bytes = stored;
+        type = t;
+        errorClass = ec;
+        error = e;
+        done = true;
+    }
+
+    /** Makes a completed request of a blocking call pending again, for its next use (one thread only). */
+    void reset() {
+        done = false;
+        inactive = false;
+        status = null;
+        error = null;
+        type = null;
+        errorClass = null;
+    }
+
+    /** A completed receive's source (valid once done and made by {@link #completeRecv}). */
+    int source() {
+        return source;
+    }
+
+    int tag() {
+        return tag;
+    }
+
+    long bytes() {
+        return bytes;
+    }
+
+    ErrorClass errorClass() {
+        return errorClass;
+    }
+
+    /** The status of a completed request (made now for a receive that never needed one). */
+    private Status madeStatus() {
+        Status s = status;
+        if (s == null && errorClass != null) {
+            s = new Status(source, tag, bytes, type, errorClass);
+            status = s; // racing threads make equal statuses
+        }
+        return s;
+    }
+
     /** Whether the request completed with an error. */
     boolean failed() {
         return done && error != null;
@@ -78,7 +137,7 @@ public final class MsgRequest {
 
     /** The status once complete, else null. For sends: source ANY_SOURCE, tag ANY_TAG, 0 bytes. */
     public Status status() {
-        return done ? status : null;
+        return done ? madeStatus() : null;
     }
 
     /** Drives progress once; true (and the request inactive) if it has completed. Throws its error if it failed. */
@@ -97,15 +156,31 @@ public final class MsgRequest {
     /** Waits for completion (driving progress; spins, then yields, then parks) and returns the status. */
     public Status waitFor() {
         if (!done) {
-            MsgRequest[] one = {this};
-            await(one, () -> done);
+            owner.await(this);
         }
         inactive = true;
         throwIfFailed();
-        return status;
+        return madeStatus();
     }
 
-    private void throwIfFailed() {
+    /**
+     * Waits for completion as {@link #waitFor()} (throwing its error), without making a status: for callers that may
+     * not need one ({@code mpi.Request.waitAll}), which ask {@link #status()} later if they do.
+     */
+    public void await() {
+        waitQuietly();
+    }
+
+    /** As {@link #waitFor()} without making a status (blocking calls that return none, or make their own). */
+    void waitQuietly() {
+        if (!done) {
+            owner.await(this);
+        }
+        inactive = true;
+        throwIfFailed();
+    }
+
+    void throwIfFailed() {
         RmaException e = error;
         if (e != null) {
             throw new RmaException(e.errorClass(), stripClass(e), e);
@@ -150,14 +225,7 @@ public final class MsgRequest {
 
     /** Waits until every request (nulls ignored) has completed; returns their statuses (null for null entries). */
     public static Status[] waitAll(MsgRequest... requests) {
-        await(requests, () -> {
-            for (MsgRequest r : requests) {
-                if (r != null && !r.done) {
-                    return false;
-                }
-            }
-            return true;
-        });
+        await(requests, ALL);
         return finishAll(requests);
     }
 
@@ -169,7 +237,7 @@ public final class MsgRequest {
         if (firstActive(requests) < 0) {
             return Status.UNDEFINED;
         }
-        await(requests, () -> anyActiveDone(requests));
+        await(requests, ANY);
         return takeDone(requests);
     }
 
@@ -181,7 +249,7 @@ public final class MsgRequest {
         if (firstActive(requests) < 0) {
             return new int[0];
         }
-        await(requests, () -> anyActiveDone(requests));
+        await(requests, ANY);
         List<Integer> idx = new ArrayList<>();
         StringBuilder failed = new StringBuilder();
         RmaException first = null;
@@ -243,7 +311,7 @@ public final class MsgRequest {
                 continue;
             }
             r.inactive = true;
-            out[i] = r.status;
+            out[i] = r.madeStatus();
             if (r.error != null) {
                 failed.append(failed.length() == 0 ? "" : ", ").append(i).append(": ").append(r.error.errorClass());
                 first = first == null ? r.error : first;
@@ -294,8 +362,25 @@ public final class MsgRequest {
         return work;
     }
 
-    /** Drives the owners' progress until {@code done}, idling between rounds that found no work. */
-    private static void await(MsgRequest[] requests, BooleanSupplier done) {
+    /** {@link #await} until every request is done. */
+    private static final int ALL = 0;
+    /** {@link #await} until an active request is done. */
+    private static final int ANY = 1;
+
+    private static boolean allDone(MsgRequest[] requests) {
+        for (MsgRequest r : requests) {
+            if (r != null && !r.done) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Drives the owners' progress until {@code ALL} requests or {@code ANY} active one is done, idling between rounds
+     * that found no work (no lambda: a capturing one was allocated by every wait).
+     */
+    private static void await(MsgRequest[] requests, int until) {
         Messenger any = null;
         for (MsgRequest r : requests) {
             if (r != null) {
@@ -303,13 +388,14 @@ public final class MsgRequest {
                 break;
             }
         }
-        if (any == null || done.getAsBoolean()) {
+        if (any == null || (until == ALL ? allDone(requests) : anyActiveDone(requests))) {
             return;
         }
-        Waiter w = any.newWaiter();
+        Waiter w = any.takeWaiter();
         while (true) {
             int work = progressOwners(requests);
-            if (done.getAsBoolean()) {
+            if (until == ALL ? allDone(requests) : anyActiveDone(requests)) {
+                any.giveWaiter(w);
                 return;
             }
             w.idle(work, any);
@@ -318,6 +404,6 @@ public final class MsgRequest {
 
     @Override
     public String toString() {
-        return (kind == SEND ? "send" : "recv") + " request" + (done ? " " + status : " (pending)");
+        return (kind == SEND ? "send" : "recv") + " request" + (done ? " " + madeStatus() : " (pending)");
     }
 }

@@ -9,6 +9,7 @@ import static io.jrma.msg.InboxLayout.ENV_KIND;
 import static io.jrma.msg.InboxLayout.ENV_PAYLOAD;
 import static io.jrma.msg.InboxLayout.ENV_TAG;
 import static io.jrma.msg.InboxLayout.KIND_FIN;
+import static io.jrma.msg.InboxLayout.KIND_HANDOFF;
 import static io.jrma.msg.InboxLayout.KIND_INLINE;
 import static io.jrma.msg.InboxLayout.KIND_MEDIUM;
 import static io.jrma.msg.InboxLayout.KIND_RNDV;
@@ -72,12 +73,16 @@ final class Outbox {
     /** Per destination: rendezvous sends published and waiting for their FIN, by token. */
     private final HashMap<Long, SendOp>[] awaitingFin;
     private int awaitingCount;
+    /** Sends (not FINs) queued in {@link #backlog}: counted, not searched (waits ask on every round). */
+    private int queuedSends;
     /** Envelope images of one batch, one slot each (origin buffers stay untouched until the flush). */
     private final ByteBuffer envelopes;
     private final ByteBuffer[] envelopeSlices;
     private final long[] tailWord = new long[1];
     private final SendOp[] batch;
     private final List<ByteBuffer> batchStaging = new ArrayList<>();
+    /** FIN ops published and free for the next FIN: a rendezvous receive allocates none. */
+    private final ArrayDeque<SendOp> spareFins = new ArrayDeque<>();
 
     @SuppressWarnings({"unchecked", "rawtypes"}) // arrays of generic queues, one per destination
     Outbox(Messenger m) {
@@ -104,12 +109,16 @@ final class Outbox {
     /** Queues a send to another rank and publishes what the destination has room for. */
     void enqueue(SendOp op) {
         backlog[op.dest].add(op);
+        if (!op.fin) {
+            queuedSends++;
+        }
         transmit(op.dest);
     }
 
     /** Owes rank {@code dest} a FIN for its rendezvous message {@code token}: queued like any envelope. */
     void sendFin(int dest, long token) {
-        enqueue(SendOp.fin(dest, token));
+        SendOp fin = spareFins.poll();
+        enqueue(fin == null ? SendOp.fin(dest, token) : fin.refin(dest, token));
     }
 
     /** A FIN arrived from {@code s}: its rendezvous send {@code token} is read; complete it. */
@@ -145,13 +154,7 @@ final class Outbox {
 
     /** Sends posted and not yet complete (queued or waiting for their receiver). */
     int pending() {
-        int n = awaitingCount;
-        for (ArrayDeque<SendOp> q : backlog) {
-            for (SendOp op : q) {
-                n += op.fin ? 0 : 1;
-            }
-        }
-        return n;
+        return awaitingCount + queuedSends + m.handoffsInFlight();
     }
 
     /** Publishes one batch of queued sends to {@code d}; returns how many. */
@@ -169,7 +172,11 @@ final class Outbox {
                 break; // area full until the receiver returns credits
             }
             pos = next;
-            batch[n++] = q.poll();
+            SendOp op = q.poll();
+            if (!op.fin) {
+                queuedSends--;
+            }
+            batch[n++] = op;
         }
         if (n > 0) {
             publish(d, first, n, pos);
@@ -189,7 +196,14 @@ final class Outbox {
         long bytes = op.fin ? 0 : op.data.bytes;
         int kind = op.fin ? KIND_FIN : op.sync || bytes > Math.max(cfg.eagerLimit, cfg.inlineLimit()) ? KIND_RNDV
                 : bytes <= cfg.inlineLimit() ? KIND_INLINE : KIND_MEDIUM;
-        if (kind == KIND_MEDIUM) {
+        if ((kind == KIND_RNDV || kind == KIND_MEDIUM && bytes >= cfg.handoffMin) && m.handoffTo(d)) {
+            kind = KIND_HANDOFF; // a rank of this JVM: it copies straight from the user's buffer
+        }
+        if (kind == KIND_HANDOFF) {
+            op.handoff = true;
+            m.handOff(d, msg, op);
+            env.putLong(at + ENV_A, 0).putLong(at + ENV_B, 0);
+        } else if (kind == KIND_MEDIUM) {
             long start = pos;
             long room = cfg.areaBytes - start % cfg.areaBytes;
             if (bytes > room) {
@@ -240,6 +254,20 @@ final class Outbox {
         batchStaging.clear();
         published[d] = first + n;
         areaPos[d] = pos;
+        // before the tail: once it is out, a hand-off's receiver may complete it, and a thread of this rank reuse it
+        for (int i = 0; i < n; i++) {
+            SendOp op = batch[i];
+            if (op.fin) {
+                spareFins.add(op);
+                batch[i] = null;
+            } else if (op.handoff) {
+                batch[i] = null;
+            } else if (op.token != 0) {
+                awaitingFin[d].put(op.token, op);
+                awaitingCount++;
+                batch[i] = null;
+            }
+        }
         if (peer != null) {
             m.storeRelease(d, lay.tail(m.me), first + n);
             m.signal(d);
@@ -248,16 +276,10 @@ final class Outbox {
             win.accumulate(tailWord, 1, Datatype.LONG, d, lay.tail(m.me), Op.REPLACE);
             win.flushLocal(d); // the batch leaves now, envelopes, payloads and tail together; nothing to wait for
         }
-        for (int i = 0; i < n; i++) {
+        for (int i = 0; i < n; i++) { // eager sends: complete once published
             SendOp op = batch[i];
-            batch[i] = null;
-            if (op.fin) {
-                continue;
-            }
-            if (op.token != 0) {
-                awaitingFin[d].put(op.token, op);
-                awaitingCount++;
-            } else {
+            if (op != null) {
+                batch[i] = null;
                 op.req.complete(Status.EMPTY_SEND, null);
             }
         }

@@ -37,6 +37,19 @@ public final class Status {
         this.cancelled = cancelled;
     }
 
+    /**
+     * Makes a caller's own status object from what a blocking receive learned ({@link Messenger#recv(Object, long,
+     * long, Datatype, int, int, Maker)}): a binding that returns statuses of its own (the {@code mpi} package) makes
+     * one object per receive instead of two. Pass a lambda that captures nothing (one instance, never allocated).
+     *
+     * @param <T> the caller's status type
+     */
+    @FunctionalInterface
+    public interface Maker<T> {
+        /** The status of a receive of {@code bytes} bytes (stored) from {@code source} with {@code tag}. */
+        T make(int source, int tag, long bytes);
+    }
+
     /** The status of a receive cancelled before it matched a message (MPI_Test_cancelled is true). */
     static Status cancelledReceive(Datatype type) {
         return new Status(Messenger.ANY_SOURCE, Messenger.ANY_TAG, 0, type, ErrorClass.SUCCESS, true);

@@ -3,6 +3,7 @@ package io.jrma.msg;
 import io.jrma.Datatype;
 import io.jrma.ErrorClass;
 import io.jrma.RmaException;
+import io.jrma.core.mem.Memory;
 import java.nio.ByteBuffer;
 
 /**
@@ -11,23 +12,28 @@ import java.nio.ByteBuffer;
  * a ByteBuffer (addressed from its first byte; position and limit are ignored). Its data travels packed
  * ({@link Datatype#pack}) as {@link #bytes} bytes.
  *
- * <p>Immutable; owned by the operation that made it.
+ * <p>Owned by the operation that made it. The blocking calls of a {@link Messenger} reuse theirs from one call to
+ * the next ({@link #set}), so that a blocking send or receive allocates nothing; a buffer is never changed while an
+ * operation that uses it is in flight.
  */
 final class UserBuf {
-    final Object buf;
+    Object buf;
     /** Byte offset of the origin of the first element. */
-    final long offset;
-    final long count;
-    final Datatype type;
+    long offset;
+    long count;
+    Datatype type;
     /** Packed size: {@code count * type.size()}. */
-    final long bytes;
+    long bytes;
+    /**
+     * Whether the data's memory is its packed form and {@link Raw} addresses the buffer: copies are then one
+     * {@link Memory#copy} from {@link #rawBase} at {@link #rawOrigin}.
+     */
+    boolean raw;
+    Object rawBase;
+    long rawOrigin;
 
-    private UserBuf(Object buf, long offset, long count, Datatype type, long bytes) {
-        this.buf = buf;
-        this.offset = offset;
-        this.count = count;
-        this.type = type;
-        this.bytes = bytes;
+    /** An empty description, to be {@link #set} before use. */
+    UserBuf() {
     }
 
     /**
@@ -46,6 +52,11 @@ final class UserBuf {
      * message before).
      */
     static UserBuf of(Object buf, long offset, long count, Datatype type, String verb, int peer) {
+        return new UserBuf().set(buf, offset, count, type, verb, peer);
+    }
+
+    /** Checks and takes a buffer description as {@link #of(Object, long, long, Datatype, String, int)}; this. */
+    UserBuf set(Object buf, long offset, long count, Datatype type, String verb, int peer) {
         if (type == null) {
             throw new RmaException(ErrorClass.ERR_TYPE, role(verb, peer) + ": datatype is null");
         }
@@ -84,7 +95,23 @@ final class UserBuf {
         } else if (buf != null) {
             capacity(buf, verb, peer);
         }
-        return new UserBuf(buf, off, count, type, bytes);
+        this.buf = buf;
+        this.offset = off;
+        this.count = count;
+        this.type = type;
+        this.bytes = bytes;
+        this.raw = bytes > 0 && plain() && Raw.addressable(buf);
+        this.rawBase = raw ? Raw.base(buf) : null;
+        this.rawOrigin = raw ? Raw.offset(buf) + off : 0;
+        return this;
+    }
+
+    /** Drops the reference to the user's buffer (a reused description must not keep it reachable). */
+    void clear() {
+        buf = null;
+        type = null;
+        raw = false;
+        rawBase = null;
     }
 
     /** No peer: {@link #of(Object, long, long, Datatype, String)}'s role is the whole name. */
@@ -167,14 +194,26 @@ final class UserBuf {
 
     /** Packs all the data into {@code dst} at byte {@code dstOffset}. */
     void packInto(Object dst, long dstOffset) {
-        if (bytes > 0) {
+        if (bytes <= 0) {
+            return;
+        }
+        long to = raw ? Raw.offset(dst) : Raw.NONE;
+        if (to != Raw.NONE && dstOffset >= 0 && dstOffset + bytes <= capacity(dst, "pack output")) {
+            Memory.copy(rawBase, rawOrigin, Raw.base(dst), to + dstOffset, bytes);
+        } else {
             type.pack(buf, offset, count, dst, dstOffset);
         }
     }
 
     /** Unpacks {@code n <= bytes} packed bytes from {@code src} at byte {@code srcOffset} into the buffer. */
     void unpackFrom(Object src, long srcOffset, long n) {
-        if (n > 0) {
+        if (n <= 0) {
+            return;
+        }
+        long from = raw ? Raw.offset(src) : Raw.NONE;
+        if (from != Raw.NONE && n <= bytes && srcOffset >= 0 && srcOffset + n <= capacity(src, "unpack input")) {
+            Memory.copy(Raw.base(src), from + srcOffset, rawBase, rawOrigin, n);
+        } else {
             type.unpack(src, srcOffset, n, buf, offset, count);
         }
     }

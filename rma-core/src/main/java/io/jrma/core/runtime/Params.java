@@ -176,6 +176,19 @@ public final class Params {
             + "host (socket by socket, core by core), ranks separated by `;` (`0;1;0-1;`, empty: not bound); a JVM "
             + "of one rank binds all its threads, a JVM of several binds each rank's thread; overrides `jrma.bind`");
 
+    /** Point-to-point messaging (two-sided-compat): smallest message handed to a rank of this JVM by reference. */
+    public static final Param MSG_HANDOFF_MIN = new Param("jrma.msg.handoffMin", "auto", "job",
+            "smallest message (bytes) a messenger hands to a rank of the same JVM by reference: the receiver copies "
+            + "straight from the sender's buffer (one copy instead of the two through its inbox) and the send "
+            + "completes when it is matched; larger-than-eager and synchronous messages to such a rank always go so; "
+            + "`auto`: those only (below the eager limit a blocking send completes at once, as before); the "
+            + "messenger's Info key `jrma_msg_handoff_min` overrides it (docs/two-sided.md)");
+    /** Point-to-point messaging (two-sided-compat): largest message sent eagerly through the inbox. */
+    public static final Param MSG_EAGER_LIMIT = new Param("jrma.msg.eagerLimit", "auto", "job",
+            "largest message (bytes) a messenger sends eagerly through the receiver's inbox area, at most a quarter "
+            + "of the area; larger ones go by rendezvous (one kernel copy between JVMs of a host); `auto`: a "
+            + "quarter of the area (64 KiB with 8 ranks or fewer); the Info key `jrma_msg_eager_limit` overrides it");
+
     /** Collectives (two-sided-compat): how long a rank waiting in a collective spins before it yields. */
     public static final Param COLL_SPIN_NS = new Param("jrma.coll.spinNs", "auto", "job",
             "how long (ns) a rank waiting inside a collective spins, driving progress, before it yields and then "
@@ -211,7 +224,8 @@ public final class Params {
             LAUNCHER_HEARTBEAT_MS, LAUNCHER_SILENCE_MS, LAUNCHER_HANDSHAKE_TIMEOUT_MS, LAUNCHER_IN_PROCESS,
             LAUNCHER_CDS_ARCHIVE, LAUNCHER_STOPPED_NOTICE_MS, LAUNCHER_STOPPED_FAIL_MS,
             RANK_LOADERS, SHM_WINDOWS, CMA_MIN_BYTES, OP_SLOTS, OP_SLOTS_GETS, OP_SLOTS_WAIT_NS, SHM_DIR, TRANSPORTS,
-            BIND, BIND_REPORT, BIND_CPUS, COLL_SPIN_NS, COLL_YIELDS, COLL_SHARED, COLL_ALLGATHER_SHORT,
+            BIND, BIND_REPORT, BIND_CPUS, MSG_HANDOFF_MIN, MSG_EAGER_LIMIT, COLL_SPIN_NS, COLL_YIELDS, COLL_SHARED,
+            COLL_ALLGATHER_SHORT,
             COLL_REDUCE_SCATTER_SHORT);
 
     private Params() {
