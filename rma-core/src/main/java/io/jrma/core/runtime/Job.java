@@ -69,7 +69,8 @@ public final class Job {
         // us), and the progress threads stay out of the spinners' way (see start()).
         boolean oversubscribed = size > Affinity.cores();
         this.waitPolicy = new WaitPolicy(autoOr(Params.WAIT_SPINS, oversubscribed ? 0 : 2000),
-                autoOr(Params.WAIT_YIELDS, oversubscribed ? 5000 : 200), Params.WAIT_MAX_PARK_NS.getLong(this.params));
+                autoOr(Params.WAIT_YIELDS, oversubscribed ? 5000 : 200), Params.WAIT_MAX_PARK_NS.getLong(this.params),
+                Params.WAIT_SPIN_NS.getLong(this.params));
         this.transport = new LocalTransport(this);
         agent.addTransport(transport);
         if (jvmOfRank != null && jvmOfRank.length != size) {
