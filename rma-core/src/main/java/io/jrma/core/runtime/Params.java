@@ -23,10 +23,11 @@ public final class Params {
             + "the job has more ranks than the host has cores (MPI's oversubscription: a spinning waiter "
             + "then holds the core the awaited rank needs)");
     /** Longest busy spin of a waiting thread, whatever its iterations. */
-    public static final Param WAIT_SPIN_NS = new Param("jrma.wait.spinNs", "200000", "job",
-            "longest time (ns) a waiting thread spins before it yields, whatever `jrma.wait.spins` allows: a spin "
-            + "that polls a TCP connection is a system call, so 2000 of them held a core for milliseconds while "
-            + "the peer that would answer waited for one; 0: no bound");
+    public static final Param WAIT_SPIN_NS = new Param("jrma.wait.spinNs", "0", "job",
+            "longest time (ns) a waiting thread spins before it yields, whatever `jrma.wait.spins` allows (0: no "
+            + "bound). A spin that polls a TCP connection is a system call, so 2000 of them hold a core for "
+            + "milliseconds while the peer that would answer may wait for one (a loaded host); 200000 measured "
+            + "better there once and worse once, within the noise, so it is not the default yet");
     /** Yields before a waiting thread starts parking. */
     public static final Param WAIT_YIELDS = new Param("jrma.wait.yields", "auto", "job",
             "`Thread.yield()` calls a waiting thread makes before it parks; `auto`: 200, or 5000 when ranks > "
