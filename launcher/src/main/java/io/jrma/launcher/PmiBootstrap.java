@@ -6,6 +6,7 @@ import io.jrma.Jrma;
 import io.jrma.RmaException;
 import io.jrma.core.auth.Handshake;
 import io.jrma.core.op.ElementLocks;
+import io.jrma.core.os.HostId;
 import io.jrma.core.os.LocalAddresses;
 import io.jrma.core.runtime.CommCore;
 import io.jrma.core.runtime.Job;
@@ -52,6 +53,10 @@ public final class PmiBootstrap implements WorldBootstrap {
     /** The TCP transport's address parameter (window-rdma's NetParams.INTERFACE), as property and variable. */
     static final String TCP_INTERFACE = "jrma.tcp.interface";
     static final String TCP_INTERFACE_ENV = "JRMA_TCP_INTERFACE";
+    /** The TCP address specification of a job across hosts that chose none: every address of the host. */
+    static final String ANY_ADDRESS = "any";
+    /** The key each process publishes its {@link HostId} under (with its rank appended). */
+    static final String HOST_KEY = "jrma-host-";
 
     private Pmi pmi;
     private Job job;
@@ -99,7 +104,15 @@ public final class PmiBootstrap implements WorldBootstrap {
         if (rank == 0) {
             pmi.put("jrma-job", Handshake.newJobId() + "." + Handshake.newSecret());
         }
+        pmi.put(HOST_KEY + rank, HostId.current().isEmpty() ? "-" : HostId.current());
         pmi.exchange();
+        if (!interfaceChosen(params, System.getenv())) {
+            String[] hostIds = new String[size];
+            for (int r = 0; r < size; r++) {
+                hostIds[r] = pmi.get(r, HOST_KEY + r);
+            }
+            acrossHosts(params, HostId.current(), hostIds);
+        }
         String[] idAndSecret = pmi.get(0, "jrma-job").split("\\.", 2);
         if (idAndSecret.length != 2) {
             throw new IOException("rank 0's job id is malformed");
@@ -157,8 +170,7 @@ public final class PmiBootstrap implements WorldBootstrap {
     static void slurmAcrossNodes(Map<String, String> params, Map<String, String> env) {
         String nodes = env.get(SLURM_STEP_NUM_NODES);
         String srunHost = env.get(SLURM_LAUNCH_NODE_IPADDR);
-        if (nodes == null || srunHost == null || srunHost.isBlank() || params.containsKey(TCP_INTERFACE)
-                || System.getProperty(TCP_INTERFACE) != null || env.get(TCP_INTERFACE_ENV) != null) {
+        if (nodes == null || srunHost == null || srunHost.isBlank() || interfaceChosen(params, env)) {
             return;
         }
         try {
@@ -168,6 +180,31 @@ public final class PmiBootstrap implements WorldBootstrap {
         } catch (NumberFormatException ignored) {
             // not a step srun started: nothing to choose
         }
+    }
+
+    /**
+     * A job whose processes run on several hosts (their {@link HostId}s, traded in the first exchange, differ) needs
+     * the TCP transport where the other hosts reach it, and jrma's default (loopback) is not. The caller checks that
+     * the user (or the Slurm rule) chose no address; then the agents listen on every address ({@code any}) and publish
+     * them all, and each peer picks loopback on its own host, else an address on a network both hosts share. A job on
+     * one host keeps loopback (nothing exposed). Connections are secret-checked either way.
+     */
+    static void acrossHosts(Map<String, String> params, String mine, String[] hostIds) {
+        if (mine.isEmpty()) {
+            return; // not Linux: no host id to compare
+        }
+        for (String other : hostIds) {
+            if (!HostId.sameHost(mine, other)) {
+                params.put(TCP_INTERFACE, ANY_ADDRESS);
+                return;
+            }
+        }
+    }
+
+    /** Whether the user (or the Slurm rule) set the TCP transport's address: parameter, property or variable. */
+    static boolean interfaceChosen(Map<String, String> params, Map<String, String> env) {
+        return params.containsKey(TCP_INTERFACE) || System.getProperty(TCP_INTERFACE) != null
+                || env.get(TCP_INTERFACE_ENV) != null;
     }
 
     /** Trades transport cards (and process ids) through the launcher's key-value space. */

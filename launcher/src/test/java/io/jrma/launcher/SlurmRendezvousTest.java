@@ -229,4 +229,22 @@ class SlurmRendezvousTest {
         PmiBootstrap.slurmAcrossNodes(untouched, Map.of());
         assertEquals(Map.of(), untouched, "the environment chose, one node, or no srun: loopback stays the default");
     }
+
+    @Test
+    void aJobAcrossHostsListensOnEveryAddressAndAJobOnOneHostOnLoopback() {
+        String here = "h1/boot-a/2a";
+        Map<String, String> params = new HashMap<>();
+        PmiBootstrap.acrossHosts(params, here, new String[] {here, here, here});
+        assertEquals(Map.of(), params, "one host: loopback stays the default");
+        PmiBootstrap.acrossHosts(params, "", new String[] {"", "h2/boot-b/2a"});
+        assertEquals(Map.of(), params, "no host id (not Linux): the default stays");
+        PmiBootstrap.acrossHosts(params, here, new String[] {here, "h1/boot-a/2b", here}); // a /dev/shm of its own
+        assertEquals(Map.of("jrma.tcp.interface", "any"), params);
+        Map<String, String> other = new HashMap<>();
+        PmiBootstrap.acrossHosts(other, here, new String[] {"h2/boot-b/2a", here});
+        assertEquals("any", other.get("jrma.tcp.interface"));
+        assertTrue(PmiBootstrap.interfaceChosen(Map.of("jrma.tcp.interface", "eth0"), Map.of()));
+        assertTrue(PmiBootstrap.interfaceChosen(Map.of(), Map.of("JRMA_TCP_INTERFACE", "eth0")));
+        assertFalse(PmiBootstrap.interfaceChosen(Map.of(), Map.of()));
+    }
 }

@@ -123,6 +123,30 @@ public final class LocalAddresses {
         return null;
     }
 
+    /**
+     * Whether {@code a} lies in the subnet of one of this host's interfaces that is up (a host reached directly, not
+     * through a router), this host's own addresses excluded.
+     */
+    public static boolean onLink(InetAddress a) {
+        try {
+            for (NetworkInterface ni : Collections.list(NetworkInterface.getNetworkInterfaces())) {
+                if (!ni.isUp() || ni.isLoopback()) {
+                    continue;
+                }
+                for (InterfaceAddress ia : ni.getInterfaceAddresses()) {
+                    InetAddress mine = ia.getAddress();
+                    if (mine.getClass() == a.getClass() && !mine.equals(a)
+                            && samePrefix(mine.getAddress(), a.getAddress(), ia.getNetworkPrefixLength())) {
+                        return true;
+                    }
+                }
+            }
+        } catch (SocketException e) {
+            // no interfaces to look at
+        }
+        return false;
+    }
+
     static boolean samePrefix(byte[] a, byte[] b, int bits) {
         for (int i = 0; i < bits; i++) {
             int mask = 0x80 >>> (i & 7);

@@ -183,6 +183,11 @@ public final class ProgressAgent implements Agent {
         }
     }
 
+    /** Whether some thread runs a duty cycle now. Any thread. */
+    public boolean busy() {
+        return running.get();
+    }
+
     /** Runs one duty cycle if no other thread is running one; returns work done (0 if busy or idle). */
     public int tryProgress() {
         // test before test-and-set: spinning waiters only read the flag's cache line while another runs

@@ -69,7 +69,8 @@ public final class Job {
         // us), and the progress threads stay out of the spinners' way (see start()).
         boolean oversubscribed = size > Affinity.cores();
         this.waitPolicy = new WaitPolicy(autoOr(Params.WAIT_SPINS, oversubscribed ? 0 : 2000),
-                autoOr(Params.WAIT_YIELDS, oversubscribed ? 5000 : 200), Params.WAIT_MAX_PARK_NS.getLong(this.params));
+                autoOr(Params.WAIT_YIELDS, oversubscribed ? 5000 : 200), Params.WAIT_MAX_PARK_NS.getLong(this.params),
+                Params.WAIT_SPIN_NS.getLong(this.params));
         this.transport = new LocalTransport(this);
         agent.addTransport(transport);
         if (jvmOfRank != null && jvmOfRank.length != size) {
@@ -402,6 +403,12 @@ public final class Job {
                         deferred = true;
                         deferNs = CALLERS_ACTIVE_PARK_NS;
                         LockSupport.parkNanos(this, deferNs);
+                    } else if (bt != null && idleRounds > idleBeforeSleep && agent.busy()) {
+                        // a rank runs a duty cycle (a parked waiter's look): it reads what the selector would
+                        // report, and until it has, epoll returns at once. On a loaded 2-core machine the holder,
+                        // preempted mid-cycle, left this thread to spin in epoll_wait (76 returns per 8-byte put
+                        // over TCP), taking the core the holder needed. A short park instead.
+                        LockSupport.parkNanos(this, BUSY_AGENT_PARK_NS);
                     } else if (bt != null && idleRounds > idleBeforeSleep) {
                         agent.sleepIn(bt, maxPark); // the IO agent: epoll until a connection has input
                     } else {
@@ -417,6 +424,8 @@ public final class Job {
     /** How often {@link #awaitLocalRanksFinalized} looks at the local ranks again. */
     static final long FINALIZE_POLL_NS = 100_000;
 
+    /** How long the idle progress thread parks while another thread runs a duty cycle of the agent. */
+    static final long BUSY_AGENT_PARK_NS = 50_000;
     /** How long the idle progress thread parks while ranks waiting in the library drive progress themselves. */
     static final long CALLERS_ACTIVE_PARK_NS = 1_000_000;
     /**

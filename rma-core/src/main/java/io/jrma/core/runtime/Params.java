@@ -22,6 +22,12 @@ public final class Params {
             "iterations a waiting thread spins (driving progress) before it yields; `auto`: 2000, or 0 when "
             + "the job has more ranks than the host has cores (MPI's oversubscription: a spinning waiter "
             + "then holds the core the awaited rank needs)");
+    /** Longest busy spin of a waiting thread, whatever its iterations. */
+    public static final Param WAIT_SPIN_NS = new Param("jrma.wait.spinNs", "0", "job",
+            "longest time (ns) a waiting thread spins before it yields, whatever `jrma.wait.spins` allows (0: no "
+            + "bound). A spin that polls a TCP connection is a system call, so 2000 of them hold a core for "
+            + "milliseconds while the peer that would answer may wait for one (a loaded host); 200000 measured "
+            + "better there once and worse once, within the noise, so it is not the default yet");
     /** Yields before a waiting thread starts parking. */
     public static final Param WAIT_YIELDS = new Param("jrma.wait.yields", "auto", "job",
             "`Thread.yield()` calls a waiting thread makes before it parks; `auto`: 200, or 5000 when ranks > "
@@ -219,8 +225,9 @@ public final class Params {
             + "instead of the ring's P - 1 dependent steps; larger ones use the ring; `0`: always the ring");
 
     /** All parameters, for listing. */
-    public static final List<Param> ALL = List.of(PATH, PROGRESS, WAIT_SPINS, WAIT_YIELDS, WAIT_MAX_PARK_NS,
-            AGENT_MAX_PARK_NS, ISSUE, EAGER_BYTES, MAX_PENDING, LOCK_COALESCE, ACKS, JOB_TIMEOUT_MS, JVMS, JVMS_REUSE,
+    public static final List<Param> ALL = List.of(PATH, PROGRESS, WAIT_SPINS, WAIT_SPIN_NS, WAIT_YIELDS,
+            WAIT_MAX_PARK_NS, AGENT_MAX_PARK_NS, ISSUE, EAGER_BYTES, MAX_PENDING, LOCK_COALESCE, ACKS, JOB_TIMEOUT_MS,
+            JVMS, JVMS_REUSE,
             LAUNCHER_HEARTBEAT_MS, LAUNCHER_SILENCE_MS, LAUNCHER_HANDSHAKE_TIMEOUT_MS, LAUNCHER_IN_PROCESS,
             LAUNCHER_CDS_ARCHIVE, LAUNCHER_STOPPED_NOTICE_MS, LAUNCHER_STOPPED_FAIL_MS,
             RANK_LOADERS, SHM_WINDOWS, CMA_MIN_BYTES, OP_SLOTS, OP_SLOTS_GETS, OP_SLOTS_WAIT_NS, SHM_DIR, TRANSPORTS,

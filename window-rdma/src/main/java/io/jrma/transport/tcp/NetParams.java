@@ -14,7 +14,10 @@ public final class NetParams {
             "where the IO agent listens and what it tells the other JVMs: `loopback`, `any`, an interface name"
             + " (`eth0`), an address, a subnet (`10.0.0.0/24`: this host's address in it) or `route:HOST` (the"
             + " address on the interface that routes to HOST); several, comma-separated, are tried in order."
-            + " jrmarun sets `route:` its own address for a job across hosts");
+            + " jrmarun sets `route:` its own address for a job across hosts; a job mpirun, mpiexec or srun"
+            + " started across hosts (host ids differ) takes `any` unless one is set. Under `any` the agent"
+            + " publishes every address of its host and each peer picks: loopback on one host, else an address"
+            + " on a network both hosts share");
     public static final Param FAMILY = new Param("jrma.tcp.family", "ipv4", "job",
             "address family for `loopback` and interface names: `ipv4` or `ipv6`");
     public static final Param CREDITS = new Param("jrma.tcp.credits", String.valueOf(64 << 20), "job",

@@ -1,7 +1,6 @@
 package io.jrma.transport.tcp;
 
-import io.jrma.ErrorClass;
-import io.jrma.RmaException;
+import io.jrma.core.os.HostId;
 import io.jrma.core.runtime.Job;
 import io.jrma.core.runtime.Param;
 import io.jrma.spi.JobLayout;
@@ -9,6 +8,7 @@ import io.jrma.spi.Transport;
 import io.jrma.spi.TransportProvider;
 import io.jrma.spi.TransportQuery;
 import java.net.InetSocketAddress;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
@@ -38,8 +38,8 @@ public final class TcpProvider implements TransportProvider {
     @Override
     public Opening open(Job job, String jobId, String secret) {
         TcpTransport tcp = TcpTransport.listen(job, jobId, secret);
-        InetSocketAddress me = tcp.endpoint();
-        String card = me.getAddress().getHostAddress() + " " + me.getPort();
+        boolean v6 = NetParams.FAMILY.getChoice(job.params(), "ipv4", "ipv6").equals("ipv6");
+        String card = TcpCard.of(tcp.boundAddress(), v6).encode();
         return new Opening() {
             @Override
             public String card() {
@@ -48,9 +48,10 @@ public final class TcpProvider implements TransportProvider {
 
             @Override
             public Transport connect(String[] cards) {
-                InetSocketAddress[] endpoints = new InetSocketAddress[cards.length];
+                String here = HostId.current();
+                List<List<InetSocketAddress>> endpoints = new ArrayList<>();
                 for (int j = 0; j < cards.length; j++) {
-                    endpoints[j] = parse(cards[j], j);
+                    endpoints.add(TcpCard.parse(cards[j], j).candidates(here));
                 }
                 tcp.connectMesh(endpoints);
                 int[] remote = new int[job.size()];
@@ -69,15 +70,6 @@ public final class TcpProvider implements TransportProvider {
                 tcp.close(0);
             }
         };
-    }
-
-    private static InetSocketAddress parse(String card, int jvm) {
-        int space = card == null ? -1 : card.lastIndexOf(' ');
-        if (space < 0) {
-            throw new RmaException(ErrorClass.ERR_INTERN,
-                    "JVM " + jvm + " published no TCP address (got '" + card + "')");
-        }
-        return new InetSocketAddress(card.substring(0, space), Integer.parseInt(card.substring(space + 1)));
     }
 
     @Override

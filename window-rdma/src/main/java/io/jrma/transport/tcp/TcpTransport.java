@@ -43,6 +43,8 @@ import org.agrona.DirectBuffer;
  * {@link #awaitInput} from the thread running the progress agent.
  */
 public final class TcpTransport implements Transport, AutoCloseable {
+    /** How long one of several addresses of a JVM may take to accept before the next is tried. */
+    static final int CANDIDATE_TIMEOUT_MS = 3_000;
     private final Job job;
     private final String jobId;
     private final String secret;
@@ -93,7 +95,16 @@ public final class TcpTransport implements Transport, AutoCloseable {
         }
     }
 
-    /** The address other JVMs connect to. */
+    /** The address the listening socket is bound to (the wildcard under {@code any}). */
+    InetSocketAddress boundAddress() {
+        try {
+            return (InetSocketAddress) server.getLocalAddress();
+        } catch (IOException e) {
+            throw new RmaException(ErrorClass.ERR_OTHER, "listening socket closed", e);
+        }
+    }
+
+    /** The address other JVMs of this host connect to (loopback for an agent listening on every address). */
     public InetSocketAddress endpoint() {
         try {
             InetSocketAddress a = (InetSocketAddress) server.getLocalAddress();
@@ -111,20 +122,24 @@ public final class TcpTransport implements Transport, AutoCloseable {
      * others, each after the handshake. Blocks until all are connected or {@link NetParams#CONNECT_TIMEOUT_MS}.
      */
     public void connectMesh(InetSocketAddress[] endpoints) {
+        List<List<InetSocketAddress>> each = new ArrayList<>();
+        for (InetSocketAddress e : endpoints) {
+            each.add(List.of(e));
+        }
+        connectMesh(each);
+    }
+
+    /**
+     * As {@link #connectMesh(InetSocketAddress[])}, with the addresses to try for each JVM in order (a JVM listening on
+     * every address of its host: {@link TcpCard#candidates}); an address that refuses or does not answer within
+     * {@value #CANDIDATE_TIMEOUT_MS} ms gives way to the next, the last one has what is left of the start-up timeout.
+     */
+    public void connectMesh(List<List<InetSocketAddress>> endpoints) {
         int me = job.jvmIndex();
         long deadline = System.currentTimeMillis() + NetParams.CONNECT_TIMEOUT_MS.getLong(job.params());
         try {
             for (int j = 0; j < me; j++) {
-                SocketChannel ch = SocketChannel.open();
-                try {
-                    ch.socket().connect(endpoints[j], (int) Math.max(1, deadline - System.currentTimeMillis()));
-                    Handshake.client(ch.socket(), jobId, secret, me, handshakeTimeoutMs);
-                } catch (IOException e) {
-                    ch.close();
-                    throw new RmaException(ErrorClass.ERR_OTHER, "JVM " + me + " cannot connect to JVM " + j + " at "
-                            + endpoints[j] + ": " + e.getMessage(), e);
-                }
-                adopt(j, ch);
+                adopt(j, dial(j, endpoints.get(j), deadline));
             }
             int expected = job.jvmCount() - 1 - me;
             server.configureBlocking(true);
@@ -155,6 +170,39 @@ public final class TcpTransport implements Transport, AutoCloseable {
                     "JVM " + me + ": connecting the job failed: " + e.getMessage(), e);
         }
         startAcceptor();
+    }
+
+    /** Connects to JVM {@code j} at the first of {@code at} that answers, and proves the secret there. */
+    private SocketChannel dial(int j, List<InetSocketAddress> at, long deadline) throws IOException {
+        int me = job.jvmIndex();
+        if (at.isEmpty()) {
+            throw new RmaException(ErrorClass.ERR_OTHER, "JVM " + me + " cannot reach JVM " + j + ": it published no"
+                    + " address this host can connect to (set " + NetParams.INTERFACE.name() + ")");
+        }
+        List<String> failures = new ArrayList<>();
+        for (int k = 0; k < at.size(); k++) {
+            long left = Math.max(1, deadline - System.currentTimeMillis());
+            int timeout = (int) (k == at.size() - 1 ? left : Math.min(left, CANDIDATE_TIMEOUT_MS));
+            SocketChannel ch = SocketChannel.open();
+            try {
+                ch.socket().connect(at.get(k), timeout);
+            } catch (IOException e) {
+                ch.close();
+                failures.add(at.get(k) + ": " + e.getMessage());
+                continue;
+            }
+            try {
+                Handshake.client(ch.socket(), jobId, secret, me, handshakeTimeoutMs);
+                return ch;
+            } catch (IOException e) {
+                ch.close();
+                throw new RmaException(ErrorClass.ERR_OTHER, "JVM " + me + " cannot connect to JVM " + j + " at "
+                        + at.get(k) + ": " + e.getMessage(), e);
+            }
+        }
+        throw new RmaException(ErrorClass.ERR_OTHER, "JVM " + me + " cannot connect to JVM " + j + " ("
+                + String.join("; ", failures) + "; " + NetParams.INTERFACE.name()
+                + " chooses where the agents listen)");
     }
 
     /** Runs the server side of the handshake; returns the client's JVM index, or -1 if refused (counted). */
