@@ -15,9 +15,9 @@ import java.util.List;
  * in the same order once every JVM's cards are known (TCP first: the others set themselves up over its control
  * plane). On failure, what was opened is abandoned.
  */
-final class TransportMesh {
+public final class TransportMesh {
     /** Trades this JVM's cards for every JVM's: {@code result[jvm][transport]}, in the order given. */
-    interface CardTrade {
+    public interface CardTrade {
         String[][] trade(String[] mine) throws IOException;
     }
 
@@ -25,7 +25,7 @@ final class TransportMesh {
     }
 
     /** Returns the transports that reach a peer. */
-    static List<Transport> open(Job job, String jobId, String secret, CardTrade trade) throws IOException {
+    public static List<Transport> open(Job job, String jobId, String secret, CardTrade trade) throws IOException {
         List<TransportProvider> chosen = Transports.select(new JobLayout(job.size(), job.jvmCount(), job.params()));
         List<TransportProvider.Opening> openings = new ArrayList<>();
         try {

@@ -9,16 +9,14 @@ import io.jrma.core.runtime.Params;
 import io.jrma.core.runtime.RankThreads;
 import io.jrma.spi.JobLayout;
 import io.jrma.spi.Transport;
-import io.jrma.spi.TransportProvider;
 import io.jrma.spi.Transports;
+import io.jrma.launcher.TransportMesh;
 import io.jrma.shm.ShmFiles;
 import io.jrma.shm.ShmSegment;
 import io.jrma.transport.shm.ShmRingTransport;
 import io.jrma.transport.tcp.TcpTransport;
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -178,34 +176,20 @@ public final class WiredPair implements AutoCloseable {
         }
     }
 
-    /** What the launcher's transport mesh does, with the card trade between the two threads. */
+    /** The launcher's transport mesh, with the card trade between the two threads. */
     private List<Transport> openThroughSpi(Job job, int jvm) throws Exception {
-        List<TransportProvider> chosen = Transports.select(new JobLayout(job.size(), job.jvmCount(), job.params()));
         if (jvm == 0) {
             providersFound = Transports.evaluate(new JobLayout(job.size(), job.jvmCount(), job.params())).size();
         }
-        List<TransportProvider.Opening> openings = new ArrayList<>();
-        try {
-            String[] mine = new String[chosen.size()];
-            for (TransportProvider p : chosen) {
-                TransportProvider.Opening o = p.open(job, jobId, secret);
-                mine[openings.size()] = o.card();
-                openings.add(o);
+        return TransportMesh.open(job, jobId, secret, mine -> {
+            String[] theirs;
+            try {
+                theirs = (String[]) trade(mine);
+            } catch (Exception e) {
+                throw new IOException("the pair's card trade failed: " + e, e);
             }
-            String[] theirs = (String[]) trade(mine);
-            List<Transport> opened = new ArrayList<>();
-            for (int i = 0; i < openings.size(); i++) {
-                String[] column = jvm == 0 ? new String[] {mine[i], theirs[i]} : new String[] {theirs[i], mine[i]};
-                Transport t = openings.get(i).connect(column);
-                if (t != null) {
-                    opened.add(t);
-                }
-            }
-            return opened;
-        } catch (Exception | Error e) {
-            openings.forEach(TransportProvider.Opening::abandon);
-            throw e;
-        }
+            return jvm == 0 ? new String[][] {mine, theirs} : new String[][] {theirs, mine};
+        });
     }
 
     /** The same transports, constructed directly. */
@@ -244,18 +228,7 @@ public final class WiredPair implements AutoCloseable {
      * component does for a JVM that ended without cleaning up, but without looking that component up.
      */
     static List<String> removeShmFiles(Map<String, String> params) {
-        Path dir = ShmSegment.directory(Params.SHM_DIR.get(params));
-        List<String> gone = new ArrayList<>();
-        for (String f : ShmFiles.filesOf(dir, ProcessHandle.current().pid())) {
-            try {
-                if (Files.deleteIfExists(dir.resolve(f))) {
-                    gone.add(f);
-                }
-            } catch (IOException ignored) {
-                // left for the next jrmarun --cleanup, which removes the files of ended JVMs
-            }
-        }
-        return gone;
+        return ShmFiles.removeFilesOf(ShmSegment.directory(Params.SHM_DIR.get(params)), ProcessHandle.current().pid());
     }
 
     /**

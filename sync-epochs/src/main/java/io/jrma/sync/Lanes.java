@@ -1,17 +1,12 @@
 package io.jrma.sync;
 
-import io.jrma.Datatype;
 import io.jrma.Flavor;
 import io.jrma.WinCounters.Counter;
 import io.jrma.core.dt.BasicType;
-import io.jrma.core.dt.TypeLayout;
-import io.jrma.core.mem.Memory;
 import io.jrma.core.op.OpCode;
 import io.jrma.core.os.CrossMemory;
 import io.jrma.shm.window.OpSlots;
 import io.jrma.shm.window.RemoteRegions;
-import java.nio.ByteBuffer;
-import org.agrona.BufferUtil;
 
 /**
  * The lane table of one window: which {@link Lane} each peer takes, decided once when the window is created
@@ -47,10 +42,7 @@ import org.agrona.BufferUtil;
  */
 final class Lanes {
     /** Bytes staged at a time for a put or get by cross memory attach from or to a heap array. */
-    private static final int STAGE = 256 << 10;
-    /** The first staging buffer's size; it doubles up to {@value #STAGE} as larger operations need. */
-    private static final int STAGE_FIRST = 256;
-    private static final ThreadLocal<ByteBuffer> STAGING = new ThreadLocal<>();
+    private static final int STAGE = Staging.STAGE;
 
     private final WindowImpl w;
     /** Per peer, the lanes its operations may take, for {@code win.info()}. */
@@ -172,25 +164,17 @@ final class Lanes {
         if (a.origin.base == null && contiguous) {
             errno = CrossMemory.transfer(put, pid, origin, lo, a.bytes);
         } else {
-            long stage = staging(a.bytes);
+            long stage = Staging.buffer(a.bytes);
             errno = 0;
             for (long at = 0; errno == 0 && at < a.bytes; at += STAGE) {
                 long n = Math.min(STAGE, a.bytes - at);
                 if (put) {
-                    if (contiguous) {
-                        Memory.copy(a.origin.base, origin + at, null, stage, n);
-                    } else {
-                        TypeLayout.copy(a.origin.base, a.origin.offset, a.originCount, a.originLayout, null, stage, n,
-                                Datatype.BYTE.layout());
-                    }
+                    Staging.pack(a, contiguous, origin, at, stage, n);
                     errno = CrossMemory.transfer(true, pid, stage, lo + at, n);
                 } else {
                     errno = CrossMemory.transfer(false, pid, stage, lo + at, n);
-                    if (errno == 0 && contiguous) {
-                        Memory.copy(null, stage, a.origin.base, origin + at, n);
-                    } else if (errno == 0) {
-                        TypeLayout.copy(null, stage, n, Datatype.BYTE.layout(), a.origin.base, a.origin.offset,
-                                a.originCount, a.originLayout);
+                    if (errno == 0) {
+                        Staging.unpack(a, contiguous, origin, at, stage, n);
                     }
                 }
             }
@@ -246,21 +230,6 @@ final class Lanes {
         w.counters.bump(Counter.CROSS_MEMORY_OPS);
         w.epochs.notePackets(t); // complete already; but the next flush must count it (PacketOrigin.bypass)
         return true;
-    }
-
-    /**
-     * This thread's staging buffer, at least {@code bytes} long up to {@value #STAGE} (grown on demand, so small
-     * operations keep a small one; freed with the thread's last reference to it).
-     */
-    private static long staging(long bytes) {
-        ByteBuffer b = STAGING.get();
-        long need = Math.min(STAGE, bytes);
-        if (b == null || b.capacity() < need) {
-            long grown = b == null ? STAGE_FIRST : Math.min(STAGE, 2L * b.capacity());
-            b = ByteBuffer.allocateDirect((int) Math.max(need, grown));
-            STAGING.set(b);
-        }
-        return BufferUtil.address(b);
     }
 
     // ---- the fast lane: the commonest calls on the target's private bytes, with raw buffers

@@ -1,16 +1,11 @@
 package io.jrma.sync;
 
-import io.jrma.Datatype;
 import io.jrma.Flavor;
 import io.jrma.WinCounters.Counter;
-import io.jrma.core.dt.TypeLayout;
-import io.jrma.core.mem.Memory;
 import io.jrma.core.runtime.Job;
 import io.jrma.spi.RemoteMemory;
-import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicIntegerArray;
-import org.agrona.BufferUtil;
 
 /**
  * The RDMA lane of one window (issue 31): puts and gets to peers whose transport reaches their registered window
@@ -41,8 +36,7 @@ import org.agrona.BufferUtil;
  */
 final class RdmaLane {
     /** Bytes staged at a time for a put or get from or to a heap array. */
-    private static final int STAGE = 256 << 10;
-    private static final ThreadLocal<ByteBuffer> STAGING = new ThreadLocal<>();
+    private static final int STAGE = Staging.STAGE;
 
     private final WindowImpl w;
     /** Per window rank: the transport's memory side for a peer on this lane, else null. */
@@ -173,25 +167,15 @@ final class RdmaLane {
                 m.get(wr, origin, a.bytes, remote, h);
             }
         } else {
-            long stage = staging(a.bytes);
+            long stage = Staging.buffer(a.bytes);
             for (long at = 0; at < a.bytes; at += STAGE) {
                 long n = Math.min(STAGE, a.bytes - at);
                 if (put) {
-                    if (contiguous) {
-                        Memory.copy(a.origin.base, origin + at, null, stage, n);
-                    } else {
-                        TypeLayout.copy(a.origin.base, a.origin.offset, a.originCount, a.originLayout, null, stage, n,
-                                Datatype.BYTE.layout());
-                    }
+                    Staging.pack(a, contiguous, origin, at, stage, n);
                     m.put(wr, stage, n, remote + at, h);
                 } else {
                     m.get(wr, stage, n, remote + at, h);
-                    if (contiguous) {
-                        Memory.copy(null, stage, a.origin.base, origin + at, n);
-                    } else {
-                        TypeLayout.copy(null, stage, n, Datatype.BYTE.layout(), a.origin.base, a.origin.offset,
-                                a.originCount, a.originLayout);
-                    }
+                    Staging.unpack(a, contiguous, origin, at, stage, n);
                 }
             }
         }
@@ -230,19 +214,5 @@ final class RdmaLane {
         for (int t : lanePeers) {
             memory[t].detach(handles[t]);
         }
-    }
-
-    /**
-     * This thread's staging buffer, at least {@code bytes} long up to {@value #STAGE} (grown on demand; freed with the
-     * thread's last reference to it).
-     */
-    private static long staging(long bytes) {
-        ByteBuffer b = STAGING.get();
-        long need = Math.min(STAGE, bytes);
-        if (b == null || b.capacity() < need) {
-            b = ByteBuffer.allocateDirect((int) Math.max(need, b == null ? 256 : Math.min(STAGE, 2L * b.capacity())));
-            STAGING.set(b);
-        }
-        return BufferUtil.address(b);
     }
 }

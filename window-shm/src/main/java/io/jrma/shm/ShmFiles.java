@@ -79,6 +79,26 @@ public final class ShmFiles {
         return gone;
     }
 
+    /**
+     * Deletes the library's files in {@code dir} created by process {@code pid} (a JVM that ended without cleaning
+     * up, or this one at its end); what cannot be deleted is left for the next {@code jrmarun --cleanup}.
+     *
+     * @return the names deleted
+     */
+    public static List<String> removeFilesOf(Path dir, long pid) {
+        List<String> gone = new ArrayList<>();
+        for (String f : filesOf(dir, pid)) {
+            try {
+                if (Files.deleteIfExists(dir.resolve(f))) {
+                    gone.add(f);
+                }
+            } catch (IOException ignored) {
+                // left for the next jrmarun --cleanup, which removes the files of ended JVMs
+            }
+        }
+        return gone;
+    }
+
     /** The library's files in {@code dir} created by process {@code pid} (tests, diagnostics). */
     public static List<String> filesOf(Path dir, long pid) {
         List<String> out = new ArrayList<>();

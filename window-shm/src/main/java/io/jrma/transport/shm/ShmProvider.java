@@ -8,10 +8,6 @@ import io.jrma.spi.JobLayout;
 import io.jrma.spi.Transport;
 import io.jrma.spi.TransportProvider;
 import io.jrma.spi.TransportQuery;
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
@@ -67,18 +63,7 @@ public final class ShmProvider implements TransportProvider {
 
     @Override
     public List<String> reclaim(Map<String, String> params, long pid) {
-        Path dir = ShmSegment.directory(ShmParams.DIR.get(params));
-        List<String> gone = new ArrayList<>();
-        for (String f : ShmFiles.filesOf(dir, pid)) {
-            try {
-                if (Files.deleteIfExists(dir.resolve(f))) {
-                    gone.add(f);
-                }
-            } catch (IOException ignored) {
-                // left for the next jrmarun, which reclaims the files of dead JVMs
-            }
-        }
-        return gone;
+        return ShmFiles.removeFilesOf(ShmSegment.directory(ShmParams.DIR.get(params)), pid);
     }
 
     @Override
