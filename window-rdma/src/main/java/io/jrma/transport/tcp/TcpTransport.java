@@ -65,6 +65,7 @@ public final class TcpTransport implements Transport, AutoCloseable {
     final AtomicLong bytesSent = new AtomicLong();
     final AtomicLong bytesReceived = new AtomicLong();
     final AtomicLong framesRejected = new AtomicLong();
+    private final AtomicLong droppedAfterGoodbye = new AtomicLong();
     final AtomicLong wakesReceived = new AtomicLong();
     final AtomicLong creditFrames = new AtomicLong();
     private final AtomicLong refused = new AtomicLong();
@@ -281,6 +282,11 @@ public final class TcpTransport implements Transport, AutoCloseable {
             return true;
         }
         TcpConnection c = connectionTo(batch.dstRank());
+        if (c == null) { // its JVM said goodbye and closed: it ended normally and reads nothing any more
+            droppedAfterGoodbye.incrementAndGet();
+            batch.markConsumed();
+            return true;
+        }
         boolean reply = PacketType.isReply(PacketHeader.type(batch.buffer(), batch.offsetAt(0)));
         if (!reply && c.queuedBytes.get() > sendQueueBytes) {
             c.tryWrite();
@@ -361,9 +367,19 @@ public final class TcpTransport implements Transport, AutoCloseable {
         return d;
     }
 
+    /**
+     * The connection to the JVM of {@code worldRank}; null when that JVM said goodbye and closed since (it finished:
+     * what the engine still sends it, such as a messenger's credit returns at the end of a job, has no reader and is
+     * dropped; MPI allows no communication with a rank that finalized).
+     *
+     * @throws RmaException ERR_PROC_ABORTED when there is no connection and the peer did not end normally
+     */
     private TcpConnection connectionTo(int worldRank) {
         int j = job.jvmOf(worldRank);
         TcpConnection c = j >= 0 && j < byJvm.length ? byJvm[j] : null;
+        if (c != null && c.closed && c.byeReceived) {
+            return null;
+        }
         if (c == null || c.closed) {
             job.checkAborted();
             throw new RmaException(ErrorClass.ERR_PROC_ABORTED,
@@ -585,6 +601,11 @@ public final class TcpTransport implements Transport, AutoCloseable {
     /** Handshakes refused so far (wrong secret, wrong job, timeout, duplicates). */
     public long handshakesRefused() {
         return refused.get();
+    }
+
+    /** Batches dropped because their JVM had said goodbye and closed (it finished; nothing reads them). */
+    public long droppedAfterGoodbye() {
+        return droppedAfterGoodbye.get();
     }
 
     /** Frames rejected so far (corrupt headers, batches from or to the wrong ranks, bad control messages). */

@@ -398,6 +398,31 @@ class TcpTransportTest {
     }
 
     /**
+     * What the engine still sends to a JVM that said goodbye and closed (a messenger returning credits while the
+     * last barrier of a job drains, seen across two hosts) is dropped and counted: that JVM ended normally and reads
+     * nothing any more, and MPI allows no communication with a rank that finalized. It was an ERR_PROC_ABORTED
+     * "no connection to JVM 1" that failed a finished job.
+     */
+    @Test
+    @Timeout(60)
+    void aBatchForAJvmThatEndedNormallyIsDroppedNotAnError() throws Exception {
+        mesh(Map.of());
+        tcp[1].close(1_000); // JVM 1's job is over
+        long until = System.currentTimeMillis() + 20_000;
+        while (tcp[0].connectedTo(1) && System.currentTimeMillis() < until) {
+            jobs[0].agent().tryProgress();
+            tcp[0].awaitInput(TimeUnit.MILLISECONDS.toNanos(10));
+        }
+        assertFalse(tcp[0].connectedTo(1), "JVM 0 noticed that JVM 1 closed the connection");
+        Batch b = batch(1, 64, 0);
+        assertTrue(tcp[0].send(b), "taken");
+        assertTrue(b.isConsumed(), "locally complete");
+        assertEquals(1, tcp[0].droppedAfterGoodbye());
+        assertFalse(jobs[0].isAborted(), () -> "a batch for a JVM that ended normally aborted the job: "
+                + jobs[0].abortReason().getMessage());
+    }
+
+    /**
      * After a peer's normal end (goodbye, then its side closed) the ended input stays unread in the socket until this
      * transport closes; it is "readable" for ever, so a selector still watching it returned at once every time the
      * idle progress thread went to sleep there: a busy loop on a core for the rest of the job.
