@@ -2,7 +2,6 @@ package io.jrma.launcher;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -14,8 +13,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import javax.tools.JavaCompiler;
-import javax.tools.ToolProvider;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -33,7 +30,6 @@ import org.junit.jupiter.params.provider.CsvSource;
  */
 class EnginesAcrossHostsTest {
     /** The mpi test programs, compiled from two-sided-compat's test sources (the module's own directory is the cwd). */
-    private static final Path MPITESTS = Path.of("..", "two-sided-compat", "src", "test", "java", "mpitests");
     private static final String[] PROGRAMS = {"Check", "Windows", "PointToPoint", "Collective"};
     /** How long a job may take here (2 cores shared with other work; every process starts through ssh). */
     private static final long JOB_S = 150;
@@ -58,15 +54,7 @@ class EnginesAcrossHostsTest {
             System.out.println("EnginesAcrossHostsTest skipped: " + why);
         }
         assumeTrue(why == null, why);
-        programs = hosts.dir().resolve("programs");
-        Files.createDirectories(programs);
-        List<String> args = new ArrayList<>(List.of("-cp", Command.classPath(), "-d", programs.toString()));
-        for (String p : PROGRAMS) {
-            args.add(MPITESTS.resolve(p + ".java").toString());
-        }
-        JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
-        assertNotNull(javac, "a JDK with javac runs the tests");
-        assertEquals(0, javac.run(null, null, null, args.toArray(new String[0])), "compiling the mpi test programs");
+        programs = hosts.compilePrograms(Command.classPath(), PROGRAMS);
     }
 
     @AfterAll

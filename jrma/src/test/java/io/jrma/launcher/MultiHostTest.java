@@ -3,7 +3,6 @@ package io.jrma.launcher;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -17,8 +16,6 @@ import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
-import javax.tools.JavaCompiler;
-import javax.tools.ToolProvider;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -38,7 +35,6 @@ import org.junit.jupiter.params.provider.ValueSource;
 class MultiHostTest {
     private static final String FIX = "io.jrma.launcher.fixtures.";
     /** The mpi test programs, compiled from two-sided-compat's test sources (the module's own directory is the cwd). */
-    private static final Path MPITESTS = Path.of("..", "two-sided-compat", "src", "test", "java", "mpitests");
     private static final String[] PROGRAMS = {"Check", "Windows", "PointToPoint", "Collective"};
     /** A host that does not exist on the hosts' subnet: ssh to it fails. */
     private static final String NO_HOST = NamespaceHosts.SUBNET + ".9";
@@ -71,16 +67,7 @@ class MultiHostTest {
             System.out.println("MultiHostTest skipped: " + why);
         }
         assumeTrue(why == null, why);
-        programs = hosts.dir().resolve("programs");
-        Files.createDirectories(programs);
-        List<String> args = new ArrayList<>(List.of("-cp", System.getProperty("java.class.path"), "-d",
-                programs.toString()));
-        for (String p : PROGRAMS) {
-            args.add(MPITESTS.resolve(p + ".java").toString());
-        }
-        JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
-        assertNotNull(javac, "a JDK with javac runs the tests");
-        assertEquals(0, javac.run(null, null, null, args.toArray(new String[0])), "compiling the mpi test programs");
+        programs = hosts.compilePrograms(System.getProperty("java.class.path"), PROGRAMS);
     }
 
     @AfterAll

@@ -12,6 +12,8 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import javax.tools.JavaCompiler;
+import javax.tools.ToolProvider;
 
 /**
  * Hosts for tests, made of Linux network namespaces on this machine (DESIGN.md section 8): host {@code i} is the
@@ -291,6 +293,26 @@ final class NamespaceHosts implements AutoCloseable {
             // no /proc
         }
         return l;
+    }
+
+    /**
+     * Compiles the mpi test programs {@code names} (two-sided-compat's {@code mpitests} sources) against {@code
+     * classPath} into {@code programs} under this machine's directory, which every host sees; returns that directory.
+     */
+    Path compilePrograms(String classPath, String... names) throws IOException {
+        Path programs = dir().resolve("programs");
+        Files.createDirectories(programs);
+        Path sources = Path.of("..", "two-sided-compat", "src", "test", "java", "mpitests");
+        List<String> args = new ArrayList<>(List.of("-cp", classPath, "-d", programs.toString()));
+        for (String p : names) {
+            args.add(sources.resolve(p + ".java").toString());
+        }
+        JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
+        if (javac == null || javac.run(null, null, null, args.toArray(new String[0])) != 0) {
+            throw new IOException("compiling the mpi test programs " + List.of(names) + " failed (a JDK with javac"
+                    + " runs the tests)");
+        }
+        return programs;
     }
 
     /** Runs a command to its end; returns its output; throws with the output if it fails. */

@@ -181,19 +181,4 @@ final class MessageColl {
             c.await(r, x);
         }
     }
-
-    /** Splits {@code n} items (in units of {@code unit}) into p near-equal blocks. */
-    void split(long n, long unit, long[] lo, long[] len) {
-        long units = n / unit;
-        long base = units / p;
-        long extra = units % p;
-        long at = 0;
-        for (int r = 0; r < p; r++) {
-            long k = base + (r < extra ? 1 : 0);
-            lo[r] = at * unit;
-            len[r] = k * unit;
-            at += k;
-        }
-        len[p - 1] += n - at * unit; // a remainder smaller than one unit goes to the last block
-    }
 }

@@ -397,6 +397,17 @@ class TcpTransportTest {
                 + jobs[0].abortReason().getMessage());
     }
 
+    /** JVM 1's job is over (goodbye, then its side closed), and JVM 0 has seen its connection end. */
+    private void jvmOneEndsNormally() throws Exception {
+        tcp[1].close(1_000);
+        long until = System.currentTimeMillis() + 20_000;
+        while (tcp[0].connectedTo(1) && System.currentTimeMillis() < until) {
+            jobs[0].agent().tryProgress();
+            tcp[0].awaitInput(TimeUnit.MILLISECONDS.toNanos(10));
+        }
+        assertFalse(tcp[0].connectedTo(1), "JVM 0 noticed that JVM 1 closed the connection");
+    }
+
     /**
      * What the engine still sends to a JVM that said goodbye and closed (a messenger returning credits while the
      * last barrier of a job drains, seen across two hosts) is dropped and counted: that JVM ended normally and reads
@@ -407,13 +418,7 @@ class TcpTransportTest {
     @Timeout(60)
     void aBatchForAJvmThatEndedNormallyIsDroppedNotAnError() throws Exception {
         mesh(Map.of());
-        tcp[1].close(1_000); // JVM 1's job is over
-        long until = System.currentTimeMillis() + 20_000;
-        while (tcp[0].connectedTo(1) && System.currentTimeMillis() < until) {
-            jobs[0].agent().tryProgress();
-            tcp[0].awaitInput(TimeUnit.MILLISECONDS.toNanos(10));
-        }
-        assertFalse(tcp[0].connectedTo(1), "JVM 0 noticed that JVM 1 closed the connection");
+        jvmOneEndsNormally();
         Batch b = batch(1, 64, 0);
         assertTrue(tcp[0].send(b), "taken");
         assertTrue(b.isConsumed(), "locally complete");
@@ -431,13 +436,7 @@ class TcpTransportTest {
     @Timeout(60)
     void anIdleProgressThreadSleepsAfterAPeerEndedNormally() throws Exception {
         mesh(Map.of());
-        tcp[1].close(1_000); // JVM 1's job is over
-        long until = System.currentTimeMillis() + 20_000;
-        while (tcp[0].connectedTo(1) && System.currentTimeMillis() < until) {
-            jobs[0].agent().tryProgress();
-            tcp[0].awaitInput(TimeUnit.MILLISECONDS.toNanos(10));
-        }
-        assertFalse(tcp[0].connectedTo(1), "JVM 0 noticed that JVM 1 closed the connection");
+        jvmOneEndsNormally();
         int quick = 0;
         for (int i = 0; i < 5; i++) {
             long t0 = System.nanoTime();
