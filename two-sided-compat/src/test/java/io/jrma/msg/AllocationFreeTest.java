@@ -27,6 +27,8 @@ class AllocationFreeTest {
      * found the spare one taken, a class loaded late) stay far below it; one object per message does not.
      */
     static final double BOUND = 2.0;
+    /** Measured rounds of {@code MEASURED} iterations each; the least allocating one is judged. */
+    static final int ROUNDS = 3;
 
     /** A status maker that makes nothing: the loop checks the source through it. */
     private static final Status.Maker<Integer> SOURCE = (source, tag, bytes) -> source; // small: cached Integers
@@ -48,11 +50,16 @@ class AllocationFreeTest {
             int other = 1 - me;
             loop(m, me, other, out, in, bytes, WARMUP);
             world.barrier();
-            long before = allocated();
-            loop(m, me, other, out, in, bytes, MEASURED);
-            double perIteration = (allocated() - before) / (double) MEASURED;
-            System.out.printf("rank %d, %d bytes: %.2f bytes allocated per ping-pong + sendrecv%n", me, bytes,
-                    perIteration);
+            // the least of a few rounds: a one-off (a pool that grows once, a class loaded late) falls in one round,
+            // an allocation per message in every round
+            double perIteration = Double.MAX_VALUE;
+            for (int round = 0; round < ROUNDS; round++) {
+                long before = allocated();
+                loop(m, me, other, out, in, bytes, MEASURED);
+                perIteration = Math.min(perIteration, (allocated() - before) / (double) MEASURED);
+            }
+            System.out.printf("rank %d, %d bytes: %.2f bytes allocated per ping-pong + sendrecv (least of %d rounds)%n",
+                    me, bytes, perIteration, ROUNDS);
             assertTrue(perIteration <= BOUND, "rank " + me + ", " + bytes + "-byte messages: " + perIteration
                     + " bytes allocated per iteration (blocking send, recv, sendrecv), at most " + BOUND);
         });
