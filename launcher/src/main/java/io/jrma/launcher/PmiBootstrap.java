@@ -47,6 +47,8 @@ public final class PmiBootstrap implements WorldBootstrap {
      * once.
      */
     private static final long OUTPUT_GRACE_MS = 300;
+    /** How long a process that asks the launcher to end the job waits first, so that its last lines get out. */
+    private static final long ABORT_OUTPUT_MS = 100;
 
     static final String SLURM_STEP_NUM_NODES = "SLURM_STEP_NUM_NODES";
     static final String SLURM_LAUNCH_NODE_IPADDR = "SLURM_LAUNCH_NODE_IPADDR";
@@ -266,6 +268,11 @@ public final class PmiBootstrap implements WorldBootstrap {
         System.out.flush();
         System.err.flush();
         reclaim(false);
+        if (pmi.abortEndsJob()) {
+            // the launcher kills every process at once, this one too: give its output forwarding the last lines
+            // first (MPICH's hydra lost an abort's banner now and then)
+            pause(ABORT_OUTPUT_MS);
+        }
         try {
             pmi.abort(code, message);
         } catch (IOException ignored) {
