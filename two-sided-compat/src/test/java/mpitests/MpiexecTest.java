@@ -6,10 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.jrma.testsupport.ChildProcess;
 import io.jrma.testsupport.Command;
 import io.jrma.testsupport.ShmLeftovers;
-import java.io.File;
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Timeout;
@@ -25,24 +22,13 @@ import org.junit.jupiter.params.provider.ValueSource;
  * ERRORS_ARE_FATAL. A launcher that is not installed is skipped with the reason (.ci/run installs both).
  */
 class MpiexecTest {
-    private static String find(String... names) {
-        for (String name : names) {
-            for (String dir : System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)) {
-                if (Files.isExecutable(Path.of(dir, name))) {
-                    return Path.of(dir, name).toString();
-                }
-            }
-        }
-        return null;
-    }
-
     /** The launcher's command up to the program ({@code hydra}: MPICH's mpiexec; {@code ompi}: Open MPI's mpirun). */
     private static List<String> launcher(String which, int n) {
         if (which.equals("hydra")) {
-            String m = find("mpiexec.hydra", "mpiexec.mpich");
+            String m = Command.onPath("mpiexec.hydra", "mpiexec.mpich");
             return m == null ? null : List.of(m, "-n", String.valueOf(n));
         }
-        String m = find("mpirun.openmpi");
+        String m = Command.onPath("mpirun.openmpi");
         return m == null ? null : List.of(m, "--allow-run-as-root", "--oversubscribe", "-np", String.valueOf(n));
     }
 

@@ -8,8 +8,6 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import io.jrma.testsupport.ChildProcess;
 import io.jrma.testsupport.Command;
 import java.io.File;
-import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -42,18 +40,7 @@ class EnginesAcrossHostsTest {
 
     @BeforeAll
     static void makeHosts() throws Exception {
-        String why = NamespaceHosts.unavailable();
-        if (why == null) {
-            try {
-                hosts = NamespaceHosts.create(2);
-            } catch (IOException e) {
-                why = "cannot make network-namespace hosts here: " + e.getMessage();
-            }
-        }
-        if (why != null) {
-            System.out.println("EnginesAcrossHostsTest skipped: " + why);
-        }
-        assumeTrue(why == null, why);
+        hosts = NamespaceHosts.createOrSkip(2, "EnginesAcrossHostsTest");
         programs = hosts.compilePrograms(Command.classPath(), PROGRAMS);
     }
 
@@ -90,18 +77,6 @@ class EnginesAcrossHostsTest {
         return l;
     }
 
-    /** The path of the first of {@code names} on PATH, or null. */
-    private static String find(String... names) {
-        for (String name : names) {
-            for (String dir : System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)) {
-                if (Files.isExecutable(Path.of(dir, name))) {
-                    return Path.of(dir, name).toString();
-                }
-            }
-        }
-        return null;
-    }
-
     /**
      * The launcher's command up to the program, run on this machine (the hosts' bridge is its side of their network),
      * starting its daemons on both hosts through the hosts' ssh wrapper; null when it is not installed.
@@ -109,11 +84,11 @@ class EnginesAcrossHostsTest {
     private static List<String> launcher(String which) {
         String hostList = hosts.address(0) + ":2," + hosts.address(1) + ":2";
         if (which.equals("hydra")) {
-            String m = find("mpiexec.hydra", "mpiexec.mpich");
+            String m = Command.onPath("mpiexec.hydra", "mpiexec.mpich");
             return m == null ? null : List.of(m, "-launcher", "ssh", "-launcher-exec", hosts.agent().toString(),
                     "-iface", NamespaceHosts.BRIDGE, "-hosts", hostList, "-n", String.valueOf(RANKS));
         }
-        String m = find("mpirun.openmpi");
+        String m = Command.onPath("mpirun.openmpi");
         return m == null ? null : List.of(m, "--allow-run-as-root", "--mca", "plm_rsh_agent", hosts.agent().toString(),
                 "--mca", "oob_tcp_if_include", NamespaceHosts.SUBNET + ".0/24", "--bind-to", "none", "--host",
                 hostList, "-np", String.valueOf(RANKS));

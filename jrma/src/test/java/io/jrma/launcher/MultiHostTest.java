@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.jrma.testsupport.ChildProcess;
 import java.io.IOException;
@@ -55,18 +54,7 @@ class MultiHostTest {
 
     @BeforeAll
     static void makeHosts() throws Exception {
-        String why = NamespaceHosts.unavailable();
-        if (why == null) {
-            try {
-                hosts = NamespaceHosts.create(2);
-            } catch (IOException e) {
-                why = "cannot make network-namespace hosts here: " + e.getMessage();
-            }
-        }
-        if (why != null) {
-            System.out.println("MultiHostTest skipped: " + why);
-        }
-        assumeTrue(why == null, why);
+        hosts = NamespaceHosts.createOrSkip(2, "MultiHostTest");
         programs = hosts.compilePrograms(System.getProperty("java.class.path"), PROGRAMS);
     }
 

@@ -12,6 +12,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Assumptions;
 import javax.tools.JavaCompiler;
 import javax.tools.ToolProvider;
 
@@ -72,6 +73,27 @@ final class NamespaceHosts implements AutoCloseable {
             }
         }
         return null;
+    }
+
+    /**
+     * {@code n} hosts for the test class {@code test}, or a skip (an aborted assumption) that prints why when network
+     * namespaces cannot be made here.
+     */
+    static NamespaceHosts createOrSkip(int n, String test) throws InterruptedException {
+        String why = unavailable();
+        NamespaceHosts hosts = null;
+        if (why == null) {
+            try {
+                hosts = create(n);
+            } catch (IOException e) {
+                why = "cannot make network-namespace hosts here: " + e.getMessage();
+            }
+        }
+        if (why != null) {
+            System.out.println(test + " skipped: " + why);
+        }
+        Assumptions.assumeTrue(why == null, why);
+        return hosts;
     }
 
     /** Makes {@code n} hosts with their sshd; throws with the reason when a step fails (everything made is removed). */

@@ -1,5 +1,7 @@
 package io.jrma.testsupport;
 
+import java.io.File;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -16,6 +18,18 @@ public final class Command {
     public static final String ARG_LINE_PROPERTY = "jrma.test.argLine";
 
     private Command() {
+    }
+
+    /** The path of the first of {@code names} found as an executable on PATH, or null (the test then skips). */
+    public static String onPath(String... names) {
+        for (String name : names) {
+            for (String dir : System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)) {
+                if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, name))) {
+                    return Path.of(dir, name).toString();
+                }
+            }
+        }
+        return null;
     }
 
     /** The java executable of the JVM running this test. */

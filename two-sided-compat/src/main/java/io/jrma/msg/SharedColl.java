@@ -262,25 +262,10 @@ final class SharedColl {
                   Object recvBuf, long recvOffset, long recvCount, Datatype recvType, int root) {
         int slot = next();
         int at = at(slot);
-        int dir = p * Long.BYTES;
         if (me == root) {
             MsgRequest[] rs = c.requests();
-            long used = dir;
-            for (int r = 0; r < p; r++) {
-                UserBuf b = UserBuf.of(sendBuf, sendOffset + displs[r], sendCounts[r], sendType,
-                        "scatterv send buffer");
-                if (r != root && used + b.bytes <= SLOT) {
-                    putLong(mem(me), at + r * Long.BYTES, b.bytes);
-                    b.packInto(mem(me), at + used);
-                    used += b.bytes;
-                } else {
-                    putLong(mem(me), at + r * Long.BYTES, BY_MESSAGE);
-                    if (r != root) {
-                        rs[r] = c.isend(sendBuf, sendOffset + displs[r], sendCounts[r], sendType, r,
-                                Collectives.TAG_SCATTER);
-                    }
-                }
-            }
+            publishBlocks(at, sendBuf, sendOffset, sendCounts, displs, sendType, "scatterv send buffer",
+                    Collectives.TAG_SCATTER, rs, 1, 0);
             c.barrier();
             c.localCopy(sendBuf, sendOffset + displs[root], sendCounts[root], sendType, recvBuf, recvOffset,
                     recvCount, recvType);
@@ -294,10 +279,7 @@ final class SharedColl {
             c.recv(recvBuf, recvOffset, recvCount, recvType, root, Collectives.TAG_SCATTER);
             return;
         }
-        long from = dir;
-        for (int r = 0; r < me; r++) {
-            from += Math.max(0, getLong(rm, at + r * Long.BYTES));
-        }
+        long from = blockStart(rm, at, me);
         UserBuf u = UserBuf.of(recvBuf, recvOffset, recvCount, recvType, "scatterv receive buffer");
         if (len > u.bytes) {
             throw new RmaException(ErrorClass.ERR_TRUNCATE, "scatterv: rank " + me + " is sent " + len
@@ -315,24 +297,9 @@ final class SharedColl {
                    Object recvBuf, long recvOffset, long[] recvCounts, long[] recvDispls, Datatype recvType) {
         int slot = next();
         int at = at(slot);
-        int dir = p * Long.BYTES;
         MsgRequest[] rs = c.requests();
-        long used = dir;
-        for (int j = 0; j < p; j++) {
-            UserBuf b = UserBuf.of(sendBuf, sendOffset + sendDispls[j], sendCounts[j], sendType,
-                    "alltoallv send buffer");
-            if (j != me && used + b.bytes <= SLOT) {
-                putLong(mem(me), at + j * Long.BYTES, b.bytes);
-                b.packInto(mem(me), at + used);
-                used += b.bytes;
-            } else {
-                putLong(mem(me), at + j * Long.BYTES, BY_MESSAGE);
-                if (j != me) {
-                    rs[2 * j + 1] = c.isend(sendBuf, sendOffset + sendDispls[j], sendCounts[j], sendType, j,
-                            Collectives.TAG_ALLTOALL);
-                }
-            }
-        }
+        publishBlocks(at, sendBuf, sendOffset, sendCounts, sendDispls, sendType, "alltoallv send buffer",
+                Collectives.TAG_ALLTOALL, rs, 2, 1);
         c.barrier();
         long ext = recvType.extent();
         RmaException err = null;
@@ -352,10 +319,7 @@ final class SharedColl {
                         + " bytes but rank " + me + "'s block holds " + Collectives.bytes(recvCounts[r], recvType));
                 continue;
             }
-            long from = dir;
-            for (int j = 0; j < me; j++) {
-                from += Math.max(0, getLong(rm, at + j * Long.BYTES));
-            }
+            long from = blockStart(rm, at, me);
             if (len > 0) {
                 UserBuf.of(recvBuf, recvOffset + recvDispls[r], recvCounts[r], recvType, "alltoallv receive buffer");
                 recvType.unpack(rm, at + (int) from, len, recvBuf, (recvOffset + recvDispls[r]) * ext, recvCounts[r]);
@@ -367,5 +331,41 @@ final class SharedColl {
         if (err != null) {
             throw err;
         }
+    }
+
+    /**
+     * Publishes, in this rank's slot at {@code at}, a directory of P lengths and then, in rank order, the block for
+     * each other rank r ({@code counts[r]} elements at {@code displs[r]}) while it fits; a block that does not fit is
+     * marked {@link #BY_MESSAGE} in the directory and sent now, its request in {@code rs[stride * r + first]}. This
+     * rank's own block is marked so too and not sent (the caller copies it).
+     */
+    private void publishBlocks(int at, Object buf, long offset, long[] counts, long[] displs, Datatype type,
+                               String what, int tag, MsgRequest[] rs, int stride, int first) {
+        long used = (long) p * Long.BYTES;
+        for (int r = 0; r < p; r++) {
+            UserBuf b = UserBuf.of(buf, offset + displs[r], counts[r], type, what);
+            if (r != me && used + b.bytes <= SLOT) {
+                putLong(mem(me), at + r * Long.BYTES, b.bytes);
+                b.packInto(mem(me), at + used);
+                used += b.bytes;
+            } else {
+                putLong(mem(me), at + r * Long.BYTES, BY_MESSAGE);
+                if (r != me) {
+                    rs[stride * r + first] = c.isend(buf, offset + displs[r], counts[r], type, r, tag);
+                }
+            }
+        }
+    }
+
+    /**
+     * Where block {@code index} starts in the slot at {@code at} of {@code slotMem}: after the directory and the
+     * blocks before it that travel in the slot.
+     */
+    private long blockStart(ByteBuffer slotMem, int at, int index) {
+        long from = (long) p * Long.BYTES;
+        for (int r = 0; r < index; r++) {
+            from += Math.max(0, getLong(slotMem, at + r * Long.BYTES));
+        }
+        return from;
     }
 }

@@ -3,6 +3,7 @@ package io.jrma.msg;
 import io.jrma.Datatype;
 import io.jrma.ErrorClass;
 import io.jrma.RmaException;
+import io.jrma.core.mem.BufferRef;
 import io.jrma.core.mem.Memory;
 import java.nio.ByteBuffer;
 
@@ -25,8 +26,8 @@ final class UserBuf {
     /** Packed size: {@code count * type.size()}. */
     long bytes;
     /**
-     * Whether the data's memory is its packed form and {@link Raw} addresses the buffer: copies are then one
-     * {@link Memory#copy} from {@link #rawBase} at {@link #rawOrigin}.
+     * Whether the data's memory is its packed form and {@link BufferRef#offsetOf} addresses the buffer: copies are
+     * then one {@link Memory#copy} from {@link #rawBase} at {@link #rawOrigin}.
      */
     boolean raw;
     Object rawBase;
@@ -100,9 +101,9 @@ final class UserBuf {
         this.count = count;
         this.type = type;
         this.bytes = bytes;
-        this.raw = bytes > 0 && plain() && Raw.addressable(buf);
-        this.rawBase = raw ? Raw.base(buf) : null;
-        this.rawOrigin = raw ? Raw.offset(buf) + off : 0;
+        this.raw = bytes > 0 && plain() && BufferRef.offsetOf(buf) != BufferRef.NONE;
+        this.rawBase = raw ? BufferRef.baseOf(buf) : null;
+        this.rawOrigin = raw ? BufferRef.offsetOf(buf) + off : 0;
         return this;
     }
 
@@ -197,9 +198,9 @@ final class UserBuf {
         if (bytes <= 0) {
             return;
         }
-        long to = raw ? Raw.offset(dst) : Raw.NONE;
-        if (to != Raw.NONE && dstOffset >= 0 && dstOffset + bytes <= capacity(dst, "pack output")) {
-            Memory.copy(rawBase, rawOrigin, Raw.base(dst), to + dstOffset, bytes);
+        long to = raw ? BufferRef.offsetOf(dst) : BufferRef.NONE;
+        if (to != BufferRef.NONE && dstOffset >= 0 && dstOffset + bytes <= capacity(dst, "pack output")) {
+            Memory.copy(rawBase, rawOrigin, BufferRef.baseOf(dst), to + dstOffset, bytes);
         } else {
             type.pack(buf, offset, count, dst, dstOffset);
         }
@@ -210,9 +211,9 @@ final class UserBuf {
         if (n <= 0) {
             return;
         }
-        long from = raw ? Raw.offset(src) : Raw.NONE;
-        if (from != Raw.NONE && n <= bytes && srcOffset >= 0 && srcOffset + n <= capacity(src, "unpack input")) {
-            Memory.copy(Raw.base(src), from + srcOffset, rawBase, rawOrigin, n);
+        long from = raw ? BufferRef.offsetOf(src) : BufferRef.NONE;
+        if (from != BufferRef.NONE && n <= bytes && srcOffset >= 0 && srcOffset + n <= capacity(src, "unpack input")) {
+            Memory.copy(BufferRef.baseOf(src), from + srcOffset, rawBase, rawOrigin, n);
         } else {
             type.unpack(src, srcOffset, n, buf, offset, count);
         }

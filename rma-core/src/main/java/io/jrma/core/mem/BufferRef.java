@@ -28,6 +28,9 @@ public final class BufferRef {
     private static final long DOUBLE_BASE = Memory.arrayBase(double[].class);
     private static final long BOOLEAN_BASE = Memory.arrayBase(boolean[].class);
 
+    /** {@link #offsetOf} of a buffer that only {@link #resolve} addresses (or none does). */
+    public static final long NONE = -1;
+
     private final Object base;
     private final long offset;
     private final long capacity;
@@ -104,6 +107,55 @@ public final class BufferRef {
         throw new RmaException(ErrorClass.ERR_BUFFER,
                 role + " buffer must be a primitive array, a ByteBuffer or a native"
                 + " BytesStore, got " + (buf == null ? "null" : buf.getClass().getName()));
+    }
+
+    /**
+     * The base object of a buffer whose {@link #offsetOf} is not {@link #NONE} (the array, or null for a direct
+     * ByteBuffer), without making a BufferRef: for paths that copy between such buffers on every call.
+     */
+    public static Object baseOf(Object buf) {
+        if (buf instanceof ByteBuffer) {
+            ByteBuffer bb = (ByteBuffer) buf;
+            return bb.isDirect() ? null : bb.array();
+        }
+        return buf;
+    }
+
+    /**
+     * The offset of byte 0 of a primitive array or of a direct or writable heap ByteBuffer from its {@link #baseOf}
+     * base, without making a BufferRef; {@link #NONE} for anything else (a read-only heap ByteBuffer, a BytesStore,
+     * null), which {@link #resolve} handles or rejects.
+     */
+    public static long offsetOf(Object buf) {
+        if (buf instanceof ByteBuffer) {
+            ByteBuffer bb = (ByteBuffer) buf;
+            return bb.isDirect() ? BufferUtil.address(bb) : bb.hasArray() ? BYTE_BASE + bb.arrayOffset() : NONE;
+        }
+        if (buf instanceof byte[]) {
+            return BYTE_BASE;
+        }
+        if (buf instanceof long[]) {
+            return LONG_BASE;
+        }
+        if (buf instanceof int[]) {
+            return INT_BASE;
+        }
+        if (buf instanceof double[]) {
+            return DOUBLE_BASE;
+        }
+        if (buf instanceof float[]) {
+            return FLOAT_BASE;
+        }
+        if (buf instanceof short[]) {
+            return SHORT_BASE;
+        }
+        if (buf instanceof char[]) {
+            return CHAR_BASE;
+        }
+        if (buf instanceof boolean[]) {
+            return BOOLEAN_BASE;
+        }
+        return NONE;
     }
 
     /**
