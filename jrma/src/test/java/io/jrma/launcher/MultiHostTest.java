@@ -256,6 +256,46 @@ class MultiHostTest {
         assertTrue(r.lines().stream().anyMatch(l -> l.startsWith(prefix)), prefix + " in:\n" + r.output());
     }
 
+    /**
+     * {@code --prefix DIR} as Open MPI's: the JVMs on the other hosts take jrma from DIR/lib (an install of jars made
+     * here from this JVM's class path), not from the class path jrmarun itself runs with; the program's class path
+     * ({@code -cp}) is appended as given.
+     */
+    @Test
+    @Timeout(JOB_S + 30)
+    void theJvmsOfOtherHostsTakeJrmaFromThePrefix() throws Exception {
+        Path prefix = Files.createDirectories(hosts.dir().resolve("prefix-install"));
+        Installs.ofClassPath(prefix.resolve("lib"), System.getProperty("java.class.path"), testClasses());
+        ChildProcess r = jrmarun("--host", both(1), "--prefix", prefix.toString(), "-cp", testClasses().toString(),
+                FIX + "WhereFrom");
+        assertEquals(0, r.exit(JOB_S), r.output());
+        for (int rank = 0; rank < 2; rank++) {
+            String line = "rank " + rank + " on " + hosts.name(rank) + ": mpi from " + prefix.resolve("lib") + "/";
+            assertTrue(r.lines().stream().anyMatch(l -> l.startsWith(line) && l.endsWith(".jar")),
+                    line + "... .jar in:\n" + r.output());
+        }
+    }
+
+    @Test
+    @Timeout(FAILED_JOB_S + 30)
+    void aPrefixWithoutJrmaIsOneLineNamingTheHost() throws Exception {
+        Path nowhere = hosts.dir().resolve("no-install-here");
+        ChildProcess r = jrmarun("--host", both(1), "--prefix", nowhere.toString(), FIX + "Hello");
+        assertEquals(RemoteStart.NOT_INSTALLED, r.exit(FAILED_JOB_S), r.output());
+        String lib = nowhere.resolve("lib") + " is not there (--prefix " + nowhere + ")";
+        assertTrue(r.lines().stream().anyMatch(l -> l.startsWith("jrmarun: cannot start JVM ")
+                && (l.contains("jrma is not installed on host " + hosts.address(0) + ": " + lib)
+                || l.contains("jrma is not installed on host " + hosts.address(1) + ": " + lib))),
+                "the host and " + lib + " named in:\n" + r.output());
+        assertFalse(r.output().contains("Exception"), "no class-loading error of a JVM, nor of the clean-up:\n"
+                + r.output());
+    }
+
+    /** This module's test classes: the fixtures' class path as a program's. */
+    private static Path testClasses() {
+        return Path.of("target", "test-classes").toAbsolutePath();
+    }
+
     @Test
     @Timeout(FAILED_JOB_S + 30)
     void aLaunchAgentThatIsNotThereIsOneLine() throws Exception {

@@ -93,6 +93,11 @@ public final class JobLauncher {
         public boolean rankOnMainThread;
         /** jrma's own class path on the other hosts ({@code --prefix DIR}: DIR/lib/*); null: the same as here. */
         public String remoteLibraryClasspath;
+        /**
+         * jrma's install directory on the other hosts ({@code --prefix DIR}), checked there before a JVM starts (a
+         * missing DIR/lib is one line naming the host, not a class-loading error); null: none given.
+         */
+        public String remotePrefix;
     }
 
     /** How the job ended. */

@@ -208,7 +208,10 @@ public final class JrmaRun {
                         throw new IllegalArgumentException("--launch-agent needs a command");
                     }
                 }
-                case "--prefix", "-prefix" -> o.remoteLibraryClasspath = Path.of(value(a, i++), "lib", "*").toString();
+                case "--prefix", "-prefix" -> {
+                    o.remotePrefix = value(a, i++);
+                    o.remoteLibraryClasspath = Path.of(o.remotePrefix, "lib", "*").toString();
+                }
                 case "--bind-to", "-bind-to" -> policy.bindTo(value(a, i++));
                 case "--report-bindings", "-report-bindings" -> o.params.put(Params.BIND_REPORT.name(), "true");
                 case "--display-map", "-display-map" -> displayMap = true;

@@ -83,7 +83,8 @@ final class JvmSpawner {
         } else {
             // nothing secret in this command line: the secret goes on the agent's stdin, below, and the remote shell
             // puts it in a file of its own
-            pb = new ProcessBuilder(RemoteStart.command(o.launchAgent, host, System.getProperty("user.dir"), env, cmd));
+            pb = new ProcessBuilder(RemoteStart.command(o.launchAgent, host, System.getProperty("user.dir"),
+                    o.remotePrefix, env, cmd, true));
         }
         // one rank per JVM: jrmarun tags its lines, as mpirun does (what the program prints before MPI.Init too)
         String tag = layout.outputTag(j);

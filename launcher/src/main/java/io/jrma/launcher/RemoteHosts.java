@@ -29,13 +29,15 @@ final class RemoteHosts {
     /**
      * A JVM killed on another host (SIGKILL runs no clean-up) may leave named shared-memory files there, which only a
      * process on that host can remove: runs {@code jrmarun --cleanup} there through the agent (the files of jrma JVMs
-     * that no longer run), on every reachable host where a JVM ended with a non-zero code, all at once, bounded.
+     * that no longer run), on every reachable host where a JVM ended with a non-zero code, all at once, bounded; not
+     * where jrma is not in the {@code --prefix} directory (no JVM of jrma ran there).
      */
     static void clean(LaunchedJvm[] workers, Set<String> unreachable, JobLauncher.Options o) {
         Set<String> dirty = new LinkedHashSet<>();
         for (LaunchedJvm w : workers) {
             if (w != null && w.host != null && !w.process.isAlive() && w.process.exitValue() != 0
-                    && !unreachable.contains(w.host)) {
+                    && !unreachable.contains(w.host)
+                    && !(o.remotePrefix != null && w.process.exitValue() == RemoteStart.NOT_INSTALLED)) {
                 dirty.add(w.host);
             }
         }

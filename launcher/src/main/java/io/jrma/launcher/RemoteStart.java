@@ -38,6 +38,8 @@ final class RemoteStart {
      */
     static final List<String> SRUN_OPTIONS = List.of("--nodes=1", "--ntasks=1", "--overlap", "--cpu-bind=none",
             "--mpi=none", "--quiet");
+    /** The remote shell's exit code when jrma is not in the {@code --prefix} directory there (a shell's "not found"). */
+    static final int NOT_INSTALLED = 127;
     /** window-rdma's TCP parameter (NetParams.INTERFACE): where each JVM's IO agent listens. */
     static final String TCP_INTERFACE = "jrma.tcp.interface";
     /** Its environment form, as Param reads it. */
@@ -89,7 +91,7 @@ final class RemoteStart {
      * word quoted for the remote shell; the script ({@link #SECRET_SCRIPT}) takes the secret from stdin.
      */
     static List<String> command(String agent, String host, String dir, Map<String, String> env, List<String> command) {
-        return command(agent, host, dir, env, command, true);
+        return command(agent, host, dir, null, env, command, true);
     }
 
     /**
@@ -98,6 +100,16 @@ final class RemoteStart {
      */
     static List<String> command(String agent, String host, String dir, Map<String, String> env, List<String> command,
             boolean secretOnStdin) {
+        return command(agent, host, dir, null, env, command, secretOnStdin);
+    }
+
+    /**
+     * As {@link #command(String, String, String, Map, List, boolean)}, first checking there that jrma is installed in
+     * {@code prefix} ({@code --prefix}; null: no check): without {@code prefix/lib} the remote shell prints one line
+     * naming the host and the directory and exits with {@value #NOT_INSTALLED}, as a shell does for a missing command.
+     */
+    static List<String> command(String agent, String host, String dir, String prefix, Map<String, String> env,
+            List<String> command, boolean secretOnStdin) {
         List<String> cmd = new ArrayList<>();
         for (String w : agent.trim().split("\\s+")) {
             if (!w.isEmpty()) {
@@ -117,7 +129,14 @@ final class RemoteStart {
         } else {
             cmd.add(host);
         }
-        StringBuilder remote = new StringBuilder("cd ").append(quote(dir)).append(" && exec ");
+        StringBuilder remote = new StringBuilder("cd ").append(quote(dir)).append(" && ");
+        if (prefix != null) {
+            String lib = prefix.endsWith("/") ? prefix + "lib" : prefix + "/lib";
+            remote.append("{ [ -d ").append(quote(lib)).append(" ] || { echo ").append(quote("jrmarun: jrma is not"
+                    + " installed on host " + nodeOf(host) + ": " + lib + " is not there (--prefix " + prefix + ")"))
+                    .append(" >&2; exit ").append(NOT_INSTALLED).append("; }; } && ");
+        }
+        remote.append("exec ");
         if (secretOnStdin) {
             remote.append("sh -c ").append(quote(SECRET_SCRIPT)).append(" jrma ");
         }

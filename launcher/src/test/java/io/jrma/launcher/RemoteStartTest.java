@@ -11,12 +11,16 @@ import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The command a launch agent gets (quoted for the remote shell, no secret in it), which hosts are this one, the
@@ -70,6 +74,35 @@ class RemoteStartTest {
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertEquals(0, p.waitFor(), out + new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8));
         assertEquals("-rw-------\nsecret=s3cret K=v\nline for rank 0\n", out);
+    }
+
+    @Test
+    void aPrefixIsCheckedOnTheHostBeforeTheJvmStarts(@TempDir Path dir) throws Exception {
+        Path install = dir.resolve("my jrma");
+        Files.createDirectories(install.resolve("lib"));
+        assertEquals("started\n", runThere(install, "").out, "lib/ is there: the command runs");
+        Path nowhere = dir.resolve("nowhere");
+        Ran r = runThere(nowhere, "");
+        assertEquals(RemoteStart.NOT_INSTALLED, r.code);
+        assertEquals("", r.out, "the command did not run");
+        assertEquals("jrmarun: jrma is not installed on host h7: " + nowhere + "/lib is not there (--prefix "
+                + nowhere + ")\n", r.err);
+        assertEquals("started\n", runThere(install, "/").out, "a prefix given with a trailing slash");
+    }
+
+    private record Ran(int code, String out, String err) {
+    }
+
+    /** The remote line with {@code --prefix}, run by a local shell (the agent 'sh -c' with the host left out). */
+    private static Ran runThere(Path prefix, String tail) throws Exception {
+        List<String> cmd = new ArrayList<>(RemoteStart.command("sh -c", "h7", "/", prefix + tail, Map.of(),
+                List.of("echo", "started"), false));
+        cmd.remove(2); // the host
+        Process p = new ProcessBuilder(cmd).start();
+        p.getOutputStream().close();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        String err = new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
+        return new Ran(p.waitFor(), out, err);
     }
 
     @Test
