@@ -125,19 +125,28 @@ public final class Report {
     }
 
     /** Whether an implementation runs over TCP (compared with peers over TCP only). */
-    private static boolean tcp(String impl) {
-        return impl.endsWith("-tcp");
+    /**
+     * The kind of path a column measures, whose peers it is compared with: {@code ucx-sm}/{@code ucx-tcp} (jrma over
+     * UCX beside Open MPI's osc/ucx with the same UCX_TLS), {@code tcp}, else one host's shared memory.
+     */
+    private static String kind(String impl) {
+        int ucx = impl.indexOf("-ucx-");
+        if (ucx >= 0) {
+            return impl.substring(ucx + 1);
+        }
+        return impl.endsWith("-tcp") ? "tcp" : "local";
     }
 
     /**
      * The best peer's median for a row, for jrma implementation {@code of}: lowest latency or highest bandwidth
-     * among the C libraries on the same kind of path (over TCP: the peers over TCP; else the others).
+     * among the C libraries on the same kind of path (over TCP: the peers over TCP; over UCX: the peers over UCX
+     * with the same UCX_TLS; else the others).
      */
     private Double bestPeer(Key row, boolean lat, String of) {
         Double best = null;
         for (String i : impls) {
             List<Double> v = get(i, row);
-            if (!jrma(i) && !i.equals(LIMIT) && tcp(i) == tcp(of) && v != null) {
+            if (!jrma(i) && !i.equals(LIMIT) && kind(i).equals(kind(of)) && v != null) {
                 double m = median(v);
                 if (best == null || (lat ? m < best : m > best)) {
                     best = m;
@@ -173,7 +182,7 @@ public final class Report {
         List<String> limitOf = new ArrayList<>();
         if (!lat && impls.contains(LIMIT)) {
             for (String i : impls) {
-                if (jrma(i) && !tcp(i)) {
+                if (jrma(i) && kind(i).equals("local")) {
                     limitOf.add(i);
                     ratioCols.add(i + " / " + LIMIT);
                 }
