@@ -13,7 +13,6 @@ import io.jrma.spi.Transport;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.SocketTimeoutException;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
 import java.nio.channels.ClosedSelectorException;
@@ -32,8 +31,8 @@ import org.agrona.DirectBuffer;
  * The TCP IO agent of one JVM: one connection to every other JVM of the job, shared by all ranks of both
  * (as the IO process of Lockless MPI), carrying wire-ready packet batches, control-plane messages, credit
  * and abort notices ({@link FrameDescriptor}). Every connection opens with the per-job secret handshake
- * ({@link Handshake}); refused handshakes are dropped and counted ({@link #handshakesRefused()}), late or
- * stray connections are refused by an acceptor thread for the job's lifetime.
+ * ({@link Handshake}), run by the {@link TcpAcceptor} for the job's lifetime, each on a thread of its own; refused
+ * handshakes are dropped and counted ({@link #handshakesRefused()}), late or stray connections are refused.
  *
  * <p>Progress is the progress agent's: {@link #progress()} (non-blocking reads, writes, credit return) runs in
  * its duty cycle, whoever holds it; the dedicated progress thread idles in {@link #awaitInput} (the
@@ -58,7 +57,7 @@ public final class TcpTransport implements Transport, AutoCloseable {
     final long creditDelayNs;
     private final int handshakeTimeoutMs;
     private volatile boolean closing;
-    private Thread acceptor;
+    private final TcpAcceptor acceptor;
 
     final AtomicLong framesSent = new AtomicLong();
     final AtomicLong framesReceived = new AtomicLong();
@@ -82,6 +81,7 @@ public final class TcpTransport implements Transport, AutoCloseable {
         this.sendQueueBytes = NetParams.SEND_QUEUE_BYTES.getLong(job.params());
         this.creditDelayNs = Math.max(0, NetParams.CREDIT_DELAY_NS.getLong(job.params()));
         this.handshakeTimeoutMs = (int) NetParams.HANDSHAKE_TIMEOUT_MS.getLong(job.params());
+        this.acceptor = new TcpAcceptor(server, jobId, secret, handshakeTimeoutMs, job.jvmCount(), refused);
     }
 
     /** Opens the listening socket of this JVM's IO agent (address from {@link NetParams#INTERFACE}). */
@@ -143,34 +143,33 @@ public final class TcpTransport implements Transport, AutoCloseable {
                 adopt(j, dial(j, endpoints.get(j), deadline));
             }
             int expected = job.jvmCount() - 1 - me;
-            server.configureBlocking(true);
             while (expected > 0) {
                 long left = deadline - System.currentTimeMillis();
                 if (left <= 0) {
                     throw new RmaException(ErrorClass.ERR_OTHER, "JVM " + me + ": " + expected
                             + " JVMs of the job did not connect within the start-up timeout");
                 }
-                server.socket().setSoTimeout((int) left);
-                SocketChannel ch;
-                try {
-                    ch = server.socket().accept().getChannel();
-                } catch (SocketTimeoutException e) {
+                TcpAcceptor.Admitted a = acceptor.next(left);
+                if (a == null) {
                     continue;
                 }
-                int j = admit(ch);
+                int j = a.jvm();
                 if (j > me && j < byJvm.length && byJvm[j] == null) {
-                    adopt(j, ch);
+                    adopt(j, a.channel());
                     expected--;
-                } else if (j >= 0) {
+                } else {
                     refused.incrementAndGet();
-                    ch.close();
+                    a.channel().close();
                 }
             }
         } catch (IOException e) {
             throw new RmaException(ErrorClass.ERR_OTHER,
                     "JVM " + me + ": connecting the job failed: " + e.getMessage(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new RmaException(ErrorClass.ERR_OTHER, "JVM " + me + ": interrupted while connecting the job", e);
         }
-        startAcceptor();
+        acceptor.meshComplete(); // from now on every new connection is a stranger (or a duplicate)
     }
 
     /** Connects to JVM {@code j} at the first of {@code at} that answers, and proves the secret there. */
@@ -206,21 +205,6 @@ public final class TcpTransport implements Transport, AutoCloseable {
                 + " chooses where the agents listen)");
     }
 
-    /** Runs the server side of the handshake; returns the client's JVM index, or -1 if refused (counted). */
-    private int admit(SocketChannel ch) {
-        try {
-            return Handshake.server(ch.socket(), jobId, secret, handshakeTimeoutMs);
-        } catch (IOException e) {
-            refused.incrementAndGet();
-            try {
-                ch.close();
-            } catch (IOException ignored) {
-                // dropping it
-            }
-            return -1;
-        }
-    }
-
     private void adopt(int j, SocketChannel ch) throws IOException {
         ch.configureBlocking(false);
         ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
@@ -235,28 +219,6 @@ public final class TcpTransport implements Transport, AutoCloseable {
         List<TcpConnection> l = new ArrayList<>(List.of(all));
         l.add(c);
         all = l.toArray(new TcpConnection[0]);
-    }
-
-    /** After start-up every new connection is a stranger (or a duplicate): refuse it and count it. */
-    private void startAcceptor() {
-        acceptor = new Thread(() -> {
-            while (!closing) {
-                try {
-                    server.socket().setSoTimeout(0);
-                    SocketChannel ch = server.socket().accept().getChannel();
-                    if (admit(ch) >= 0) {
-                        refused.incrementAndGet(); // knows the secret, but the mesh is complete: a duplicate
-                        ch.close();
-                    }
-                } catch (IOException e) {
-                    if (!closing) {
-                        refused.incrementAndGet();
-                    }
-                }
-            }
-        }, "jrma-tcp-acceptor");
-        acceptor.setDaemon(true);
-        acceptor.start();
     }
 
     @Override
@@ -671,6 +633,7 @@ public final class TcpTransport implements Transport, AutoCloseable {
             c.discardInput(); // what came since: a socket closed with unread input is reset
             c.close();
         }
+        acceptor.close();
         try {
             server.close();
             selector.close();
