@@ -17,7 +17,6 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.net.Inet6Address;
 import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketException;
@@ -46,6 +45,7 @@ class TcpTransportTest {
     private static final int SILENT_TIMEOUT_MS = 4_000;
     private final List<AutoCloseable> closers = new ArrayList<>();
 
+    private TcpPair pair;
     private Job[] jobs;
     private TcpTransport[] tcp;
     private String jobId;
@@ -53,28 +53,16 @@ class TcpTransportTest {
 
     private void mesh(Map<String, String> params) throws Exception {
         listen(params);
-        connect();
+        pair.connect().addRemotes();
     }
 
     private void listen(Map<String, String> params) {
-        jobId = Handshake.newJobId();
-        secret = Handshake.newSecret();
-        jobs = new Job[] {new Job(2, params, 0, new int[] {0, 1}), new Job(2, params, 1, new int[] {0, 1})};
-        tcp = new TcpTransport[] {TcpTransport.listen(jobs[0], jobId, secret),
-                TcpTransport.listen(jobs[1], jobId, secret)};
-    }
-
-    private void connect() throws Exception {
-        InetSocketAddress[] eps = {tcp[0].endpoint(), tcp[1].endpoint()};
-        CompletableFuture<Void> a = CompletableFuture.runAsync(() -> tcp[0].connectMesh(eps));
-        tcp[1].connectMesh(eps);
-        a.get(20, TimeUnit.SECONDS);
-        jobs[0].addRemote(tcp[0], 1);
-        jobs[1].addRemote(tcp[1], 0);
-        for (int i = 0; i < 2; i++) {
-            TcpTransport t = tcp[i];
-            closers.add(() -> t.close(200));
-        }
+        pair = TcpPair.listen(params);
+        closers.add(pair);
+        jobs = pair.jobs;
+        tcp = pair.tcp;
+        jobId = pair.jobId;
+        secret = pair.secret;
     }
 
     @AfterEach
@@ -125,7 +113,7 @@ class TcpTransportTest {
         }
         assertTrue(tcp[0].handshakesRefused() >= evictions, "the agent took " + n + " connections in");
         long t0 = System.nanoTime();
-        connect();
+        pair.connect().addRemotes();
         long ms = (System.nanoTime() - t0) / 1_000_000;
         System.out.println("mesh formed in " + ms + " ms past " + n + " silent connections");
         assertTrue(tcp[0].connectedTo(1) && tcp[1].connectedTo(0), "the mesh formed");
@@ -386,10 +374,7 @@ class TcpTransportTest {
     @Timeout(30)
     void controlPlaneGathersAcrossTheConnection() throws Exception {
         mesh(Map.of());
-        for (Job j : jobs) {
-            j.start();
-            closers.add(j::stop);
-        }
+        pair.start();
         CompletableFuture<Object[]> r1 = CompletableFuture.supplyAsync(() -> {
             LocalComm c = LocalComm.world(jobs[1], 1, new CollectiveState(2));
             c.barrier();
