@@ -96,7 +96,11 @@ final class RendezvousJoins implements AutoCloseable {
         return joined.poll(Math.max(0, waitMs), TimeUnit.MILLISECONDS);
     }
 
-    /** A handshake running on a thread of its own; {@code evicted} once a newcomer took its place. */
+    /**
+     * A handshake running on a thread of its own; {@code evicted} (under the lock of {@code running}) once a newcomer
+     * took its place. A handshake that succeeded leaves {@code running} under that lock before its connection is handed
+     * on, so a connection handed on is never closed by an eviction.
+     */
     private static final class Pending {
         final Socket socket;
         volatile boolean evicted;
@@ -121,20 +125,18 @@ final class RendezvousJoins implements AutoCloseable {
                 if (running.size() >= MAX_HANDSHAKES) {
                     oldest = running.iterator().next();
                     running.remove(oldest);
+                    oldest.evicted = true; // under the lock: a handshake that ended first is kept
                 }
                 running.add(p);
             }
             if (oldest != null) {
-                oldest.evicted = true;
                 Rendezvous.closeQuietly(oldest.socket); // its thread's read fails now; it counts the refusal
             }
             Thread t = new Thread(() -> {
                 try {
                     handshake(p);
                 } finally {
-                    synchronized (running) {
-                        running.remove(p);
-                    }
+                    leave(p);
                 }
             }, "jrma-launcher-handshake");
             t.setDaemon(true);
@@ -153,7 +155,7 @@ final class RendezvousJoins implements AutoCloseable {
                     : e.getMessage());
             return;
         }
-        if (p.evicted) { // evicted just as it proved the secret: its socket is closed
+        if (!leave(p)) { // evicted just as it proved the secret: its socket is closed
             refuse(s, "open longest of " + MAX_HANDSHAKES + " handshakes at once: closed for a newcomer");
             return;
         }
@@ -164,6 +166,13 @@ final class RendezvousJoins implements AutoCloseable {
             }
         }
         Rendezvous.closeQuietly(s); // the JVMs are all in (or start-up failed): a late one is not wanted
+    }
+
+    /** A handshake ended: it leaves {@code running}; false if it was evicted first. */
+    private boolean leave(Pending p) {
+        synchronized (running) {
+            return running.remove(p) || !p.evicted;
+        }
     }
 
     private void refuse(Socket s, String why) {

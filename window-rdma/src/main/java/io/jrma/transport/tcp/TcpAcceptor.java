@@ -37,7 +37,11 @@ final class TcpAcceptor implements AutoCloseable {
     record Admitted(int jvm, SocketChannel channel) {
     }
 
-    /** A handshake running on a thread of its own; {@code evicted} once a newcomer took its place. */
+    /**
+     * A handshake running on a thread of its own; {@code evicted} (under the lock of {@code running}) once a newcomer
+     * took its place. A handshake that succeeded leaves {@code running} under that lock before its connection is handed
+     * on, so a connection handed on is never closed by an eviction.
+     */
     private static final class Pending {
         final SocketChannel channel;
         volatile boolean evicted;
@@ -119,20 +123,18 @@ final class TcpAcceptor implements AutoCloseable {
                 if (running.size() >= maxHandshakes) {
                     oldest = running.iterator().next();
                     running.remove(oldest);
+                    oldest.evicted = true; // under the lock: a handshake that ended first is kept
                 }
                 running.add(p);
             }
             if (oldest != null) {
-                oldest.evicted = true;
                 closeQuietly(oldest.channel); // its thread's read fails now; it counts the refusal
             }
             Thread t = new Thread(() -> {
                 try {
                     handshake(p);
                 } finally {
-                    synchronized (running) {
-                        running.remove(p);
-                    }
+                    leave(p);
                 }
             }, "jrma-tcp-handshake");
             t.setDaemon(true);
@@ -148,13 +150,24 @@ final class TcpAcceptor implements AutoCloseable {
             refuse(p.channel);
             return;
         }
+        if (!leave(p)) {
+            refuse(p.channel); // evicted as it proved the secret: its channel is closed
+            return;
+        }
         synchronized (admitted) {
-            if (!complete && !p.evicted && !closing) {
+            if (!complete && !closing) {
                 admitted.add(new Admitted(jvm, p.channel));
                 return;
             }
         }
-        refuse(p.channel); // knows the secret, but the mesh is complete: a duplicate (or evicted as it proved it)
+        refuse(p.channel); // knows the secret, but the mesh is complete: a duplicate
+    }
+
+    /** A handshake ended: it leaves {@code running}; false if it was evicted first. */
+    private boolean leave(Pending p) {
+        synchronized (running) {
+            return running.remove(p) || !p.evicted;
+        }
     }
 
     private void refuse(SocketChannel ch) {
