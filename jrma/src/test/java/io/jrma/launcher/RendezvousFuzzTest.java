@@ -56,6 +56,10 @@ class RendezvousFuzzTest {
     /** Bytes of the server's challenge: magic, nonce (16), proof (32). */
     private static final int CHALLENGE = 4 + 16 + 32;
     private static final int JOB_TIMEOUT_S = 120;
+    /** Silent connections held open at once: more than the rendezvous runs handshakes for. */
+    private static final int SILENT_FLOOD = 2 * RendezvousJoins.MAX_HANDSHAKES + 8;
+    /** Honest clients that join after the silent flood. */
+    private static final int HONEST_AFTER_FLOOD = 5;
 
     @AfterEach
     void unhook() {
@@ -158,6 +162,89 @@ class RendezvousFuzzTest {
         assertEquals(null, failed.get(), "the fuzzer found a bad client admitted or answered");
         assertTrue(sent.get() > 0, "the fuzzer sent nothing while the JVMs started");
         assertTrue(rv.refused() <= rv.accepted(), "more refusals than connections");
+    }
+
+    /**
+     * More silent connections than {@link RendezvousJoins#MAX_HANDSHAKES} held open do not keep an honest client out:
+     * each newcomer evicts the handshake open longest (a silent one), so every honest client is admitted at once.
+     * (Before, the connections beyond the limit were refused, the honest ones among them.)
+     */
+    @Test
+    @Timeout(120)
+    void silentConnectionsBeyondTheLimitDoNotKeepAnHonestClientOut() throws Exception {
+        String job = Handshake.newJobId();
+        String secret = Handshake.newSecret();
+        List<Socket> held = new ArrayList<>();
+        try (RendezvousJoins rv = new RendezvousJoins(InetAddress.getLoopbackAddress(), job, secret, TIMEOUT_MS * 10)) {
+            holdSilent(rv, SILENT_FLOOD, held);
+            for (int id = 0; id < HONEST_AFTER_FLOOD; id++) {
+                long h0 = System.nanoTime();
+                joinHonestly(rv, job, secret, id);
+                long ms = (System.nanoTime() - h0) / 1_000_000;
+                assertTrue(ms < TIMEOUT_MS, "honest client " + id + " waited " + ms + " ms behind silent ones");
+            }
+            System.out.println("rendezvous: " + SILENT_FLOOD + " silent connections held, " + HONEST_AFTER_FLOOD
+                    + " honest clients admitted; refused " + rv.refused() + ", the last: " + rv.lastRefusal());
+            assertEquals(SILENT_FLOOD + HONEST_AFTER_FLOOD, rv.accepted(), "connections accepted");
+        } finally {
+            for (Socket s : held) {
+                s.close();
+            }
+        }
+    }
+
+    /** A real job over 2 JVMs starts and runs while more silent connections than the limit hold its rendezvous. */
+    @Test
+    @Timeout(300)
+    void aJobStartsWhileSilentConnectionsBeyondTheLimitHoldItsRendezvous() throws Exception {
+        List<Socket> held = new ArrayList<>();
+        AtomicReference<Throwable> failed = new AtomicReference<>();
+        AtomicReference<RendezvousJoins> opened = new AtomicReference<>();
+        RendezvousJoins.openedForTests = rv -> {
+            if (opened.compareAndSet(null, rv)) {
+                try {
+                    holdSilent(rv, SILENT_FLOOD, held); // before any JVM is started
+                } catch (Exception e) {
+                    failed.set(e);
+                }
+            }
+        };
+        try {
+            Jrma.job(2).jvms(2).param(Params.JVMS_REUSE.name(), "false").timeout(Duration.ofSeconds(JOB_TIMEOUT_S))
+                    .run(world -> {
+                        try (Win w = Win.allocate(world, Long.BYTES, Long.BYTES, null)) {
+                            w.fence(0);
+                            w.put(new long[] {7 + world.rank()}, 1, Datatype.LONG, 1 - world.rank(), 0);
+                            w.fence(0);
+                            if (w.buffer().getLong(0) != 8 - world.rank()) {
+                                throw new IllegalStateException("rank " + world.rank() + " got "
+                                        + w.buffer().getLong(0));
+                            }
+                        }
+                    });
+        } finally {
+            for (Socket s : held) {
+                s.close();
+            }
+        }
+        assertEquals(null, failed.get(), "holding the silent connections failed");
+        RendezvousJoins rv = opened.get();
+        assertNotNull(rv, "the job opened no rendezvous");
+        System.out.println("rendezvous: a job of 2 JVMs started past " + SILENT_FLOOD + " silent connections; "
+                + rv.refused() + " refused, the last: " + rv.lastRefusal());
+    }
+
+    /** Opens {@code n} connections that never say a word and waits until the rendezvous has accepted them all. */
+    private static void holdSilent(RendezvousJoins rv, int n, List<Socket> held) throws Exception {
+        int before = rv.accepted();
+        for (int i = 0; i < n; i++) {
+            held.add(new Socket(InetAddress.getLoopbackAddress(), rv.port()));
+        }
+        long until = System.currentTimeMillis() + TIMEOUT_MS * 10L;
+        while (rv.accepted() < before + n && System.currentTimeMillis() < until) {
+            Thread.sleep(5);
+        }
+        assertEquals(before + n, rv.accepted(), "silent connections accepted");
     }
 
     /** Sends bad clients of random kinds until told to stop or the rendezvous is closed. */

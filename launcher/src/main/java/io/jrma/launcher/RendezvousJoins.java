@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.util.LinkedHashSet;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -16,8 +17,13 @@ import java.util.function.Consumer;
  * fuzzer) is refused within the handshake timeout and costs the JVMs that hold the secret nothing: they are not
  * queued behind it. Connections that proved the secret come out of {@link #next} with the JVM index they claimed.
  *
- * <p>At most {@value #MAX_HANDSHAKES} handshakes run at once; a connection beyond that is closed at once and counted
- * as refused (a flood of connections cannot make the launcher start threads without bound).
+ * <p>At most {@value #MAX_HANDSHAKES} handshakes run at once (a flood of connections cannot make the launcher start
+ * threads without bound). A connection beyond that evicts the handshake that has been open longest: it is closed and
+ * counted as refused, and the newcomer takes its place. An honest JVM's handshake ends within milliseconds of its
+ * connect, so the handshakes that are old when the limit is reached are the silent or stalled ones; refusing the
+ * newcomer instead (as before) let 64 silent connections held open keep every JVM of the job out until the timeout.
+ * (A handshake driven by a selector, with no thread per connection, would need a second, non-blocking implementation
+ * of {@link Handshake}; eviction keeps the one and bounds the threads the same.)
  *
  * <p>Threads: {@link #next} and {@link #close} from the launcher thread that starts the JVMs; an accept thread and the
  * handshake threads are daemons of this object; the counters from any thread.
@@ -40,7 +46,8 @@ final class RendezvousJoins implements AutoCloseable {
     private final String secret;
     private final int timeoutMs;
     private final LinkedBlockingQueue<Joined> joined = new LinkedBlockingQueue<>();
-    private final AtomicInteger running = new AtomicInteger();
+    /** The handshakes running, oldest first. */
+    private final LinkedHashSet<Pending> running = new LinkedHashSet<>(); // guarded by itself
     private final AtomicInteger accepted = new AtomicInteger();
     private final AtomicInteger refused = new AtomicInteger();
     private volatile String lastRefusal;
@@ -74,7 +81,7 @@ final class RendezvousJoins implements AutoCloseable {
         return accepted.get();
     }
 
-    /** Connections refused so far: a failed or timed-out handshake, or one too many at once. */
+    /** Connections refused so far: a failed or timed-out handshake, or one evicted by a newcomer. */
     int refused() {
         return refused.get();
     }
@@ -89,6 +96,20 @@ final class RendezvousJoins implements AutoCloseable {
         return joined.poll(Math.max(0, waitMs), TimeUnit.MILLISECONDS);
     }
 
+    /**
+     * A handshake running on a thread of its own; {@code evicted} (under the lock of {@code running}) once a newcomer
+     * took its place. A handshake that succeeded leaves {@code running} under that lock before its connection is handed
+     * on, so a connection handed on is never closed by an eviction.
+     */
+    private static final class Pending {
+        final Socket socket;
+        volatile boolean evicted;
+
+        Pending(Socket socket) {
+            this.socket = socket;
+        }
+    }
+
     private void acceptLoop() {
         while (true) {
             Socket s;
@@ -98,16 +119,24 @@ final class RendezvousJoins implements AutoCloseable {
                 return; // closed
             }
             accepted.incrementAndGet();
-            if (running.incrementAndGet() > MAX_HANDSHAKES) {
-                running.decrementAndGet();
-                refuse(s, "more than " + MAX_HANDSHAKES + " handshakes at once");
-                continue;
+            Pending p = new Pending(s);
+            Pending oldest = null;
+            synchronized (running) {
+                if (running.size() >= MAX_HANDSHAKES) {
+                    oldest = running.iterator().next();
+                    running.remove(oldest);
+                    oldest.evicted = true; // under the lock: a handshake that ended first is kept
+                }
+                running.add(p);
+            }
+            if (oldest != null) {
+                Rendezvous.closeQuietly(oldest.socket); // its thread's read fails now; it counts the refusal
             }
             Thread t = new Thread(() -> {
                 try {
-                    handshake(s);
+                    handshake(p);
                 } finally {
-                    running.decrementAndGet();
+                    leave(p);
                 }
             }, "jrma-launcher-handshake");
             t.setDaemon(true);
@@ -115,13 +144,19 @@ final class RendezvousJoins implements AutoCloseable {
         }
     }
 
-    private void handshake(Socket s) {
+    private void handshake(Pending p) {
+        Socket s = p.socket;
         int jvm;
         try {
             jvm = Handshake.server(s, linkId, secret, timeoutMs);
             s.setTcpNoDelay(true);
         } catch (IOException e) {
-            refuse(s, e.getMessage());
+            refuse(s, p.evicted ? "open longest of " + MAX_HANDSHAKES + " handshakes at once: closed for a newcomer"
+                    : e.getMessage());
+            return;
+        }
+        if (!leave(p)) { // evicted just as it proved the secret: its socket is closed
+            refuse(s, "open longest of " + MAX_HANDSHAKES + " handshakes at once: closed for a newcomer");
             return;
         }
         synchronized (joined) {
@@ -133,19 +168,31 @@ final class RendezvousJoins implements AutoCloseable {
         Rendezvous.closeQuietly(s); // the JVMs are all in (or start-up failed): a late one is not wanted
     }
 
+    /** A handshake ended: it leaves {@code running}; false if it was evicted first. */
+    private boolean leave(Pending p) {
+        synchronized (running) {
+            return running.remove(p) || !p.evicted;
+        }
+    }
+
     private void refuse(Socket s, String why) {
         lastRefusal = why;
         refused.incrementAndGet();
         Rendezvous.closeQuietly(s);
     }
 
-    /** Stops accepting; connections that joined and were not taken by {@link #next} are closed. */
+    /** Stops accepting; handshakes still running and connections not taken by {@link #next} are closed. */
     @Override
     public void close() {
         try {
             server.close();
         } catch (IOException ignored) {
             // closing anyway
+        }
+        synchronized (running) {
+            for (Pending p : running) {
+                Rendezvous.closeQuietly(p.socket); // a handshake still running now cannot be wanted
+            }
         }
         synchronized (joined) {
             closed = true;

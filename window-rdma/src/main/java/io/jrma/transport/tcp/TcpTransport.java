@@ -1,7 +1,5 @@
 package io.jrma.transport.tcp;
 
-import static io.jrma.transport.tcp.FrameDescriptor.HEADER_LENGTH;
-
 import io.jrma.ErrorClass;
 import io.jrma.RmaException;
 import io.jrma.core.auth.Handshake;
@@ -13,7 +11,6 @@ import io.jrma.spi.Transport;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.SocketTimeoutException;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
 import java.nio.channels.ClosedSelectorException;
@@ -25,15 +22,14 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.LockSupport;
 import org.agrona.DirectBuffer;
 
 /**
  * The TCP IO agent of one JVM: one connection to every other JVM of the job, shared by all ranks of both
  * (as the IO process of Lockless MPI), carrying wire-ready packet batches, control-plane messages, credit
  * and abort notices ({@link FrameDescriptor}). Every connection opens with the per-job secret handshake
- * ({@link Handshake}); refused handshakes are dropped and counted ({@link #handshakesRefused()}), late or
- * stray connections are refused by an acceptor thread for the job's lifetime.
+ * ({@link Handshake}), run by the {@link TcpAcceptor} for the job's lifetime, each on a thread of its own; refused
+ * handshakes are dropped and counted ({@link #handshakesRefused()}), late or stray connections are refused.
  *
  * <p>Progress is the progress agent's: {@link #progress()} (non-blocking reads, writes, credit return) runs in
  * its duty cycle, whoever holds it; the dedicated progress thread idles in {@link #awaitInput} (the
@@ -43,8 +39,6 @@ import org.agrona.DirectBuffer;
  * {@link #awaitInput} from the thread running the progress agent.
  */
 public final class TcpTransport implements Transport, AutoCloseable {
-    /** How long one of several addresses of a JVM may take to accept before the next is tried. */
-    static final int CANDIDATE_TIMEOUT_MS = 3_000;
     private final Job job;
     private final String jobId;
     private final String secret;
@@ -58,7 +52,7 @@ public final class TcpTransport implements Transport, AutoCloseable {
     final long creditDelayNs;
     private final int handshakeTimeoutMs;
     private volatile boolean closing;
-    private Thread acceptor;
+    private final TcpAcceptor acceptor;
 
     final AtomicLong framesSent = new AtomicLong();
     final AtomicLong framesReceived = new AtomicLong();
@@ -82,6 +76,7 @@ public final class TcpTransport implements Transport, AutoCloseable {
         this.sendQueueBytes = NetParams.SEND_QUEUE_BYTES.getLong(job.params());
         this.creditDelayNs = Math.max(0, NetParams.CREDIT_DELAY_NS.getLong(job.params()));
         this.handshakeTimeoutMs = (int) NetParams.HANDSHAKE_TIMEOUT_MS.getLong(job.params());
+        this.acceptor = new TcpAcceptor(server, jobId, secret, handshakeTimeoutMs, job.jvmCount(), refused);
     }
 
     /** Opens the listening socket of this JVM's IO agent (address from {@link NetParams#INTERFACE}). */
@@ -133,92 +128,44 @@ public final class TcpTransport implements Transport, AutoCloseable {
     /**
      * As {@link #connectMesh(InetSocketAddress[])}, with the addresses to try for each JVM in order (a JVM listening on
      * every address of its host: {@link TcpCard#candidates}); an address that refuses or does not answer within
-     * {@value #CANDIDATE_TIMEOUT_MS} ms gives way to the next, the last one has what is left of the start-up timeout.
+     * {@value MeshDialer#CANDIDATE_TIMEOUT_MS} ms gives way to the next, the last one has what is left of the
+     * start-up timeout ({@link MeshDialer}). The JVMs with a higher index are admitted by the {@link TcpAcceptor}.
      */
     public void connectMesh(List<List<InetSocketAddress>> endpoints) {
         int me = job.jvmIndex();
         long deadline = System.currentTimeMillis() + NetParams.CONNECT_TIMEOUT_MS.getLong(job.params());
         try {
             for (int j = 0; j < me; j++) {
-                adopt(j, dial(j, endpoints.get(j), deadline));
+                adopt(j, MeshDialer.dial(job, jobId, secret, handshakeTimeoutMs, j, endpoints.get(j), deadline));
             }
             int expected = job.jvmCount() - 1 - me;
-            server.configureBlocking(true);
             while (expected > 0) {
                 long left = deadline - System.currentTimeMillis();
                 if (left <= 0) {
                     throw new RmaException(ErrorClass.ERR_OTHER, "JVM " + me + ": " + expected
                             + " JVMs of the job did not connect within the start-up timeout");
                 }
-                server.socket().setSoTimeout((int) left);
-                SocketChannel ch;
-                try {
-                    ch = server.socket().accept().getChannel();
-                } catch (SocketTimeoutException e) {
+                TcpAcceptor.Admitted a = acceptor.next(left);
+                if (a == null) {
                     continue;
                 }
-                int j = admit(ch);
+                int j = a.jvm();
                 if (j > me && j < byJvm.length && byJvm[j] == null) {
-                    adopt(j, ch);
+                    adopt(j, a.channel());
                     expected--;
-                } else if (j >= 0) {
+                } else {
                     refused.incrementAndGet();
-                    ch.close();
+                    a.channel().close();
                 }
             }
         } catch (IOException e) {
             throw new RmaException(ErrorClass.ERR_OTHER,
                     "JVM " + me + ": connecting the job failed: " + e.getMessage(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new RmaException(ErrorClass.ERR_OTHER, "JVM " + me + ": interrupted while connecting the job", e);
         }
-        startAcceptor();
-    }
-
-    /** Connects to JVM {@code j} at the first of {@code at} that answers, and proves the secret there. */
-    private SocketChannel dial(int j, List<InetSocketAddress> at, long deadline) throws IOException {
-        int me = job.jvmIndex();
-        if (at.isEmpty()) {
-            throw new RmaException(ErrorClass.ERR_OTHER, "JVM " + me + " cannot reach JVM " + j + ": it published no"
-                    + " address this host can connect to (set " + NetParams.INTERFACE.name() + ")");
-        }
-        List<String> failures = new ArrayList<>();
-        for (int k = 0; k < at.size(); k++) {
-            long left = Math.max(1, deadline - System.currentTimeMillis());
-            int timeout = (int) (k == at.size() - 1 ? left : Math.min(left, CANDIDATE_TIMEOUT_MS));
-            SocketChannel ch = SocketChannel.open();
-            try {
-                ch.socket().connect(at.get(k), timeout);
-            } catch (IOException e) {
-                ch.close();
-                failures.add(at.get(k) + ": " + e.getMessage());
-                continue;
-            }
-            try {
-                Handshake.client(ch.socket(), jobId, secret, me, handshakeTimeoutMs);
-                return ch;
-            } catch (IOException e) {
-                ch.close();
-                throw new RmaException(ErrorClass.ERR_OTHER, "JVM " + me + " cannot connect to JVM " + j + " at "
-                        + at.get(k) + ": " + e.getMessage(), e);
-            }
-        }
-        throw new RmaException(ErrorClass.ERR_OTHER, "JVM " + me + " cannot connect to JVM " + j + " ("
-                + String.join("; ", failures) + "; " + NetParams.INTERFACE.name()
-                + " chooses where the agents listen)");
-    }
-
-    /** Runs the server side of the handshake; returns the client's JVM index, or -1 if refused (counted). */
-    private int admit(SocketChannel ch) {
-        try {
-            return Handshake.server(ch.socket(), jobId, secret, handshakeTimeoutMs);
-        } catch (IOException e) {
-            refused.incrementAndGet();
-            try {
-                ch.close();
-            } catch (IOException ignored) {
-                // dropping it
-            }
-            return -1;
-        }
+        acceptor.meshComplete(); // from now on every new connection is a stranger (or a duplicate)
     }
 
     private void adopt(int j, SocketChannel ch) throws IOException {
@@ -235,28 +182,6 @@ public final class TcpTransport implements Transport, AutoCloseable {
         List<TcpConnection> l = new ArrayList<>(List.of(all));
         l.add(c);
         all = l.toArray(new TcpConnection[0]);
-    }
-
-    /** After start-up every new connection is a stranger (or a duplicate): refuse it and count it. */
-    private void startAcceptor() {
-        acceptor = new Thread(() -> {
-            while (!closing) {
-                try {
-                    server.socket().setSoTimeout(0);
-                    SocketChannel ch = server.socket().accept().getChannel();
-                    if (admit(ch) >= 0) {
-                        refused.incrementAndGet(); // knows the secret, but the mesh is complete: a duplicate
-                        ch.close();
-                    }
-                } catch (IOException e) {
-                    if (!closing) {
-                        refused.incrementAndGet();
-                    }
-                }
-            }
-        }, "jrma-tcp-acceptor");
-        acceptor.setDaemon(true);
-        acceptor.start();
     }
 
     @Override
@@ -292,79 +217,9 @@ public final class TcpTransport implements Transport, AutoCloseable {
             c.tryWrite();
             return false; // back-pressure: the caller drives progress and retries
         }
-        ByteBuffer base = batch.buffer().byteBuffer();
-        long adj = batch.buffer().wrapAdjustment();
-        if (base == null) {
-            base = copyOut(batch);
-            adj = 0;
-        }
-        List<ByteBuffer> parts = new ArrayList<>(4);
-        int frameLen = 0;
-        int runStart = -1;
-        int runEnd = -1;
-        for (int i = 0; i < n; i++) {
-            int at = batch.offsetAt(i);
-            int len = PacketHeader.length(batch.buffer(), at);
-            ByteBuffer ext = batch.externalAt(i);
-            int inline = ext == null ? len : len - ext.remaining();
-            if (frameLen > 0 && (long) frameLen + len > frameBytes) {
-                if (runStart >= 0) {
-                    parts.add(slice(base, adj, runStart, runEnd));
-                }
-                c.enqueue(frame(c, parts, frameLen, null));
-                parts = new ArrayList<>(4);
-                frameLen = 0;
-                runStart = -1;
-            }
-            if (runStart >= 0 && at == runEnd) {
-                runEnd += inline;
-            } else {
-                if (runStart >= 0) {
-                    parts.add(slice(base, adj, runStart, runEnd));
-                }
-                runStart = at;
-                runEnd = at + inline;
-            }
-            if (ext != null) { // the payload is gathered from where it is (window memory): no copy in user space
-                parts.add(slice(base, adj, runStart, runEnd));
-                parts.add(ext.duplicate());
-                runStart = -1;
-            }
-            frameLen += len;
-        }
-        if (runStart >= 0) {
-            parts.add(slice(base, adj, runStart, runEnd));
-        }
-        c.enqueue(frame(c, parts, frameLen, batch));
+        Frames.enqueueBatch(c, batch, n, frameBytes);
         c.tryWrite();
         return true;
-    }
-
-    private static ByteBuffer slice(ByteBuffer base, long adj, int from, int to) {
-        return base.duplicate().limit((int) (adj + to)).position((int) (adj + from));
-    }
-
-    private static TcpConnection.OutFrame frame(TcpConnection c, List<ByteBuffer> parts, int len, Batch last) {
-        ByteBuffer[] bufs = new ByteBuffer[parts.size() + 1];
-        bufs[0] = FrameDescriptor.header(c.header(), FrameDescriptor.BATCH, len);
-        for (int i = 0; i < parts.size(); i++) {
-            bufs[i + 1] = parts.get(i);
-        }
-        return new TcpConnection.OutFrame(bufs, HEADER_LENGTH + (long) len, len, last);
-    }
-
-    /** A batch whose buffer is not a ByteBuffer (never the engine's own): one copy into a direct buffer. */
-    private static ByteBuffer copyOut(Batch b) {
-        int end = 0;
-        for (int i = 0; i < b.count(); i++) {
-            int at = b.offsetAt(i);
-            ByteBuffer ext = b.externalAt(i);
-            end = Math.max(end, at + PacketHeader.length(b.buffer(), at) - (ext == null ? 0 : ext.remaining()));
-        }
-        ByteBuffer d = ByteBuffer.allocateDirect(end);
-        b.buffer().getBytes(0, d, end);
-        d.clear();
-        return d;
     }
 
     /**
@@ -396,8 +251,7 @@ public final class TcpTransport implements Transport, AutoCloseable {
             job.checkAborted();
             throw new RmaException(ErrorClass.ERR_PROC_ABORTED, "no connection to JVM " + jvm);
         }
-        ByteBuffer f = FrameDescriptor.small(FrameDescriptor.CTRL, message);
-        c.enqueue(new TcpConnection.OutFrame(new ByteBuffer[] {f}, f.remaining(), 0, null));
+        c.enqueue(Frames.small(FrameDescriptor.CTRL, message));
         c.tryWrite();
         return true;
     }
@@ -560,8 +414,7 @@ public final class TcpTransport implements Transport, AutoCloseable {
         byte[] m = reason.getBytes(StandardCharsets.UTF_8);
         for (TcpConnection c : all) {
             if (!c.closed) {
-                ByteBuffer f = FrameDescriptor.small(FrameDescriptor.ABORT, m);
-                c.enqueueUrgent(new TcpConnection.OutFrame(new ByteBuffer[] {f}, f.remaining(), 0, null));
+                c.enqueueUrgent(Frames.small(FrameDescriptor.ABORT, m));
                 c.tryWrite();
             }
         }
@@ -576,8 +429,7 @@ public final class TcpTransport implements Transport, AutoCloseable {
     public boolean wakeJvm(int jvm) {
         TcpConnection c = jvm >= 0 && jvm < byJvm.length ? byJvm[jvm] : null;
         if (c != null && !c.closed) {
-            ByteBuffer f = FrameDescriptor.small(FrameDescriptor.WAKE, new byte[0]);
-            c.enqueueUrgent(new TcpConnection.OutFrame(new ByteBuffer[] {f}, f.remaining(), 0, null));
+            c.enqueueUrgent(Frames.small(FrameDescriptor.WAKE, new byte[0]));
             c.tryWrite();
         }
         return c != null;
@@ -633,44 +485,11 @@ public final class TcpTransport implements Transport, AutoCloseable {
 
     @Override
     public void close(long timeoutMs) {
-        for (TcpConnection c : all) {
-            if (!c.closed) {
-                ByteBuffer f = FrameDescriptor.small(FrameDescriptor.BYE, new byte[0]);
-                c.enqueue(new TcpConnection.OutFrame(new ByteBuffer[] {f}, f.remaining(), 0, null));
-                c.tryWrite();
-            }
-        }
         long deadline = System.currentTimeMillis() + timeoutMs;
-        for (TcpConnection c : all) {
-            while (!c.closed && c.queuedBytes.get() > 0 && System.currentTimeMillis() < deadline) {
-                c.tryWrite();
-                Thread.onSpinWait();
-            }
-        }
+        Goodbye.say(all, deadline);
         closing = true;
-        // An orderly end on both sides: FIN after the BYE, then what the peers still send is read until each has
-        // closed its side as well. Closing with their frames unread would reset the connections, and a reset
-        // discards what the kernel still holds of this side's output, so a peer still running (its END late) saw
-        // the connection end without a goodbye and aborted a finished job (issue 34, fault 4).
-        for (TcpConnection c : all) {
-            if (!c.closed && c.queuedBytes.get() == 0) {
-                c.shutdownOutput();
-            }
-        }
-        boolean allEnded = false;
-        while (!allEnded && System.currentTimeMillis() < deadline) {
-            allEnded = true;
-            for (TcpConnection c : all) {
-                allEnded &= c.discardInput();
-            }
-            if (!allEnded) {
-                LockSupport.parkNanos(LINGER_POLL_NS);
-            }
-        }
-        for (TcpConnection c : all) {
-            c.discardInput(); // what came since: a socket closed with unread input is reset
-            c.close();
-        }
+        Goodbye.linger(all, deadline);
+        acceptor.close();
         try {
             server.close();
             selector.close();
@@ -678,9 +497,6 @@ public final class TcpTransport implements Transport, AutoCloseable {
             // closing anyway
         }
     }
-
-    /** How often a closing transport looks whether its peers have closed their sides. */
-    private static final long LINGER_POLL_NS = 200_000;
 
     /** The connection to JVM {@code jvm} (tests). */
     TcpConnection connection(int jvm) {

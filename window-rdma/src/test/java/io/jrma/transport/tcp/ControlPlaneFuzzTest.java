@@ -8,14 +8,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jrma.ErrorClass;
 import io.jrma.RmaException;
-import io.jrma.core.auth.Handshake;
 import io.jrma.core.runtime.CollectiveState;
 import io.jrma.core.runtime.ControlPlane;
 import io.jrma.core.runtime.Job;
 import io.jrma.core.runtime.LocalComm;
 import java.io.ByteArrayOutputStream;
 import java.io.ObjectOutputStream;
-import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
@@ -45,33 +43,18 @@ import org.junit.jupiter.api.Timeout;
 class ControlPlaneFuzzTest {
     static final long COUNT = Long.getLong("jrma.fuzz.control", 20_000);
     static final long SEED = Long.getLong("jrma.fuzz.seed", 34);
-    private final List<AutoCloseable> closers = new ArrayList<>();
+    private TcpPair pair;
     private Job[] jobs;
 
     private void mesh() throws Exception {
-        String jobId = Handshake.newJobId();
-        String secret = Handshake.newSecret();
-        jobs = new Job[] {new Job(2, Map.of(), 0, new int[] {0, 1}), new Job(2, Map.of(), 1, new int[] {0, 1})};
-        TcpTransport[] tcp = {TcpTransport.listen(jobs[0], jobId, secret), TcpTransport.listen(jobs[1], jobId, secret)};
-        InetSocketAddress[] eps = {tcp[0].endpoint(), tcp[1].endpoint()};
-        CompletableFuture<Void> a = CompletableFuture.runAsync(() -> tcp[0].connectMesh(eps));
-        tcp[1].connectMesh(eps);
-        a.get(20, TimeUnit.SECONDS);
-        jobs[0].addRemote(tcp[0], 1);
-        jobs[1].addRemote(tcp[1], 0);
-        for (int i = 0; i < 2; i++) {
-            Job j = jobs[i];
-            TcpTransport t = tcp[i];
-            j.start();
-            closers.add(() -> t.close(200));
-            closers.add(j::stop);
-        }
+        pair = TcpPair.mesh(Map.of()).start();
+        jobs = pair.jobs;
     }
 
     @AfterEach
-    void close() throws Exception {
-        for (int i = closers.size() - 1; i >= 0; i--) {
-            closers.get(i).close();
+    void close() {
+        if (pair != null) {
+            pair.close();
         }
     }
 

@@ -16,8 +16,6 @@ import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -94,29 +92,18 @@ class TcpCardTest {
     @Test
     @Timeout(30)
     void twoAgentsOnEveryAddressConnectThroughTheirCards() throws Exception {
-        Map<String, String> params = Map.of(NetParams.INTERFACE.name(), "any");
-        String jobId = Handshake.newJobId();
-        String secret = Handshake.newSecret();
-        Job[] jobs = {new Job(2, params, 0, new int[] {0, 1}), new Job(2, params, 1, new int[] {0, 1})};
-        TcpTransport[] tcp = {TcpTransport.listen(jobs[0], jobId, secret), TcpTransport.listen(jobs[1], jobId, secret)};
-        try {
+        try (TcpPair pair = TcpPair.listen(Map.of(NetParams.INTERFACE.name(), "any"))) {
             List<List<InetSocketAddress>> eps = new ArrayList<>();
-            for (TcpTransport t : tcp) {
+            for (TcpTransport t : pair.tcp) {
                 TcpCard card = TcpCard.parse(TcpCard.of(t.boundAddress(), false).encode(), eps.size());
                 assertTrue(card.addresses().size() >= 1);
                 List<InetSocketAddress> tries = card.candidates(HostId.current());
                 assertTrue(tries.get(0).getAddress().isLoopbackAddress(), "same host: loopback first, " + tries);
                 eps.add(tries);
             }
-            CompletableFuture<Void> a = CompletableFuture.runAsync(() -> tcp[0].connectMesh(eps));
-            tcp[1].connectMesh(eps);
-            a.get(20, TimeUnit.SECONDS);
-            assertEquals(0, tcp[0].handshakesRefused());
-            assertFalse(jobs[0].isAborted() || jobs[1].isAborted());
-        } finally {
-            for (TcpTransport t : tcp) {
-                t.close(200);
-            }
+            pair.connect(eps);
+            assertEquals(0, pair.tcp[0].handshakesRefused());
+            assertFalse(pair.jobs[0].isAborted() || pair.jobs[1].isAborted());
         }
     }
 

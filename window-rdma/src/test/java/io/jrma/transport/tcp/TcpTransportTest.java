@@ -17,7 +17,6 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.net.Inet6Address;
 import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketException;
@@ -40,29 +39,30 @@ import org.junit.jupiter.api.Timeout;
  */
 class TcpTransportTest {
     private static final int WINDOW = 4242;
+    /** Silent connections made before the mesh forms, fewer than the listening socket's backlog. */
+    private static final int FEW_SILENT = 4;
+    /** The handshake timeout while they are held. */
+    private static final int SILENT_TIMEOUT_MS = 4_000;
     private final List<AutoCloseable> closers = new ArrayList<>();
 
+    private TcpPair pair;
     private Job[] jobs;
     private TcpTransport[] tcp;
     private String jobId;
     private String secret;
 
     private void mesh(Map<String, String> params) throws Exception {
-        jobId = Handshake.newJobId();
-        secret = Handshake.newSecret();
-        jobs = new Job[] {new Job(2, params, 0, new int[] {0, 1}), new Job(2, params, 1, new int[] {0, 1})};
-        tcp = new TcpTransport[] {TcpTransport.listen(jobs[0], jobId, secret),
-                TcpTransport.listen(jobs[1], jobId, secret)};
-        InetSocketAddress[] eps = {tcp[0].endpoint(), tcp[1].endpoint()};
-        CompletableFuture<Void> a = CompletableFuture.runAsync(() -> tcp[0].connectMesh(eps));
-        tcp[1].connectMesh(eps);
-        a.get(20, TimeUnit.SECONDS);
-        jobs[0].addRemote(tcp[0], 1);
-        jobs[1].addRemote(tcp[1], 0);
-        for (int i = 0; i < 2; i++) {
-            TcpTransport t = tcp[i];
-            closers.add(() -> t.close(200));
-        }
+        listen(params);
+        pair.connect().addRemotes();
+    }
+
+    private void listen(Map<String, String> params) {
+        pair = TcpPair.listen(params);
+        closers.add(pair);
+        jobs = pair.jobs;
+        tcp = pair.tcp;
+        jobId = pair.jobId;
+        secret = pair.secret;
     }
 
     @AfterEach
@@ -70,6 +70,54 @@ class TcpTransportTest {
         for (AutoCloseable c : closers) {
             c.close();
         }
+    }
+
+    /**
+     * More silent connections to JVM 0's agent than it runs handshakes for at once, made before the mesh forms, do not
+     * delay the mesh: each handshake has a thread of its own, and a newcomer beyond the limit evicts the one open
+     * longest. (Before, nothing accepted them before the mesh formed: the connections beyond the backlog timed out.)
+     */
+    @Test
+    @Timeout(60)
+    void silentConnectionsBeyondTheLimitDoNotDelayTheMesh() throws Exception {
+        silentConnectionsThenMesh(2 * TcpAcceptor.MAX_HANDSHAKES + 8);
+    }
+
+    /**
+     * A few silent connections to JVM 0's agent made before the mesh forms do not delay it. (Before, the agent took
+     * the connections one at a time during start-up, each silent one for the handshake timeout.)
+     */
+    @Test
+    @Timeout(60)
+    void aFewSilentConnectionsDoNotDelayTheMesh() throws Exception {
+        silentConnectionsThenMesh(FEW_SILENT);
+    }
+
+    private void silentConnectionsThenMesh(int n) throws Exception {
+        listen(Map.of(NetParams.HANDSHAKE_TIMEOUT_MS.name(), String.valueOf(SILENT_TIMEOUT_MS)));
+        List<Socket> silent = new ArrayList<>();
+        closers.add(() -> {
+            for (Socket s : silent) {
+                s.close();
+            }
+        });
+        for (int i = 0; i < n; i++) {
+            Socket s = new Socket();
+            s.connect(tcp[0].endpoint(), SILENT_TIMEOUT_MS);
+            silent.add(s);
+        }
+        int evictions = n - TcpAcceptor.MAX_HANDSHAKES;
+        long until = System.currentTimeMillis() + SILENT_TIMEOUT_MS;
+        while (tcp[0].handshakesRefused() < evictions && System.currentTimeMillis() < until) {
+            Thread.sleep(5);
+        }
+        assertTrue(tcp[0].handshakesRefused() >= evictions, "the agent took " + n + " connections in");
+        long t0 = System.nanoTime();
+        pair.connect().addRemotes();
+        long ms = (System.nanoTime() - t0) / 1_000_000;
+        System.out.println("mesh formed in " + ms + " ms past " + n + " silent connections");
+        assertTrue(tcp[0].connectedTo(1) && tcp[1].connectedTo(0), "the mesh formed");
+        assertTrue(ms < SILENT_TIMEOUT_MS / 2, "the mesh took " + ms + " ms: it waited for silent connections");
     }
 
     @Test
@@ -326,10 +374,7 @@ class TcpTransportTest {
     @Timeout(30)
     void controlPlaneGathersAcrossTheConnection() throws Exception {
         mesh(Map.of());
-        for (Job j : jobs) {
-            j.start();
-            closers.add(j::stop);
-        }
+        pair.start();
         CompletableFuture<Object[]> r1 = CompletableFuture.supplyAsync(() -> {
             LocalComm c = LocalComm.world(jobs[1], 1, new CollectiveState(2));
             c.barrier();
