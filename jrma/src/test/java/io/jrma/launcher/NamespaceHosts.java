@@ -23,7 +23,8 @@ import javax.tools.ToolProvider;
  * temporary directory) started as {@code nsenter --net=... unshare --uts --mount} with the host's name, a tmpfs of
  * its own on /dev/shm and a sysfs of its own on /sys (as {@code ip netns exec} mounts: /sys/class/net lists the
  * namespace's interfaces, which UCX's tcp transport enumerates there): a host with its own address, name, network
- * devices and shared memory, the rest of the file system shared as on a cluster with a shared file system. {@link #agent()} is an ssh wrapper to pass as {@code --launch-agent}.
+ * devices and shared memory, the rest of the file system shared as on a cluster with a shared file system.
+ * {@link #agent()} is an ssh wrapper to pass as {@code --launch-agent}.
  *
  * <p>{@link #unavailable} says why the hosts cannot be made here (not root, no {@code ip}, {@code sshd},
  * {@code nsenter}, {@code unshare} or {@code ssh}), {@link #create} throws with the reason when a step fails (no
