@@ -22,7 +22,8 @@ import java.util.stream.Stream;
 
 /**
  * The soak's driver: runs {@link SoakRank} jobs on the layouts (threads of one JVM, 2 and 4 JVMs over the
- * shared-memory rings, 2 JVMs over TCP only) and adds up what they ran and checked.
+ * shared-memory rings, 2 JVMs over TCP only, 2 JVMs over UCX) and adds up what they ran and checked, with the window
+ * counters of their JVMs ({@link CountedRank}: RDMA lane operations, UCP atomics, packets).
  *
  * <p>Settings (system properties): {@code jrma.soak.seed} (default: random, printed), {@code jrma.soak.layouts}
  * (comma-separated names, default all), {@code jrma.soak.rounds} (quick mode: rounds per layout),
