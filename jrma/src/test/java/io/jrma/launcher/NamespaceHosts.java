@@ -20,9 +20,11 @@ import javax.tools.ToolProvider;
  * Hosts for tests, made of Linux network namespaces on this machine (DESIGN.md section 8): host {@code i} is the
  * namespace {@code multihost-tI} with a veth pair to a bridge ({@value #SUBNET}.0/24, the bridge at .254, which is this
  * machine's side), and an {@code sshd} of its own (key-only, its configuration, host key and authorized key under a
- * temporary directory) started as {@code nsenter --net=... unshare --uts --mount} with the host's name and a tmpfs of
- * its own on /dev/shm: a host with its own address, name and shared memory, the rest of the file system shared as on a
- * cluster with a shared file system. {@link #agent()} is an ssh wrapper to pass as {@code --launch-agent}.
+ * temporary directory) started as {@code nsenter --net=... unshare --uts --mount} with the host's name, a tmpfs of
+ * its own on /dev/shm and a sysfs of its own on /sys (as {@code ip netns exec} mounts: /sys/class/net lists the
+ * namespace's interfaces, which UCX's tcp transport enumerates there): a host with its own address, name, network
+ * devices and shared memory, the rest of the file system shared as on a cluster with a shared file system.
+ * {@link #agent()} is an ssh wrapper to pass as {@code --launch-agent}.
  *
  * <p>{@link #unavailable} says why the hosts cannot be made here (not root, no {@code ip}, {@code sshd},
  * {@code nsenter}, {@code unshare} or {@code ssh}), {@link #create} throws with the reason when a step fails (no
@@ -167,7 +169,8 @@ final class NamespaceHosts implements AutoCloseable {
                     "PidFile " + dir.resolve("sshd_" + (i + 1) + ".pid"), "LogLevel ERROR", ""));
             Process p = new ProcessBuilder("nsenter", "--net=/run/netns/" + ns, "unshare", "--uts", "--mount", "sh",
                     "-c", "hostname " + name(i) + " && mount -t tmpfs -o size=" + SHM_SIZE + " " + NS_PREFIX
-                            + "shm /dev/shm && exec " + SSHD + " -D -e -f " + conf)
+                            + "shm /dev/shm && mount -t sysfs " + NS_PREFIX + "sys /sys && exec " + SSHD
+                            + " -D -e -f " + conf)
                     .redirectErrorStream(true).redirectOutput(dir.resolve("sshd_" + (i + 1) + ".log").toFile()).start();
             sshds.add(p);
         }

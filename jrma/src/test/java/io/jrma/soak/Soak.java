@@ -1,7 +1,9 @@
 package io.jrma.soak;
 
+import io.jrma.Flavor;
 import io.jrma.Jrma;
 import io.jrma.shm.ShmFiles;
+import io.jrma.transport.ucx.UcxWorker;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -12,13 +14,16 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 
 /**
  * The soak's driver: runs {@link SoakRank} jobs on the layouts (threads of one JVM, 2 and 4 JVMs over the
- * shared-memory rings, 2 JVMs over TCP only) and adds up what they ran and checked.
+ * shared-memory rings, 2 JVMs over TCP only, 2 JVMs over UCX) and adds up what they ran and checked, with the window
+ * counters of their JVMs ({@link CountedRank}: RDMA lane operations, UCP atomics, packets).
  *
  * <p>Settings (system properties): {@code jrma.soak.seed} (default: random, printed), {@code jrma.soak.layouts}
  * (comma-separated names, default all), {@code jrma.soak.rounds} (quick mode: rounds per layout),
@@ -33,7 +38,14 @@ final class Soak {
         JVMS2("2jvms", 2, "shm", Map.of()),
         JVMS2_PACKET("2jvms-packet", 2, "shm", Map.of("jrma.path", "packet")),
         JVMS4("4jvms", 4, "shm", Map.of()),
-        JVMS2_TCP("2jvms-tcp", 2, "tcp", Map.of("jrma.transports", "^shm", "jrma.shm.windows", "false"));
+        JVMS2_TCP("2jvms-tcp", 2, "tcp", Map.of("jrma.transports", "^shm", "jrma.shm.windows", "false")),
+        /**
+         * UCX between the JVMs over UCX's shared-memory transports: packets as UCP messages, puts and gets of
+         * allocate and create windows by the RDMA lane, accumulates by UCP atomics (the atomic domain).
+         */
+        JVMS2_UCX("2jvms-ucx", 2, "ucx", ucx("sm,self")),
+        /** The same over UCX's TCP transport (puts, gets and atomics emulated by the target worker's progress). */
+        JVMS2_UCX_TCP("2jvms-ucx-tcp", 2, "ucx", ucx("tcp,self"));
 
         final String label;
         final int jvms;
@@ -45,6 +57,23 @@ final class Soak {
             this.jvms = jvms;
             this.between = between;
             this.params = params;
+        }
+
+        /** Whether the layout needs UCX (libucp) in every JVM. */
+        boolean ucx() {
+            return between.equals("ucx");
+        }
+
+        /**
+         * Why the layout cannot run on this host (a UCX layout where libucp is missing), or null.
+         */
+        String unavailableReason() {
+            return ucx() ? UcxWorker.unavailableReason() : null;
+        }
+
+        /** UCX carries everything between the JVMs, over the given UCX transports; no window memory is shared. */
+        private static Map<String, String> ucx(String tls) {
+            return Map.of("jrma.transports", "tcp,ucx", "jrma.ucx.tls", tls, "jrma.shm.windows", "false");
         }
 
         static Layout of(String label) {
@@ -64,6 +93,15 @@ final class Soak {
     /** Operation sizes per round, the same in both modes (so a long-mode failure reproduces in quick mode). */
     static final int MAX_OPS = 16;
     static final int MAX_MSGS = 6;
+
+    /** What a job reports: the soak's counts ({@link SoakRank#COUNTERS}), then window counters summed over JVMs. */
+    static final String[] NAMES = Stream.concat(Arrays.stream(SoakRank.COUNTERS),
+            Arrays.stream(CountedRank.COUNTERS).map(k -> k.name().toLowerCase())).toArray(String[]::new);
+    /** Indices in {@link #NAMES} of the window counters: puts and gets by the RDMA lane, UCP atomics, packets. */
+    static final int RDMA_OPS = SoakRank.COUNTERS.length;
+    static final int RDMA_BYTES = RDMA_OPS + 1;
+    static final int RDMA_ATOMICS = RDMA_OPS + 2;
+    static final int PACKETS = RDMA_OPS + 3;
 
     static final long SEED = Long.getLong("jrma.soak.seed", new SplittableRandom().nextLong());
     static final int QUICK_ROUNDS = Integer.getInteger("jrma.soak.rounds", 12);
@@ -85,6 +123,30 @@ final class Soak {
         return out;
     }
 
+    /**
+     * Whether a quick-mode job of {@code rounds} rounds with this seed makes a window of one of these flavors
+     * that runs a round: the soak's draw of windows ({@code SoakRank.rounds()}: per window a seed, 1 to 5 rounds
+     * and a flavor, until the rounds are done), repeated here so that a test knows whether the job must show the
+     * window counters of allocate and create windows (the RDMA lane, UCP atomics).
+     */
+    static boolean drawsWindow(long seed, int rounds, Set<Flavor> flavors) {
+        SplittableRandom r = new SplittableRandom(seed);
+        int left = rounds;
+        while (left > 0) {
+            r.nextLong();
+            int windowRounds = 1 + r.nextInt(MAX_WINDOW_ROUNDS);
+            Flavor f = Flavor.values()[r.nextInt(Flavor.values().length)];
+            if (flavors.contains(f)) {
+                return true;
+            }
+            left -= windowRounds;
+        }
+        return false;
+    }
+
+    /** The most rounds of one window (as SoakRank draws them). */
+    private static final int MAX_WINDOW_ROUNDS = 5;
+
     /** Job k's seed: the soak's seed itself for the first job, so that a printed seed reproduces as job 0. */
     static long jobSeed(long seed, int k) {
         return k == 0 ? seed : Model.mix(seed + 0x632BE59BD9B4E019L * k);
@@ -92,7 +154,7 @@ final class Soak {
 
     /** What jobs on one layout ran and checked, summed. */
     static final class Totals {
-        final long[] c = new long[SoakRank.COUNTERS.length];
+        final long[] c = new long[NAMES.length];
         int jobs;
         long millis;
 
@@ -112,10 +174,7 @@ final class Soak {
         public String toString() {
             StringBuilder sb = new StringBuilder();
             sb.append(String.format("jobs %d, %.1f s", jobs, millis / 1000.0));
-            for (int i = 0; i < c.length; i++) {
-                sb.append(", ").append(SoakRank.COUNTERS[i]).append(' ').append(c[i]);
-            }
-            return sb.toString();
+            return sb.append(", ").append(describe(c)).toString();
         }
     }
 
@@ -190,16 +249,31 @@ final class Soak {
         try {
             SoakRank.Config cfg = new SoakRank.Config(l.label, l.jvms, l.between, seed, rounds, deadlineMillis,
                     MAX_OPS, MAX_MSGS, true, result.toString(), breakModel, tuning);
-            Jrma.job(n).params(l.params).params(parse(tuning)).jvms(l.jvms).timeout(timeout).run(new SoakRank(cfg));
-            long[] out = new long[SoakRank.COUNTERS.length];
-            for (String line : Files.readAllLines(result)) {
-                String[] kv = line.split("=");
-                int i = Arrays.asList(SoakRank.COUNTERS).indexOf(kv[0]);
-                out[i] = Long.parseLong(kv[1]);
+            Jrma.job(n).params(l.params).params(parse(tuning)).jvms(l.jvms).timeout(timeout)
+                    .run(new CountedRank(new SoakRank(cfg), result.toString()));
+            long[] out = new long[NAMES.length];
+            read(result, out);
+            for (int j = 0; j < l.jvms; j++) {
+                read(CountedRank.fileOf(result.toString(), j), out);
             }
             return out;
         } finally {
             Files.deleteIfExists(result);
+            for (int j = 0; j < l.jvms; j++) {
+                Files.deleteIfExists(CountedRank.fileOf(result.toString(), j));
+            }
+        }
+    }
+
+    /** Adds the {@code name=value} lines of a result file (if it exists: a JVM without ranks writes none). */
+    private static void read(Path file, long[] out) throws IOException {
+        if (!Files.exists(file)) {
+            return;
+        }
+        for (String line : Files.readAllLines(file)) {
+            String[] kv = line.split("=");
+            int i = Arrays.asList(NAMES).indexOf(kv[0]);
+            out[i] += Long.parseLong(kv[1]);
         }
     }
 
@@ -207,12 +281,24 @@ final class Soak {
      * Long mode: layouts in turn, each job running rounds for up to {@code chunk}, until {@code minutes} are
      * over; prints a line per job and the totals per layout.
      */
-    static Map<Layout, Totals> longMode(double minutes, List<Layout> layouts, long seed,
+    static Map<Layout, Totals> longMode(double minutes, List<Layout> asked, long seed,
             PrintStream out) throws IOException {
+        Map<Layout, Totals> totals = new LinkedHashMap<>();
+        List<Layout> layouts = new ArrayList<>();
+        for (Layout l : asked) {
+            String why = l.unavailableReason();
+            if (why != null) {
+                out.println("soak: layout " + l.label + " skipped: " + why);
+            } else {
+                layouts.add(l);
+                totals.put(l, new Totals());
+            }
+        }
+        if (layouts.isEmpty()) {
+            return totals;
+        }
         long end = System.currentTimeMillis() + (long) (minutes * 60_000);
         long chunk = Math.max(10_000, Math.min(120_000, (long) (minutes * 60_000) / (2L * layouts.size())));
-        Map<Layout, Totals> totals = new LinkedHashMap<>();
-        layouts.forEach(l -> totals.put(l, new Totals()));
         SplittableRandom sizes = new SplittableRandom(seed);
         out.printf("soak long mode: seed %d, %.1f minutes, layouts %s, jobs of up to %d s%n", seed, minutes,
                 layouts, chunk / 1000);
@@ -247,10 +333,14 @@ final class Soak {
         return totals;
     }
 
+    /** The counts and, where the library used UCX (or any RDMA lane), its window counters. */
     static String describe(long[] c) {
         StringBuilder sb = new StringBuilder();
+        boolean rdma = c[RDMA_OPS] + c[RDMA_ATOMICS] > 0;
         for (int i = 0; i < c.length; i++) {
-            sb.append(i == 0 ? "" : ", ").append(SoakRank.COUNTERS[i]).append(' ').append(c[i]);
+            if (i < SoakRank.COUNTERS.length || rdma) {
+                sb.append(i == 0 ? "" : ", ").append(NAMES[i]).append(' ').append(c[i]);
+            }
         }
         return sb.toString();
     }

@@ -2,10 +2,13 @@ package io.jrma.soak;
 
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.jrma.Flavor;
 import io.jrma.Jrma;
 import io.jrma.soak.Soak.Layout;
 import java.time.Duration;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -49,12 +52,34 @@ class SoakTest {
     @DisabledIfSystemProperty(named = "jrma.soak.minutes", matches = ".+")
     void quick(String layout) throws Exception {
         Layout l = Layout.of(layout);
+        String why = l.unavailableReason();
+        if (why != null) {
+            System.out.println("soak quick " + layout + " skipped: " + why);
+        }
+        assumeTrue(why == null, why);
         long t0 = System.currentTimeMillis();
         long[] c = Soak.runJob(l, Soak.QUICK_RANKS, Soak.SEED, Soak.QUICK_ROUNDS, 0, Duration.ofSeconds(90), null);
         System.out.printf("soak quick %s: %d ranks, seed %d, %.1f s: %s%n", layout, Soak.QUICK_RANKS, Soak.SEED,
                 (System.currentTimeMillis() - t0) / 1000.0, Soak.describe(c));
         assertTrue(c[SoakRank.ROUNDS] == Soak.QUICK_ROUNDS && c[SoakRank.CHECKS] > 0 && c[SoakRank.CELLS] > 0,
                 "the job ran its rounds and checked: " + Soak.describe(c));
+        if (l.ucx()) {
+            expectUcp(c, Soak.drawsWindow(Soak.SEED, Soak.QUICK_ROUNDS, EnumSet.of(Flavor.ALLOCATE, Flavor.CREATE)));
+        }
+    }
+
+    /**
+     * A UCX layout's allocate and create windows take the atomic domain (every rank's memory registered, UCX
+     * reaching every rank): their accumulates, get_accumulates, fetch_and_ops and compare_and_swaps went by UCP
+     * atomics. The job's other windows (dynamic, allocate_shared on the ranks of a JVM) keep packets and CPU atomics.
+     */
+    static void expectUcp(long[] c, boolean registeredWindow) {
+        if (registeredWindow) {
+            assertTrue(c[Soak.RDMA_ATOMICS] > 0, "the allocate and create windows' accumulates went by UCP atomics: "
+                    + Soak.describe(c));
+        } else {
+            System.out.println("soak: this seed made no allocate or create window: no UCP atomics to expect");
+        }
     }
 
     /** The checker can fail: with a model that drops some accumulates (a lost update), the soak must report it. */

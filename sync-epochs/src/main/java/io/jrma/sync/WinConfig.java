@@ -48,6 +48,11 @@ final class WinConfig {
     final boolean slotGets;
     /** Where shared segments live (jrma.shm.dir). */
     final String shmDir;
+    /**
+     * Whether the window may take the RDMA lane and the atomic domain (info jrma_rdma, default true): false keeps
+     * every operation to other JVMs on packets, applied by the target in issue order (the messenger's inbox).
+     */
+    final boolean rdma;
 
     WinConfig(Job job, Info info) {
         Info i = info == null ? new Info() : info;
@@ -57,6 +62,7 @@ final class WinConfig {
         sameSize = bool(i, "same_size", false);
         sameDispUnit = bool(i, "same_disp_unit", false);
         allocSharedNoncontig = bool(i, "alloc_shared_noncontig", false);
+        rdma = bool(i, "jrma_rdma", true);
         accumulateGranularity = positive(i, "mpi_accumulate_granularity", 0, true);
         String issue = i.get("jrma_issue") != null ? i.get("jrma_issue") : job.param(Params.ISSUE);
         if (!issue.equals("lazy") && !issue.equals("eager") && !issue.equals("flush_local")) {
@@ -200,6 +206,7 @@ final class WinConfig {
                 "jrma_max_pending_ops", Integer.toString(maxPendingOps),
                 "jrma_lock_coalesce", Boolean.toString(coalesceLocks),
                 "jrma_acks", alwaysAck ? "always" : "auto",
+                "jrma_rdma", Boolean.toString(rdma),
                 "jrma_path", path);
     }
 }

@@ -280,13 +280,15 @@ public final class WindowFactory implements Win.WindowProvider {
         long memSegSize = own == null || privateMemory ? 0 : arena != null ? arena.segmentSize() : own.size();
         long memOffset = own == null || privateMemory ? 0 : arena != null ? arena.offset() : mem.address - segBase;
         // the RDMA lane (decided here, once): this rank's memory registered with the transport that has a memory side
-        RemoteMemory.Registration rdmaKey = RdmaLane.register(job, flavor, mem);
+        // (info jrma_rdma=false: neither the lane nor the atomic domain, packets in issue order to other JVMs)
+        RemoteMemory.Registration rdmaKey = config.rdma ? RdmaLane.register(job, flavor, mem) : null;
         if (rdmaKey != null) {
             w.rdmaRegistration = rdmaKey;
             w.rdmaMemory = RdmaLane.memoryOf(job);
         }
         // the atomic domain's memory side (a rank with an empty window needs no key, only the side for its calls)
-        RemoteMemory atomicSide = (flavor == Flavor.ALLOCATE || flavor == Flavor.CREATE) && job.jvmCount() > 1
+        RemoteMemory atomicSide = config.rdma && (flavor == Flavor.ALLOCATE || flavor == Flavor.CREATE)
+                && job.jvmCount() > 1
                 ? RdmaLane.memoryOf(job) : null;
         Object[] all = comm.allgather(new Peer.Info(w.rank, w.worldRanks[w.rank], mem.length, dispUnit, mem.address,
                 plan.myHost(), memSeg, memSegSize, memOffset, own == null ? null : own.name(),

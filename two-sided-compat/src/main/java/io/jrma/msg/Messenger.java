@@ -448,8 +448,10 @@ public final class Messenger implements AutoCloseable {
         // issue at flush_local: on the packet path a batch's envelopes and payloads are queued and leave with the
         // tail that publishes them, in one frame, when the messenger flushes locally (eager issue sent each as a
         // frame of its own: two writes per message, and 16.8 -> 8.2 us one-way over TCP); the path applies one
-        // origin's packets in order, so no flush has to wait between them (see Outbox)
-        Win inbox = Win.allocate(comm, lay.total, 1, Info.of("jrma_issue", "flush_local"));
+        // origin's packets in order, so no flush has to wait between them (see Outbox); jrma_rdma=false keeps them
+        // packets where UCX reaches the peer: on the RDMA lane and in the atomic domain (docs/ucx.md) the tail's
+        // accumulate would be a UCP atomic, done at once, ahead of the envelopes still queued as packets
+        Win inbox = Win.allocate(comm, lay.total, 1, Info.of("jrma_issue", "flush_local", "jrma_rdma", "false"));
         Win expose = Win.createDynamic(comm, null);
         inbox.setName("msg-inbox:" + comm.name());
         expose.setName("msg-expose:" + comm.name());

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.jrma.Datatype;
+import io.jrma.Info;
 import io.jrma.Jrma;
 import io.jrma.LockType;
 import io.jrma.Op;
@@ -14,6 +15,7 @@ import io.jrma.core.runtime.CommCore;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.time.Duration;
+import java.util.Arrays;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -359,4 +361,45 @@ class AtomicDomainTest {
                 });
     }
 
+    /**
+     * Info {@code jrma_rdma=false} (the messenger's inbox): neither the RDMA lane nor the atomic domain, so a put and
+     * the accumulate after it to a rank of the other JVM are packets the target applies in that order — a reader that
+     * sees the accumulate's flag sees the put's data (in the domain the flag, a UCP atomic, could overtake the put).
+     */
+    @ParameterizedTest(name = "[{index}] path={0} n={1}")
+    @MethodSource("io.jrma.sync.conformance.Ranks#pathsAndSmallSizes")
+    @Timeout(90)
+    void jrmaRdmaFalseKeepsPacketsInIssueOrder(String path, int n) {
+        assumeUcxRun();
+        Ranks.run(path, n, world -> {
+            int words = 600; // 4800 bytes: past the lane's 4 KiB, so it would take the lane
+            Win w = Win.allocate(world, (words + 1L) * Long.BYTES, 1, Info.of("jrma_issue", "flush_local",
+                    "jrma_rdma", "false")); // as the messenger: the queue leaves at flush_local
+            assertEquals("false", w.info().get("jrma_rdma"));
+            assertEquals("false", w.info().get("jrma_rdma_atomics"));
+            assertEquals("0", w.info().get("jrma_rdma_peers"));
+            int me = world.rank();
+            int to = (me + 1) % world.size();
+            long[] data = new long[words];
+            Arrays.fill(data, me + 1);
+            w.lockAll(0);
+            w.put(data, words, Datatype.LONG, to, Long.BYTES);
+            w.accumulate(new long[] {me + 1}, 1, Datatype.LONG, to, 0, Op.REPLACE);
+            w.flushLocal(to);
+            int from = (me + world.size() - 1) % world.size();
+            ByteBuffer b = w.buffer().order(ByteOrder.nativeOrder());
+            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+            while (b.getLong(0) != from + 1 && System.nanoTime() < deadline) {
+                w.flush(me); // progress
+            }
+            assertEquals(from + 1, b.getLong(0), "the flag arrived");
+            for (int i = 1; i <= words; i++) {
+                assertEquals(from + 1, b.getLong(i * Long.BYTES), "word " + i + " before its flag");
+            }
+            w.unlockAll();
+            assertEquals(0, w.counters().get(Counter.RDMA_ATOMICS) + w.counters().get(Counter.RDMA_OPS));
+            world.barrier();
+            w.free();
+        });
+    }
 }

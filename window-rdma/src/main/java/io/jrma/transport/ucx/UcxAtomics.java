@@ -15,12 +15,12 @@ final class UcxAtomics {
     /** Each thread's operand and result words for atomics (native: UCX reads and writes them). */
     private static final ThreadLocal<Memory> ATOMIC_WORDS = ThreadLocal.withInitial(() -> new Memory(2 * Long.BYTES));
 
-    private final UcxTransport transport;
+    private final UcxMemory memory;
     private final UcxWorker worker;
 
-    UcxAtomics(UcxTransport transport) {
-        this.transport = transport;
-        this.worker = transport.worker();
+    UcxAtomics(UcxMemory memory) {
+        this.memory = memory;
+        this.worker = memory.worker();
     }
 
     /** Whether {@code op} is AND, OR or XOR. */
@@ -39,9 +39,9 @@ final class UcxAtomics {
             words.setLong(0, operand);
             words.setLong(Long.BYTES, swapIn);
         }
-        long ep = transport.endpointTo(worldRank);
-        transport.complete(worker.atomic(ep, op, at, size, remote, handle, at + Long.BYTES), worldRank);
-        transport.countRdma(size);
+        long ep = memory.endpointTo(worldRank);
+        memory.complete(worker.atomic(ep, op, at, size, remote, handle, at + Long.BYTES), worldRank);
+        memory.countRdma(size);
         return size == Integer.BYTES ? words.getInt(Long.BYTES) : words.getLong(Long.BYTES);
     }
 
@@ -59,7 +59,7 @@ final class UcxAtomics {
     void fetchOps(int worldRank, AtomicOp op, long[] values, long[] compares, int size, long[] remotes, int n,
             long handle, long[] results) {
         UcxWorker.Atomic a = atomicOf(op);
-        long ep = transport.endpointTo(worldRank);
+        long ep = memory.endpointTo(worldRank);
         int round = Math.min(n, ATOMICS_PER_ROUND);
         long[] reqs = new long[round];
         try (Memory words = new Memory(2L * Long.BYTES * round)) {
@@ -85,7 +85,7 @@ final class UcxAtomics {
                     for (int i = 0; i < k; i++) {
                         long r = reqs[i];
                         reqs[i] = 0; // complete frees it, or cancels it when it gives up
-                        transport.complete(r, worldRank);
+                        memory.complete(r, worldRank);
                     }
                 } finally {
                     for (int i = 0; i < posted; i++) {
@@ -97,7 +97,7 @@ final class UcxAtomics {
                 for (int i = 0; i < k; i++) {
                     long at = 2L * Long.BYTES * i + Long.BYTES;
                     results[from + i] = size == Integer.BYTES ? words.getInt(at) : words.getLong(at);
-                    transport.countRdma(size);
+                    memory.countRdma(size);
                 }
             }
         }

@@ -15,7 +15,6 @@ import java.util.ArrayDeque;
 import java.util.Arrays;
 import java.util.Base64;
 import java.util.Iterator;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
@@ -40,8 +39,13 @@ import org.agrona.concurrent.UnsafeBuffer;
  *
  * <p>Threads: {@link #send} from any thread; {@link #progress} and {@link #awaitInput} from the thread running the
  * progress agent; the worker serializes the calls into UCX.
+ *
+ * <p>Its parts: this class carries packets (send, receive in order, deliver, back-pressure, the idle thread's wait);
+ * {@link UcxMemory} is the memory side (registration, keys, put, get, atomics, flushes: the RDMA lane and the atomic
+ * domain), {@link UcxDoorbell} the thread that wakes the sleeping progress thread, {@link UcxCounters} what is
+ * reported; {@link UcxWorker} the binding to one UCP worker.
  */
-public final class UcxTransport implements Transport, RemoteMemory {
+public final class UcxTransport implements Transport {
     /** The high half of every packet message's tag ("jrma"); the low half is the sender's JVM index. */
     static final long TAG_BASE = 0x6a726d61L << 32;
     static final long TAG_MASK = 0xFFFF_FFFF_0000_0000L;
@@ -59,29 +63,13 @@ public final class UcxTransport implements Transport, RemoteMemory {
     private final AtomicLong inFlightBytes = new AtomicLong();
     private final ArrayDeque<Incoming> receiving = new ArrayDeque<>();
     private volatile boolean closed;
-    private final boolean rdma;
-    private final boolean atomicDomain;
-    private final UcxAtomics atomics;
-    /** The endpoint to this JVM's own worker (its ranks' memory, for a window's atomic domain), once made; else 0. */
-    private long selfEp;
-    private final long rdmaMinBytes;
+    /** The memory side (the RDMA lane and the atomic domain), or null when {@link UcxParams#RDMA} turns it off. */
+    private final UcxMemory memory;
     private final long napNs;
     /** The progress thread while it naps in {@link #awaitInput} ({@link #wakeup} unparks it), else null. */
     private volatile Thread napping;
-
-    final AtomicLong batchesSent = new AtomicLong();
-    final AtomicLong packetsSent = new AtomicLong();
-    final AtomicLong bytesSent = new AtomicLong();
-    final AtomicLong refused = new AtomicLong();
-    final AtomicLong batchesReceived = new AtomicLong();
-    final AtomicLong bytesReceived = new AtomicLong();
-    final AtomicLong rejected = new AtomicLong();
-    final AtomicLong rdmaOps = new AtomicLong();
-    final AtomicLong doorbells = new AtomicLong();
-    /** Sleeps of the progress thread with the event descriptor armed, and attempts UCX found events pending for. */
-    final AtomicLong sleeps = new AtomicLong();
-    final AtomicLong armBusy = new AtomicLong();
-    final AtomicLong rdmaBytes = new AtomicLong();
+    private final UcxCounters counters = new UcxCounters();
+    private final UcxDoorbell doorbell;
 
     /** A send not yet complete: its request and the native copy it reads. */
     private record Outgoing(long request, Memory copy, long length) {
@@ -94,42 +82,13 @@ public final class UcxTransport implements Transport, RemoteMemory {
     private UcxTransport(Job job, UcxWorker worker, long[] epByJvm) {
         this.job = job;
         this.worker = worker;
-        this.atomics = new UcxAtomics(this);
         this.epByJvm = epByJvm;
         this.waitIn = job.blockingTransport();
         this.sendQueueBytes = UcxParams.SEND_QUEUE_BYTES.getLong(job.params());
-        this.rdma = Boolean.parseBoolean(UcxParams.RDMA.getChoice(job.params(), "true", "false"));
-        this.atomicDomain = Boolean.parseBoolean(UcxParams.ATOMICS.getChoice(job.params(), "true", "false"));
-        this.rdmaMinBytes = Math.max(0, UcxParams.RDMA_MIN_BYTES.getLong(job.params()));
+        boolean rdma = Boolean.parseBoolean(UcxParams.RDMA.getChoice(job.params(), "true", "false"));
+        this.memory = rdma ? new UcxMemory(this, job, worker, counters) : null;
         this.napNs = Math.max(0, UcxParams.NAP_NS.getLong(job.params()));
-        this.eventFd = worker.eventFd();
-        this.doorbell = new Thread(this::ringDoorbell, "jrma-ucx-doorbell");
-        doorbell.setDaemon(true);
-        doorbell.start();
-    }
-
-    /** The worker's event descriptor ({@link UcxWorker#eventFd}). */
-    private final int eventFd;
-    /** Polls {@link #eventFd} while the progress thread sleeps with it armed, and wakes it. */
-    private final Thread doorbell;
-    /** Set by the progress thread once it armed the descriptor and is about to sleep; cleared by either thread. */
-    private volatile boolean armed;
-    /** How long one poll of the descriptor lasts at most (the doorbell thread then looks whether it must stop). */
-    private static final int DOORBELL_POLL_MS = 100;
-
-    /** The doorbell thread: while armed, waits for the descriptor and wakes the sleeping progress thread. */
-    private void ringDoorbell() {
-        while (!closed) {
-            if (!armed) {
-                LockSupport.park(this);
-                continue;
-            }
-            if (Env.readable(eventFd, DOORBELL_POLL_MS) && armed) {
-                armed = false;
-                doorbells.incrementAndGet();
-                wakeup();
-            }
-        }
+        this.doorbell = new UcxDoorbell(worker.eventFd(), counters, this::wakeup);
     }
 
     /**
@@ -159,11 +118,6 @@ public final class UcxTransport implements Transport, RemoteMemory {
         UcxTransport t = new UcxTransport(job, worker, eps);
         job.addRemote(t, Arrays.copyOf(ranks, n));
         return t;
-    }
-
-    /** The worker (the window engine's RDMA lane uses it too). */
-    UcxWorker worker() {
-        return worker;
     }
 
     /** The endpoint to JVM {@code jvm}'s worker, or 0. */
@@ -206,7 +160,7 @@ public final class UcxTransport implements Transport, RemoteMemory {
         }
         boolean reply = PacketType.isReply(PacketHeader.type(batch.buffer(), batch.offsetAt(0)));
         if (!reply && inFlightBytes.get() > sendQueueBytes) {
-            refused.incrementAndGet();
+            counters.refused.incrementAndGet();
             return false; // back-pressure: the caller drives progress and retries
         }
         long length = 0;
@@ -235,9 +189,9 @@ public final class UcxTransport implements Transport, RemoteMemory {
             inFlightBytes.addAndGet(length);
             sending.add(new Outgoing(req, copy, length));
         }
-        batchesSent.incrementAndGet();
-        packetsSent.addAndGet(n);
-        bytesSent.addAndGet(length);
+        counters.batchesSent.incrementAndGet();
+        counters.packetsSent.addAndGet(n);
+        counters.bytesSent.addAndGet(length);
         return true;
     }
 
@@ -305,7 +259,7 @@ public final class UcxTransport implements Transport, RemoteMemory {
 
     /** Rebuilds the batch from packet lengths and checks its ranks; the engine validates every field. */
     private void deliver(Incoming in) {
-        bytesReceived.addAndGet(in.length());
+        counters.bytesReceived.addAndGet(in.length());
         UnsafeBuffer ub = new UnsafeBuffer(in.buffer(), 0, in.length());
         Batch b = new Batch(ub);
         int off = 0;
@@ -322,7 +276,7 @@ public final class UcxTransport implements Transport, RemoteMemory {
         boolean srcOk = src >= 0 && src < job.size() && job.jvmOf(src) == in.jvm();
         boolean dstOk = dst >= 0 && dst < job.size() && job.isLocal(dst);
         if (b.count() == 0 || !srcOk || !dstOk) {
-            rejected.incrementAndGet();
+            counters.rejected.incrementAndGet();
             lastRejection = new RmaException(b.count() == 0 ? ErrorClass.ERR_INTERN : ErrorClass.ERR_RANK,
                     b.count() == 0 ? "a UCX message of " + in.length() + " bytes from JVM " + in.jvm()
                             + " holds no whole packet header"
@@ -332,7 +286,7 @@ public final class UcxTransport implements Transport, RemoteMemory {
             return;
         }
         b.address(src, dst);
-        batchesReceived.incrementAndGet();
+        counters.batchesReceived.incrementAndGet();
         job.agent().deliver(b);
     }
 
@@ -362,18 +316,17 @@ public final class UcxTransport implements Transport, RemoteMemory {
             return;
         }
         if (!worker.arm()) {
-            armBusy.incrementAndGet();
+            counters.armBusy.incrementAndGet();
             return; // events pending: the next duty cycle takes them
         }
-        sleeps.incrementAndGet();
-        armed = true;
-        LockSupport.unpark(doorbell);
+        counters.sleeps.incrementAndGet();
+        doorbell.arm();
         try {
             if (napNs > 0 && job.routesTo(this)) {
                 // UCX carries packets: nap (the selector sleeps whole milliseconds, and over shared memory UCX does
                 // not always ring the doorbell); TCP's input waits for the nap's end at most
                 napping = Thread.currentThread();
-                if (armed) {
+                if (doorbell.armed()) {
                     LockSupport.parkNanos(this, Math.min(timeoutNs, napNs));
                 }
             } else {
@@ -381,7 +334,7 @@ public final class UcxTransport implements Transport, RemoteMemory {
             }
         } finally {
             napping = null;
-            armed = false;
+            doorbell.disarm();
         }
     }
 
@@ -396,222 +349,40 @@ public final class UcxTransport implements Transport, RemoteMemory {
         }
     }
 
-    /** Counts operations the RDMA lane did through this transport's worker. */
-    void countRdma(long bytes) {
-        rdmaOps.incrementAndGet();
-        rdmaBytes.addAndGet(bytes);
-    }
-
-    /** This transport's memory side, unless {@link UcxParams#RDMA} turns it off. */
+    /** This transport's memory side ({@link UcxMemory}), unless {@link UcxParams#RDMA} turns it off. */
     @Override
     public RemoteMemory remoteMemory() {
-        return rdma ? this : null;
+        return memory;
     }
 
-    @Override
-    public long minBytes() {
-        return rdmaMinBytes;
+    /** Whether {@link #close} ran: the worker and its endpoints are gone. */
+    boolean isClosed() {
+        return closed;
     }
-
-    @Override
-    public Registration register(long address, long length) {
-        UcxWorker.Registration r = worker.register(address, length);
-        registrations.put(r.memh(), r);
-        return new Registration(r.memh(), r.key());
-    }
-
-    @Override
-    public void unregister(Registration registration) {
-        UcxWorker.Registration r = registrations.remove(registration.handle());
-        if (r != null && !closed) {
-            worker.unregister(r);
-        }
-    }
-
-    private final ConcurrentHashMap<Long, UcxWorker.Registration> registrations = new ConcurrentHashMap<>();
-
-    @Override
-    public long attach(int worldRank, byte[] key) {
-        long ep = endpointTo(worldRank);
-        return ep == 0 ? 0 : worker.unpack(ep, key);
-    }
-
-    @Override
-    public void detach(long handle) {
-        if (handle != 0 && !closed) {
-            worker.destroyKey(handle);
-        }
-    }
-
-    @Override
-    public void put(int worldRank, long address, long length, long remote, long handle) {
-        complete(worker.put(endpointTo(worldRank), address, length, remote, handle), worldRank);
-        countRdma(length);
-    }
-
-    @Override
-    public void get(int worldRank, long address, long length, long remote, long handle) {
-        complete(worker.get(endpointTo(worldRank), address, length, remote, handle), worldRank);
-        countRdma(length);
-    }
-
-    @Override
-    public long fetchAdd(int worldRank, long value, int size, long remote, long handle) {
-        return atomic(worldRank, UcxWorker.Atomic.ADD, value, 0, size, remote, handle);
-    }
-
-    @Override
-    public long swap(int worldRank, long value, int size, long remote, long handle) {
-        return atomic(worldRank, UcxWorker.Atomic.SWAP, value, 0, size, remote, handle);
-    }
-
-    @Override
-    public long compareAndSwap(int worldRank, long compare, long value, int size, long remote, long handle) {
-        return atomic(worldRank, UcxWorker.Atomic.CSWAP, compare, value, size, remote, handle);
-    }
-
-    private long atomic(int worldRank, UcxWorker.Atomic op, long operand, long swapIn, int size, long remote,
-                        long handle) {
-        return atomics.atomic(worldRank, op, operand, swapIn, size, remote, handle);
-    }
-
-    /**
-     * The atomic through UCP; AND, OR and XOR to a rank of this JVM by a compare-and-swap loop, since UCX 1.13's
-     * loopback returns the old value of those but leaves the memory unchanged (UcxWorkerTest).
-     */
-    @Override
-    public long fetchOp(int worldRank, AtomicOp op, long value, long compare, int size, long remote, long handle) {
-        if (UcxAtomics.bitwise(op) && job.isLocal(worldRank)) {
-            return RemoteMemory.super.fetchOp(worldRank, op, value, compare, size, remote, handle);
-        }
-        return atomics.fetchOp(worldRank, op, value, compare, size, remote, handle);
-    }
-
-    /** Posted in rounds ({@link UcxAtomics#fetchOps}); AND, OR and XOR to a rank of this JVM one by one. */
-    @Override
-    public void fetchOps(int worldRank, AtomicOp op, long[] values, long[] compares, int size, long[] remotes, int n,
-            long handle, long[] results) {
-        if (n <= 1 || UcxAtomics.bitwise(op) && job.isLocal(worldRank)) {
-            RemoteMemory.super.fetchOps(worldRank, op, values, compares, size, remotes, n, handle, results);
-            return;
-        }
-        atomics.fetchOps(worldRank, op, values, compares, size, remotes, n, handle, results);
-    }
-
-    /** Ranks of the JVMs this worker has an endpoint to, and those of this JVM (through its own loopback). */
-    @Override
-    public boolean reachesMemoryOf(int worldRank) {
-        return worldRank >= 0 && worldRank < job.size() && (job.isLocal(worldRank) || reaches(worldRank));
-    }
-
-    @Override
-    public boolean atomicDomain() {
-        return atomicDomain;
-    }
-
-    @Override
-    public void flush(int worldRank) {
-        complete(worker.flush(endpointTo(worldRank)), worldRank);
-    }
-
-    @Override
-    public void flushAll() {
-        complete(worker.flushAll(), -1);
-    }
-
-    long endpointTo(int worldRank) {
-        if (worldRank >= 0 && worldRank < job.size() && job.isLocal(worldRank)) {
-            return selfEndpoint();
-        }
-        long ep = worldRank >= 0 && worldRank < job.size() ? endpointToJvm(job.jvmOf(worldRank)) : 0;
-        if (ep == 0) {
-            throw new RmaException(ErrorClass.ERR_INTERN, "no UCX endpoint to world rank " + worldRank);
-        }
-        return ep;
-    }
-
-    /** The endpoint to this JVM's own worker, made at the first use (a window's atomic domain). */
-    private synchronized long selfEndpoint() {
-        if (selfEp == 0) {
-            if (closed) {
-                throw new RmaException(ErrorClass.ERR_PROC_ABORTED, "the ucx transport of this JVM is closed");
-            }
-            selfEp = worker.connect(worker.address());
-        }
-        return selfEp;
-    }
-
-    /**
-     * Waits until {@code req} (an operation to world rank {@code worldRank}, or -1 for every peer) is complete: drives
-     * the worker, and after a while the whole progress agent (the target may be waiting for this JVM's packets, and a
-     * lost peer is noticed there), parking between rounds.
-     *
-     * @throws RmaException ERR_PROC_ABORTED when the job aborts meanwhile, or when UCX fails the operation (its
-     *                      connection to the peer broke: the peer exited, was killed or failed)
-     */
-    void complete(long req, int worldRank) {
-        int idle = 0;
-        while (!done(req, worldRank)) {
-            if (worker.progress() > 0) {
-                idle = 0;
-                continue;
-            }
-            if (++idle % AGENT_EVERY == 0) {
-                job.agent().tryProgress();
-                if (job.isAborted() || closed) {
-                    worker.cancel(req);
-                    job.checkAborted();
-                    throw new RmaException(ErrorClass.ERR_PROC_ABORTED, "the ucx transport of this JVM is closed");
-                }
-            }
-            if (idle > SPINS_BEFORE_PARK) {
-                LockSupport.parkNanos(WAIT_PARK_NS);
-            }
-        }
-    }
-
-    private boolean done(long req, int worldRank) {
-        try {
-            return worker.done(req);
-        } catch (RmaException e) {
-            job.checkAborted(); // the job's own reason first (TCP may have heard of the loss already)
-            String peer = worldRank < 0 ? "a peer" : "world rank " + worldRank + " (JVM " + job.jvmOf(worldRank) + ")";
-            throw new RmaException(ErrorClass.ERR_PROC_ABORTED, "an operation on the memory of " + peer + " over UCX"
-                    + " failed (" + e.getMessage() + "): it exited, was killed or failed", e);
-        }
-    }
-
-    /** Idle rounds of {@link #complete} between turns of the whole progress agent. */
-    private static final int AGENT_EVERY = 64;
-    private static final int SPINS_BEFORE_PARK = 4096;
-    private static final long WAIT_PARK_NS = 10_000;
 
     /** Batches sent through UCX so far. */
     public long batchesSent() {
-        return batchesSent.get();
+        return counters.batchesSent.get();
     }
 
     /** Batches received through UCX so far. */
     public long batchesReceived() {
-        return batchesReceived.get();
+        return counters.batchesReceived.get();
     }
 
     /** Times the doorbell thread woke the sleeping progress thread for a UCX event so far. */
     public long doorbells() {
-        return doorbells.get();
+        return counters.doorbells.get();
     }
 
     /** Operations done on peers' registered memory (put, get, atomics) so far. */
     public long rdmaOps() {
-        return rdmaOps.get();
+        return counters.rdmaOps.get();
     }
 
     @Override
     public String counters() {
-        return "batches_sent=" + batchesSent + " packets_sent=" + packetsSent + " bytes_sent=" + bytesSent
-                + " refused=" + refused + " batches_received=" + batchesReceived + " bytes_received=" + bytesReceived
-                + " rejected=" + rejected + " rdma_ops=" + rdmaOps + " rdma_bytes=" + rdmaBytes
-                + " sleeps=" + sleeps + " arm_busy=" + armBusy + " doorbells=" + doorbells;
+        return counters.toString();
     }
 
     /**
@@ -625,7 +396,7 @@ public final class UcxTransport implements Transport, RemoteMemory {
             return;
         }
         closed = true;
-        LockSupport.unpark(doorbell);
+        doorbell.stop();
         for (Outgoing o : sending) {
             worker.cancel(o.request());
         }
