@@ -26,10 +26,10 @@ import java.util.Arrays;
  *
  * <h2>On shared memory</h2>
  * Where every rank maps every other's inbox (threads of a JVM, JVMs of a host) and {@code jrma.coll.shared} is on,
- * barrier uses shared flags (dissemination: ceil(log2 P) rounds of one store and one load, no message) and the
- * small collectives go through the ranks' scratch slots and one such barrier, with no message: bcast, gather(v),
- * scatter(v), allgather(v), alltoall(v) ({@link SharedColl}; the v variants send the blocks that do not fit by
- * message), allreduce, reduce, reduce_scatter(_block), scan and exscan ({@link Reductions}), up to
+ * barrier uses shared flags ({@link FlagBarrier}; dissemination: ceil(log2 P) rounds of one store and one load, no
+ * message) and the small collectives go through the ranks' scratch slots and one such barrier, with no message:
+ * bcast, gather(v), scatter(v), allgather(v), alltoall(v) ({@link SharedColl}; the v variants send the blocks that do
+ * not fit by message), allreduce, reduce, reduce_scatter(_block), scan and exscan ({@link Reductions}), up to
  * {@value SharedColl#SLOT} bytes per slot.
  *
  * <h2>By messages (chosen by size, as MPICH does)</h2>
@@ -157,44 +157,13 @@ public final class Collectives {
     /** Returns once every rank has entered the barrier (MPI_Barrier). */
     public void barrier() {
         if (p > 1 && m.flagBarrier()) {
-            flagBarrier();
+            m.flags.barrier(waiter);
             return;
         }
         for (int k = 1; k < p; k <<= 1) {
             MsgRequest r = irecv(null, 0, 0, Datatype.BYTE, (me - k + p) % p, TAG_BARRIER);
             MsgRequest s = isend(null, 0, 0, Datatype.BYTE, (me + k) % p, TAG_BARRIER);
             await(r, s);
-        }
-    }
-
-    /** Barriers this rank has entered on this communicator: the epoch the flags of the next one carry. */
-    private long barrierEpoch;
-
-    /**
-     * The dissemination barrier on shared flags, where every rank's inbox is mapped by every other (threads of a JVM,
-     * JVMs of a host): in round r a rank raises the flag of round r of rank (me + 2^r) mod p to this barrier's epoch
-     * and waits until its own flag of round r reaches it. No message, no request, no allocation: a store and a load
-     * per round (log2 p rounds), and a wake only for a rank that went to sleep. Epochs only grow, and each flag has
-     * one writer, so a flag raised early for the next barrier also satisfies this one, as it must.
-     */
-    private void flagBarrier() {
-        long epoch = ++barrierEpoch;
-        int round = 0;
-        for (int k = 1; k < p; k <<= 1, round++) {
-            m.raiseFlag((me + k) % p, round, epoch);
-            if (m.flag(round) >= epoch) {
-                continue;
-            }
-            Waiter w = waiter;
-            w.reset();
-            m.awaitFlag(round, epoch);
-            try {
-                while (m.flag(round) < epoch) {
-                    w.idle(m.progressOnce(), m);
-                }
-            } finally {
-                m.awaitFlag(-1, 0);
-            }
         }
     }
 
