@@ -5,9 +5,6 @@ import io.jrma.ErrorClass;
 import io.jrma.Jrma;
 import io.jrma.Op;
 import io.jrma.RmaException;
-import io.jrma.core.os.Affinity;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.util.Arrays;
 
 /**
@@ -26,10 +23,10 @@ import java.util.Arrays;
  *
  * <h2>On shared memory</h2>
  * Where every rank maps every other's inbox (threads of a JVM, JVMs of a host) and {@code jrma.coll.shared} is on,
- * barrier uses shared flags (dissemination: ceil(log2 P) rounds of one store and one load, no message) and the
- * small collectives go through the ranks' scratch slots and one such barrier, with no message: bcast, gather(v),
- * scatter(v), allgather(v), alltoall(v) ({@link SharedColl}; the v variants send the blocks that do not fit by
- * message), allreduce, reduce, reduce_scatter(_block), scan and exscan ({@link Reductions}), up to
+ * barrier uses shared flags ({@link FlagBarrier}; dissemination: ceil(log2 P) rounds of one store and one load, no
+ * message) and the small collectives go through the ranks' scratch slots and one such barrier, with no message:
+ * bcast, gather(v), scatter(v), allgather(v), alltoall(v) ({@link SharedColl}; the v variants send the blocks that do
+ * not fit by message), allreduce, reduce, reduce_scatter(_block), scan and exscan ({@link Reductions}), up to
  * {@value SharedColl#SLOT} bytes per slot.
  *
  * <h2>By messages (chosen by size, as MPICH does)</h2>
@@ -88,7 +85,6 @@ public final class Collectives {
     final Messenger m;
     final int me;
     final int p;
-    private final ByteBuffer[] scratch = new ByteBuffer[4];
     private final Reductions red;
     /** The collectives on shared memory (jrma.coll.shared, every inbox mapped here). */
     final SharedColl shared;
@@ -98,6 +94,8 @@ public final class Collectives {
     final long allgatherShort;
     /** Largest reduce_scatter (bytes of the vector) done as an allreduce on 3+ ranks (jrma.coll.reduceScatterShort). */
     final long reduceScatterShort;
+    /** Scratch buffers, block splits and local copies (see {@link CollScratch}). */
+    final CollScratch work;
     /** The waiter of this rank's collective waits, reused from one wait to the next (jrma.coll.spinNs). */
     private final Waiter waiter;
     /** Counts, displacements and requests of the calls that build them, kept between calls (p entries; 2p). */
@@ -112,19 +110,10 @@ public final class Collectives {
         this.m = m;
         this.me = m.me;
         this.p = m.size;
-        this.allgatherShort = longParam(m, "jrma.coll.allgatherShort");
-        this.reduceScatterShort = longParam(m, "jrma.coll.reduceScatterShort");
-        String spin = Jrma.parameter(m.comm, "jrma.coll.spinNs");
-        long spinNs;
-        if ("auto".equals(spin)) {
-            spinNs = p > Affinity.cores() ? 0 : 2_000_000L;
-        } else {
-            spinNs = parse("jrma.coll.spinNs", spin);
-        }
-        String y = Jrma.parameter(m.comm, "jrma.coll.yields");
-        int yields = "auto".equals(y.trim()) ? m.cfg.waitYields
-                : (int) Math.min(Integer.MAX_VALUE, parse("jrma.coll.yields", y));
-        this.waiter = new Waiter(m.cfg.waitSpins, yields, m.cfg.waitMaxParkNs, spinNs);
+        this.allgatherShort = CollParams.count(m, "jrma.coll.allgatherShort");
+        this.reduceScatterShort = CollParams.count(m, "jrma.coll.reduceScatterShort");
+        this.waiter = CollParams.waiter(m, p);
+        this.work = new CollScratch(me, p);
         this.counts1 = new long[p];
         this.displs1 = new long[p];
         this.counts2 = new long[p];
@@ -136,65 +125,18 @@ public final class Collectives {
         this.red = new Reductions(this);
     }
 
-    private static long longParam(Messenger m, String name) {
-        return parse(name, Jrma.parameter(m.comm, name));
-    }
-
-    private static long parse(String name, String v) {
-        try {
-            long x = Long.parseLong(v.trim());
-            if (x >= 0) {
-                return x;
-            }
-        } catch (NumberFormatException e) {
-            // below
-        }
-        throw new RmaException(ErrorClass.ERR_ARG, "run-time parameter " + name + "=" + v + " is not a count >= 0");
-    }
-
     // ------------------------------------------------------------------ synchronization and data movement
 
     /** Returns once every rank has entered the barrier (MPI_Barrier). */
     public void barrier() {
         if (p > 1 && m.flagBarrier()) {
-            flagBarrier();
+            m.flags.barrier(waiter);
             return;
         }
         for (int k = 1; k < p; k <<= 1) {
             MsgRequest r = irecv(null, 0, 0, Datatype.BYTE, (me - k + p) % p, TAG_BARRIER);
             MsgRequest s = isend(null, 0, 0, Datatype.BYTE, (me + k) % p, TAG_BARRIER);
             await(r, s);
-        }
-    }
-
-    /** Barriers this rank has entered on this communicator: the epoch the flags of the next one carry. */
-    private long barrierEpoch;
-
-    /**
-     * The dissemination barrier on shared flags, where every rank's inbox is mapped by every other (threads of a JVM,
-     * JVMs of a host): in round r a rank raises the flag of round r of rank (me + 2^r) mod p to this barrier's epoch
-     * and waits until its own flag of round r reaches it. No message, no request, no allocation: a store and a load
-     * per round (log2 p rounds), and a wake only for a rank that went to sleep. Epochs only grow, and each flag has
-     * one writer, so a flag raised early for the next barrier also satisfies this one, as it must.
-     */
-    private void flagBarrier() {
-        long epoch = ++barrierEpoch;
-        int round = 0;
-        for (int k = 1; k < p; k <<= 1, round++) {
-            m.raiseFlag((me + k) % p, round, epoch);
-            if (m.flag(round) >= epoch) {
-                continue;
-            }
-            Waiter w = waiter;
-            w.reset();
-            m.awaitFlag(round, epoch);
-            try {
-                while (m.flag(round) < epoch) {
-                    w.idle(m.progressOnce(), m);
-                }
-            } finally {
-                m.awaitFlag(-1, 0);
-            }
         }
     }
 
@@ -412,39 +354,6 @@ public final class Collectives {
 
     // ------------------------------------------------------------------ shared helpers
 
-    /** Splits {@code n} items (in units of {@code unit}) into p near-equal blocks. */
-    void split(long n, long unit, long[] lo, long[] len) {
-        long units = n / unit;
-        long base = units / p;
-        long extra = units % p;
-        long at = 0;
-        for (int r = 0; r < p; r++) {
-            long k = base + (r < extra ? 1 : 0);
-            lo[r] = at * unit;
-            len[r] = k * unit;
-            at += k;
-        }
-        len[p - 1] += n - at * unit; // a remainder smaller than one unit goes to the last block
-    }
-
-    /**
-     * A direct scratch buffer of at least {@code bytes} bytes, kept between calls ({@code slot} 0..2: see
-     * {@link Reductions}; 3: Bruck's allgather and local copies between non-contiguous types).
-     */
-    ByteBuffer scratch(int slot, long bytes) {
-        ByteBuffer b = scratch[slot];
-        if (b == null || b.capacity() < bytes) {
-            if (bytes > Integer.MAX_VALUE - 64) {
-                throw new RmaException(ErrorClass.ERR_COUNT, "collective data of " + bytes + " bytes exceeds 2 GiB");
-            }
-            long size = Math.max(4096, Long.highestOneBit(Math.max(1, bytes - 1)) << 1);
-            b = ByteBuffer.allocateDirect((int) Math.min(size, Integer.MAX_VALUE - 64)).order(ByteOrder.LITTLE_ENDIAN);
-            scratch[slot] = b;
-        }
-        return b;
-    }
-
-
     /** Smallest tag of {@link #isendOwn} / {@link #irecvOwn}; the collectives of this class use tags below it. */
     public static final int OWN_TAG_BASE = 1 << 20;
 
@@ -553,33 +462,6 @@ public final class Collectives {
                 rs[i].waitFor();
                 rs[i] = null;
             }
-        }
-    }
-
-    /**
-     * Copies this rank's own block (send side to receive side, different datatypes allowed): packed straight
-     * into the receive memory when that is contiguous, unpacked straight from the send memory when that is,
-     * else through a scratch buffer; nothing allocated.
-     */
-    void localCopy(Object sendBuf, long sendOffset, long sendCount, Datatype sendType,
-                   Object recvBuf, long recvOffset, long recvCount, Datatype recvType) {
-        UserBuf s = UserBuf.of(sendBuf, sendOffset, sendCount, sendType, "collective send buffer");
-        UserBuf r = UserBuf.of(recvBuf, recvOffset, recvCount, recvType, "collective receive buffer");
-        if (s.bytes > r.bytes) {
-            throw new RmaException(ErrorClass.ERR_TRUNCATE, "rank " + me + " sends itself " + s.bytes
-                    + " bytes but its receive block holds " + r.bytes);
-        }
-        if (s.bytes == 0) {
-            return;
-        }
-        if (r.plain()) {
-            s.packInto(r.buf, r.offset);
-        } else if (s.plain()) {
-            r.unpackFrom(s.buf, s.offset, s.bytes);
-        } else {
-            ByteBuffer tmp = scratch(3, s.bytes);
-            s.packInto(tmp, 0);
-            r.unpackFrom(tmp, 0, s.bytes);
         }
     }
 

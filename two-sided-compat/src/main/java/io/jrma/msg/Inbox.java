@@ -48,6 +48,9 @@ import java.util.List;
 final class Inbox {
     private final Messenger m;
     private final InboxLayout lay;
+    /** The messenger's mapped inboxes and hand-offs (see {@link PeerInboxes}, {@link Handoffs}). */
+    private final PeerInboxes peers;
+    private final Handoffs handoffs;
     private final MsgConfig cfg;
     private final long[] consumed;
     private final long[] areaFreed;
@@ -69,6 +72,8 @@ final class Inbox {
     Inbox(Messenger m) {
         this.m = m;
         this.lay = m.lay;
+        this.peers = m.peers;
+        this.handoffs = m.handoffs;
         this.cfg = m.cfg;
         consumed = new long[m.size];
         areaFreed = new long[m.size];
@@ -83,7 +88,7 @@ final class Inbox {
             if (s == m.me) {
                 continue;
             }
-            long tail = m.loadVolatile(lay.tail(s));
+            long tail = peers.loadVolatile(lay.tail(s));
             long c = consumed[s];
             if (tail == c) {
                 continue;
@@ -235,7 +240,7 @@ final class Inbox {
         Matcher matcher = m.matcher(ctx);
         RecvOp r = matcher.takePosted(s, tag);
         if (kind == KIND_HANDOFF) {
-            SendOp op = m.takeHandoff(s, msg);
+            SendOp op = handoffs.take(s, msg);
             if (r != null) {
                 handoff(r, s, tag, op);
             } else {
@@ -281,9 +286,9 @@ final class Inbox {
         long n = copyDirect(op.data, r.data);
         m.handoffsTaken++;
         complete(r, source, tag, bytes, n);
-        m.sender(source).handoffDone(); // before the completion: a sender that sees it done may free its messenger
+        handoffs.completed(source); // before the completion: a sender that sees it done may free its messenger
         op.req.complete(Status.EMPTY_SEND, null);
-        m.signal(source);
+        peers.signal(source);
     }
 
     /** Starts reading a rendezvous message from the sender's exposure window into a matched receive. */
@@ -300,7 +305,7 @@ final class Inbox {
         }
         UserBuf u = r.data;
         Object direct = u.plain() && n % u.type.size() == 0 ? u.origin() : null;
-        int pid = m.crossReadPid(source);
+        int pid = peers.crossReadPid(source);
         if (pid != 0 && crossRead(r, pid, address, n, direct)) {
             finish(r);
             return;
@@ -330,7 +335,7 @@ final class Inbox {
         if (staging != null) {
             m.pool.give(staging);
         }
-        m.crossReadRefused();
+        peers.crossReadRefused();
         return false;
     }
 
@@ -379,12 +384,12 @@ final class Inbox {
         if (slots < Math.max(1, cfg.slots / 4) && area < cfg.areaBytes / 4) {
             return;
         }
-        ByteBuffer peer = m.peerMem[s];
+        ByteBuffer peer = peers.mem[s];
         if (peer != null) {
             // each word only grows and is read on its own: two release stores need no atomic pair
-            m.storeRelease(s, lay.credit(m.me), consumed[s]);
-            m.storeRelease(s, lay.credit(m.me) + 8, areaFreed[s]);
-            m.signal(s); // a sender out of credits may be asleep
+            peers.storeRelease(s, lay.credit(m.me), consumed[s]);
+            peers.storeRelease(s, lay.credit(m.me) + 8, areaFreed[s]);
+            peers.signal(s); // a sender out of credits may be asleep
         } else {
             creditWords[0] = consumed[s];
             creditWords[1] = areaFreed[s];

@@ -52,7 +52,7 @@ final class InboxLayout {
     static final int KIND_FIN = 4;
     /**
      * A message of a rank of this JVM handed over by reference: the receiver finds the sender's op in
-     * {@link Messenger#takeHandoff} and copies straight from the sender's buffer (one copy), then completes the send.
+     * {@link Handoffs#take} and copies straight from the sender's buffer (one copy), then completes the send.
      */
     static final int KIND_HANDOFF = 5;
 

@@ -53,10 +53,10 @@ final class MessageColl {
     }
 
     private void scatterAllgatherBcast(UserBuf u, int root) {
-        ByteBuffer t = c.scratch(0, u.bytes);
+        ByteBuffer t = c.work.scratch(0, u.bytes);
         long[] lo = new long[p];
         long[] len = new long[p];
-        c.split(u.bytes, 1, lo, len);
+        c.work.split(u.bytes, 1, lo, len);
         if (me == root) {
             u.packInto(t, 0);
             MsgRequest[] rs = new MsgRequest[p];
@@ -88,7 +88,7 @@ final class MessageColl {
                 rs[r] = c.irecv(recvBuf, recvOffset + displs[r], recvCounts[r], recvType, r, TAG_GATHER);
             }
         }
-        c.localCopy(sendBuf, sendOffset, sendCount, sendType, recvBuf, recvOffset + displs[root],
+        c.work.localCopy(sendBuf, sendOffset, sendCount, sendType, recvBuf, recvOffset + displs[root],
                 recvCounts[root], recvType);
         c.await(rs, p);
     }
@@ -106,7 +106,7 @@ final class MessageColl {
                 rs[r] = c.isend(sendBuf, sendOffset + displs[r], sendCounts[r], sendType, r, TAG_SCATTER);
             }
         }
-        c.localCopy(sendBuf, sendOffset + displs[root], sendCounts[root], sendType, recvBuf, recvOffset,
+        c.work.localCopy(sendBuf, sendOffset + displs[root], sendCounts[root], sendType, recvBuf, recvOffset,
                 recvCount, recvType);
         c.await(rs, p);
     }
@@ -120,7 +120,7 @@ final class MessageColl {
                                 Object recvBuf, long recvOffset, long recvCount, Datatype recvType, long block) {
         UserBuf s = UserBuf.of(sendBuf, sendOffset, sendCount, sendType, "allgather send buffer");
         UserBuf.of(recvBuf, recvOffset, p * recvCount, recvType, "allgather receive buffer"); // checks the bounds
-        ByteBuffer t = c.scratch(3, p * block);
+        ByteBuffer t = c.work.scratch(3, p * block);
         s.packInto(t, 0);
         for (int k = 1; k < p; k <<= 1) {
             long n = Math.min(k, p - k);
@@ -139,7 +139,7 @@ final class MessageColl {
     /** Allgatherv by the ring: every rank's own block first, then P - 1 steps of one block. */
     void allgatherv(Object sendBuf, long sendOffset, long sendCount, Datatype sendType,
                     Object recvBuf, long recvOffset, long[] recvCounts, long[] displs, Datatype recvType) {
-        c.localCopy(sendBuf, sendOffset, sendCount, sendType, recvBuf, recvOffset + displs[me], recvCounts[me],
+        c.work.localCopy(sendBuf, sendOffset, sendCount, sendType, recvBuf, recvOffset + displs[me], recvCounts[me],
                 recvType);
         long[] lo = c.lo;
         for (int r = 0; r < p; r++) {
@@ -161,7 +161,7 @@ final class MessageColl {
             rs[2 * i + 1] = c.isend(sendBuf, sendOffset + sendDispls[dst], sendCounts[dst], sendType, dst,
                     TAG_ALLTOALL);
         }
-        c.localCopy(sendBuf, sendOffset + sendDispls[me], sendCounts[me], sendType,
+        c.work.localCopy(sendBuf, sendOffset + sendDispls[me], sendCounts[me], sendType,
                 recvBuf, recvOffset + recvDispls[me], recvCounts[me], recvType);
         c.await(rs, 2 * p);
     }

@@ -391,11 +391,11 @@ public final class MsgRequest {
         if (any == null || (until == ALL ? allDone(requests) : anyActiveDone(requests))) {
             return;
         }
-        Waiter w = any.takeWaiter();
+        Waiter w = any.blocking.takeWaiter();
         while (true) {
             int work = progressOwners(requests);
             if (until == ALL ? allDone(requests) : anyActiveDone(requests)) {
-                any.giveWaiter(w);
+                any.blocking.giveWaiter(w);
                 return;
             }
             w.idle(work, any);

@@ -66,6 +66,9 @@ import java.util.List;
 final class Outbox {
     private final Messenger m;
     private final InboxLayout lay;
+    /** The messenger's mapped inboxes and hand-offs (see {@link PeerInboxes}, {@link Handoffs}). */
+    private final PeerInboxes peers;
+    private final Handoffs handoffs;
     private final MsgConfig cfg;
     private final ArrayDeque<SendOp>[] backlog;
     private final long[] published;
@@ -88,6 +91,8 @@ final class Outbox {
     Outbox(Messenger m) {
         this.m = m;
         this.lay = m.lay;
+        this.peers = m.peers;
+        this.handoffs = m.handoffs;
         this.cfg = m.cfg;
         int p = m.size;
         backlog = new ArrayDeque[p];
@@ -154,14 +159,14 @@ final class Outbox {
 
     /** Sends posted and not yet complete (queued or waiting for their receiver). */
     int pending() {
-        return awaitingCount + queuedSends + m.handoffsInFlight();
+        return awaitingCount + queuedSends + handoffs.inFlight();
     }
 
     /** Publishes one batch of queued sends to {@code d}; returns how many. */
     private int transmit(int d) {
         ArrayDeque<SendOp> q = backlog[d];
-        long slotsFreed = m.loadVolatile(lay.credit(d));
-        long areaFreed = m.loadVolatile(lay.credit(d) + 8);
+        long slotsFreed = peers.loadVolatile(lay.credit(d));
+        long areaFreed = peers.loadVolatile(lay.credit(d) + 8);
         long first = published[d];
         long pos = areaPos[d];
         int n = 0;
@@ -196,12 +201,12 @@ final class Outbox {
         long bytes = op.fin ? 0 : op.data.bytes;
         int kind = op.fin ? KIND_FIN : op.sync || bytes > Math.max(cfg.eagerLimit, cfg.inlineLimit()) ? KIND_RNDV
                 : bytes <= cfg.inlineLimit() ? KIND_INLINE : KIND_MEDIUM;
-        if ((kind == KIND_RNDV || kind == KIND_MEDIUM && bytes >= cfg.handoffMin) && m.handoffTo(d)) {
+        if ((kind == KIND_RNDV || kind == KIND_MEDIUM && bytes >= cfg.handoffMin) && handoffs.to(d)) {
             kind = KIND_HANDOFF; // a rank of this JVM: it copies straight from the user's buffer
         }
         if (kind == KIND_HANDOFF) {
             op.handoff = true;
-            m.handOff(d, msg, op);
+            handoffs.publish(d, msg, op);
             env.putLong(at + ENV_A, 0).putLong(at + ENV_B, 0);
         } else if (kind == KIND_MEDIUM) {
             long start = pos;
@@ -230,7 +235,7 @@ final class Outbox {
         }
         env.put(at + ENV_KIND, (byte) kind).put(at + ENV_CTX, (byte) op.ctx).putInt(at + ENV_TAG, op.tag)
                 .putLong(at + ENV_BYTES, bytes).putInt(at + ENV_FLAGS, op.sync ? 1 : 0);
-        ByteBuffer peer = m.peerMem[d];
+        ByteBuffer peer = peers.mem[d];
         if (peer != null) {
             peer.put((int) lay.slot(m.me, msg), env, at, putBytes);
         } else {
@@ -247,7 +252,7 @@ final class Outbox {
      */
     private void publish(int d, long first, int n, long pos) {
         Win win = m.inbox;
-        ByteBuffer peer = m.peerMem[d];
+        ByteBuffer peer = peers.mem[d];
         for (int i = 0, staged = batchStaging.size(); i < staged; i++) { // no iterator: runs for every batch
             m.pool.give(batchStaging.get(i));
         }
@@ -269,8 +274,8 @@ final class Outbox {
             }
         }
         if (peer != null) {
-            m.storeRelease(d, lay.tail(m.me), first + n);
-            m.signal(d);
+            peers.storeRelease(d, lay.tail(m.me), first + n);
+            peers.signal(d);
         } else {
             tailWord[0] = first + n;
             win.accumulate(tailWord, 1, Datatype.LONG, d, lay.tail(m.me), Op.REPLACE);
@@ -288,7 +293,7 @@ final class Outbox {
     /** Puts a medium payload into the destination's area: from the user's buffer if it is packed already. */
     private void putMediumPayload(SendOp op, int d, long disp) {
         UserBuf u = op.data;
-        ByteBuffer peer = m.peerMem[d];
+        ByteBuffer peer = peers.mem[d];
         if (peer != null) {
             u.packInto(peer, disp); // straight into the receiver's area: one copy
             return;

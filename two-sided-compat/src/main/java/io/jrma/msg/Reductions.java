@@ -113,7 +113,7 @@ final class Reductions {
     }
 
     private ByteBuffer packSend(Packed d) {
-        ByteBuffer acc = c.scratch(0, d.bytes());
+        ByteBuffer acc = c.work.scratch(0, d.bytes());
         d.send.packInto(acc, 0);
         return acc;
     }
@@ -138,7 +138,7 @@ final class Reductions {
         } else if (d.bytes() >= Collectives.REDUCE_LONG && p > 2 && d.n >= p) {
             long[] lo = new long[p];
             long[] len = new long[p];
-            c.split(d.n, 1, lo, len);
+            c.work.split(d.n, 1, lo, len);
             ringReduceScatter(op, d, acc, lo, len, Collectives.TAG_REDUCE);
             if (me == root) {
                 MsgRequest[] rs = new MsgRequest[p];
@@ -161,7 +161,7 @@ final class Reductions {
 
     /** Binomial tree towards the root: in round k, ranks (relative to the root) with bit k set send and leave. */
     private void binomialReduce(Op op, Packed d, ByteBuffer acc, int root) {
-        ByteBuffer tmp = c.scratch(1, d.bytes());
+        ByteBuffer tmp = c.work.scratch(1, d.bytes());
         int vr = (me - root + p) % p;
         for (int mask = 1; mask < p; mask <<= 1) {
             if ((vr & mask) == 0) {
@@ -191,7 +191,7 @@ final class Reductions {
             } else {
                 long[] lo = new long[p];
                 long[] len = new long[p];
-                c.split(d.n, 1, lo, len);
+                c.work.split(d.n, 1, lo, len);
                 ringReduceScatter(op, d, acc, lo, len, Collectives.TAG_ALLREDUCE);
                 long[] blo = new long[p];
                 long[] blen = new long[p];
@@ -237,7 +237,7 @@ final class Reductions {
      * of pairwise exchange, then the partners hand the result back.
      */
     private void recursiveDoubling(Op op, Packed d, ByteBuffer acc, int tag) {
-        ByteBuffer tmp = c.scratch(1, d.bytes());
+        ByteBuffer tmp = c.work.scratch(1, d.bytes());
         long bytes = d.bytes();
         int q = Integer.highestOneBit(p);
         int rem = p - q;
@@ -281,7 +281,7 @@ final class Reductions {
         for (long l : len) {
             max = Math.max(max, l);
         }
-        ByteBuffer tmp = c.scratch(1, max * d.es);
+        ByteBuffer tmp = c.work.scratch(1, max * d.es);
         int right = (me + 1) % p;
         int left = (me - 1 + p) % p;
         for (int s = 0; s < p - 1; s++) {
@@ -357,8 +357,8 @@ final class Reductions {
             return;
         }
         ByteBuffer partial = packSend(d);
-        ByteBuffer tmp = c.scratch(1, bytes);
-        ByteBuffer result = c.scratch(2, bytes);
+        ByteBuffer tmp = c.work.scratch(1, bytes);
+        ByteBuffer result = c.work.scratch(2, bytes);
         boolean haveResult = !exclusive;
         if (!exclusive) {
             d.send.packInto(result, 0);

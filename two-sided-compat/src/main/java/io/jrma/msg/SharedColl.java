@@ -125,7 +125,7 @@ final class SharedColl {
                 recvType.unpack(mem(r), at(slot), block, recvBuf, (recvOffset + r * recvCount) * ext, recvCount);
             }
         }
-        c.localCopy(sendBuf, sendOffset, sendCount, sendType, recvBuf, recvOffset + root * recvCount, recvCount,
+        c.work.localCopy(sendBuf, sendOffset, sendCount, sendType, recvBuf, recvOffset + root * recvCount, recvCount,
                 recvType);
     }
 
@@ -245,7 +245,7 @@ final class SharedColl {
                 recvType.unpack(mem(r), at + Long.BYTES, len, recvBuf, (recvOffset + displs[r]) * ext, recvCounts[r]);
             }
         }
-        c.localCopy(sendBuf, sendOffset, sendCount, sendType, recvBuf, recvOffset + displs[root], recvCounts[root],
+        c.work.localCopy(sendBuf, sendOffset, sendCount, sendType, recvBuf, recvOffset + displs[root], recvCounts[root],
                 recvType);
         c.await(rs, p);
         if (err != null) {
@@ -267,7 +267,7 @@ final class SharedColl {
             publishBlocks(at, sendBuf, sendOffset, sendCounts, displs, sendType, "scatterv send buffer",
                     Collectives.TAG_SCATTER, rs, 1, 0);
             c.barrier();
-            c.localCopy(sendBuf, sendOffset + displs[root], sendCounts[root], sendType, recvBuf, recvOffset,
+            c.work.localCopy(sendBuf, sendOffset + displs[root], sendCounts[root], sendType, recvBuf, recvOffset,
                     recvCount, recvType);
             c.await(rs, p);
             return;
@@ -325,7 +325,7 @@ final class SharedColl {
                 recvType.unpack(rm, at + (int) from, len, recvBuf, (recvOffset + recvDispls[r]) * ext, recvCounts[r]);
             }
         }
-        c.localCopy(sendBuf, sendOffset + sendDispls[me], sendCounts[me], sendType,
+        c.work.localCopy(sendBuf, sendOffset + sendDispls[me], sendCounts[me], sendType,
                 recvBuf, recvOffset + recvDispls[me], recvCounts[me], recvType);
         c.await(rs, 2 * p);
         if (err != null) {

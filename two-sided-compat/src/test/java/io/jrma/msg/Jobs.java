@@ -69,7 +69,7 @@ final class Jobs {
         long packets = c.get(WinCounters.Counter.PACKETS_SENT);
         long direct = c.get(WinCounters.Counter.DIRECT_OPS);
         if (JVMS > 1) {
-            boolean storesOnly = m.peerMem[other] != null && m.crossReadPid(other) != 0;
+            boolean storesOnly = m.peers.mem[other] != null && m.peers.crossReadPid(other) != 0;
             if (storesOnly) {
                 assertEquals(0, packets,
                         "inbox mapped and single-copy reads on, yet packets between JVMs: " + c);

@@ -423,19 +423,19 @@ class PointToPointTest {
             info.set("jrma_msg_wait_max_park_ns", "1000000000"); // a timed park alone would take up to 1 s
             try (Messenger m = Messenger.create(world, info)) {
                 long[] buf = new long[1];
-                if (Jobs.JVMS == 1 || m.wakeWord(1 - world.rank()) != null) {
+                if (Jobs.JVMS == 1 || m.peers.wakeWord(1 - world.rank()) != null) {
                     if (world.rank() == 1) {
                         m.recv(buf, 0, 1, Datatype.LONG, 0, 5);
                         assertEquals(42, buf[0]);
-                        assertTrue(m.wakeWord(1)[0] >= 1,
-                                "the sender bumped the futex word: " + Arrays.toString(m.wakeWord(1)));
+                        assertTrue(m.peers.wakeWord(1)[0] >= 1,
+                                "the sender bumped the futex word: " + Arrays.toString(m.peers.wakeWord(1)));
                     } else {
                         long deadline = System.nanoTime() + 20_000_000_000L;
                         // rank 1 asleep in its receive, and long enough that its parks have grown (1 us, doubling):
                         // a first short park may time out between this look and the send's, and then nobody sleeps
                         // when the send looks (the send need not and does not bump the word)
                         for (int look = 0; look < 2; look++) {
-                            while (m.wakeWord(1)[1] == 0) {
+                            while (m.peers.wakeWord(1)[1] == 0) {
                                 assertTrue(System.nanoTime() < deadline, "rank 1 never slept on its futex word");
                                 Thread.onSpinWait();
                             }
@@ -472,7 +472,7 @@ class PointToPointTest {
                 info.set("jrma_msg_cross_read", cross);
                 try (Messenger m = Messenger.create(world, info)) {
                     int n = 300_000; // 2.4 MB: rendezvous
-                    boolean mapped = m.peerMem[1 - world.rank()] != null;
+                    boolean mapped = m.peers.mem[1 - world.rank()] != null;
                     m.collectives().barrier();
                     long gets = Jrma.jvmCounters(world).get(WinCounters.Counter.GETS);
                     if (world.rank() == 0) {

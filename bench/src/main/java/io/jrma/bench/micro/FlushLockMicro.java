@@ -17,7 +17,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.BrokenBarrierException;
 import java.util.concurrent.CyclicBarrier;
 
 /**
@@ -62,7 +61,7 @@ public final class FlushLockMicro implements Serializable {
     static final String[] SHORT = {"pkts", "batch", "coal", "elid", "pigg", "repl", "appl", "direct",
             "lockw", "wait_us"};
     static final List<String> ALL_CASES = List.of("lock", "coalesce", "flush", "nocheck", "fence", "pscw", "rate");
-    private static final int NC = Counter.values().length;
+    static final int NC = Counter.values().length;
     /** Puts per flush in the message-rate case (OSU's window). */
     static final int RATE_WINDOW = 64;
     /** Bytes of each rank's window (one page). */
@@ -158,50 +157,6 @@ public final class FlushLockMicro implements Serializable {
 
     // ------------------------------------------------------------------ one job
 
-    /** Everything a rank needs while measuring. */
-    private final class Ctx {
-        final Comm world;
-        final int me;
-        final int n;
-        final Win stats;
-
-        Ctx(Comm world) {
-            this.world = world;
-            this.me = world.rank();
-            this.n = world.size();
-            this.stats = Win.allocate(world, 8L * (n * NC + 1), 8, null);
-        }
-
-        /** Rank 0's value, on every rank (collective). */
-        long bcast(long v) {
-            stats.fence(0);
-            if (me == 0) {
-                long[] a = {v};
-                for (int r = 0; r < n; r++) {
-                    stats.put(a, 1, Datatype.LONG, r, (long) n * NC);
-                }
-            }
-            stats.fence(0);
-            return stats.buffer().getLong(8 * n * NC);
-        }
-
-        /** Every rank's counter deltas, summed at rank 0 (collective; others get zeros). */
-        long[] gather(long[] mine) {
-            stats.fence(0);
-            stats.put(mine, NC, Datatype.LONG, 0, (long) me * NC);
-            stats.fence(0);
-            long[] sum = new long[NC];
-            if (me == 0) {
-                for (int r = 0; r < n; r++) {
-                    for (int c = 0; c < NC; c++) {
-                        sum[c] += stats.buffer().getLong(8 * (r * NC + c));
-                    }
-                }
-            }
-            return sum;
-        }
-    }
-
     /** One repetition of {@code iters} iterations on every rank; returns rank 0's elapsed ns (others: any). */
     @FunctionalInterface
     interface Rep {
@@ -209,7 +164,7 @@ public final class FlushLockMicro implements Serializable {
     }
 
     private void run(Comm world, boolean pairCases, boolean collCases) throws Exception {
-        Ctx c = new Ctx(world);
+        MeasureRank c = new MeasureRank(world);
         try {
             if (pairCases && c.n >= 2) {
                 pair(c);
@@ -223,7 +178,7 @@ public final class FlushLockMicro implements Serializable {
         }
     }
 
-    private void pair(Ctx c) throws Exception {
+    private void pair(MeasureRank c) throws Exception {
         Comm world = c.world;
         int t = target >= 0 ? target : c.n - 1;
         if (t <= 0 || t >= c.n) {
@@ -331,7 +286,7 @@ public final class FlushLockMicro implements Serializable {
     }
 
     /** A pair repetition: rank 0 runs the timed loop, the others wait in the barriers (passive target). */
-    private static long pairRep(Ctx c, boolean origin, Timed loop) throws Exception {
+    private static long pairRep(MeasureRank c, boolean origin, Timed loop) throws Exception {
         c.world.barrier();
         long el = origin ? loop.run() : 0;
         c.world.barrier();
@@ -341,14 +296,14 @@ public final class FlushLockMicro implements Serializable {
     /**
      * 8-byte puts, windows of {@link #RATE_WINDOW} then flush, from {@code th} threads of rank 0 in one lock_all epoch.
      */
-    private void rate(Ctx c, Win w, int t, int th) throws Exception {
+    private void rate(MeasureRank c, Win w, int t, int th) throws Exception {
         boolean origin = c.me == 0;
-        Worker[] helpers = new Worker[origin ? th - 1 : 0];
+        RateWorker[] helpers = new RateWorker[origin ? th - 1 : 0];
         CyclicBarrier start = new CyclicBarrier(th);
         CyclicBarrier end = new CyclicBarrier(th);
         int[] itersBox = new int[1];
         for (int j = 0; j < helpers.length; j++) {
-            helpers[j] = new Worker(w, t, j + 1, start, end, itersBox);
+            helpers[j] = new RateWorker(w, t, j + 1, start, end, itersBox);
             helpers[j].start();
         }
         try {
@@ -361,63 +316,19 @@ public final class FlushLockMicro implements Serializable {
                         itersBox[0] = n;
                         start.await();
                         long t0 = System.nanoTime();
-                        Worker.puts(w, t, 0, n);
+                        RateWorker.puts(w, t, 0, n);
                         end.await();
                         return System.nanoTime() - t0;
                     }), w::unlockAll);
         } finally {
-            for (Worker h : helpers) {
+            for (RateWorker h : helpers) {
                 h.interrupt();
                 h.join(10_000);
             }
         }
     }
 
-    /** A helper thread of rank 0 (it inherits the rank) issuing its share of the message-rate puts. */
-    private static final class Worker extends Thread {
-        private final Win w;
-        private final int t;
-        private final int slot;
-        private final CyclicBarrier start;
-        private final CyclicBarrier end;
-        private final int[] iters;
-
-        Worker(Win w, int t, int slot, CyclicBarrier start, CyclicBarrier end, int[] iters) {
-            super("rate-worker-" + slot);
-            setDaemon(true);
-            this.w = w;
-            this.t = t;
-            this.slot = slot;
-            this.start = start;
-            this.end = end;
-            this.iters = iters;
-        }
-
-        static void puts(Win w, int t, int slot, int n) {
-            long[] src = {slot};
-            for (int i = 0; i < n; i++) {
-                for (int j = 0; j < RATE_WINDOW; j++) {
-                    w.put(src, 1, Datatype.LONG, t, slot * RATE_WINDOW + j);
-                }
-                w.flush(t);
-            }
-        }
-
-        @Override
-        public void run() {
-            try {
-                while (true) {
-                    start.await();
-                    puts(w, t, slot, iters[0]);
-                    end.await();
-                }
-            } catch (InterruptedException | BrokenBarrierException e) {
-                // done
-            }
-        }
-    }
-
-    private void collective(Ctx c) throws Exception {
+    private void collective(MeasureRank c) throws Exception {
         Comm world = c.world;
         int n = c.n;
         int right = (c.me + 1) % n;
@@ -500,7 +411,8 @@ public final class FlushLockMicro implements Serializable {
 
     final transient List<Row> rows = new ArrayList<>();
 
-    private void measure(Ctx c, Win w, String name, int th, boolean rate, int opsPerIter, Rep rep) throws Exception {
+    private void measure(MeasureRank c, Win w, String name, int th, boolean rate, int opsPerIter, Rep rep)
+            throws Exception {
         measure(c, w, name, th, rate, opsPerIter, null, rep, null);
     }
 
@@ -510,7 +422,7 @@ public final class FlushLockMicro implements Serializable {
         void run() throws Exception;
     }
 
-    private void measure(Ctx c, Win w, String name, int th, boolean rate, int opsPerIter, Step open, Rep rep,
+    private void measure(MeasureRank c, Win w, String name, int th, boolean rate, int opsPerIter, Step open, Rep rep,
                          Step close) throws Exception {
         if (open != null && c.me == 0) {
             open.run();
@@ -524,7 +436,7 @@ public final class FlushLockMicro implements Serializable {
         }
     }
 
-    private void measureOpen(Ctx c, Win w, String name, int th, boolean rate, int opsPerIter,
+    private void measureOpen(MeasureRank c, Win w, String name, int th, boolean rate, int opsPerIter,
             Rep rep) throws Exception {
         int n = iters > 0 ? iters : calibrate(c, rep);
         n = warmUp(c, rep, n);
@@ -563,7 +475,7 @@ public final class FlushLockMicro implements Serializable {
      * case's whole path before timing starts; then, unless iterations are fixed, resizes the repetition by the
      * fastest warm-up repetition (the calibration ran partly in the interpreter and in C1 code).
      */
-    private int warmUp(Ctx c, Rep rep, int n) throws Exception {
+    private int warmUp(MeasureRank c, Rep rep, int n) throws Exception {
         long goal = (long) (warmupMs * 1e6);
         long spent = 0;
         double best = Double.MAX_VALUE;
@@ -587,7 +499,7 @@ public final class FlushLockMicro implements Serializable {
      * round, until a round is long enough (and at least 64 iterations), then sizes the repetition by the fastest
      * time per iteration seen (a round slowed by a descheduled thread does not shrink the count). Rank 0 decides.
      */
-    private int calibrate(Ctx c, Rep rep) throws Exception {
+    private int calibrate(MeasureRank c, Rep rep) throws Exception {
         long goal = (long) (repMs * 1e6);
         int k = 4;
         double best = Double.MAX_VALUE;
