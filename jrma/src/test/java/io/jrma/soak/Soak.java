@@ -125,27 +125,36 @@ final class Soak {
 
     /**
      * Whether a quick-mode job of {@code rounds} rounds with this seed makes a window of one of these flavors
-     * that runs a round: the soak's draw of windows ({@code SoakRank.rounds()}: per window a seed, 1 to 5 rounds
-     * and a flavor, until the rounds are done), repeated here so that a test knows whether the job must show the
-     * window counters of allocate and create windows (the RDMA lane, UCP atomics).
+     * that runs a round: the soak's own draw of windows ({@link #nextWindow}, as SoakRank draws them until the rounds
+     * are done), so that a test knows whether the job must show the window counters of allocate and create windows
+     * (the RDMA lane, UCP atomics).
      */
     static boolean drawsWindow(long seed, int rounds, Set<Flavor> flavors) {
         SplittableRandom r = new SplittableRandom(seed);
         int left = rounds;
         while (left > 0) {
-            r.nextLong();
-            int windowRounds = 1 + r.nextInt(MAX_WINDOW_ROUNDS);
-            Flavor f = Flavor.values()[r.nextInt(Flavor.values().length)];
-            if (flavors.contains(f)) {
+            WindowDraw w = nextWindow(r);
+            if (flavors.contains(w.flavor())) {
                 return true;
             }
-            left -= windowRounds;
+            left -= w.rounds();
         }
         return false;
     }
 
-    /** The most rounds of one window (as SoakRank draws them). */
+    /** The most rounds of one window. */
     private static final int MAX_WINDOW_ROUNDS = 5;
+
+    /** A job's next window: its seed, its rounds and its flavor. */
+    record WindowDraw(long seed, int rounds, Flavor flavor) {
+    }
+
+    /** Draws a job's next window from the job's random stream (SoakRank's and {@link #drawsWindow}'s one draw). */
+    static WindowDraw nextWindow(SplittableRandom jobRandom) {
+        long windowSeed = jobRandom.nextLong();
+        int rounds = 1 + jobRandom.nextInt(MAX_WINDOW_ROUNDS);
+        return new WindowDraw(windowSeed, rounds, Flavor.values()[jobRandom.nextInt(Flavor.values().length)]);
+    }
 
     /** Job k's seed: the soak's seed itself for the first job, so that a printed seed reproduces as job 0. */
     static long jobSeed(long seed, int k) {

@@ -154,10 +154,8 @@ final class SoakRank implements Jrma.RankMain {
         SplittableRandom jobRandom = new SplittableRandom(cfg.seed);
         boolean more = true;
         while (more) {
-            long windowSeed = jobRandom.nextLong();
-            int rounds = 1 + jobRandom.nextInt(5);
-            Flavor flavor = Flavor.values()[jobRandom.nextInt(Flavor.values().length)];
-            more = oneWindow(flavor, windowSeed, rounds);
+            Soak.WindowDraw w = Soak.nextWindow(jobRandom);
+            more = oneWindow(w.flavor(), w.seed(), w.rounds());
             windowNo++;
         }
         long[] sum = new long[COUNTERS.length];
