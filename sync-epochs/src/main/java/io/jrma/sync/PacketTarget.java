@@ -128,7 +128,7 @@ final class PacketTarget {
                 long inline = ext == null ? len : (long) len - ext.remaining();
                 if (PacketType.isReply(PacketHeader.type(buf, at)) && inline >= PacketHeader.HEADER_LENGTH
                         && (long) at + inline <= buf.capacity()) {
-                    w.packets.onReply(buf, at, origin, ext);
+                    w.packets.replies.onReply(buf, at, origin, ext);
                 }
             }
             b.markConsumed();
@@ -183,7 +183,7 @@ final class PacketTarget {
      * waits ahead of it, it takes no lock and releases none. Every field is checked as {@link #operation} checks it;
      * anything else (or anything invalid) gets null and takes the ordinary way, which answers it. For a GET reply
      * to this rank, the origin buffer of the get it answers, if that get asked for it
-     * ({@link PacketOrigin#replyPlacement}). Agent thread only.
+     * ({@link OriginReplies#replyPlacement}). Agent thread only.
      */
     ByteBuffer placement(DirectBuffer buf, int at) {
         int type = PacketHeader.type(buf, at);
@@ -193,7 +193,7 @@ final class PacketTarget {
         }
         if (type == PacketType.GET_RESP) { // the answer to this rank's get: into the get's origin buffer
             int from = groupRank(PacketHeader.src(buf, at));
-            return from < 0 ? null : w.packets.replyPlacement(buf, at, from);
+            return from < 0 ? null : w.packets.replies.replyPlacement(buf, at, from);
         }
         if (type != PacketType.PUT) {
             return null;
