@@ -32,7 +32,6 @@ final class WindowImpl extends WindowSync {
     final WindowRouter router;
     /** A private duplicate of the communicator for the window's own collectives (free). */
     CommCore ctrl;
-    final Epochs epochs;
     final PacketOrigin packets;
     final PacketTarget receiver;
     final FastPath fast;
@@ -71,8 +70,6 @@ final class WindowImpl extends WindowSync {
         this.router = router;
         this.target = state != null ? state : new TargetState(groupSize);
         this.regions = flavor == Flavor.DYNAMIC ? new DynamicRegions() : null;
-        this.epochs = new Epochs(this);
-        epochKinds(epochs);
         this.packets = new PacketOrigin(this);
         this.receiver = new PacketTarget(this);
         this.fast = new FastPath(this);

@@ -18,17 +18,17 @@ import java.lang.invoke.VarHandle;
  * <p>Owned by one rank; several of its threads may call them (see {@link Win}).
  */
 abstract sealed class WindowSync extends WindowAttributes permits WindowImpl {
+    /** The window's epoch state, which the three kinds of epoch share. */
+    final Epochs epochs;
     /** Fence ({@link FenceEpochs}), PSCW ({@link PscwEpochs}) and passive target ({@link PassiveTarget}). */
-    private FenceEpochs fences;
-    private PscwEpochs pscw;
-    private PassiveTarget passive;
+    private final FenceEpochs fences;
+    private final PscwEpochs pscw;
+    private final PassiveTarget passive;
 
     WindowSync(CommCore comm, int windowId, Flavor flavor, WindowMemory memory, int dispUnit, WinConfig config) {
         super(comm, windowId, flavor, memory, dispUnit, config);
-    }
-
-    /** Sets the three kinds of epoch over the window's epoch state, once, while the window is created. */
-    final void epochKinds(Epochs epochs) {
+        // the epoch state reads only the group's size, set above; this is a WindowImpl (the only class permitted)
+        this.epochs = new Epochs((WindowImpl) this);
         this.fences = new FenceEpochs(epochs);
         this.pscw = new PscwEpochs(epochs);
         this.passive = new PassiveTarget(epochs);
