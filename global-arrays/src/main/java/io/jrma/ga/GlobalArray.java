@@ -8,7 +8,6 @@ import io.jrma.Comm;
 import io.jrma.Datatype;
 import io.jrma.ErrorClass;
 import io.jrma.Info;
-import io.jrma.Op;
 import io.jrma.Request;
 import io.jrma.RmaException;
 import io.jrma.Win;
@@ -129,37 +128,8 @@ public final class GlobalArray {
     }
 
     private GlobalArray(Comm comm, ElemType type, int[] dims, Distribution dist, int[] ghosts, String name) {
-        if (comm == null) {
-            throw new RmaException(ErrorClass.ERR_COMM, "global array: communicator is null");
-        }
-        if (type == null || dist == null) {
-            throw new RmaException(ErrorClass.ERR_ARG, "global array: element type and distribution must not be null");
-        }
-        if (dims == null || dims.length == 0) {
-            throw new RmaException(ErrorClass.ERR_DIMS, "global array needs at least one dimension");
-        }
-        for (int d = 0; d < dims.length; d++) {
-            if (dims[d] <= 0) {
-                throw new RmaException(ErrorClass.ERR_DIMS, "global array dimension " + d + " is " + dims[d]);
-            }
-        }
+        int[] g = GaCreation.checkArguments(comm, type, dims, dist, ghosts);
         int n = dims.length;
-        int[] g = ghosts == null ? new int[n] : ghosts.clone();
-        if (g.length != n) {
-            throw new RmaException(ErrorClass.ERR_ARG,
-                    "ghost widths " + Arrays.toString(g) + " for " + n + " dimensions");
-        }
-        boolean anyGhost = false;
-        for (int x : g) {
-            if (x < 0) {
-                throw new RmaException(ErrorClass.ERR_ARG, "negative ghost width " + Arrays.toString(g));
-            }
-            anyGhost |= x > 0;
-        }
-        if (anyGhost && !dist.isBlocked()) {
-            throw new RmaException(ErrorClass.ERR_ARG,
-                    "ghost cells need a block or irregular distribution, not " + dist);
-        }
         this.comm = comm;
         this.type = type;
         this.dims = dims.clone();
@@ -169,25 +139,8 @@ public final class GlobalArray {
         this.me = comm.rank();
         this.nranks = comm.size();
         this.map = dist.resolve(this.dims, nranks);
-        this.storeDims = new int[nranks][];
-        this.storeStrides = new long[nranks][];
-        for (int r = 0; r < nranks; r++) {
-            int[] l = map.localDims(r);
-            boolean empty = false;
-            for (int d = 0; d < n; d++) {
-                empty |= l[d] == 0;
-            }
-            for (int d = 0; d < n; d++) {
-                l[d] = empty ? 0 : l[d] + 2 * g[d];
-            }
-            storeDims[r] = l;
-            storeStrides[r] = new long[n];
-            long s = 1;
-            for (int d = n - 1; d >= 0; d--) {
-                storeStrides[r][d] = s;
-                s *= l[d];
-            }
-        }
+        this.storeDims = GaCreation.storeDims(map, g, nranks);
+        this.storeStrides = GaCreation.storeStrides(storeDims);
         long elems = 1;
         for (int x : storeDims[me]) {
             elems *= x;
@@ -218,16 +171,7 @@ public final class GlobalArray {
         this.transfers = new GaTransfers(this);
         this.arith = new GaArithmetic(this);
         this.ghostExchange = new GaGhosts(this);
-        // collective argument check: every rank must have passed the same type, dims, distribution, ghosts
-        long h = (type + Arrays.toString(this.dims) + dist + Arrays.toString(g)).hashCode();
-        long[] all = allgather(h);
-        for (long x : all) {
-            if (x != h) {
-                throw new RmaException(ErrorClass.ERR_NOT_SAME, "global array '" + name + "': ranks passed different "
-                        + "element types, dimensions, distributions or ghost widths (this rank: " + type + " "
-                        + Arrays.toString(this.dims) + " " + dist + " ghosts " + Arrays.toString(g) + ")");
-            }
-        }
+        GaCreation.checkSame(this, dist);
     }
 
     /** The highest index of every dimension. */
@@ -288,7 +232,7 @@ public final class GlobalArray {
     /** The patch {@code rank} owns (block and irregular distributions; empty if it owns nothing). */
     public Patch distribution(int rank) {
         checkLive();
-        checkRank(rank);
+        GaChecks.rank(this, rank);
         if (!map.blocked) {
             throw new RmaException(ErrorClass.ERR_ARG, "distribution(rank): a block-cyclic array's rank owns many "
                     + "patches: use ownedPatches(rank)");
@@ -299,7 +243,7 @@ public final class GlobalArray {
     /** Every patch {@code rank} owns: one (or none) for blocked distributions, one per block for block-cyclic. */
     public List<Patch> ownedPatches(int rank) {
         checkLive();
-        checkRank(rank);
+        GaChecks.rank(this, rank);
         if (rank == me) {
             return List.copyOf(myBoxes);
         }
@@ -434,41 +378,12 @@ public final class GlobalArray {
 
     /** Atomic fetch-and-add on an INT or LONG element; returns the old value. */
     public long readInc(int[] subscript, long inc) {
-        checkLive();
-        checkIndex(subscript, "readInc on '" + name + "'");
-        requireInteger("readInc");
-        int r = map.owner(subscript);
-        long disp = localDisp(r, subscript);
-        if (type == ElemType.LONG) {
-            return win.fetchAndAddLong(r, disp, inc);
-        }
-        int[] res = new int[1];
-        win.fetchAndOp(new int[] {(int) inc}, res, Datatype.INT, r, disp, Op.SUM);
-        win.flush(r);
-        return res[0];
+        return GaAtomics.readInc(this, subscript, inc);
     }
 
     /** Atomic compare-and-swap on an INT or LONG element; returns the old value (swapped iff it equals expected). */
     public long compareAndSwap(int[] subscript, long expected, long newValue) {
-        checkLive();
-        checkIndex(subscript, "compareAndSwap on '" + name + "'");
-        requireInteger("compareAndSwap");
-        int r = map.owner(subscript);
-        long disp = localDisp(r, subscript);
-        if (type == ElemType.LONG) {
-            return win.compareAndSwapLong(r, disp, expected, newValue);
-        }
-        int[] res = new int[1];
-        win.compareAndSwap(new int[] {(int) newValue}, new int[] {(int) expected}, res, Datatype.INT, r, disp);
-        win.flush(r);
-        return res[0];
-    }
-
-    void requireInteger(String what) {
-        if (type.isFloating()) {
-            throw new RmaException(ErrorClass.ERR_TYPE,
-                    what + " on '" + name + "' needs an INT or LONG array, not " + type);
-        }
+        return GaAtomics.compareAndSwap(this, subscript, expected, newValue);
     }
 
     // ---------------------------------------------------------------------------------------- whole array
@@ -594,51 +509,20 @@ public final class GlobalArray {
         }
     }
 
-    private void checkRank(int rank) {
-        if (rank < 0 || rank >= nranks) {
-            throw new RmaException(ErrorClass.ERR_RANK,
-                    "rank " + rank + " is not in the array's communicator of size " + nranks);
-        }
-    }
-
+    /** Validates a subscript of one element ({@link GaChecks#index}). */
     void checkIndex(int[] idx, String what) {
-        if (idx == null || idx.length != dims.length) {
-            throw new RmaException(ErrorClass.ERR_ARG, what + ": subscript " + Arrays.toString(idx) + " needs "
-                    + dims.length + " indices");
-        }
-        for (int d = 0; d < idx.length; d++) {
-            if (idx[d] < 0 || idx[d] >= dims[d]) {
-                throw new RmaException(ErrorClass.ERR_RMA_RANGE, what + ": subscript " + Arrays.toString(idx)
-                        + " is outside array '" + name + "' of dimensions " + Arrays.toString(dims));
-            }
-        }
+        GaChecks.index(this, idx, what);
     }
 
-    /** Validates lo..hi and returns its shape (zeros for an empty patch). */
+    /** Validates lo..hi and returns its shape (zeros for an empty patch): {@link GaChecks#patch}. */
     int[] checkPatch(int[] lo, int[] hi, String what) {
-        int n = dims.length;
-        if (lo == null || hi == null || lo.length != n || hi.length != n) {
-            throw new RmaException(ErrorClass.ERR_ARG,
-                    what + ": patch " + Arrays.toString(lo) + ".." + Arrays.toString(hi)
-                    + " needs " + n + " indices on each side");
-        }
-        int[] shape = new int[n];
-        for (int d = 0; d < n; d++) {
-            if (hi[d] < lo[d] - 1) {
-                throw new RmaException(ErrorClass.ERR_ARG,
-                        what + ": patch " + Arrays.toString(lo) + ".." + Arrays.toString(hi)
-                        + " has hi < lo - 1 in dimension " + d);
-            }
-            if (lo[d] < 0 || hi[d] >= dims[d] || lo[d] > dims[d]) {
-                throw new RmaException(ErrorClass.ERR_RMA_RANGE, what + ": patch " + Arrays.toString(lo) + ".."
-                        + Arrays.toString(hi) + " is outside array '" + name + "' of dimensions "
-                        + Arrays.toString(dims));
-            }
-            shape[d] = hi[d] - lo[d] + 1;
-        }
-        return shape;
+        return GaChecks.patch(this, lo, hi, what);
     }
 
+    /** Refuses a floating-point array ({@link GaChecks#integer}). */
+    void requireInteger(String what) {
+        GaChecks.integer(this, what);
+    }
     @Override
     public String toString() {
         return "GlobalArray '" + name + "' " + type + Arrays.toString(dims) + " " + dist

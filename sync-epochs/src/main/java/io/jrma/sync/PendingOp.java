@@ -19,7 +19,7 @@ final class PendingOp {
     /**
      * For a large contiguous get into a direct buffer over a transport that places payloads (TCP): the origin
      * bytes the reply fills, which the transport may read the reply's payload into
-     * ({@link PacketOrigin#replyPlacement}); else null.
+     * ({@link OriginReplies#replyPlacement}); else null.
      */
     ByteBuffer into;
 

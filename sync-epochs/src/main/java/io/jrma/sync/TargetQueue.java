@@ -76,7 +76,7 @@ final class TargetQueue {
 
     int writePos;
     /**
-     * The last batch holding a payload sent from the user's buffer ({@link PacketOrigin#largeDirect}), until it is
+     * The last batch holding a payload sent from the user's buffer ({@link PacketEncoding#largeDirect}), until it is
      * seen consumed: local completion waits for it.
      */
     Batch external;

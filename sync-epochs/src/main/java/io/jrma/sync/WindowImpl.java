@@ -2,60 +2,36 @@ package io.jrma.sync;
 
 import io.jrma.Datatype;
 import io.jrma.ErrorClass;
-import io.jrma.ErrorHandler;
 import io.jrma.Flavor;
-import io.jrma.Group;
 import io.jrma.Info;
-import io.jrma.LockType;
-import io.jrma.MemoryModel;
 import io.jrma.Op;
 import io.jrma.Request;
 import io.jrma.RmaException;
 import io.jrma.SharedMemory;
 import io.jrma.Win;
-import io.jrma.WinCounters;
 import io.jrma.WinCounters.Counter;
 import io.jrma.core.runtime.CommCore;
-import io.jrma.core.runtime.Job;
 import io.jrma.core.runtime.Sleeper;
 import io.jrma.shm.ShmSegment;
 import io.jrma.shm.window.OpSlots;
 import io.jrma.spi.RemoteMemory;
-import java.lang.invoke.VarHandle;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.util.function.BooleanSupplier;
-import net.openhft.chronicle.bytes.BytesStore;
 
 /**
- * One rank's handle on a window: creation, attributes, argument checking of every communication call, and
- * dispatch to the path chosen for the target at creation ({@link DirectOps} or {@link PacketOrigin}).
- * Synchronization lives in {@link Epochs}; the packet path's target side in {@link PacketTarget}.
+ * One rank's handle on a window: the engine's parts for it, the communication calls (argument checking and
+ * dispatch to the path chosen for the target at creation: {@link DirectOps} or {@link PacketOrigin}), the waits of
+ * synchronization calls, dynamic attach and shared query, and free. Its attributes, name, info and error handler are
+ * {@link WindowAttributes}; the synchronization calls {@link WindowSync}, their state {@link Epochs}; the packet
+ * path's target side {@link PacketTarget}.
  *
  * <p>Owned by one rank; several of its threads may issue operations concurrently (see {@link Win}).
  */
-final class WindowImpl implements Win {
-    final Job job;
-    final CommCore comm;
-    final int rank;
-    final int groupSize;
-    final int[] worldRanks;
-    final int windowId;
-    final Flavor flavor;
-    final int dispUnit;
-    final WindowMemory memory;
-    final WinConfig config;
-    final WinCounters counters = new WinCounters();
+final class WindowImpl extends WindowSync {
     final TargetState target;
     final DynamicRegions regions;
     final WindowRouter router;
     /** A private duplicate of the communicator for the window's own collectives (free). */
     CommCore ctrl;
-    final Epochs epochs;
-    /** Fence ({@link FenceEpochs}), PSCW ({@link PscwEpochs}) and passive target ({@link PassiveTarget}). */
-    private final FenceEpochs fences;
-    private final PscwEpochs pscw;
-    private final PassiveTarget passive;
     final PacketOrigin packets;
     final PacketTarget receiver;
     final FastPath fast;
@@ -86,59 +62,21 @@ final class WindowImpl implements Win {
      * (volatile: the progress agent reads it).
      */
     volatile OpSlots slots;
-    private volatile boolean freed;
-    private volatile String name;
-    private volatile ErrorHandler errorHandler = ErrorHandler.ERRORS_THROW;
-    private final Info userInfo = new Info();
 
     WindowImpl(CommCore comm, int windowId, Flavor flavor, WindowMemory memory, int dispUnit, WinConfig config,
                WindowRouter router, TargetState state) {
-        this.job = comm.job();
-        this.comm = comm;
-        this.rank = comm.rank();
-        this.groupSize = comm.size();
-        this.worldRanks = comm.worldRanks();
-        this.windowId = windowId;
-        this.flavor = flavor;
-        this.memory = memory;
-        this.dispUnit = dispUnit;
-        this.config = config;
+        super(comm, windowId, flavor, memory, dispUnit, config);
         this.segments = new WindowSegments(config.shmDir);
         this.router = router;
-        this.name = "win" + windowId;
         this.target = state != null ? state : new TargetState(groupSize);
         this.regions = flavor == Flavor.DYNAMIC ? new DynamicRegions() : null;
-        this.epochs = new Epochs(this);
-        this.fences = new FenceEpochs(epochs);
-        this.pscw = new PscwEpochs(epochs);
-        this.passive = new PassiveTarget(epochs);
         this.packets = new PacketOrigin(this);
         this.receiver = new PacketTarget(this);
         this.fast = new FastPath(this);
         this.ops = new Operations(this);
     }
 
-    // ------------------------------------------------------------------ errors
-
-    /** Applies the error handler to an error about to be thrown. */
-    RmaException handle(RmaException e) {
-        if (errorHandler == ErrorHandler.ERRORS_ARE_FATAL) {
-            job.abort(ErrorClass.ERR_PROC_ABORTED, "window " + name + " at rank " + rank + ": " + e.getMessage(), e);
-        }
-        return e;
-    }
-
-    RmaException fail(ErrorClass c, String msg) {
-        return new RmaException(c, "window " + name + ", rank " + rank + ": " + msg);
-    }
-
-    /** The same error with this window's name and rank in front (for errors raised by helpers). */
-    RmaException rename(RmaException e, String what) {
-        String m = e.getMessage();
-        String prefix = e.errorClass().name() + ": ";
-        return fail(e.errorClass(), what + ": " + (m.startsWith(prefix) ? m.substring(prefix.length()) : m));
-    }
-
+    // ------------------------------------------------------------------ waits
     /** Checks of a direct-path wait's condition before the wait is timed (about 1-2 us of spinning). */
     static final int UNTIMED_SPINS = 64;
 
@@ -186,14 +124,6 @@ final class WindowImpl implements Win {
             counters.add(Counter.SYNC_WAIT_NS, System.nanoTime() - t0);
         }
     }
-
-    void checkLive() {
-        if (freed) {
-            throw fail(ErrorClass.ERR_WIN, "the window was freed");
-        }
-        job.checkAborted();
-    }
-
     // ------------------------------------------------------------------ communication
 
     @Override
@@ -364,154 +294,6 @@ final class WindowImpl implements Win {
         }
     }
 
-    // ------------------------------------------------------------------ synchronization (see Epochs)
-
-    @Override
-    public void fence(int assertion) {
-        try {
-            checkLive();
-            fences.fence(assertion);
-        } catch (RmaException e) {
-            throw handle(e);
-        }
-    }
-
-    @Override
-    public void start(Group group, int assertion) {
-        try {
-            checkLive();
-            pscw.start(group, assertion);
-        } catch (RmaException e) {
-            throw handle(e);
-        }
-    }
-
-    @Override
-    public void complete() {
-        try {
-            checkLive();
-            pscw.complete();
-        } catch (RmaException e) {
-            throw handle(e);
-        }
-    }
-
-    @Override
-    public void post(Group group, int assertion) {
-        try {
-            checkLive();
-            pscw.post(group, assertion);
-        } catch (RmaException e) {
-            throw handle(e);
-        }
-    }
-
-    @Override
-    public void waitFor() {
-        try {
-            checkLive();
-            pscw.waitFor();
-        } catch (RmaException e) {
-            throw handle(e);
-        }
-    }
-
-    @Override
-    public boolean test() {
-        try {
-            checkLive();
-            return pscw.test();
-        } catch (RmaException e) {
-            throw handle(e);
-        }
-    }
-
-    @Override
-    public void lock(LockType type, int t, int assertion) {
-        try {
-            checkLive();
-            passive.lock(type, t, assertion);
-        } catch (RmaException e) {
-            throw handle(e);
-        }
-    }
-
-    @Override
-    public void unlock(int t) {
-        try {
-            checkLive();
-            passive.unlock(t);
-        } catch (RmaException e) {
-            throw handle(e);
-        }
-    }
-
-    @Override
-    public void lockAll(int assertion) {
-        try {
-            checkLive();
-            passive.lockAll(assertion);
-        } catch (RmaException e) {
-            throw handle(e);
-        }
-    }
-
-    @Override
-    public void unlockAll() {
-        try {
-            checkLive();
-            passive.unlockAll();
-        } catch (RmaException e) {
-            throw handle(e);
-        }
-    }
-
-    @Override
-    public void flush(int t) {
-        try {
-            checkLive();
-            passive.flush(t);
-        } catch (RmaException e) {
-            throw handle(e);
-        }
-    }
-
-    @Override
-    public void flushAll() {
-        try {
-            checkLive();
-            passive.flushAll();
-        } catch (RmaException e) {
-            throw handle(e);
-        }
-    }
-
-    @Override
-    public void flushLocal(int t) {
-        try {
-            checkLive();
-            passive.flushLocal(t);
-        } catch (RmaException e) {
-            throw handle(e);
-        }
-    }
-
-    @Override
-    public void flushLocalAll() {
-        try {
-            checkLive();
-            passive.flushLocalAll();
-        } catch (RmaException e) {
-            throw handle(e);
-        }
-    }
-
-    @Override
-    public void sync() {
-        checkLive();
-        VarHandle.fullFence();
-    }
-
     // ------------------------------------------------------------------ dynamic, shared
 
     @Override
@@ -522,7 +304,7 @@ final class WindowImpl implements Win {
                 throw fail(ErrorClass.ERR_RMA_FLAVOR, "attach needs a dynamic window; this one is " + flavor);
             }
             WindowMemory m = WindowMemory.wrap(mem);
-            regions.attach(m.address, m.length, name, mem, m.buffer);
+            regions.attach(m.address, m.length, name(), mem, m.buffer);
         } catch (RmaException e) {
             throw handle(e);
         }
@@ -535,7 +317,7 @@ final class WindowImpl implements Win {
             if (flavor != Flavor.DYNAMIC) {
                 throw fail(ErrorClass.ERR_RMA_FLAVOR, "detach needs a dynamic window; this one is " + flavor);
             }
-            regions.detach(WindowMemory.wrap(mem).address, name);
+            regions.detach(WindowMemory.wrap(mem).address, name());
         } catch (RmaException e) {
             throw handle(e);
         }
@@ -567,63 +349,9 @@ final class WindowImpl implements Win {
         }
     }
 
-    // ------------------------------------------------------------------ attributes
+    // ------------------------------------------------------------------ info, free
 
-    @Override
-    public long base() {
-        return flavor == Flavor.DYNAMIC ? 0 : memory.address;
-    }
-
-    @Override
-    public long size() {
-        return memory.length;
-    }
-
-    @Override
-    public int dispUnit() {
-        return dispUnit;
-    }
-
-    @Override
-    public Flavor flavor() {
-        return flavor;
-    }
-
-    @Override
-    public MemoryModel model() {
-        return MemoryModel.UNIFIED;
-    }
-
-    @Override
-    public BytesStore<?, ?> memory() {
-        return memory.bytes;
-    }
-
-    @Override
-    public ByteBuffer buffer() {
-        return memory.buffer == null ? null : memory.buffer.duplicate().order(ByteOrder.LITTLE_ENDIAN);
-    }
-
-    @Override
-    public Group group() {
-        return comm.group();
-    }
-
-    @Override
-    public int rank() {
-        return rank;
-    }
-
-    @Override
-    public String name() {
-        return name;
-    }
-
-    @Override
-    public void setName(String name) {
-        this.name = name;
-    }
-
+    /** The window's info: the engine's keys (as chosen at creation, and what it decided), then the user's. */
     @Override
     public Info info() {
         Info i = config.toInfo(anyPacketPeer ? "packet" : mixedPeers ? "mixed" : "direct");
@@ -632,45 +360,8 @@ final class WindowImpl implements Win {
         i.set("jrma_rdma_atomics", Boolean.toString(atomics != null));
         Lanes l = lanes;
         i.set("jrma_peer_lanes", l == null ? "" : l.describe());
-        synchronized (userInfo) {
-            for (String k : userInfo.keys()) {
-                if (i.get(k) == null) {
-                    i.set(k, userInfo.get(k));
-                }
-            }
-        }
+        addUserInfo(i);
         return i;
-    }
-
-    @Override
-    public void setInfo(Info info) {
-        try {
-            checkLive();
-            // validates values; keys that shape the engine stay as chosen at creation (MPI allows)
-            new WinConfig(job, info);
-        } catch (RmaException e) {
-            throw handle(rename(e, "setInfo"));
-        }
-        synchronized (userInfo) {
-            for (String k : info.keys()) {
-                userInfo.set(k, info.get(k));
-            }
-        }
-    }
-
-    @Override
-    public void setErrorHandler(ErrorHandler handler) {
-        this.errorHandler = handler == null ? ErrorHandler.ERRORS_THROW : handler;
-    }
-
-    @Override
-    public ErrorHandler errorHandler() {
-        return errorHandler;
-    }
-
-    @Override
-    public WinCounters counters() {
-        return counters;
     }
 
     @Override
@@ -680,7 +371,7 @@ final class WindowImpl implements Win {
             epochs.checkFreeable();
             packets.drain();
             ctrl.barrier();
-            freed = true;
+            markFreed();
             segments.close();
             slots = null;
             if (router.unregister(worldRanks[rank])) {
@@ -734,7 +425,7 @@ final class WindowImpl implements Win {
 
     /** Undoes a creation that failed after this window was registered (collectively: every rank calls it). */
     void abandon() {
-        freed = true;
+        markFreed();
         segments.close();
         slots = null;
         if (router.unregister(worldRanks[rank])) {
@@ -746,14 +437,5 @@ final class WindowImpl implements Win {
         }
         job.agent().awaitCycleEnd();
         releaseMemory();
-    }
-
-    boolean isFreed() {
-        return freed;
-    }
-
-    @Override
-    public String toString() {
-        return "Win[" + name + ", " + flavor + ", rank " + rank + " of " + groupSize + ", " + memory.length + " bytes]";
     }
 }

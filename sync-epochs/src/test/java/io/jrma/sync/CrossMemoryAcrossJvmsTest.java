@@ -39,7 +39,7 @@ class CrossMemoryAcrossJvmsTest {
         // (small puts the kernel does not copy go through the target's request slot: an origin waits for it as long
         // as it takes, so that a target descheduled on a loaded machine does not turn one into a packet; small gets
         // always by the kernel here, although the target may poll in a barrier meanwhile: the slot's turn for those
-        // is OpSlotsAcrossJvmsTest's)
+        // is OpSlotLanesAcrossJvmsTest's)
         return Jrma.job(2).jvms(2).param("jrma.transports", "shm,tcp").param("jrma.cma.minBytes", minBytes)
                 .param("jrma.shm.opSlots.waitNs", "10000000000").param("jrma.shm.opSlots.gets", "kernel")
                 .timeout(Duration.ofSeconds(90));

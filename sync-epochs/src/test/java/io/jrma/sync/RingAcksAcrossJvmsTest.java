@@ -34,8 +34,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  * memory as soon as a flag, stored by load/store in a shared window, says the flush returned); a batch that
  * waits for a lock is acknowledged only once applied; and an error a target reported before the applied
  * position passed the flush is reported by that flush. (Cross memory attach and request slots, which would take
- * these small puts around the rings, are off: {@link CrossMemoryAcrossJvmsTest} and {@link OpSlotsAcrossJvmsTest}
- * cover them.)
+ * these small puts around the rings, are off: {@link CrossMemoryAcrossJvmsTest}, {@link OpSlotsAcrossJvmsTest} and
+ * {@link OpSlotLanesAcrossJvmsTest} cover them.)
  */
 class RingAcksAcrossJvmsTest {
     private static final int ROUNDS = 3_000;
