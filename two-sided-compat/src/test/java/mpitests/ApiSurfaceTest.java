@@ -22,22 +22,27 @@ import org.junit.jupiter.api.Test;
 class ApiSurfaceTest {
     @Test
     void theSurfaceClassCompiledWithBothHalves() throws Exception {
-        Class<?> c = Class.forName("mpitests.ApiSurface");
         Method free = null;
         Method throwing = null;
-        for (Method m : c.getDeclaredMethods()) {
+        Method objects = null;
+        for (Method m : Class.forName("mpitests.ApiSurface").getDeclaredMethods()) {
             if (m.getName().equals("withoutCheckedExceptions")) {
                 free = m;
             } else if (m.getName().equals("withCheckedExceptions")) {
                 throwing = m;
             }
         }
-        assertTrue(free != null && throwing != null, "both halves of ApiSurface");
+        for (Method m : Class.forName("mpitests.ApiSurfaceObjects").getDeclaredMethods()) {
+            if (m.getName().equals("withCheckedExceptions")) {
+                objects = m;
+            }
+        }
+        assertTrue(free != null && throwing != null && objects != null, "every part of ApiSurface");
         assertEquals(0, free.getExceptionTypes().length,
                 "the half for members without checked exceptions declares none");
         for (String nested : new String[] {"Particle", "Particle$Data", "Pair", "Flags", "Flags$Data",
                 "Fold", "Resource"}) {
-            Class.forName("mpitests.ApiSurface$" + nested);
+            Class.forName("mpitests.ApiSurfaceTypes$" + nested);
         }
     }
 

@@ -38,7 +38,7 @@ final class RemoteStart {
      */
     static final List<String> SRUN_OPTIONS = List.of("--nodes=1", "--ntasks=1", "--overlap", "--cpu-bind=none",
             "--mpi=none", "--quiet");
-    /** The remote shell's exit code when jrma is not in the {@code --prefix} directory there (a shell's "not found"). */
+    /** The remote shell's exit code when jrma is not in the {@code --prefix} directory there (as "not found"). */
     static final int NOT_INSTALLED = 127;
     /** window-rdma's TCP parameter (NetParams.INTERFACE): where each JVM's IO agent listens. */
     static final String TCP_INTERFACE = "jrma.tcp.interface";
