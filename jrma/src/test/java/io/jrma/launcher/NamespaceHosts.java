@@ -1,5 +1,8 @@
 package io.jrma.launcher;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.jrma.testsupport.ChildProcess;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
@@ -55,6 +58,9 @@ final class NamespaceHosts implements AutoCloseable {
     private final int count;
     private final Path dir;
     private final List<Process> sshds = new ArrayList<>();
+
+    /** How often {@link #assertNothingLeft} looks again. */
+    private static final long LEFT_POLL_MS = 200;
 
     private NamespaceHosts(int count, Path dir) {
         this.count = count;
@@ -123,6 +129,33 @@ final class NamespaceHosts implements AutoCloseable {
     /** Host {@code i}'s name (its UTS host name). */
     String name(int i) {
         return "mh" + (i + 1);
+    }
+
+    /** The first two hosts with {@code slots} slots each, as {@code --host} takes them. */
+    String both(int slots) {
+        return address(0) + ":" + slots + "," + address(1) + ":" + slots;
+    }
+
+    /** jrmarun with these arguments, reaching the hosts through their ssh ({@link #agent}). */
+    ChildProcess jrmarun(String... args) throws IOException {
+        List<String> a = new ArrayList<>(List.of("--launch-agent", agent().toString()));
+        a.addAll(List.of(args));
+        return ChildProcess.jrmarun(a.toArray(new String[0]));
+    }
+
+    /**
+     * Asserts that nothing of a job is left on the first two hosts within {@code waitMs}: no JVM of a rank, no file
+     * in their /dev/shm.
+     */
+    void assertNothingLeft(long waitMs) throws IOException, InterruptedException {
+        long until = System.currentTimeMillis() + waitMs;
+        for (int h = 0; h < 2; h++) {
+            while (!jvms(h).isEmpty() && System.currentTimeMillis() < until) {
+                Thread.sleep(LEFT_POLL_MS);
+            }
+            assertEquals(List.of(), jvms(h), "JVMs left on host " + name(h));
+            assertEquals(List.of(), shmFiles(h), "files left in /dev/shm of host " + name(h));
+        }
     }
 
     /** The ssh wrapper to give jrmarun as {@code --launch-agent}. */
@@ -328,7 +361,9 @@ final class NamespaceHosts implements AutoCloseable {
         Path programs = dir().resolve("programs");
         Files.createDirectories(programs);
         Path sources = Path.of("..", "two-sided-compat", "src", "test", "java", "mpitests");
-        List<String> args = new ArrayList<>(List.of("-cp", classPath, "-d", programs.toString()));
+        // the sourcepath: a program may use classes of its own beside it (Collective its CollectiveReductions)
+        List<String> args = new ArrayList<>(List.of("-cp", classPath, "-sourcepath", sources.getParent().toString(),
+                "-d", programs.toString()));
         for (String p : names) {
             args.add(sources.resolve(p + ".java").toString());
         }

@@ -66,24 +66,15 @@ class UcxAcrossHostsTest {
     /** Nothing of the job is left on any host: no JVM, no file in /dev/shm. */
     @AfterEach
     void nothingLeftOnAnyHost() throws Exception {
-        long until = System.currentTimeMillis() + JVMS_GONE_MS;
-        for (int h = 0; h < 2; h++) {
-            while (!hosts.jvms(h).isEmpty() && System.currentTimeMillis() < until) {
-                Thread.sleep(200);
-            }
-            assertEquals(List.of(), hosts.jvms(h), "JVMs left on host " + hosts.name(h));
-            assertEquals(List.of(), hosts.shmFiles(h), "files left in /dev/shm of host " + hosts.name(h));
-        }
+        hosts.assertNothingLeft(JVMS_GONE_MS);
     }
 
     private static String both(int slots) {
-        return hosts.address(0) + ":" + slots + "," + hosts.address(1) + ":" + slots;
+        return hosts.both(slots);
     }
 
     private static ChildProcess jrmarun(String... args) throws IOException {
-        List<String> a = new ArrayList<>(List.of("--launch-agent", hosts.agent().toString()));
-        a.addAll(List.of(args));
-        return ChildProcess.jrmarun(a.toArray(new String[0]));
+        return hosts.jrmarun(args);
     }
 
     /**

@@ -1,11 +1,11 @@
 package io.jrma.launcher;
 
 import io.jrma.core.auth.Handshake;
+import io.jrma.core.auth.HandshakeSlots;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
-import java.util.LinkedHashSet;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -46,8 +46,8 @@ final class RendezvousJoins implements AutoCloseable {
     private final String secret;
     private final int timeoutMs;
     private final LinkedBlockingQueue<Joined> joined = new LinkedBlockingQueue<>();
-    /** The handshakes running, oldest first. */
-    private final LinkedHashSet<Pending> running = new LinkedHashSet<>(); // guarded by itself
+    /** The handshakes running (the one open longest gives way to a newcomer beyond the bound). */
+    private final HandshakeSlots<Socket> running = new HandshakeSlots<>(MAX_HANDSHAKES);
     private final AtomicInteger accepted = new AtomicInteger();
     private final AtomicInteger refused = new AtomicInteger();
     private volatile String lastRefusal;
@@ -96,20 +96,6 @@ final class RendezvousJoins implements AutoCloseable {
         return joined.poll(Math.max(0, waitMs), TimeUnit.MILLISECONDS);
     }
 
-    /**
-     * A handshake running on a thread of its own; {@code evicted} (under the lock of {@code running}) once a newcomer
-     * took its place. A handshake that succeeded leaves {@code running} under that lock before its connection is handed
-     * on, so a connection handed on is never closed by an eviction.
-     */
-    private static final class Pending {
-        final Socket socket;
-        volatile boolean evicted;
-
-        Pending(Socket socket) {
-            this.socket = socket;
-        }
-    }
-
     private void acceptLoop() {
         while (true) {
             Socket s;
@@ -119,24 +105,12 @@ final class RendezvousJoins implements AutoCloseable {
                 return; // closed
             }
             accepted.incrementAndGet();
-            Pending p = new Pending(s);
-            Pending oldest = null;
-            synchronized (running) {
-                if (running.size() >= MAX_HANDSHAKES) {
-                    oldest = running.iterator().next();
-                    running.remove(oldest);
-                    oldest.evicted = true; // under the lock: a handshake that ended first is kept
-                }
-                running.add(p);
-            }
-            if (oldest != null) {
-                Rendezvous.closeQuietly(oldest.socket); // its thread's read fails now; it counts the refusal
-            }
+            HandshakeSlots.Slot<Socket> p = running.enter(s);
             Thread t = new Thread(() -> {
                 try {
                     handshake(p);
                 } finally {
-                    leave(p);
+                    running.leave(p);
                 }
             }, "jrma-launcher-handshake");
             t.setDaemon(true);
@@ -144,18 +118,18 @@ final class RendezvousJoins implements AutoCloseable {
         }
     }
 
-    private void handshake(Pending p) {
-        Socket s = p.socket;
+    private void handshake(HandshakeSlots.Slot<Socket> p) {
+        Socket s = p.connection();
         int jvm;
         try {
             jvm = Handshake.server(s, linkId, secret, timeoutMs);
             s.setTcpNoDelay(true);
         } catch (IOException e) {
-            refuse(s, p.evicted ? "open longest of " + MAX_HANDSHAKES + " handshakes at once: closed for a newcomer"
+            refuse(s, p.evicted() ? "open longest of " + MAX_HANDSHAKES + " handshakes at once: closed for a newcomer"
                     : e.getMessage());
             return;
         }
-        if (!leave(p)) { // evicted just as it proved the secret: its socket is closed
+        if (!running.leave(p)) { // evicted just as it proved the secret: its socket is closed
             refuse(s, "open longest of " + MAX_HANDSHAKES + " handshakes at once: closed for a newcomer");
             return;
         }
@@ -166,13 +140,6 @@ final class RendezvousJoins implements AutoCloseable {
             }
         }
         Rendezvous.closeQuietly(s); // the JVMs are all in (or start-up failed): a late one is not wanted
-    }
-
-    /** A handshake ended: it leaves {@code running}; false if it was evicted first. */
-    private boolean leave(Pending p) {
-        synchronized (running) {
-            return running.remove(p) || !p.evicted;
-        }
     }
 
     private void refuse(Socket s, String why) {
@@ -189,11 +156,7 @@ final class RendezvousJoins implements AutoCloseable {
         } catch (IOException ignored) {
             // closing anyway
         }
-        synchronized (running) {
-            for (Pending p : running) {
-                Rendezvous.closeQuietly(p.socket); // a handshake still running now cannot be wanted
-            }
-        }
+        running.closeAll(); // a handshake still running now cannot be wanted
         synchronized (joined) {
             closed = true;
             Joined j;

@@ -1,11 +1,11 @@
 package io.jrma.transport.tcp;
 
 import io.jrma.core.auth.Handshake;
+import io.jrma.core.auth.HandshakeSlots;
 import java.io.IOException;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
-import java.util.LinkedHashSet;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -19,8 +19,9 @@ import java.util.concurrent.locks.LockSupport;
  * index they claimed, until the mesh is complete ({@link #meshComplete}); after that each one is a duplicate and
  * refused. Refusals are counted in the transport's counter.
  *
- * <p>At most {@code maxHandshakes} handshakes run at once, so a flood cannot make the agent start threads without
- * bound. A connection beyond that evicts the handshake that has been open longest: an honest JVM's handshake ends
+ * <p>At most {@value #MAX_HANDSHAKES} (or the job's JVM count, if larger) handshakes run at once, so a flood cannot
+ * make the agent start threads without bound. A connection beyond that evicts the handshake that has been open
+ * longest ({@link HandshakeSlots}): an honest JVM's handshake ends
  * within milliseconds of its connect, so the old ones are the silent or stalled ones. (Before, the agent took the
  * connections one at a time during start-up, and each silent one delayed the mesh by the handshake timeout.)
  *
@@ -37,30 +38,15 @@ final class TcpAcceptor implements AutoCloseable {
     record Admitted(int jvm, SocketChannel channel) {
     }
 
-    /**
-     * A handshake running on a thread of its own; {@code evicted} (under the lock of {@code running}) once a newcomer
-     * took its place. A handshake that succeeded leaves {@code running} under that lock before its connection is handed
-     * on, so a connection handed on is never closed by an eviction.
-     */
-    private static final class Pending {
-        final SocketChannel channel;
-        volatile boolean evicted;
-
-        Pending(SocketChannel channel) {
-            this.channel = channel;
-        }
-    }
-
     private final ServerSocketChannel server;
     private final String jobId;
     private final String secret;
     private final int timeoutMs;
-    private final int maxHandshakes;
     private final AtomicLong refused;
     private final AtomicInteger accepted = new AtomicInteger();
     private final LinkedBlockingQueue<Admitted> admitted = new LinkedBlockingQueue<>();
-    /** The handshakes running, oldest first. */
-    private final LinkedHashSet<Pending> running = new LinkedHashSet<>(); // guarded by itself
+    /** The handshakes running (the one open longest gives way to a newcomer beyond the bound). */
+    private final HandshakeSlots<SocketChannel> running;
     private boolean complete; // guarded by admitted
     private volatile boolean closing;
 
@@ -74,7 +60,7 @@ final class TcpAcceptor implements AutoCloseable {
         this.jobId = jobId;
         this.secret = secret;
         this.timeoutMs = timeoutMs;
-        this.maxHandshakes = Math.max(MAX_HANDSHAKES, jvms);
+        this.running = new HandshakeSlots<>(Math.max(MAX_HANDSHAKES, jvms));
         this.refused = refused;
         Thread t = new Thread(this::acceptLoop, "jrma-tcp-acceptor");
         t.setDaemon(true);
@@ -117,24 +103,12 @@ final class TcpAcceptor implements AutoCloseable {
                 continue;
             }
             accepted.incrementAndGet();
-            Pending p = new Pending(ch);
-            Pending oldest = null;
-            synchronized (running) {
-                if (running.size() >= maxHandshakes) {
-                    oldest = running.iterator().next();
-                    running.remove(oldest);
-                    oldest.evicted = true; // under the lock: a handshake that ended first is kept
-                }
-                running.add(p);
-            }
-            if (oldest != null) {
-                closeQuietly(oldest.channel); // its thread's read fails now; it counts the refusal
-            }
+            HandshakeSlots.Slot<SocketChannel> p = running.enter(ch);
             Thread t = new Thread(() -> {
                 try {
                     handshake(p);
                 } finally {
-                    leave(p);
+                    running.leave(p);
                 }
             }, "jrma-tcp-handshake");
             t.setDaemon(true);
@@ -142,32 +116,25 @@ final class TcpAcceptor implements AutoCloseable {
         }
     }
 
-    private void handshake(Pending p) {
+    private void handshake(HandshakeSlots.Slot<SocketChannel> p) {
         int jvm;
         try {
-            jvm = Handshake.server(p.channel.socket(), jobId, secret, timeoutMs);
+            jvm = Handshake.server(p.connection().socket(), jobId, secret, timeoutMs);
         } catch (IOException e) {
-            refuse(p.channel);
+            refuse(p.connection());
             return;
         }
-        if (!leave(p)) {
-            refuse(p.channel); // evicted as it proved the secret: its channel is closed
+        if (!running.leave(p)) {
+            refuse(p.connection()); // evicted as it proved the secret: its channel is closed
             return;
         }
         synchronized (admitted) {
             if (!complete && !closing) {
-                admitted.add(new Admitted(jvm, p.channel));
+                admitted.add(new Admitted(jvm, p.connection()));
                 return;
             }
         }
-        refuse(p.channel); // knows the secret, but the mesh is complete: a duplicate
-    }
-
-    /** A handshake ended: it leaves {@code running}; false if it was evicted first. */
-    private boolean leave(Pending p) {
-        synchronized (running) {
-            return running.remove(p) || !p.evicted;
-        }
+        refuse(p.connection()); // knows the secret, but the mesh is complete: a duplicate
     }
 
     private void refuse(SocketChannel ch) {
@@ -192,11 +159,7 @@ final class TcpAcceptor implements AutoCloseable {
     @Override
     public void close() {
         closing = true;
-        synchronized (running) {
-            for (Pending p : running) {
-                closeQuietly(p.channel);
-            }
-        }
+        running.closeAll();
         synchronized (admitted) {
             complete = true;
             Admitted a;
