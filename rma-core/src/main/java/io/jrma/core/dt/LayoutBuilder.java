@@ -1,13 +1,13 @@
 package io.jrma.core.dt;
 
-import io.jrma.ErrorClass;
-import io.jrma.RmaException;
+import io.jrma.core.err.ErrorKind;
+import io.jrma.core.err.Errors;
 import java.util.Arrays;
 
 /**
  * Builds a canonical {@link TypeLayout} by appending placements of existing layouts in type-map order:
  * adjacent blocks and same-type signature runs are merged as they are appended. Internal to the datatype
- * engine (used by {@link io.jrma.Datatype}'s constructors).
+ * engine (used by {@code io.jrma.Datatype}'s constructors).
  *
  * <p>All arithmetic is checked: offsets, lengths and sizes that overflow 64 bits, and layouts with more than
  * {@link TypeLayout#MAX_BLOCKS} blocks or {@link TypeLayout#MAX_RUNS} runs, throw
@@ -69,7 +69,7 @@ public final class LayoutBuilder {
         }
         add(off, len, "block end");
         if (blocks == TypeLayout.MAX_BLOCKS) {
-            throw new RmaException(ErrorClass.ERR_ARG, "type map has more than " + TypeLayout.MAX_BLOCKS
+            throw Errors.of(ErrorKind.ERR_ARG, "type map has more than " + TypeLayout.MAX_BLOCKS
                     + " non-contiguous blocks (limit of the datatype engine)");
         }
         if (blocks == offs.length) {
@@ -88,7 +88,7 @@ public final class LayoutBuilder {
             return;
         }
         if (runs == TypeLayout.MAX_RUNS) {
-            throw new RmaException(ErrorClass.ERR_ARG, "type signature has more than " + TypeLayout.MAX_RUNS
+            throw Errors.of(ErrorKind.ERR_ARG, "type signature has more than " + TypeLayout.MAX_RUNS
                     + " runs of basic types (limit of the datatype engine)");
         }
         if (runs == types.length) {
@@ -111,7 +111,7 @@ public final class LayoutBuilder {
         try {
             return Math.addExact(a, b);
         } catch (ArithmeticException e) {
-            throw new RmaException(ErrorClass.ERR_ARG, what + " " + a + " + " + b + " overflows 64 bits");
+            throw Errors.of(ErrorKind.ERR_ARG, what + " " + a + " + " + b + " overflows 64 bits");
         }
     }
 
@@ -119,7 +119,7 @@ public final class LayoutBuilder {
         try {
             return Math.multiplyExact(a, b);
         } catch (ArithmeticException e) {
-            throw new RmaException(ErrorClass.ERR_ARG, what + " " + a + " * " + b + " overflows 64 bits");
+            throw Errors.of(ErrorKind.ERR_ARG, what + " " + a + " * " + b + " overflows 64 bits");
         }
     }
 }

@@ -1,7 +1,7 @@
 package io.jrma.core.dt;
 
-import io.jrma.ErrorClass;
-import io.jrma.RmaException;
+import io.jrma.core.err.ErrorKind;
+import io.jrma.core.err.Errors;
 import io.jrma.core.mem.BulkCopy;
 import io.jrma.core.mem.Memory;
 import java.util.Arrays;
@@ -24,7 +24,7 @@ import org.agrona.MutableDirectBuffer;
  * {@code count} consecutive instances are instance {@code i} shifted by {@code i * extent()}; they are
  * walked with a {@link BlockCursor} without materialising anything per instance.
  *
- * <p>Layouts are built by {@link LayoutBuilder} (from {@link io.jrma.Datatype}), by {@link #of(BasicType)},
+ * <p>Layouts are built by {@link LayoutBuilder} (from {@code io.jrma.Datatype}), by {@link #of(BasicType)},
  * or decoded from the wire with {@link #decode(DirectBuffer, int, int)}, which validates its input. The
  * number of blocks and of runs of one instance is limited to {@link #MAX_BLOCKS} and {@link #MAX_RUNS}.
  *
@@ -169,7 +169,7 @@ public final class TypeLayout {
     /** A cursor over the blocks of {@code count} consecutive instances; see {@link BlockCursor}. */
     public BlockCursor cursor(long count) {
         if (count < 0) {
-            throw new RmaException(ErrorClass.ERR_COUNT, "count " + count + " is negative");
+            throw Errors.of(ErrorKind.ERR_COUNT, "count " + count + " is negative");
         }
         return new BlockCursor(blockOffsets, blockLengths, extent, count, isContiguous());
     }
@@ -201,8 +201,8 @@ public final class TypeLayout {
         }
     }
 
-    private RmaException overflow(long count) {
-        return new RmaException(ErrorClass.ERR_COUNT, "count " + count + " with extent " + extent
+    private RuntimeException overflow(long count) {
+        return Errors.of(ErrorKind.ERR_COUNT, "count " + count + " with extent " + extent
                 + " overflows 64-bit offsets");
     }
 
@@ -221,7 +221,7 @@ public final class TypeLayout {
      */
     public boolean signatureMatches(long count, TypeLayout other, long otherCount) {
         if (count < 0 || otherCount < 0) {
-            throw new RmaException(ErrorClass.ERR_COUNT, "count " + Math.min(count, otherCount) + " is negative");
+            throw Errors.of(ErrorKind.ERR_COUNT, "count " + Math.min(count, otherCount) + " is negative");
         }
         long aHi = Math.multiplyHigh(count, elements);
         long aLo = count * elements;

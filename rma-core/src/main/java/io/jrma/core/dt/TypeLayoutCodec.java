@@ -1,7 +1,7 @@
 package io.jrma.core.dt;
 
-import io.jrma.ErrorClass;
-import io.jrma.RmaException;
+import io.jrma.core.err.ErrorKind;
+import io.jrma.core.err.Errors;
 import java.nio.ByteOrder;
 import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
@@ -208,7 +208,7 @@ public final class TypeLayoutCodec {
         return ((a ^ r) & (b ^ r)) < 0;
     }
 
-    private static RmaException bad(String what) {
-        return new RmaException(ErrorClass.ERR_TYPE, "malformed datatype layout: " + what);
+    private static RuntimeException bad(String what) {
+        return Errors.of(ErrorKind.ERR_TYPE, "malformed datatype layout: " + what);
     }
 }

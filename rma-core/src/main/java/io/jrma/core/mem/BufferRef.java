@@ -1,8 +1,8 @@
 package io.jrma.core.mem;
 
 
-import io.jrma.ErrorClass;
-import io.jrma.RmaException;
+import io.jrma.core.err.ErrorKind;
+import io.jrma.core.err.Errors;
 import java.nio.ByteBuffer;
 import net.openhft.chronicle.bytes.BytesStore;
 import org.agrona.BufferUtil;
@@ -59,7 +59,7 @@ public final class BufferRef {
     /**
      * Resolves a buffer object; {@code role} names it in errors ("input", "output", ...).
      *
-     * @throws RmaException ERR_BUFFER if {@code buf} is null or not a supported kind of buffer
+     * @throws RuntimeException (RmaException) ERR_BUFFER if {@code buf} is null or not a supported kind of buffer
      */
     public static BufferRef resolve(Object buf, String role) {
         if (buf instanceof byte[]) {
@@ -92,7 +92,7 @@ public final class BufferRef {
                 return new BufferRef(null, BufferUtil.address(bb), bb.capacity());
             }
             if (bb.isReadOnly()) {
-                throw new RmaException(ErrorClass.ERR_BUFFER,
+                throw Errors.of(ErrorKind.ERR_BUFFER,
                         role + " buffer: a read-only heap ByteBuffer has no accessible array");
             }
             return new BufferRef(bb.array(), BYTE_BASE + bb.arrayOffset(), bb.capacity());
@@ -100,11 +100,11 @@ public final class BufferRef {
         if (buf instanceof BytesStore) {
             BytesStore<?, ?> bs = (BytesStore<?, ?>) buf;
             if (!bs.isDirectMemory()) {
-                throw new RmaException(ErrorClass.ERR_BUFFER, role + " buffer: a BytesStore must be native memory");
+                throw Errors.of(ErrorKind.ERR_BUFFER, role + " buffer: a BytesStore must be native memory");
             }
             return new BufferRef(null, bs.addressForRead(bs.start()), bs.capacity());
         }
-        throw new RmaException(ErrorClass.ERR_BUFFER,
+        throw Errors.of(ErrorKind.ERR_BUFFER,
                 role + " buffer must be a primitive array, a ByteBuffer or a native"
                 + " BytesStore, got " + (buf == null ? "null" : buf.getClass().getName()));
     }
@@ -161,7 +161,7 @@ public final class BufferRef {
     /**
      * Checks that bytes {@code [offset + low, offset + high)} lie inside the buffer.
      *
-     * @throws RmaException ERR_BUFFER naming the role and the offending range
+     * @throws RuntimeException (RmaException) ERR_BUFFER naming the role and the offending range
      */
     public void checkRange(long offset, long low, long high, String role) {
         if (high <= low) {
@@ -170,7 +170,7 @@ public final class BufferRef {
         long lo = offset + low;
         long hi = offset + high;
         if (offset < 0 || lo < 0 || hi > capacity || hi < lo) {
-            throw new RmaException(ErrorClass.ERR_BUFFER, role + " data spans bytes [" + lo + ", " + hi
+            throw Errors.of(ErrorKind.ERR_BUFFER, role + " data spans bytes [" + lo + ", " + hi
                     + ") but the " + role + " buffer has " + capacity + " bytes");
         }
     }

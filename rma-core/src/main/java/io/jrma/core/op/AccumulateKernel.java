@@ -1,9 +1,9 @@
 package io.jrma.core.op;
 
 
-import io.jrma.ErrorClass;
-import io.jrma.RmaException;
 import io.jrma.core.dt.BasicType;
+import io.jrma.core.err.ErrorKind;
+import io.jrma.core.err.Errors;
 import io.jrma.core.mem.Memory;
 
 /**
@@ -57,7 +57,7 @@ public final class AccumulateKernel {
 
     /**
      * Whether {@code op} is defined on elements of type {@code t} (the rule behind
-     * {@link io.jrma.Op#isValidFor(BasicType)}).
+     * {@code io.jrma.Op.isValidFor(BasicType)}).
      *
      * @param op an op code, not null
      * @param t an element type, not null
@@ -82,12 +82,12 @@ public final class AccumulateKernel {
      *
      * @param op the op code
      * @param t the element type
-     * @throws RmaException {@link ErrorClass#ERR_OP} naming op and type if the pair is invalid or either is
+     * @throws RuntimeException (RmaException) ERR_OP naming op and type if the pair is invalid or either is
      *     null
      */
     public static void check(OpCode op, BasicType t) {
         if (op == null || t == null || !isValid(op, t)) {
-            throw new RmaException(ErrorClass.ERR_OP, "op MPI_" + (op == null ? "null" : op.name())
+            throw Errors.of(ErrorKind.ERR_OP, "op MPI_" + (op == null ? "null" : op.name())
                 + " is not defined on type " + (t == null ? "null" : t.name() + " (kind " + t.kind() + ")"));
         }
     }
@@ -103,7 +103,7 @@ public final class AccumulateKernel {
      * @param dstBase base of the target ({@code null}: off-heap, updated atomically)
      * @param dstOffset offset or address of the first target element
      * @param count number of elements, at least 0
-     * @throws RmaException ERR_OP if the op is invalid for the type, ERR_COUNT if {@code count < 0}
+     * @throws RuntimeException (RmaException) ERR_OP if the op is invalid for the type, ERR_COUNT if {@code count < 0}
      */
     public static void accumulate(OpCode op, BasicType t, Object srcBase, long srcOffset,
                                   Object dstBase, long dstOffset, long count) {
@@ -158,7 +158,7 @@ public final class AccumulateKernel {
      * @param resultBase base of the result buffer ({@code null}: off-heap)
      * @param resultOffset offset or address of the first result element
      * @param count number of elements, at least 0
-     * @throws RmaException ERR_OP if the op is invalid for the type, ERR_COUNT if {@code count < 0}
+     * @throws RuntimeException (RmaException) ERR_OP if the op is invalid for the type, ERR_COUNT if {@code count < 0}
      */
     public static void getAccumulate(OpCode op, BasicType t, Object srcBase, long srcOffset,
                                      Object dstBase, long dstOffset, Object resultBase, long resultOffset,
@@ -225,7 +225,7 @@ public final class AccumulateKernel {
      * @param resultBase base of the result (receives the old target value)
      * @param resultOffset offset or address of the result
      * @return true if the old value matched {@code cmp} and {@code src} was stored
-     * @throws RmaException ERR_TYPE if {@code t} is null or of kind COMPLEX or PAIR
+     * @throws RuntimeException (RmaException) ERR_TYPE if {@code t} is null or of kind COMPLEX or PAIR
      */
     public static boolean compareAndSwap(BasicType t, Object cmpBase, long cmpOffset, Object srcBase,
                                          long srcOffset, Object dstBase, long dstOffset, Object resultBase,
@@ -245,7 +245,7 @@ public final class AccumulateKernel {
                                          long srcOffset, Object dstBase, long dstOffset, Object resultBase,
                                          long resultOffset, ElementLocks locks) {
         if (t == null || t.kind() == BasicType.Kind.COMPLEX || t.kind() == BasicType.Kind.PAIR) {
-            throw new RmaException(ErrorClass.ERR_TYPE, "compare-and-swap is not defined on type "
+            throw Errors.of(ErrorKind.ERR_TYPE, "compare-and-swap is not defined on type "
                 + (t == null ? "null" : t.name() + " (kind " + t.kind() + ")")
                 + "; it needs a BYTE, LOGICAL, SIGNED, UNSIGNED or FLOAT type");
         }
@@ -297,7 +297,7 @@ public final class AccumulateKernel {
      * @param dstBase base of the target
      * @param dstOffset offset or address of the first target element
      * @param count number of elements, at least 0
-     * @throws RmaException ERR_OP if the op is invalid for the type, ERR_COUNT if {@code count < 0}
+     * @throws RuntimeException (RmaException) ERR_OP if the op is invalid for the type, ERR_COUNT if {@code count < 0}
      */
     public static void reduceLocal(OpCode op, BasicType t, Object srcBase, long srcOffset,
                                    Object dstBase, long dstOffset, long count) {
@@ -308,7 +308,7 @@ public final class AccumulateKernel {
     private static void validate(OpCode op, BasicType t, long count) {
         check(op, t);
         if (count < 0) {
-            throw new RmaException(ErrorClass.ERR_COUNT, "negative element count " + count + " for MPI_"
+            throw Errors.of(ErrorKind.ERR_COUNT, "negative element count " + count + " for MPI_"
                 + op.name() + " on " + t.name());
         }
     }
