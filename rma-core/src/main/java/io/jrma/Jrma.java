@@ -1,18 +1,17 @@
 package io.jrma;
 
-import io.jrma.core.runtime.CommCore;
-import io.jrma.core.runtime.Job;
-import io.jrma.core.runtime.Param;
-import io.jrma.core.runtime.Params;
-import io.jrma.core.runtime.RankThreads;
-import io.jrma.spi.Components;
-import io.jrma.spi.WorldBootstrap;
+import io.jrma.core.config.JobLayout;
+import io.jrma.core.config.Param;
+import io.jrma.core.config.Params;
+import java.io.PrintStream;
 import java.io.Serializable;
 import java.nio.ByteBuffer;
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
 import java.util.Map;
+import java.util.ServiceLoader;
 
 /**
  * Starts a job whose ranks are threads of this JVM: {@code Jrma.run(4, world -> { ... })} runs the body once
@@ -44,8 +43,8 @@ public final class Jrma {
      * @throws RmaException ERR_COMM if the thread is not part of a rank of a running job
      */
     public static Comm world() {
-        Comm c = RankThreads.world();
-        if (c == null && joinedBy == null && launcherDetected()) {
+        Comm c = engine().world();
+        if (c == null && engine().startedAsRank()) {
             // a process a launcher started to be one rank (jrmarun's JVM of one rank, mpirun, mpiexec, srun): its
             // first call joins the launcher's job, as MPI.Init would
             return singleton();
@@ -59,36 +58,13 @@ public final class Jrma {
 
     /**
      * The world of the calling thread's rank; if the thread is not part of a job, either joins the job another
-     * launcher started this process in ({@code mpiexec}: see {@link io.jrma.spi.WorldBootstrap}), or makes it rank 0
+     * launcher started this process in ({@code mpiexec}: see {@code io.jrma.spi.WorldBootstrap}), or makes it rank 0
      * of a new job of one rank (MPI's singleton init: a program started with plain {@code java} instead of jrmarun
      * runs alone). Threads the caller starts afterwards belong to that rank too. The one-rank job lives as long as the
      * JVM (its progress thread is a daemon). Run-time parameters come from system properties and the environment.
      */
     public static synchronized Comm singleton() {
-        Comm c = RankThreads.world();
-        if (c != null) {
-            return c;
-        }
-        for (WorldBootstrap b : Components.worldBootstraps()) {
-            if (b.detected()) {
-                Comm w = b.join(new HashMap<>());
-                joinedBy = b;
-                return w;
-            }
-        }
-        return RankThreads.singleton(new HashMap<>());
-    }
-
-    private static volatile WorldBootstrap joinedBy;
-
-    /** Whether a launcher started this process to be one rank of its job (a bootstrap detects its environment). */
-    private static boolean launcherDetected() {
-        for (WorldBootstrap b : Components.worldBootstraps()) {
-            if (b.detected()) {
-                return true;
-            }
-        }
-        return false;
+        return engine().singleton(new HashMap<>());
     }
 
     /**
@@ -96,7 +72,7 @@ public final class Jrma {
      * {@link #singleton()} returned one rank of a larger job, and {@link #leave} ends this process's part of it.
      */
     public static boolean joinedExternalJob() {
-        return joinedBy != null;
+        return engine().joinedExternalJob();
     }
 
     /**
@@ -104,10 +80,7 @@ public final class Jrma {
      * goodbye and close so the process can exit. Does nothing otherwise.
      */
     public static void leave(Comm world) {
-        WorldBootstrap b = joinedBy;
-        if (b != null) {
-            b.finish(world);
-        }
+        engine().leave(world);
     }
 
     /**
@@ -115,12 +88,12 @@ public final class Jrma {
      * {@code mpirun}, {@code mpiexec}, {@code srun}) and has not joined it yet: {@link #world()} joins it then.
      */
     public static boolean startedAsRank() {
-        return joinedBy == null && RankThreads.world() == null && launcherDetected();
+        return engine().startedAsRank();
     }
 
     /** Whether the calling thread belongs to a rank of a running job (see {@link #world()}). */
     public static boolean inJob() {
-        return RankThreads.world() != null;
+        return engine().world() != null;
     }
 
     /**
@@ -128,7 +101,7 @@ public final class Jrma {
      * time waiting in synchronization. A snapshot; any rank may ask.
      */
     public static WinCounters jvmCounters(Comm comm) {
-        return ((CommCore) comm).job().counters();
+        return engine().jvmCounters(comm);
     }
 
     /**
@@ -140,7 +113,7 @@ public final class Jrma {
     public static String parameter(Comm comm, String name) {
         for (Param p : Params.ALL) {
             if (p.name().equals(name)) {
-                return ((CommCore) comm).job().param(p);
+                return engine().parameter(comm, p);
             }
         }
         throw new RmaException(ErrorClass.ERR_ARG, "jrma has no run-time parameter named '" + name + "'");
@@ -169,12 +142,7 @@ public final class Jrma {
      * @return the work it did (0: nothing to do, or someone else is on it)
      */
     public static int progress(Comm comm) {
-        Job job = ((CommCore) comm).job();
-        if (!job.callersProgress()) {
-            return 0;
-        }
-        job.agent().callerPolled(); // the progress thread keeps out of the way of callers that poll
-        return job.agent().tryProgress();
+        return engine().progress(comm);
     }
 
     /**
@@ -189,7 +157,7 @@ public final class Jrma {
      * @throws RmaException ERR_SIZE for a negative size, ERR_NO_MEM when there is no room
      */
     public static ByteBuffer allocateMemory(int bytes) {
-        return Components.bufferAllocator().allocate(bytes);
+        return engine().allocateMemory(bytes);
     }
 
     /** Runs {@code nranks} ranks with run-time parameters from system properties and the environment. */
@@ -241,34 +209,7 @@ public final class Jrma {
          * serializable values.
          */
         public void run(RankMain main) {
-            int jvms = (int) Math.min(nranks, Params.JVMS.getLong(params));
-            if (jvms > 1) {
-                Components.jobStarter().run(nranks, jvms, params, timeout, main);
-                return;
-            }
-            Job job = new Job(nranks, params);
-            long timeoutMs = timeout != null ? timeout.toMillis() : Params.JOB_TIMEOUT_MS.getLong(job.params());
-            int[] all = new int[nranks];
-            Arrays.setAll(all, i -> i);
-            RankThreads.Outcome out;
-            try {
-                out = RankThreads.run(job, all, main::run, timeoutMs, null);
-            } finally {
-                job.stop();
-            }
-            if (out.timedOut) {
-                throw new JobFailedException(-1, "job timed out after " + timeoutMs + " ms"
-                        + (out.stuckRanks.isEmpty() ? ""
-                        : "; ranks still running outside the library: " + out.stuckRanks),
-                        out.firstFailure);
-            }
-            if (out.firstFailure != null) {
-                throw new JobFailedException(out.firstFailedRank, "rank " + out.firstFailedRank + " failed: "
-                        + out.firstFailure, out.firstFailure);
-            }
-            if (job.isAborted()) {
-                throw new JobFailedException(-1, job.abortReason().getMessage(), job.abortReason());
-            }
+            engine().run(nranks, params, timeout, main);
         }
     }
 
@@ -312,6 +253,72 @@ public final class Jrma {
         /** The rank whose failure ended the job, or -1 (timeout, abort). */
         public int failedRank() {
             return failedRank;
+        }
+    }
+
+    /** The engine behind the static methods of this class and of {@link JrmaInfo}, found on first use. */
+    static Engine engine() {
+        return EngineHolder.ENGINE;
+    }
+
+    /**
+     * What this class and {@link JrmaInfo} need of the engine below them: rma-core's runtime implements it and
+     * registers it with {@code ServiceLoader} (META-INF/services), so that this package, which the engine builds on,
+     * does not link the engine in turn. An implementation hook, not for programs: they call the static methods of
+     * {@link Jrma}. Start-up and job-level calls only; no RMA operation goes through it.
+     */
+    public interface Engine {
+        /** The world communicator of the calling thread's rank, or {@code null} (see {@link Jrma#world()}). */
+        Comm world();
+
+        /** {@link Jrma#singleton()}; a new job of one rank gets the run-time parameters {@code params}. */
+        Comm singleton(Map<String, String> params);
+
+        /** {@link Jrma#startedAsRank()}. */
+        boolean startedAsRank();
+
+        /** {@link Jrma#joinedExternalJob()}. */
+        boolean joinedExternalJob();
+
+        /** {@link Jrma#leave}. */
+        void leave(Comm world);
+
+        /** {@link Jrma#jvmCounters}. */
+        WinCounters jvmCounters(Comm comm);
+
+        /** The value in force of {@code p} in {@code comm}'s job ({@link Jrma#parameter}). */
+        String parameter(Comm comm, Param p);
+
+        /** {@link Jrma#progress}. */
+        int progress(Comm comm);
+
+        /** {@link Jrma#allocateMemory}. */
+        ByteBuffer allocateMemory(int bytes);
+
+        /** Runs a job and waits for it ({@link Builder#run}); {@code timeout} may be null. */
+        void run(int nranks, Map<String, String> params, Duration timeout, RankMain main);
+
+        /** The run-time parameters of the transport components on the class path (for {@link JrmaInfo}). */
+        List<Param> componentParams();
+
+        /** Writes jrma-info's section on the transport components for a job of {@code layout}. */
+        void printTransports(PrintStream out, JobLayout layout);
+    }
+
+    /** Loads the engine from the class loader that loaded this class (rma-core's), once. */
+    private static final class EngineHolder {
+        static final Engine ENGINE = load();
+
+        private EngineHolder() {
+        }
+
+        private static Engine load() {
+            Iterator<Engine> it = ServiceLoader.load(Engine.class, Engine.class.getClassLoader()).iterator();
+            if (!it.hasNext()) {
+                throw new RmaException(ErrorClass.ERR_INTERN, "rma-core is incomplete: no " + Engine.class.getName()
+                        + " in its META-INF/services");
+            }
+            return it.next();
         }
     }
 }

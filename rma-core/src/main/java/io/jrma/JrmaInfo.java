@@ -1,13 +1,10 @@
 package io.jrma;
 
+import io.jrma.core.config.JobLayout;
+import io.jrma.core.config.Param;
+import io.jrma.core.config.Params;
 import io.jrma.core.os.Affinity;
 import io.jrma.core.os.CrossMemory;
-import io.jrma.core.runtime.Param;
-import io.jrma.core.runtime.Params;
-import io.jrma.spi.Components;
-import io.jrma.spi.JobLayout;
-import io.jrma.spi.TransportProvider;
-import io.jrma.spi.Transports;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
@@ -85,7 +82,7 @@ public final class JrmaInfo {
         out.println("  syscalls:  " + CrossMemory.binding()
                 + " (kernel copies between JVMs; java.lang.foreign or jdk.incubator.foreign: the JDK's linker)");
         out.println();
-        printTransports(out, layout);
+        Jrma.engine().printTransports(out, layout);
         out.println();
         out.println("Run-time parameters (set per job with Jrma.job(n).param(name, value) or jrmarun --param, or");
         out.println("-Dname=value, or the environment variable NAME_IN_CAPITALS_WITH_UNDERSCORES; first match wins):");
@@ -138,37 +135,12 @@ public final class JrmaInfo {
     /** Every run-time parameter: the core's, then each component's. */
     public static List<Param> allParams() {
         List<Param> all = new ArrayList<>(Params.ALL);
-        for (TransportProvider p : Components.transportProviders()) {
-            for (Param q : p.params()) {
-                if (!all.contains(q)) {
-                    all.add(q);
-                }
+        for (Param q : Jrma.engine().componentParams()) {
+            if (!all.contains(q)) {
+                all.add(q);
             }
         }
         return all;
-    }
-
-    private static void printTransports(PrintStream out, JobLayout layout) {
-        out.println("Transport components for " + layout.ranks() + " ranks over " + layout.jvms()
-                + " JVM(s) of this host"
-                + " (" + Params.TRANSPORTS.name() + "=" + Params.TRANSPORTS.get(layout.params()) + "):");
-        List<Transports.Choice> choices;
-        try {
-            choices = Transports.evaluate(layout);
-        } catch (RmaException e) {
-            out.println("  " + e.getMessage());
-            return;
-        }
-        if (choices.isEmpty()) {
-            out.println("  none on the class path (window-shm, window-rdma): a job stays in one JVM");
-        }
-        for (Transports.Choice c : choices) {
-            out.println("  " + (c.used() ? "+ " : "- ") + c.provider().name() + ": " + c.describe());
-        }
-        if (layout.jvms() > 1) {
-            out.println("  (ranks of one JVM reach each other in memory; a peer in another JVM goes through the used"
-                    + " transport of highest priority that reaches it)");
-        }
     }
 
     /**

@@ -1,6 +1,5 @@
 package io.jrma;
 
-import io.jrma.core.runtime.CommCore;
 import java.nio.ByteBuffer;
 import java.util.Iterator;
 import java.util.ServiceLoader;
@@ -67,7 +66,7 @@ public interface Win extends AutoCloseable {
      * other memory is reached by packets from other JVMs.
      */
     static Win create(Comm comm, Object memory, int dispUnit, Info info) {
-        return provider().create((CommCore) comm, memory, dispUnit, info);
+        return provider().create(comm, memory, dispUnit, info);
     }
 
     /**
@@ -77,7 +76,7 @@ public interface Win extends AutoCloseable {
      * call on every rank with {@link ErrorClass#ERR_NO_MEM}.
      */
     static Win allocate(Comm comm, long size, int dispUnit, Info info) {
-        return provider().allocate((CommCore) comm, size, dispUnit, info, false);
+        return provider().allocate(comm, size, dispUnit, info, false);
     }
 
     /**
@@ -87,7 +86,7 @@ public interface Win extends AutoCloseable {
      * {@link ErrorClass#ERR_RMA_SHARED}.
      */
     static Win allocateShared(Comm comm, long size, int dispUnit, Info info) {
-        return provider().allocate((CommCore) comm, size, dispUnit, info, true);
+        return provider().allocate(comm, size, dispUnit, info, true);
     }
 
     /**
@@ -96,7 +95,7 @@ public interface Win extends AutoCloseable {
      * atomics on a shared mapping, as on an allocate window; other attached memory is reached by packets.
      */
     static Win createDynamic(Comm comm, Info info) {
-        return provider().createDynamic((CommCore) comm, info);
+        return provider().createDynamic(comm, info);
     }
 
     /** The absolute address of the first byte of a direct ByteBuffer or native BytesStore (MPI_Get_address). */
@@ -287,13 +286,16 @@ public interface Win extends AutoCloseable {
         free();
     }
 
-    /** The window engine behind the static factories (found with ServiceLoader). Internal SPI. */
+    /**
+     * The window engine behind the static factories (found with ServiceLoader). Internal SPI: the communicators it
+     * is given are the engine's own, which it may cast to its internal view of them.
+     */
     interface WindowProvider {
-        Win create(CommCore comm, Object memory, int dispUnit, Info info);
+        Win create(Comm comm, Object memory, int dispUnit, Info info);
 
-        Win allocate(CommCore comm, long size, int dispUnit, Info info, boolean shared);
+        Win allocate(Comm comm, long size, int dispUnit, Info info, boolean shared);
 
-        Win createDynamic(CommCore comm, Info info);
+        Win createDynamic(Comm comm, Info info);
 
         long address(Object memory);
 

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jrma.JrmaInfo;
 import io.jrma.WinCounters;
-import io.jrma.core.runtime.Param;
+import io.jrma.core.config.Param;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;

@@ -8,7 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.jrma.ErrorClass;
 import io.jrma.RmaException;
 import io.jrma.core.auth.Handshake;
-import io.jrma.core.runtime.Params;
+import io.jrma.core.config.Params;
 import io.jrma.testsupport.ChildProcess;
 import java.io.IOException;
 import java.io.OutputStream;

@@ -8,7 +8,7 @@ import io.jrma.Datatype;
 import io.jrma.Jrma;
 import io.jrma.Win;
 import io.jrma.core.auth.Handshake;
-import io.jrma.core.runtime.Params;
+import io.jrma.core.config.Params;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;

@@ -2,8 +2,8 @@ package io.jrma.launcher;
 
 import io.jrma.JvmFlags;
 import io.jrma.RmaException;
+import io.jrma.core.config.Params;
 import io.jrma.core.runtime.Job;
-import io.jrma.core.runtime.Params;
 import io.jrma.core.runtime.RankThreads;
 import java.io.PrintStream;
 import java.net.URL;

@@ -9,7 +9,7 @@ import io.jrma.Jrma;
 import io.jrma.JvmFlags;
 import io.jrma.RmaException;
 import io.jrma.core.auth.Handshake;
-import io.jrma.core.runtime.Params;
+import io.jrma.core.config.Params;
 import io.jrma.spi.Components;
 import io.jrma.spi.TransportProvider;
 import java.io.BufferedInputStream;

@@ -1,8 +1,8 @@
 package io.jrma.launcher;
 
+import io.jrma.core.config.Params;
 import io.jrma.core.os.HostId;
 import io.jrma.core.os.Topology;
-import io.jrma.core.runtime.Params;
 import io.jrma.spi.Components;
 import io.jrma.spi.TransportProvider;
 import java.io.File;

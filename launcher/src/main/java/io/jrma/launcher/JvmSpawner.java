@@ -1,7 +1,7 @@
 package io.jrma.launcher;
 
 import io.jrma.JvmFlags;
-import io.jrma.core.runtime.Params;
+import io.jrma.core.config.Params;
 import java.io.BufferedReader;
 import java.io.File;
 import java.io.IOException;

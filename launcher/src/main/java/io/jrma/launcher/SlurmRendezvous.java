@@ -3,7 +3,7 @@ package io.jrma.launcher;
 import io.jrma.ErrorClass;
 import io.jrma.RmaException;
 import io.jrma.core.auth.Handshake;
-import io.jrma.core.runtime.Param;
+import io.jrma.core.config.Param;
 import java.io.Closeable;
 import java.io.IOException;
 import java.net.Inet6Address;

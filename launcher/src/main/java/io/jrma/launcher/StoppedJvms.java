@@ -1,7 +1,7 @@
 package io.jrma.launcher;
 
 import io.jrma.ErrorClass;
-import io.jrma.core.runtime.Params;
+import io.jrma.core.config.Params;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;

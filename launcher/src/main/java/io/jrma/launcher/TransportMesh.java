@@ -1,10 +1,10 @@
 package io.jrma.launcher;
 
+import io.jrma.core.config.JobLayout;
 import io.jrma.core.runtime.Job;
-import io.jrma.spi.JobLayout;
-import io.jrma.spi.Transport;
 import io.jrma.spi.TransportProvider;
 import io.jrma.spi.Transports;
+import io.jrma.spi.transport.Transport;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;

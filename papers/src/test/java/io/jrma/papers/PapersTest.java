@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.jrma.core.runtime.Params;
+import io.jrma.core.config.Params;
 import io.jrma.shm.ShmFiles;
 import io.jrma.shm.ShmSegment;
 

@@ -1,7 +1,9 @@
 package io.jrma.spi;
 
+import io.jrma.core.config.JobLayout;
+import io.jrma.core.config.Param;
 import io.jrma.core.runtime.Job;
-import io.jrma.core.runtime.Param;
+import io.jrma.spi.transport.Transport;
 import java.util.List;
 import java.util.Map;
 

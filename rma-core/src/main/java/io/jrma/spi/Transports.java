@@ -2,7 +2,8 @@ package io.jrma.spi;
 
 import io.jrma.ErrorClass;
 import io.jrma.RmaException;
-import io.jrma.core.runtime.Params;
+import io.jrma.core.config.JobLayout;
+import io.jrma.core.config.Params;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashSet;

@@ -9,8 +9,8 @@ import io.jrma.core.mem.BulkCopy;
 import io.jrma.core.mem.Memory;
 import io.jrma.core.op.AccumulateKernel;
 import io.jrma.core.op.OpCode;
-import io.jrma.spi.RemoteMemory;
-import io.jrma.spi.RemoteMemory.AtomicOp;
+import io.jrma.spi.transport.RemoteMemory;
+import io.jrma.spi.transport.RemoteMemory.AtomicOp;
 
 /**
  * The atomic domain of one window (issue 31): every accumulate, get_accumulate, fetch_and_op and compare_and_swap of

@@ -10,7 +10,7 @@ import io.jrma.core.wire.Batch;
 import io.jrma.core.wire.PacketHeader;
 import io.jrma.core.wire.PacketType;
 import io.jrma.core.wire.RingAck;
-import io.jrma.spi.Transport;
+import io.jrma.spi.transport.Transport;
 import java.nio.ByteBuffer;
 import java.util.function.BooleanSupplier;
 import org.agrona.MutableDirectBuffer;

@@ -3,7 +3,7 @@ package io.jrma.sync;
 import io.jrma.Flavor;
 import io.jrma.WinCounters.Counter;
 import io.jrma.core.runtime.Job;
-import io.jrma.spi.RemoteMemory;
+import io.jrma.spi.transport.RemoteMemory;
 import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 

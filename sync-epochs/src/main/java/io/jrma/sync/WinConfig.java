@@ -3,8 +3,8 @@ package io.jrma.sync;
 import io.jrma.ErrorClass;
 import io.jrma.Info;
 import io.jrma.RmaException;
+import io.jrma.core.config.Params;
 import io.jrma.core.runtime.Job;
-import io.jrma.core.runtime.Params;
 import io.jrma.shm.window.OpSlots;
 
 /**

@@ -1,5 +1,6 @@
 package io.jrma.sync;
 
+import io.jrma.Comm;
 import io.jrma.ErrorClass;
 import io.jrma.Flavor;
 import io.jrma.Info;
@@ -14,7 +15,7 @@ import io.jrma.shm.window.OpSlots;
 import io.jrma.shm.window.RegionDirectory;
 import io.jrma.shm.window.RemoteRegions;
 import io.jrma.shm.window.ShmPlan;
-import io.jrma.spi.RemoteMemory;
+import io.jrma.spi.transport.RemoteMemory;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -34,7 +35,8 @@ public final class WindowFactory implements Win.WindowProvider {
     }
 
     @Override
-    public Win create(CommCore comm, Object memory, int dispUnit, Info info) {
+    public Win create(Comm c, Object memory, int dispUnit, Info info) {
+        CommCore comm = (CommCore) c;
         WindowMemory m = WindowMemory.wrap(memory);
         WinConfig config = new WinConfig(comm.job(), info);
         ShmPlan plan = ShmPlan.of(comm, config.shmWindows, config.shmDir);
@@ -56,7 +58,8 @@ public final class WindowFactory implements Win.WindowProvider {
     }
 
     @Override
-    public Win allocate(CommCore comm, long size, int dispUnit, Info info, boolean shared) {
+    public Win allocate(Comm c, long size, int dispUnit, Info info, boolean shared) {
+        CommCore comm = (CommCore) c;
         if (size < 0) {
             throw new RmaException(ErrorClass.ERR_SIZE,
                     "window size must be >= 0, got " + size + " at rank " + comm.rank());
@@ -225,7 +228,8 @@ public final class WindowFactory implements Win.WindowProvider {
     }
 
     @Override
-    public Win createDynamic(CommCore comm, Info info) {
+    public Win createDynamic(Comm c, Info info) {
+        CommCore comm = (CommCore) c;
         WinConfig config = new WinConfig(comm.job(), info);
         ShmPlan plan = ShmPlan.of(comm, config.shmWindows, config.shmDir);
         // when other JVMs of the host use the window, its synchronization state and the directory of attached

@@ -14,7 +14,7 @@ import io.jrma.core.runtime.CommCore;
 import io.jrma.core.runtime.Sleeper;
 import io.jrma.shm.ShmSegment;
 import io.jrma.shm.window.OpSlots;
-import io.jrma.spi.RemoteMemory;
+import io.jrma.spi.transport.RemoteMemory;
 import java.util.function.BooleanSupplier;
 
 /**

@@ -12,7 +12,7 @@ import io.jrma.RmaException;
 import io.jrma.Win;
 import io.jrma.WinCounters.Counter;
 import io.jrma.core.runtime.CommCore;
-import io.jrma.spi.Transport;
+import io.jrma.spi.transport.Transport;
 import io.jrma.transport.shm.ShmRingTransport;
 import java.nio.ByteBuffer;
 import org.junit.jupiter.api.Assertions;

@@ -1,6 +1,6 @@
 package io.jrma.shm;
 
-import io.jrma.core.runtime.Params;
+import io.jrma.core.config.Params;
 import io.jrma.spi.BufferAllocator;
 import java.nio.ByteBuffer;
 import java.util.Map;

@@ -5,7 +5,7 @@ import io.jrma.RmaException;
 import io.jrma.core.wire.Batch;
 import io.jrma.core.wire.BatchReceiver;
 import io.jrma.core.wire.PacketHeader;
-import io.jrma.spi.Transport;
+import io.jrma.spi.transport.Transport;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;

@@ -5,6 +5,7 @@ import io.jrma.ErrorClass;
 import io.jrma.Group;
 import io.jrma.Jrma;
 import io.jrma.RmaException;
+import io.jrma.core.config.Params;
 import io.jrma.core.os.HostId;
 import java.util.ArrayList;
 import java.util.Arrays;

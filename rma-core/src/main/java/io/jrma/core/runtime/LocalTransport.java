@@ -1,7 +1,7 @@
 package io.jrma.core.runtime;
 
 import io.jrma.core.wire.Batch;
-import io.jrma.spi.Transport;
+import io.jrma.spi.transport.Transport;
 
 /**
  * The in-JVM active-message channel: a batch is handed to the progress agent of this JVM by reference, so the

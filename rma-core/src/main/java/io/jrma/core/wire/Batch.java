@@ -1,6 +1,5 @@
 package io.jrma.core.wire;
 
-import io.jrma.spi.Transport;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
 import org.agrona.MutableDirectBuffer;
@@ -17,7 +16,7 @@ import org.agrona.MutableDirectBuffer;
  *
  * <p>A packet may carry its payload by reference ({@link #addExternal}): its header (and layout) are in the
  * buffer and its payload is a region of other off-heap memory, which the transport gathers into the stream
- * when it writes the packet. Only a transport that says so ({@link Transport#carriesExternal()}) is
+ * when it writes the packet. Only a transport that says so ({@code Transport.carriesExternal()}) is
  * given such packets; the memory must not change until the batch is consumed.
  */
 public final class Batch {

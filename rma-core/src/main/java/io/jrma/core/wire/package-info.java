@@ -1,6 +1,6 @@
 /**
  * The wire (internal): the packet header layout and packet types, batches of wire-ready packets, and the
- * transport seam ({@link io.jrma.spi.Transport}) that moves batches between ranks without knowing
+ * transport seam ({@code io.jrma.spi.transport.Transport}) that moves batches between ranks without knowing
  * datatypes, ops or epochs.
  */
 package io.jrma.core.wire;

@@ -1,6 +1,6 @@
 package io.jrma.transport.disni;
 
-import io.jrma.core.runtime.Param;
+import io.jrma.core.config.Param;
 import java.util.List;
 
 /** Run-time parameters of the {@code disni} transport component, each with one sentence. */

@@ -1,11 +1,11 @@
 package io.jrma.transport.disni;
 
+import io.jrma.core.config.JobLayout;
+import io.jrma.core.config.Param;
 import io.jrma.core.runtime.Job;
-import io.jrma.core.runtime.Param;
-import io.jrma.spi.JobLayout;
-import io.jrma.spi.Transport;
 import io.jrma.spi.TransportProvider;
 import io.jrma.spi.TransportQuery;
+import io.jrma.spi.transport.Transport;
 import java.util.List;
 
 /**

@@ -2,7 +2,7 @@ package io.jrma.transport.tcp;
 
 import io.jrma.ErrorClass;
 import io.jrma.RmaException;
-import io.jrma.core.runtime.Param;
+import io.jrma.core.config.Param;
 import io.jrma.core.os.LocalAddresses;
 import java.net.InetAddress;
 import java.util.List;

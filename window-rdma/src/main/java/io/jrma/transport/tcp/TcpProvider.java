@@ -1,12 +1,12 @@
 package io.jrma.transport.tcp;
 
+import io.jrma.core.config.JobLayout;
+import io.jrma.core.config.Param;
 import io.jrma.core.os.HostId;
 import io.jrma.core.runtime.Job;
-import io.jrma.core.runtime.Param;
-import io.jrma.spi.JobLayout;
-import io.jrma.spi.Transport;
 import io.jrma.spi.TransportProvider;
 import io.jrma.spi.TransportQuery;
+import io.jrma.spi.transport.Transport;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.Arrays;

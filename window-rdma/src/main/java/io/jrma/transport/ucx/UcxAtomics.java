@@ -2,8 +2,8 @@ package io.jrma.transport.ucx;
 
 import com.sun.jna.Memory;
 import com.sun.jna.Pointer;
-import io.jrma.spi.RemoteMemory;
-import io.jrma.spi.RemoteMemory.AtomicOp;
+import io.jrma.spi.transport.RemoteMemory;
+import io.jrma.spi.transport.RemoteMemory.AtomicOp;
 
 /**
  * The remote atomics of the ucx transport's memory side ({@link RemoteMemory#fetchOp}, {@link RemoteMemory#fetchOps}):

@@ -3,7 +3,7 @@ package io.jrma.transport.ucx;
 import io.jrma.ErrorClass;
 import io.jrma.RmaException;
 import io.jrma.core.runtime.Job;
-import io.jrma.spi.RemoteMemory;
+import io.jrma.spi.transport.RemoteMemory;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.LockSupport;
 

@@ -1,7 +1,7 @@
 package io.jrma.transport.ucx;
 
-import io.jrma.core.runtime.Param;
-import io.jrma.core.runtime.Params;
+import io.jrma.core.config.Param;
+import io.jrma.core.config.Params;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;

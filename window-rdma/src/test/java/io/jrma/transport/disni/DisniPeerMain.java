@@ -1,7 +1,7 @@
 package io.jrma.transport.disni;
 
 import io.jrma.core.runtime.Job;
-import io.jrma.spi.RemoteMemory;
+import io.jrma.spi.transport.RemoteMemory;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.ByteBuffer;

@@ -1,7 +1,7 @@
 package io.jrma.transport.disni;
 
 import com.ibm.disni.verbs.impl.NativeDispatcher;
-import io.jrma.spi.JobLayout;
+import io.jrma.core.config.JobLayout;
 import io.jrma.spi.TransportQuery;
 import java.io.IOException;
 import java.util.Map;

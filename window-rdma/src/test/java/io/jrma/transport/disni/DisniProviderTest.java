@@ -6,8 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.jrma.core.config.JobLayout;
 import io.jrma.core.runtime.Job;
-import io.jrma.spi.JobLayout;
 import io.jrma.spi.TransportProvider;
 import io.jrma.spi.TransportQuery;
 import java.io.IOException;

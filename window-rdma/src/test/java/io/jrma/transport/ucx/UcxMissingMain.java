@@ -1,6 +1,6 @@
 package io.jrma.transport.ucx;
 
-import io.jrma.spi.JobLayout;
+import io.jrma.core.config.JobLayout;
 import io.jrma.spi.TransportQuery;
 import java.util.Map;
 

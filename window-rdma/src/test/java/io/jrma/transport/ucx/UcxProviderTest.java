@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.jrma.spi.JobLayout;
+import io.jrma.core.config.JobLayout;
 import io.jrma.spi.TransportQuery;
 import io.jrma.spi.Transports;
 import java.util.List;

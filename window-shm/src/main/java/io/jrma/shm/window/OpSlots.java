@@ -8,7 +8,7 @@ import io.jrma.core.mem.Pages;
 import io.jrma.core.op.AccumulateKernel;
 import io.jrma.core.op.ElementLocks;
 import io.jrma.core.op.OpCode;
-import io.jrma.spi.Transport;
+import io.jrma.spi.transport.Transport;
 import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BooleanSupplier;

@@ -2,8 +2,8 @@ package io.jrma.transport.shm;
 
 import io.jrma.ErrorClass;
 import io.jrma.RmaException;
-import io.jrma.core.runtime.Param;
-import io.jrma.core.runtime.Params;
+import io.jrma.core.config.Param;
+import io.jrma.core.config.Params;
 import io.jrma.spi.Components;
 import io.jrma.spi.Transports;
 import java.util.HashSet;

@@ -1,13 +1,13 @@
 package io.jrma.transport.shm;
 
+import io.jrma.core.config.JobLayout;
+import io.jrma.core.config.Param;
 import io.jrma.core.runtime.Job;
-import io.jrma.core.runtime.Param;
 import io.jrma.shm.ShmFiles;
 import io.jrma.shm.ShmSegment;
-import io.jrma.spi.JobLayout;
-import io.jrma.spi.Transport;
 import io.jrma.spi.TransportProvider;
 import io.jrma.spi.TransportQuery;
+import io.jrma.spi.transport.Transport;
 import java.util.List;
 import java.util.Map;
 

@@ -4,7 +4,7 @@ import io.jrma.ErrorClass;
 import io.jrma.RmaException;
 import io.jrma.core.runtime.ControlPlane;
 import io.jrma.core.runtime.Job;
-import io.jrma.spi.Transport;
+import io.jrma.spi.transport.Transport;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -7,7 +7,7 @@ import io.jrma.core.runtime.Job;
 import io.jrma.core.wire.Batch;
 import io.jrma.core.wire.PacketHeader;
 import io.jrma.core.wire.PacketType;
-import io.jrma.spi.Transport;
+import io.jrma.spi.transport.Transport;
 import java.nio.ByteBuffer;
 import java.util.Map;
 import java.util.concurrent.locks.LockSupport;

@@ -8,10 +8,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jrma.ErrorClass;
 import io.jrma.RmaException;
+import io.jrma.core.config.JobLayout;
 import io.jrma.core.wire.Batch;
 import io.jrma.core.wire.PacketType;
 import io.jrma.shm.ShmFiles;
-import io.jrma.spi.JobLayout;
 import io.jrma.spi.TransportProvider;
 import io.jrma.spi.Transports;
 import java.nio.file.Files;

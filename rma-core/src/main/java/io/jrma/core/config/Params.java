@@ -1,4 +1,4 @@
-package io.jrma.core.runtime;
+package io.jrma.core.config;
 
 import java.util.List;
 

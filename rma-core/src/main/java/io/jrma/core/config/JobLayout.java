@@ -1,4 +1,4 @@
-package io.jrma.spi;
+package io.jrma.core.config;
 
 import java.util.Map;
 
@@ -9,7 +9,7 @@ import java.util.Map;
  * @param ranks the number of ranks
  * @param jvms the number of JVMs the ranks are spread over
  * @param params the job's run-time parameters (what is not set falls back to system properties and the
- *               environment, see {@link io.jrma.core.runtime.Param#get})
+ *               environment, see {@link Param#get})
  */
 public record JobLayout(int ranks, int jvms, Map<String, String> params) {
 }

@@ -1,9 +1,9 @@
-package io.jrma.spi;
+package io.jrma.spi.transport;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import io.jrma.spi.RemoteMemory.AtomicOp;
+import io.jrma.spi.transport.RemoteMemory.AtomicOp;
 import java.util.concurrent.atomic.AtomicLongArray;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;

@@ -1,4 +1,4 @@
-package io.jrma.spi;
+package io.jrma.spi.transport;
 
 /**
  * The memory side of a transport that can reach a peer's registered memory without the peer's CPU (RDMA, or UCX's

@@ -1,4 +1,4 @@
-package io.jrma.spi;
+package io.jrma.spi.transport;
 
 import io.jrma.core.wire.Batch;
 import io.jrma.core.wire.BatchReceiver;
@@ -9,7 +9,7 @@ import io.jrma.core.wire.RingAck;
  * The transport contract (DESIGN.md, "Seams"): moves batches of wire-ready packets between ranks, carries the
  * control plane's messages between JVMs, wakes a peer JVM's sleeping progress thread and tells the peers of an
  * abort. A transport sees bytes, memory, offsets and ranks only, never a datatype, an op, an epoch or a group.
- * Transports are components: a {@link TransportProvider} found with {@code ServiceLoader} opens one for a job
+ * Transports are components: a {@code TransportProvider} found with {@code ServiceLoader} opens one for a job
  * when the job's layout and {@code jrma.transports} select it.
  *
  * <p>What a transport may call back into: the batches' receiver ({@link BatchReceiver}, which
@@ -80,7 +80,7 @@ public interface Transport {
     }
 
     /**
-     * Sends a control-plane message ({@link io.jrma.core.runtime.ControlPlane}) to JVM {@code jvm}, in order with
+     * Sends a control-plane message ({@code io.jrma.core.runtime.ControlPlane}) to JVM {@code jvm}, in order with
      * the earlier ones this transport took for that JVM. Returns false when this transport cannot carry it (no
      * route to that JVM, or the message is too large for it): the control plane then offers it to the next
      * transport by priority. Never blocks for long, never drops a message it took.

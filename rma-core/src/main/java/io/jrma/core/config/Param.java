@@ -1,7 +1,7 @@
-package io.jrma.core.runtime;
+package io.jrma.core.config;
 
-import io.jrma.ErrorClass;
-import io.jrma.RmaException;
+import io.jrma.core.err.ErrorKind;
+import io.jrma.core.err.Errors;
 import java.util.Locale;
 import java.util.Map;
 
@@ -63,7 +63,7 @@ public final class Param {
         try {
             return Long.parseLong(v);
         } catch (NumberFormatException e) {
-            throw new RmaException(ErrorClass.ERR_ARG, "run-time parameter " + name + "=" + v + " is not an integer");
+            throw Errors.of(ErrorKind.ERR_ARG, "run-time parameter " + name + "=" + v + " is not an integer");
         }
     }
 
@@ -75,7 +75,7 @@ public final class Param {
                 return a;
             }
         }
-        throw new RmaException(ErrorClass.ERR_ARG, "run-time parameter " + name + "=" + v + " is not one of "
+        throw Errors.of(ErrorKind.ERR_ARG, "run-time parameter " + name + "=" + v + " is not one of "
                 + String.join("|", allowed));
     }
 }
