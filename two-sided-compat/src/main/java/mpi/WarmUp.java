@@ -5,13 +5,14 @@ import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
 import java.nio.DoubleBuffer;
 import java.nio.LongBuffer;
+import java.util.Arrays;
 import java.util.concurrent.locks.LockSupport;
 
 /**
  * The warm-up {@link MPI#Init} runs before it returns ({@code jrma.mpi.warmup}): the loops users' programs and the
  * OSU benchmarks run through this package — ping-pongs of small, medium and large messages, windows of non-blocking
- * sends, collectives, 8-byte put, get, accumulate, fetch_and_op and compare_and_swap with flush, lock and fence epochs
- * — between pairs of ranks. A JVM compiles its hot paths with C2 once they have run some ten thousand times, and
+ * sends, every common collective, 8-byte put, get, accumulate, fetch_and_op and compare_and_swap with flush, lock and
+ * fence epochs — between pairs of ranks. A JVM compiles its hot paths with C2 once they have run some ten thousand times, and
  * that compiling takes a few hundred milliseconds of CPU; without the warm-up both land in the program's first loop,
  * where on a small or loaded host an 8-byte ping-pong then costs tens of microseconds instead of a fraction of one
  * (the compiler threads take the cores the ranks wait on). Here they land in {@code Init}.
@@ -26,23 +27,28 @@ import java.util.concurrent.locks.LockSupport;
  */
 final class WarmUp {
     /** Ping-pongs of 8 bytes in one round. */
-    private static final int SMALL = 1_000;
+    private static final int SMALL = 500;
     /** Ping-pongs and one-sided operations of each medium kind in one round. */
-    private static final int MEDIUM = 200;
+    private static final int MEDIUM = 100;
     /** One-sided 8-byte operations of each kind in one round, on an allocate window. */
-    private static final int RMA = 2_000;
-    /** Collectives of each kind in one round. */
-    private static final int COLL = 1_000;
+    private static final int RMA = 1_000;
+    /** Allreduces, barriers and bcasts in one round. */
+    private static final int COLL = 500;
+    /** The other collectives (allgather, alltoall, reduce_scatter, reduce, gather, scatter) in one round. */
+    private static final int COLL_OTHER = 150;
     /** Large messages and epochs in one round. */
-    private static final int LARGE = 10;
+    private static final int LARGE = 5;
     /** Messages in flight in one bandwidth window, as OSU's osu_bw. */
     private static final int WINDOW = 64;
     private static final int MEDIUM_BYTES = 4096;
     private static final int LARGE_BYTES = 1 << 17;
     private static final int WIN_BYTES = LARGE_BYTES;
     private static final int TAG = 1;
-    /** Rounds of the first pass: enough for the hot methods to pass C2's thresholds (some 10,000 calls). */
-    private static final int FIRST_ROUNDS = 8;
+    /**
+     * Rounds of the first pass: enough for the hot methods to pass C2's thresholds (some 10,000 calls), in rounds
+     * short enough for the time budget, checked between rounds, to end it on time even while it is interpreted.
+     */
+    private static final int FIRST_ROUNDS = 16;
     /** Passes at most: the first, then single rounds that recompile what the first pass's code deoptimized. */
     private static final int MAX_PASSES = 3;
     /** A nap in which this JVM's compilers spent less than this (ms) counts as quiet. */
@@ -69,6 +75,12 @@ final class WarmUp {
     private final LongBuffer src = MPI.newLongBuffer(1);
     private final LongBuffer cmp = MPI.newLongBuffer(1);
     private final LongBuffer res = MPI.newLongBuffer(1);
+    /** A block of 8 bytes per rank, sent and received by the rooted and all-to-all collectives. */
+    private final ByteBuffer blocksOut;
+    private final ByteBuffer blocksIn;
+    private final float[] floatsOut;
+    private final float[] floatsIn = new float[1];
+    private final int[] counts;
 
     private WarmUp(Intracomm comm) throws MPIException {
         this.comm = comm;
@@ -88,6 +100,11 @@ final class WarmUp {
         for (int i = 0; i < WINDOW; i++) {
             window[i] = MPI.newByteBuffer(MEDIUM_BYTES);
         }
+        blocksOut = MPI.newByteBuffer(n * Long.BYTES);
+        blocksIn = MPI.newByteBuffer(n * Long.BYTES);
+        floatsOut = new float[n];
+        counts = new int[n];
+        Arrays.fill(counts, 1);
     }
 
     /**
@@ -247,6 +264,14 @@ final class WarmUp {
             dArray[0] = 1;
             comm.barrier();
             comm.bcast(small, Long.BYTES, MPI.BYTE, 0);
+        }
+        for (int i = 0; i < COLL_OTHER; i++) {
+            comm.allGather(blocksOut, Long.BYTES, MPI.BYTE, blocksIn, Long.BYTES, MPI.BYTE);
+            comm.allToAll(blocksOut, Long.BYTES, MPI.BYTE, blocksIn, Long.BYTES, MPI.BYTE);
+            comm.reduceScatter(floatsOut, floatsIn, counts, MPI.FLOAT, MPI.SUM);
+            comm.reduce(dIn, dOut, 1, MPI.DOUBLE, MPI.SUM, 0);
+            comm.gather(small, Long.BYTES, MPI.BYTE, blocksIn, Long.BYTES, MPI.BYTE, 0);
+            comm.scatter(blocksOut, Long.BYTES, MPI.BYTE, small, Long.BYTES, MPI.BYTE, 0);
         }
         int next = (rank + 1) % comm.getSize();
         for (int i = 0; i < LARGE; i++) {
