@@ -9,21 +9,21 @@ import java.util.Arrays;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * The warm-up {@link MPI#Init} runs before it returns ({@code jrma.mpi.warmup}): the loops users' programs and the
- * OSU benchmarks run through this package — ping-pongs of small, medium and large messages, windows of non-blocking
- * sends, every common collective, 8-byte put, get, accumulate, fetch_and_op and compare_and_swap with flush, lock and
- * fence epochs — between pairs of ranks. A JVM compiles its hot paths with C2 once they have run some ten thousand times, and
+ * The warm-up {@link MPI#Init} runs before it returns ({@code jrma.mpi.warmup}): the loops users' programs and the OSU
+ * benchmarks run through this package — ping-pongs of small, medium and large messages, windows of non-blocking sends,
+ * every common collective, 8-byte put, get, accumulate, fetch_and_op and compare_and_swap with flush, lock and fence
+ * epochs — between pairs of ranks. A JVM compiles its hot paths with C2 once they have run some ten thousand times, and
  * that compiling takes a few hundred milliseconds of CPU; without the warm-up both land in the program's first loop,
- * where on a small or loaded host an 8-byte ping-pong then costs tens of microseconds instead of a fraction of one
- * (the compiler threads take the cores the ranks wait on). Here they land in {@code Init}.
+ * where on a small or loaded host an 8-byte ping-pong then costs tens of microseconds instead of a fraction of one (the
+ * compiler threads take the cores the ranks wait on). Here they land in {@code Init}.
  *
  * <p>A first pass of {@link #FIRST_ROUNDS} rounds makes every loop pass C2's thresholds; then each rank sleeps while
- * its JVM's compilers are busy ({@link CompilationMXBean}), so that they have the cores; then single rounds follow,
- * as long as the last pass still made the compilers work (code recompiled after a deoptimization), up to
- * {@link #MAX_PASSES} passes. The time budget ({@code jrma.mpi.warmupMs}) ends it early, between rounds. Every
- * decision to go on is collective (a MAX allreduce of every rank's verdict), so every rank runs the same rounds.
- * Everything runs on a duplicate of {@code COMM_WORLD}, where no message of the program's can match, and on windows
- * freed before {@code Init} returns.
+ * its JVM's compilers are busy ({@link CompilationMXBean}), so that they have the cores; then single rounds follow, as
+ * long as the last pass still made the compilers work (code recompiled after a deoptimization), up to {@link
+ * #MAX_PASSES} passes. The time budget ({@code jrma.mpi.warmupMs}) ends it early, between rounds. Every decision to go
+ * on is collective (a MAX allreduce of every rank's verdict), so every rank runs the same rounds. Everything runs on a
+ * duplicate of {@code COMM_WORLD}, where no message of the program's can match, and on windows freed before {@code
+ * Init} returns.
  */
 final class WarmUp {
     /** Ping-pongs of 8 bytes in one round. */
