@@ -365,7 +365,34 @@ public final class MPI {
             throw new MPIException(Err.classOf(code(ex)), Err.classOf(code(ex)), "MPI.Init failed: " + ex, ex);
         }
         initialized = true;
+        warmUp(world, single);
         return level;
+    }
+
+    /** MPI.Init's warm-up of the JIT ({@code jrma.mpi.warmup}, {@link WarmUp}); collective over COMM_WORLD. */
+    private static void warmUp(io.jrma.Comm world, boolean single) throws MPIException {
+        String mode = single ? "off" : Jrma.parameter(world, "jrma.mpi.warmup");
+        boolean on = switch (mode) {
+            case "on" -> true;
+            case "off" -> false;
+            case "auto" -> world.size() > 1;
+            default -> throw new MPIException(ERR_ARG, ERR_ARG, "jrma.mpi.warmup must be auto, on or off, not '"
+                    + mode + "'", null);
+        };
+        if (on) {
+            String ms = Jrma.parameter(world, "jrma.mpi.warmupMs");
+            long budget;
+            try {
+                budget = Long.parseLong(ms.trim());
+            } catch (NumberFormatException e) {
+                budget = -1;
+            }
+            if (budget < 0) {
+                throw new MPIException(ERR_ARG, ERR_ARG, "jrma.mpi.warmupMs must be a number of milliseconds, not '"
+                        + ms + "'", null);
+            }
+            WarmUp.run(COMM_WORLD, budget);
+        }
     }
 
     private static int code(RuntimeException e) {

@@ -11,10 +11,11 @@ import java.util.jar.JarFile;
  * The run {@code bin/jrmarun} makes a class-data sharing archive from, once per JDK and jar set ({@code
  * -XX:ArchiveClassesAtExit} before JDK 25; from JDK 25 an ahead-of-time cache, {@code -XX:AOTCacheOutput}, which also
  * keeps the JIT's method profiles of the run): loads every class of jrma's own jars (the launcher's, the engine's, the
- * transports', the {@code mpi} package's), without initializing them, and runs the {@code mpi} loops of {@code
- * io.jrma.training.WarmUpTraining} on two thread ranks so that the classes a job uses are linked and, on JDK 25+, their
- * methods profiled. The JVMs of later jobs map the archive instead of loading and verifying those classes one by one,
- * and on JDK 25+ the JIT compiles the profiled methods early instead of learning them in the user's first loops.
+ * transports', the {@code mpi} package's), without initializing them, and runs {@code
+ * io.jrma.training.WarmUpTraining} (MPI.Init's warm-up, {@code jrma.mpi.warmup}) on two thread ranks so that the
+ * classes a job uses are linked and, on JDK 25+, their methods profiled. The JVMs of later jobs map the archive
+ * instead of loading and verifying those classes one by one, and on JDK 25+ the JIT compiles the profiled methods
+ * early instead of learning them in the user's first loops.
  */
 public final class CdsTraining {
     /** The jars whose every class goes into the archive: jrma's own (the mpi package is mpi.jar in an install). */
@@ -45,7 +46,8 @@ public final class CdsTraining {
         try {
             Class.forName(TRAINING_PROGRAM, false, loader);
             // the ranks run as threads of this JVM (it has jrma's flags), as a thread job of jrmarun does
-            int code = JrmaRun.run(new String[] {"-n", String.valueOf(TRAINING_RANKS), TRAINING_PROGRAM}, System.err);
+            int code = JrmaRun.run(new String[] {"-n", String.valueOf(TRAINING_RANKS), "--param", "jrma.mpi.warmup=on",
+                TRAINING_PROGRAM}, System.err);
             if (code != 0) {
                 throw new IllegalStateException("the training program ended with code " + code);
             }

@@ -1,6 +1,8 @@
 package io.jrma.launcher;
 
+import io.jrma.JrmaInfo;
 import io.jrma.JvmFlags;
+import io.jrma.core.config.Param;
 import io.jrma.core.config.Params;
 import java.io.BufferedReader;
 import java.io.File;
@@ -83,6 +85,7 @@ final class JvmSpawner {
         } else {
             // nothing secret in this command line: the secret goes on the agent's stdin, below, and the remote shell
             // puts it in a file of its own
+            forwardParams(env, System.getenv());
             pb = new ProcessBuilder(RemoteStart.command(o.launchAgent, host, System.getProperty("user.dir"),
                     o.remotePrefix, env, cmd, true));
         }
@@ -158,5 +161,19 @@ final class JvmSpawner {
         }, "jrma-err-" + w.index);
         t.setDaemon(true);
         t.start();
+    }
+
+    /**
+     * Adds to a remote JVM's environment the run-time parameters set in this one's ({@code JRMA_MPI_WARMUP=off}): a
+     * JVM this host starts inherits them, one the launch agent starts on another host does not, and a job's
+     * parameters are the same on every host. Variables already in {@code env} ({@code -x}, jrmarun's own) win.
+     */
+    static void forwardParams(Map<String, String> env, Map<String, String> from) {
+        for (Param p : JrmaInfo.allParams()) {
+            String v = from.get(p.envName());
+            if (v != null) {
+                env.putIfAbsent(p.envName(), v);
+            }
+        }
     }
 }

@@ -224,6 +224,16 @@ public final class Params {
             + "vector of which each rank keeps its block, on 3 or more ranks: about log2 P messages per rank "
             + "instead of the ring's P - 1 dependent steps; larger ones use the ring; `0`: always the ring");
 
+    /** The mpi package: whether MPI.Init warms the JIT up before it returns. */
+    public static final Param MPI_WARMUP = new Param("jrma.mpi.warmup", "auto", "job",
+            "whether `MPI.Init` runs the `mpi` package's common loops (ping-pongs, windows of non-blocking sends, "
+            + "collectives, 8-byte RMA with flush, lock and fence epochs) between pairs of ranks until the JIT "
+            + "compilers of the job's JVMs are quiet, so that they compile these paths inside `Init` and not inside "
+            + "the program's first loops; `auto`: when the job has more than one rank; `on`; `off`");
+    /** The mpi package: the longest warm-up of MPI.Init. */
+    public static final Param MPI_WARMUP_MS = new Param("jrma.mpi.warmupMs", "3000", "job",
+            "longest time (ms) `MPI.Init`'s warm-up (`jrma.mpi.warmup`) runs, however busy the JIT still is");
+
     /** All parameters, for listing. */
     public static final List<Param> ALL = List.of(PATH, PROGRESS, WAIT_SPINS, WAIT_SPIN_NS, WAIT_YIELDS,
             WAIT_MAX_PARK_NS, AGENT_MAX_PARK_NS, ISSUE, EAGER_BYTES, MAX_PENDING, LOCK_COALESCE, ACKS, JOB_TIMEOUT_MS,
@@ -233,7 +243,7 @@ public final class Params {
             RANK_LOADERS, SHM_WINDOWS, CMA_MIN_BYTES, OP_SLOTS, OP_SLOTS_GETS, OP_SLOTS_WAIT_NS, SHM_DIR, TRANSPORTS,
             BIND, BIND_REPORT, BIND_CPUS, MSG_HANDOFF_MIN, MSG_EAGER_LIMIT, COLL_SPIN_NS, COLL_YIELDS, COLL_SHARED,
             COLL_ALLGATHER_SHORT,
-            COLL_REDUCE_SCATTER_SHORT);
+            COLL_REDUCE_SCATTER_SHORT, MPI_WARMUP, MPI_WARMUP_MS);
 
     private Params() {
     }
