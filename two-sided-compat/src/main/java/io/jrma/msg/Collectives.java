@@ -125,6 +125,11 @@ public final class Collectives {
         this.red = new Reductions(this);
     }
 
+    /** Frees what the collectives hold beyond the messenger (collective, from {@link Messenger#free}). */
+    void free() {
+        shared.free();
+    }
+
     // ------------------------------------------------------------------ synchronization and data movement
 
     /** Returns once every rank has entered the barrier (MPI_Barrier). */

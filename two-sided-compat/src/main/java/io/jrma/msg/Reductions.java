@@ -17,6 +17,8 @@ import java.nio.ByteBuffer;
  * <p>Owned by its {@link Collectives}; one call at a time.
  */
 final class Reductions {
+    /** Bytes of a cache line: the blocks of a large shared reduction start at such boundaries where they can. */
+    private static final int CACHE_LINE = 64;
     private final Collectives c;
     private final int me;
     private final int p;
@@ -181,7 +183,11 @@ final class Reductions {
 
     void allreduce(Object sendBuf, long sendOffset, Object recvBuf, long recvOffset, long count, Datatype type, Op op) {
         Packed d = packed(sendBuf, sendOffset, count, type, op, "allreduce");
-        UserBuf.of(recvBuf, recvOffset, count, type, "allreduce receive buffer");
+        UserBuf recv = UserBuf.of(recvBuf, recvOffset, count, type, "allreduce receive buffer");
+        if (p > 1 && d.n > 0 && c.shared.reducesBig(d.bytes())) {
+            bigAllreduce(op, d, recv);
+            return;
+        }
         ByteBuffer acc = packSend(d);
         if (p > 1 && d.n > 0) {
             if (c.shared.reduces(d.bytes())) {
@@ -228,6 +234,66 @@ final class Reductions {
         acc.put((int) (from * d.es), sh.mem(0), at, len);
         for (int r = 1; r < upTo; r++) {
             combine(op, d, sh.mem(r), at, acc, from * d.es, n);
+        }
+    }
+
+    /**
+     * A large allreduce on shared memory ({@link BigSlots}): each rank packs its data into its large slot (the one
+     * copy in), a barrier on shared flags, then rank r combines block r (elements split in P near-equal blocks,
+     * at 64-byte boundaries where the element size allows) of the P slots in rank order and stores the result over
+     * block r of its own slot (no other rank reads that block of it), a second barrier, and each rank copies every
+     * block of the result from the slot of the rank that made it into its receive buffer (the one copy out); where
+     * P times the vector is at most {@link SharedColl#COMBINE_BUDGET}, every rank combines all of it after one
+     * barrier instead. Every
+     * rank reads 2 (P - 1) / P of the data from other ranks' memory, as the ring moves, but waits for the others
+     * twice instead of in 2 (P - 1) dependent steps, and no message, rendezvous or kernel copy is involved. Every
+     * block is combined by one rank, so every rank gets the same bits. In place: the whole input is packed before
+     * the first barrier, the receive buffer written after the second.
+     */
+    private void bigAllreduce(Op op, Packed d, UserBuf recv) {
+        BigSlots big = c.shared.big;
+        long bytes = d.bytes();
+        int slot = big.next(bytes);
+        int base = big.at(slot);
+        ByteBuffer mine = big.mem(me);
+        d.send.packInto(mine, base);
+        if (bytes * p <= SharedColl.COMBINE_BUDGET) {
+            // little to combine: every rank combines all P vectors after one barrier instead of two
+            c.barrier();
+            ByteBuffer acc = c.work.scratch(0, bytes);
+            acc.put(0, big.mem(0), base, (int) bytes);
+            for (int r = 1; r < p; r++) {
+                combine(op, d, big.mem(r), base, acc, 0, d.n);
+            }
+            recv.unpackFrom(acc, 0, bytes);
+            return;
+        }
+        long[] lo = rsLo;
+        long[] len = rsLen;
+        c.work.split(d.n, Math.max(1, CACHE_LINE / d.es), lo, len);
+        c.barrier();
+        int from = base + (int) (lo[me] * d.es);
+        int n = (int) (len[me] * d.es);
+        if (n > 0) {
+            ByteBuffer acc = c.work.scratch(0, n);
+            acc.put(0, big.mem(0), from, n);
+            for (int r = 1; r < p; r++) {
+                combine(op, d, big.mem(r), from, acc, 0, len[me]);
+            }
+            mine.put(from, acc, 0, n);
+        }
+        c.barrier();
+        if (recv.raw) {
+            for (int r = 0; r < p; r++) {
+                recv.unpackRange(big.mem(r), base + lo[r] * d.es, lo[r] * d.es, len[r] * d.es);
+            }
+        } else {
+            ByteBuffer acc = c.work.scratch(0, bytes);
+            for (int r = 0; r < p; r++) {
+                int at = (int) (lo[r] * d.es);
+                acc.put(at, big.mem(r), base + at, (int) (len[r] * d.es));
+            }
+            recv.unpackFrom(acc, 0, bytes);
         }
     }
 

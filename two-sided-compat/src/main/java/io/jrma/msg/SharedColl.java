@@ -52,6 +52,11 @@ final class SharedColl {
     private final boolean on;
     /** Shared collectives this rank has made on this communicator: the slot of the next is their parity. */
     private long epochs;
+    /** Smallest and largest reduction (packed bytes) done through {@link #big} (jrma.coll.sharedReduceMin, Max). */
+    private final long bigMin;
+    private final long bigMax;
+    /** The large slots of the reductions beyond the inboxes' slots, made when first needed. */
+    final BigSlots big;
 
     SharedColl(Collectives c, boolean enabled) {
         this.c = c;
@@ -59,6 +64,22 @@ final class SharedColl {
         this.me = c.me;
         this.p = c.p;
         this.on = enabled && p > 1 && m.flagBarrier();
+        this.bigMin = CollParams.count(m, "jrma.coll.sharedReduceMin");
+        this.bigMax = CollParams.count(m, "jrma.coll.sharedReduceMax");
+        this.big = new BigSlots(c);
+    }
+
+    /**
+     * Whether a reduction of {@code bytes} packed bytes that {@link #reduces} refuses goes through the large slots
+     * ({@link BigSlots}; same on every rank).
+     */
+    boolean reducesBig(long bytes) {
+        return on && bytes >= bigMin && bytes <= bigMax && !reduces(bytes);
+    }
+
+    /** Frees the large slots (collective, from {@link Messenger#free}). */
+    void free() {
+        big.free();
     }
 
     /** Whether a shared collective publishing up to {@code bytes} bytes per rank may run (same on every rank). */

@@ -224,6 +224,20 @@ public final class Params {
             + "vector of which each rank keeps its block, on 3 or more ranks: about log2 P messages per rank "
             + "instead of the ring's P - 1 dependent steps; larger ones use the ring; `0`: always the ring");
 
+    /** Smallest reduction done through the large shared slots. */
+    public static final Param COLL_SHARED_REDUCE_MIN = new Param("jrma.coll.sharedReduceMin", "0", "job",
+            "smallest allreduce (bytes of the vector) done on shared memory through large slots where every rank "
+            + "maps every other's memory (see `jrma.coll.shared`) when the inboxes' 4 KiB slots are too small: each "
+            + "rank copies its vector into its slot, combines its 1/P of the P slots, and copies the P results out, "
+            + "with two barriers on shared flags and no message; smaller ones (beyond the 4 KiB slots) use "
+            + "recursive doubling by messages");
+    /** Largest reduction done through the large shared slots. */
+    public static final Param COLL_SHARED_REDUCE_MAX = new Param("jrma.coll.sharedReduceMax", "16777216", "job",
+            "largest allreduce (bytes of the vector) done through the large shared slots of "
+            + "`jrma.coll.sharedReduceMin` (each rank keeps two slots of the largest such size it has met, rounded "
+            + "up to a power of two, in an allocate window made by the first one that needs it); larger ones use the "
+            + "ring by messages; `0`: never the large slots");
+
     /** All parameters, for listing. */
     public static final List<Param> ALL = List.of(PATH, PROGRESS, WAIT_SPINS, WAIT_SPIN_NS, WAIT_YIELDS,
             WAIT_MAX_PARK_NS, AGENT_MAX_PARK_NS, ISSUE, EAGER_BYTES, MAX_PENDING, LOCK_COALESCE, ACKS, JOB_TIMEOUT_MS,
@@ -233,7 +247,7 @@ public final class Params {
             RANK_LOADERS, SHM_WINDOWS, CMA_MIN_BYTES, OP_SLOTS, OP_SLOTS_GETS, OP_SLOTS_WAIT_NS, SHM_DIR, TRANSPORTS,
             BIND, BIND_REPORT, BIND_CPUS, MSG_HANDOFF_MIN, MSG_EAGER_LIMIT, COLL_SPIN_NS, COLL_YIELDS, COLL_SHARED,
             COLL_ALLGATHER_SHORT,
-            COLL_REDUCE_SCATTER_SHORT);
+            COLL_REDUCE_SCATTER_SHORT, COLL_SHARED_REDUCE_MIN, COLL_SHARED_REDUCE_MAX);
 
     private Params() {
     }

@@ -1,0 +1,186 @@
+package io.jrma.msg;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.jrma.Datatype;
+import io.jrma.Jrma;
+import io.jrma.Op;
+import io.jrma.msg.Model.Kind;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.time.Duration;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Allreduces beyond the inboxes' 4 KiB slots on shared memory ({@link BigSlots}: one barrier where P times the vector
+ * fits the combine budget, reduce-scatter and copy-out around two barriers above it), against the sequential model:
+ * sizes that grow (the slots' window made again) and shrink, odd counts that do not split evenly into P blocks or
+ * cache lines, in place, a strided receive type (not a plain copy), direct ByteBuffers, doubles summed to the same
+ * bits on every rank, and back-to-back calls with uneven arrivals that reuse both slots; threads of one JVM (1..8
+ * ranks) and ranks spread over 2 and 4 JVMs of this host, and the same with the large slots off
+ * ({@code jrma.coll.sharedReduceMax=0}: recursive doubling and the ring by messages).
+ */
+class LargeSharedReductionsTest {
+    private static final Duration JOB_TIMEOUT = Duration.ofSeconds(90);
+    /** Element counts (of 8-byte longs and doubles, 4-byte ints): around 4 KiB, the combine budget, and far above. */
+    private static final int[] COUNTS = {513, 1025, 2049, 8191, 40_001, 3000, 131_073, 700};
+
+    static Stream<Arguments> layouts() {
+        Stream.Builder<Arguments> b = Stream.builder();
+        for (int n : new int[] {1, 2, 3, 4, 5, 8}) {
+            b.add(Arguments.of(1, n, true));
+        }
+        b.add(Arguments.of(1, 4, false));
+        b.add(Arguments.of(2, 3, true));
+        b.add(Arguments.of(4, 4, true));
+        b.add(Arguments.of(4, 4, false));
+        return b.build();
+    }
+
+    @ParameterizedTest(name = "jvms={0} n={1} large slots={2}")
+    @MethodSource("layouts")
+    @Timeout(240)
+    void largeAllreducesMatchTheModel(int jvms, int n, boolean large) {
+        Jrma.job(n).param("jrma.jvms", String.valueOf(jvms))
+                .param("jrma.coll.sharedReduceMax", large ? "16777216" : "0")
+                .timeout(JOB_TIMEOUT).run(world -> {
+                    Messenger m = Messenger.create(world);
+                    if (n > 1) {
+                        assertTrue(m.flagBarrier(), "every inbox mapped on " + jvms + " JVM(s) of this host");
+                    }
+                    Collectives c = m.collectives();
+                    int me = world.rank();
+                    int salt = 0;
+                    Object[][] cases = {{Kind.LONG, Op.SUM}, {Kind.DOUBLE, Op.MAX}, {Kind.INT, Op.BXOR},
+                        {Kind.FLOAT, Op.SUM}};
+                    for (int count : COUNTS) {
+                        for (Object[] cs : cases) {
+                            Kind k = (Kind) cs[0];
+                            Op op = (Op) cs[1];
+                            int s = ++salt;
+                            Object send = input(k, op, me, count, s);
+                            Object out = k.newArray(count + 2);
+                            c.allreduce(send, 1, out, 1, count, k.type, op);
+                            check(k, op, out, 1, count, n, s, "allreduce");
+                            assertEquals(0, k.get(out, 0), "before the data");
+                            assertEquals(0, k.get(out, count + 1), "after the data");
+                            c.allreduce(send, 1, send, 1, count, k.type, op);
+                            check(k, op, send, 1, count, n, s, "allreduce in place");
+                        }
+                        strided(c, me, n, count, ++salt);
+                        sameBits(c, me, n, count);
+                        direct(c, me, n, count);
+                    }
+                    backToBack(c, me, n);
+                    c.barrier();
+                    m.free();
+                });
+    }
+
+    /** Longs received into every other long of the receive buffer (a vector type: not a plain copy). */
+    private static void strided(Collectives c, int me, int n, int count, int s) {
+        Datatype every2 = Datatype.vector(count, 1, 2, Datatype.LONG).commit();
+        long[] in = new long[2 * count];
+        for (int i = 0; i < count; i++) {
+            in[2 * i] = Kind.LONG.input(Op.SUM, me, i, s);
+            in[2 * i + 1] = -1;
+        }
+        long[] out = new long[2 * count];
+        c.allreduce(in, 0, out, 0, 1, every2, Op.SUM);
+        for (int i = 0; i < count; i++) {
+            long want = Model.reduce(Op.SUM, Kind.LONG, 0, n, i, s);
+            if (want != out[2 * i]) {
+                assertEquals(want, out[2 * i], "strided allreduce element " + i);
+            }
+            if (out[2 * i + 1] != 0) {
+                assertEquals(0, out[2 * i + 1], "strided allreduce gap " + i);
+            }
+        }
+    }
+
+    /** Doubles summed: every rank gets the same bits (each block is combined once, in rank order). */
+    private static void sameBits(Collectives c, int me, int n, int count) {
+        double[] in = new double[count];
+        for (int i = 0; i < count; i++) {
+            in[i] = 1.0 / (3 + me + i % 97);
+        }
+        double[] out = new double[count];
+        c.allreduce(in, 0, out, 0, count, Datatype.DOUBLE, Op.SUM);
+        long hash = 0;
+        for (int i = 0; i < count; i++) {
+            hash = hash * 31 + Double.doubleToRawLongBits(out[i]);
+        }
+        long[] all = new long[n];
+        c.allgather(new long[] {hash}, 0, 1, Datatype.LONG, all, 0, 1, Datatype.LONG);
+        for (int r = 1; r < n; r++) {
+            assertEquals(all[0], all[r], "rank " + r + " summed the doubles to other bits than rank 0");
+        }
+    }
+
+    /** Direct ByteBuffers at an offset, floats. */
+    private static void direct(Collectives c, int me, int n, int count) {
+        ByteBuffer in = ByteBuffer.allocateDirect(4 * (count + 1)).order(ByteOrder.nativeOrder());
+        ByteBuffer out = ByteBuffer.allocateDirect(4 * (count + 1)).order(ByteOrder.nativeOrder());
+        for (int i = 0; i < count; i++) {
+            in.putFloat(4 * (i + 1), me + i % 1000);
+        }
+        c.allreduce(in, 1, out, 1, count, Datatype.FLOAT, Op.SUM);
+        for (int i = 0; i < count; i++) {
+            float want = n * (i % 1000) + n * (n - 1) / 2f;
+            if (want != out.getFloat(4 * (i + 1))) {
+                assertEquals(want, out.getFloat(4 * (i + 1)), "direct buffer element " + i);
+            }
+        }
+        assertEquals(0f, out.getFloat(0), "before the data");
+    }
+
+    /**
+     * Allreduces back to back, each rank dawdling a pseudo-random while now and then, so that fast ranks publish the
+     * next vector while slow ones still read the last: both slots in turn, results checked every time.
+     */
+    private static void backToBack(Collectives c, int me, int n) {
+        int count = 20_000;
+        long[] in = new long[count];
+        long[] out = new long[count];
+        for (int round = 0; round < 60; round++) {
+            for (int i = 0; i < count; i++) {
+                in[i] = round * 7L + me * 1_000_003L + i;
+            }
+            if ((Model.mix(round * 31L + me) & 3) == 0) {
+                long until = System.nanoTime() + (Model.mix(round + me * 17L) & 0xffff) * 4;
+                while (System.nanoTime() < until) {
+                    Thread.onSpinWait();
+                }
+            }
+            c.allreduce(in, 0, out, 0, count, Datatype.LONG, Op.SUM);
+            for (int i = 0; i < count; i++) {
+                long want = n * (round * 7L + i) + 1_000_003L * n * (n - 1) / 2;
+                if (want != out[i]) {
+                    assertEquals(want, out[i], "round " + round + " element " + i);
+                }
+            }
+        }
+    }
+
+    private static Object input(Kind k, Op op, int rank, int count, int salt) {
+        Object a = k.newArray(count + 2);
+        for (int i = 0; i < count; i++) {
+            k.set(a, 1 + i, k.input(op, rank, i, salt));
+        }
+        return a;
+    }
+
+    private static void check(Kind k, Op op, Object got, int offset, int count, int n, int salt, String what) {
+        for (int i = 0; i < count; i++) {
+            long want = Model.reduce(op, k, 0, n, i, salt);
+            if (want != k.get(got, offset + i)) {
+                assertEquals(want, k.get(got, offset + i), what + " " + k + " " + op + " count " + count + " i=" + i);
+            }
+        }
+    }
+}
