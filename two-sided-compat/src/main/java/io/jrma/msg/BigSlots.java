@@ -32,6 +32,8 @@ final class BigSlots {
     private Win win;
     /** Per rank: its slots as mapped here (this rank's own too). */
     private final ByteBuffer[] mem;
+    /** Per rank: the address of {@link #mem} in this process. */
+    private final long[] address;
     /** Bytes of one slot (0 before the window is made). */
     private long slotBytes;
     /** Large reductions this rank has made: the slot of the next is their parity. */
@@ -42,6 +44,7 @@ final class BigSlots {
         this.me = c.me;
         this.p = c.p;
         this.mem = new ByteBuffer[p];
+        this.address = new long[p];
     }
 
     /**
@@ -58,6 +61,11 @@ final class BigSlots {
     /** The buffer of {@code rank}'s slots (mapped here). */
     ByteBuffer mem(int rank) {
         return mem[rank];
+    }
+
+    /** The addresses of every rank's slots in this process (to be read, not changed). */
+    long[] addresses() {
+        return address;
     }
 
     /** Where slot {@code slot} starts in {@link #mem}. */
@@ -86,6 +94,7 @@ final class BigSlots {
                         + " of rank " + r + " though it maps its inbox: set jrma.coll.sharedReduceMax=0");
             }
             mem[r] = b.duplicate().order(ByteOrder.LITTLE_ENDIAN);
+            address[r] = Win.address(mem[r]);
         }
         win = w;
         slotBytes = size;

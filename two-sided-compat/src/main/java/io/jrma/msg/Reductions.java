@@ -4,6 +4,7 @@ import io.jrma.Datatype;
 import io.jrma.ErrorClass;
 import io.jrma.Op;
 import io.jrma.RmaException;
+import io.jrma.Win;
 import io.jrma.core.dt.BasicType;
 import java.nio.ByteBuffer;
 
@@ -261,9 +262,13 @@ final class Reductions {
             // little to combine: every rank combines all P vectors after one barrier instead of two
             c.barrier();
             ByteBuffer acc = c.work.scratch(0, bytes);
-            acc.put(0, big.mem(0), base, (int) bytes);
-            for (int r = 1; r < p; r++) {
-                combine(op, d, big.mem(r), base, acc, 0, d.n);
+            if (FusedSum.handles(op, d.elem.elementType())) {
+                FusedSum.sum(d.elem.elementType(), big.addresses(), base, p, Win.address(acc), d.n);
+            } else {
+                acc.put(0, big.mem(0), base, (int) bytes);
+                for (int r = 1; r < p; r++) {
+                    combine(op, d, big.mem(r), base, acc, 0, d.n);
+                }
             }
             recv.unpackFrom(acc, 0, bytes);
             return;
@@ -274,11 +279,18 @@ final class Reductions {
         c.barrier();
         int from = base + (int) (lo[me] * d.es);
         int n = (int) (len[me] * d.es);
-        if (n > 0) {
+        if (n > 0 && FusedSum.handles(op, d.elem.elementType()) && me < FusedSum.PER_PASS) {
+            // straight into this rank's block: its own contribution is read in the first pass, before it is written
+            FusedSum.sum(d.elem.elementType(), big.addresses(), from, p, big.addresses()[me] + from, len[me]);
+        } else if (n > 0) {
             ByteBuffer acc = c.work.scratch(0, n);
-            acc.put(0, big.mem(0), from, n);
-            for (int r = 1; r < p; r++) {
-                combine(op, d, big.mem(r), from, acc, 0, len[me]);
+            if (FusedSum.handles(op, d.elem.elementType())) {
+                FusedSum.sum(d.elem.elementType(), big.addresses(), from, p, Win.address(acc), len[me]);
+            } else {
+                acc.put(0, big.mem(0), from, n);
+                for (int r = 1; r < p; r++) {
+                    combine(op, d, big.mem(r), from, acc, 0, len[me]);
+                }
             }
             mine.put(from, acc, 0, n);
         }
