@@ -211,8 +211,9 @@ public final class Params {
             "whether collectives on a communicator whose ranks all share memory (threads of a JVM, JVMs of a host "
             + "whose inboxes are mapped) move small data through 4 KiB slots of the ranks' inboxes and a barrier on "
             + "shared flags instead of messages: bcast, gather, scatter, allgather(v) and alltoall of up to 4 KiB per "
-            + "slot, reductions of up to 4 KiB (and P x size up to 64 KiB); `false`: always messages (barriers still "
-            + "use the shared flags)");
+            + "slot, reductions of up to 4 KiB (and P x size up to 64 KiB), and allreduces beyond them through large "
+            + "shared slots (`jrma.coll.sharedReduceMin`, `jrma.coll.sharedReduceMax`); `false`: always messages "
+            + "(barriers still use the shared flags)");
     /** Largest allgather done by Bruck's algorithm. */
     public static final Param COLL_ALLGATHER_SHORT = new Param("jrma.coll.allgatherShort", "65536", "job",
             "largest allgather (bytes gathered at each rank, all blocks) done by Bruck's algorithm on 3 or more "
