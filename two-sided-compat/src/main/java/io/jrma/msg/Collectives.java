@@ -27,7 +27,9 @@ import java.util.Arrays;
  * message) and the small collectives go through the ranks' scratch slots and one such barrier, with no message:
  * bcast, gather(v), scatter(v), allgather(v), alltoall(v) ({@link SharedColl}; the v variants send the blocks that do
  * not fit by message), allreduce, reduce, reduce_scatter(_block), scan and exscan ({@link Reductions}), up to
- * {@value SharedColl#SLOT} bytes per slot.
+ * {@value SharedColl#SLOT} bytes per slot. Larger allreduce, reduce and reduce_scatter(_block) go through large
+ * shared slots ({@link LargeReductions}: each rank combines 1/P of the vector, one or two such barriers, no message)
+ * up to {@code jrma.coll.sharedReduceMax} bytes.
  *
  * <h2>By messages (chosen by size, as MPICH does)</h2>
  * <table>

@@ -4,7 +4,6 @@ import io.jrma.Datatype;
 import io.jrma.ErrorClass;
 import io.jrma.Op;
 import io.jrma.RmaException;
-import io.jrma.Win;
 import io.jrma.core.dt.BasicType;
 import java.nio.ByteBuffer;
 
@@ -18,14 +17,14 @@ import java.nio.ByteBuffer;
  * <p>Owned by its {@link Collectives}; one call at a time.
  */
 final class Reductions {
-    /** Bytes of a cache line: the blocks of a large shared reduction start at such boundaries where they can. */
-    private static final int CACHE_LINE = 64;
     private final Collectives c;
     private final int me;
     private final int p;
     /** Block bounds of reduce_scatter, kept between calls. */
     private final long[] rsLo;
     private final long[] rsLen;
+    /** The reductions through the large shared slots. */
+    private final LargeReductions big;
 
     Reductions(Collectives c) {
         this.c = c;
@@ -33,10 +32,11 @@ final class Reductions {
         this.p = c.p;
         this.rsLo = new long[p];
         this.rsLen = new long[p];
+        this.big = new LargeReductions(c);
     }
 
     /** The packed form of a reduction's data: {@code n} elements of {@code elem}, {@code es} bytes each. */
-    private static final class Packed {
+    static final class Packed {
         final Datatype elem;
         final long n;
         final int es;
@@ -109,7 +109,7 @@ final class Reductions {
     }
 
     /** acc[at..] = in[from..] op acc[at..] for {@code n} packed elements. */
-    private static void combine(Op op, Packed d, ByteBuffer in, long from, ByteBuffer acc, long at, long n) {
+    static void combine(Op op, Packed d, ByteBuffer in, long from, ByteBuffer acc, long at, long n) {
         if (n > 0) {
             op.reduceLocal(in, from, acc, at, n, d.elem);
         }
@@ -134,6 +134,11 @@ final class Reductions {
         Packed d = packed(sendBuf, sendOffset, count, type, op, "reduce");
         if (me == root) {
             UserBuf.of(recvBuf, recvOffset, count, type, "reduce receive buffer"); // fail before communicating
+        }
+        if (p > 1 && d.n > 0 && c.shared.reducesBig(d.bytes())) {
+            big.reduce(op, d, me == root ? UserBuf.of(recvBuf, recvOffset, count, type, "reduce receive buffer")
+                    : null, root);
+            return;
         }
         ByteBuffer acc = packSend(d);
         if (p > 1 && d.n > 0 && c.shared.reduces(d.bytes())) {
@@ -186,7 +191,7 @@ final class Reductions {
         Packed d = packed(sendBuf, sendOffset, count, type, op, "allreduce");
         UserBuf recv = UserBuf.of(recvBuf, recvOffset, count, type, "allreduce receive buffer");
         if (p > 1 && d.n > 0 && c.shared.reducesBig(d.bytes())) {
-            bigAllreduce(op, d, recv);
+            big.reduce(op, d, recv, -1);
             return;
         }
         ByteBuffer acc = packSend(d);
@@ -235,77 +240,6 @@ final class Reductions {
         acc.put((int) (from * d.es), sh.mem(0), at, len);
         for (int r = 1; r < upTo; r++) {
             combine(op, d, sh.mem(r), at, acc, from * d.es, n);
-        }
-    }
-
-    /**
-     * A large allreduce on shared memory ({@link BigSlots}): each rank packs its data into its large slot (the one
-     * copy in), a barrier on shared flags, then rank r combines block r (elements split in P near-equal blocks,
-     * at 64-byte boundaries where the element size allows) of the P slots in rank order and stores the result over
-     * block r of its own slot (no other rank reads that block of it), a second barrier, and each rank copies every
-     * block of the result from the slot of the rank that made it into its receive buffer (the one copy out); where
-     * P times the vector is at most {@link SharedColl#COMBINE_BUDGET}, every rank combines all of it after one
-     * barrier instead. Every
-     * rank reads 2 (P - 1) / P of the data from other ranks' memory, as the ring moves, but waits for the others
-     * twice instead of in 2 (P - 1) dependent steps, and no message, rendezvous or kernel copy is involved. Every
-     * block is combined by one rank, so every rank gets the same bits. In place: the whole input is packed before
-     * the first barrier, the receive buffer written after the second.
-     */
-    private void bigAllreduce(Op op, Packed d, UserBuf recv) {
-        BigSlots big = c.shared.big;
-        long bytes = d.bytes();
-        int slot = big.next(bytes);
-        int base = big.at(slot);
-        ByteBuffer mine = big.mem(me);
-        d.send.packInto(mine, base);
-        if (bytes * p <= SharedColl.COMBINE_BUDGET) {
-            // little to combine: every rank combines all P vectors after one barrier instead of two
-            c.barrier();
-            ByteBuffer acc = c.work.scratch(0, bytes);
-            if (FusedSum.handles(op, d.elem.elementType())) {
-                FusedSum.sum(d.elem.elementType(), big.addresses(), base, p, Win.address(acc), d.n);
-            } else {
-                acc.put(0, big.mem(0), base, (int) bytes);
-                for (int r = 1; r < p; r++) {
-                    combine(op, d, big.mem(r), base, acc, 0, d.n);
-                }
-            }
-            recv.unpackFrom(acc, 0, bytes);
-            return;
-        }
-        long[] lo = rsLo;
-        long[] len = rsLen;
-        c.work.split(d.n, Math.max(1, CACHE_LINE / d.es), lo, len);
-        c.barrier();
-        int from = base + (int) (lo[me] * d.es);
-        int n = (int) (len[me] * d.es);
-        if (n > 0 && FusedSum.handles(op, d.elem.elementType()) && me < FusedSum.PER_PASS) {
-            // straight into this rank's block: its own contribution is read in the first pass, before it is written
-            FusedSum.sum(d.elem.elementType(), big.addresses(), from, p, big.addresses()[me] + from, len[me]);
-        } else if (n > 0) {
-            ByteBuffer acc = c.work.scratch(0, n);
-            if (FusedSum.handles(op, d.elem.elementType())) {
-                FusedSum.sum(d.elem.elementType(), big.addresses(), from, p, Win.address(acc), len[me]);
-            } else {
-                acc.put(0, big.mem(0), from, n);
-                for (int r = 1; r < p; r++) {
-                    combine(op, d, big.mem(r), from, acc, 0, len[me]);
-                }
-            }
-            mine.put(from, acc, 0, n);
-        }
-        c.barrier();
-        if (recv.raw) {
-            for (int r = 0; r < p; r++) {
-                recv.unpackRange(big.mem(r), base + lo[r] * d.es, lo[r] * d.es, len[r] * d.es);
-            }
-        } else {
-            ByteBuffer acc = c.work.scratch(0, bytes);
-            for (int r = 0; r < p; r++) {
-                int at = (int) (lo[r] * d.es);
-                acc.put(at, big.mem(r), base + at, (int) (len[r] * d.es));
-            }
-            recv.unpackFrom(acc, 0, bytes);
         }
     }
 
@@ -396,6 +330,11 @@ final class Reductions {
             lo[r] = at * perType;
             len[r] = recvCounts[r] * perType;
             at += recvCounts[r];
+        }
+        if (p > 1 && d.n > 0 && !c.shared.fits(d.bytes()) && c.shared.reducesBig(d.bytes())) {
+            ByteBuffer res = big.reduceScatter(op, d, lo[me], len[me]);
+            unpackResult(res, 0, len[me] * d.es, recvBuf, recvOffset, recvCounts[me], type, "reduce_scatter");
+            return;
         }
         ByteBuffer acc = packSend(d);
         if (p > 1 && d.n > 0 && c.shared.fits(d.bytes())) {

@@ -25,7 +25,8 @@ import java.nio.ByteOrder;
  *       blocks' lengths; a block that does not fit goes by message (length -1), posted before the barrier and
  *       received after it</td><td>as gather, scatter, alltoall</td></tr>
  * </table>
- * The reductions on shared memory are in {@link Reductions}; they publish and read through this class.
+ * The reductions on shared memory are in {@link Reductions}; they publish and read through this class, and beyond
+ * its slots through {@link #big} ({@link LargeReductions}).
  *
  * <p>Slots: the e-th shared collective of a rank on this communicator uses slot {@code e mod 2} (every rank counts
  * them, whether it publishes or not, so all agree). A slot is written again two shared collectives later, by which

@@ -17,8 +17,9 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Allreduces beyond the inboxes' 4 KiB slots on shared memory ({@link BigSlots}: one barrier where P times the vector
- * fits the combine budget, reduce-scatter and copy-out around two barriers above it), against the sequential model:
+ * Allreduces, reduces and reduce_scatters beyond the inboxes' 4 KiB slots on shared memory ({@link LargeReductions}:
+ * one barrier where P times the vector fits the combine budget and for reduce_scatter, reduce-scatter and copy-out
+ * around two barriers above it), against the sequential model:
  * sizes that grow (the slots' window made again) and shrink, odd counts that do not split evenly into P blocks or
  * cache lines, in place, a strided receive type (not a plain copy), direct ByteBuffers, doubles summed to the same
  * bits on every rank, and back-to-back calls with uneven arrivals that reuse both slots; threads of one JVM (1..8
@@ -45,7 +46,7 @@ class LargeSharedReductionsTest {
     @ParameterizedTest(name = "jvms={0} n={1} large slots={2}")
     @MethodSource("layouts")
     @Timeout(240)
-    void largeAllreducesMatchTheModel(int jvms, int n, boolean large) {
+    void largeReductionsMatchTheModel(int jvms, int n, boolean large) {
         Jrma.job(n).param("jrma.jvms", String.valueOf(jvms))
                 .param("jrma.coll.sharedReduceMax", large ? "16777216" : "0")
                 .timeout(JOB_TIMEOUT).run(world -> {
@@ -71,6 +72,19 @@ class LargeSharedReductionsTest {
                             assertEquals(0, k.get(out, count + 1), "after the data");
                             c.allreduce(send, 1, send, 1, count, k.type, op);
                             check(k, op, send, 1, count, n, s, "allreduce in place");
+                            // reduce to a rank other than 0: out of place, then in place at the root
+                            int root = (s + 1) % n;
+                            send = input(k, op, me, count, s);
+                            out = k.newArray(count + 2);
+                            c.reduce(send, 1, me == root ? out : null, 1, count, k.type, op, root);
+                            if (me == root) {
+                                check(k, op, out, 1, count, n, s, "reduce to " + root);
+                            }
+                            c.reduce(send, 1, send, 1, count, k.type, op, root);
+                            if (me == root) {
+                                check(k, op, send, 1, count, n, s, "reduce in place to " + root);
+                            }
+                            reduceScatter(c, k, op, me, n, count, s);
                         }
                         strided(c, me, n, count, ++salt);
                         sameBits(c, me, n, count);
@@ -80,6 +94,40 @@ class LargeSharedReductionsTest {
                     c.barrier();
                     m.free();
                 });
+    }
+
+    /**
+     * Reduce_scatter_block of {@code count} elements a rank, in place, and reduce_scatter with uneven blocks (rank 0
+     * gets {@code count - 1} elements, rank r {@code count + r}).
+     */
+    private static void reduceScatter(Collectives c, Kind k, Op op, int me, int n, int count, int s) {
+        Object vec = input(k, op, me, n * count, s);
+        c.reduceScatterBlock(vec, 1, vec, 1, count, k.type, op);
+        for (int i = 0; i < count; i++) {
+            long want = Model.reduce(op, k, 0, n, me * count + i, s);
+            if (want != k.get(vec, 1 + i)) {
+                assertEquals(want, k.get(vec, 1 + i), "reduce_scatter_block " + k + " " + op + " i=" + i);
+            }
+        }
+        long[] counts = new long[n];
+        long total = 0;
+        for (int r = 0; r < n; r++) {
+            counts[r] = count + (r == 0 ? -1 : r);
+            total += counts[r];
+        }
+        vec = input(k, op, me, (int) total, s);
+        Object out = k.newArray((int) counts[me] + 1);
+        c.reduceScatter(vec, 1, out, 1, counts, k.type, op);
+        long first = 0;
+        for (int r = 0; r < me; r++) {
+            first += counts[r];
+        }
+        for (int i = 0; i < counts[me]; i++) {
+            long want = Model.reduce(op, k, 0, n, (int) first + i, s);
+            if (want != k.get(out, 1 + i)) {
+                assertEquals(want, k.get(out, 1 + i), "reduce_scatter " + k + " " + op + " i=" + i);
+            }
+        }
     }
 
     /** Longs received into every other long of the receive buffer (a vector type: not a plain copy). */

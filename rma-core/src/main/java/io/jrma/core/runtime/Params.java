@@ -227,14 +227,14 @@ public final class Params {
 
     /** Smallest reduction done through the large shared slots. */
     public static final Param COLL_SHARED_REDUCE_MIN = new Param("jrma.coll.sharedReduceMin", "0", "job",
-            "smallest allreduce (bytes of the vector) done on shared memory through large slots where every rank "
-            + "maps every other's memory (see `jrma.coll.shared`) when the inboxes' 4 KiB slots are too small: each "
-            + "rank copies its vector into its slot, combines its 1/P of the P slots, and copies the P results out, "
-            + "with two barriers on shared flags and no message; smaller ones (beyond the 4 KiB slots) use "
-            + "recursive doubling by messages");
+            "smallest allreduce, reduce or reduce_scatter (bytes of the vector) done on shared memory through large "
+            + "slots where every rank maps every other's memory (see `jrma.coll.shared`) when the inboxes' 4 KiB "
+            + "slots are too small: each rank copies its vector into its slot, combines its 1/P of the P slots, and "
+            + "copies the P results out, with two barriers on shared flags and no message (reduce_scatter: one); "
+            + "smaller ones (beyond the 4 KiB slots) go by messages");
     /** Largest reduction done through the large shared slots. */
     public static final Param COLL_SHARED_REDUCE_MAX = new Param("jrma.coll.sharedReduceMax", "16777216", "job",
-            "largest allreduce (bytes of the vector) done through the large shared slots of "
+            "largest allreduce, reduce or reduce_scatter (bytes of the vector) done through the large shared slots of "
             + "`jrma.coll.sharedReduceMin` (each rank keeps two slots of the largest such size it has met, rounded "
             + "up to a power of two, in an allocate window made by the first one that needs it); larger ones use the "
             + "ring by messages; `0`: never the large slots");
