@@ -38,6 +38,8 @@ final class BigSlots {
     private long slotBytes;
     /** Large reductions this rank has made: the slot of the next is their parity. */
     private long epochs;
+    /** Reductions larger than this go by messages: their slots could not be had. */
+    private long refusedFrom = Long.MAX_VALUE;
 
     BigSlots(Collectives c) {
         this.c = c;
@@ -48,13 +50,32 @@ final class BigSlots {
     }
 
     /**
-     * Makes sure every rank's slots hold {@code bytes} and returns the slot of this reduction (collective when the
-     * window grows: every rank calls this with the same {@code bytes}).
+     * Whether every rank's slots hold {@code bytes}, after growing them if need be (collective when they grow: every
+     * rank calls this with the same {@code bytes}). False when the memory could not be had (a /dev/shm too small
+     * fails the window on every rank alike): the caller goes by messages, and so does every later reduction of this
+     * size or more.
      */
-    int next(long bytes) {
-        if (bytes > slotBytes) {
-            grow(bytes);
+    boolean reserve(long bytes) {
+        if (bytes <= slotBytes) {
+            return true;
         }
+        if (bytes > refusedFrom) {
+            return false;
+        }
+        try {
+            grow(bytes);
+            return true;
+        } catch (RmaException e) {
+            if (e.errorClass() != ErrorClass.ERR_NO_MEM) {
+                throw e;
+            }
+            refusedFrom = bytes - 1;
+            return false;
+        }
+    }
+
+    /** The slot of this reduction, whose size {@link #reserve} has made sure of (every rank calls this once). */
+    int next() {
         return (int) (epochs++ & 1);
     }
 

@@ -48,7 +48,7 @@ final class LargeReductions {
     /** Packs this rank's data into its large slot for this reduction; the slot's byte offset. */
     private int publish(Reductions.Packed d) {
         BigSlots big = c.shared.big;
-        int base = big.at(big.next(d.bytes()));
+        int base = big.at(big.next());
         d.send.packInto(big.mem(me), base);
         return base;
     }

@@ -72,10 +72,10 @@ final class SharedColl {
 
     /**
      * Whether a reduction of {@code bytes} packed bytes that {@link #reduces} refuses goes through the large slots
-     * ({@link BigSlots}; same on every rank).
+     * ({@link BigSlots}; same on every rank). Collective: it makes or grows the slots when they are too small.
      */
     boolean reducesBig(long bytes) {
-        return on && bytes >= bigMin && bytes <= bigMax && !reduces(bytes);
+        return on && bytes >= bigMin && bytes <= bigMax && !reduces(bytes) && big.reserve(bytes);
     }
 
     /** Frees the large slots (collective, from {@link Messenger#free}). */
