@@ -112,7 +112,7 @@ final class BigSlots {
                 w.unlockAll();
                 w.free();
                 throw new RmaException(ErrorClass.ERR_INTERN, "rank " + me + " cannot map the shared reduction slots"
-                        + " of rank " + r + " though it maps its inbox: set jrma.coll.sharedReduceMax=0");
+                        + " of rank " + r + " though it maps its inbox: set jrma.coll.sharedLargeMax=0");
             }
             mem[r] = b.duplicate().order(ByteOrder.LITTLE_ENDIAN);
             address[r] = Win.address(mem[r]);

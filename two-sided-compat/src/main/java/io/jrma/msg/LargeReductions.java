@@ -7,7 +7,7 @@ import java.nio.ByteBuffer;
 
 /**
  * The reductions of {@link Reductions} on shared memory beyond the inboxes' 4 KiB slots, through the large slots of
- * {@link BigSlots} ({@link SharedColl#reducesBig}: jrma.coll.sharedReduceMin, jrma.coll.sharedReduceMax). Each rank
+ * {@link BigSlots} ({@link SharedColl#reducesBig}: jrma.coll.sharedLargeMin, jrma.coll.sharedLargeMax). Each rank
  * packs its data into its large slot (the one copy in) and after a barrier on shared flags:
  * <ul>
  *   <li>allreduce and reduce, where P times the vector is at most {@link SharedColl#COMBINE_BUDGET}: every rank

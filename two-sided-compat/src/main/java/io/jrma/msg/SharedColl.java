@@ -53,10 +53,10 @@ final class SharedColl {
     private final boolean on;
     /** Shared collectives this rank has made on this communicator: the slot of the next is their parity. */
     private long epochs;
-    /** Smallest and largest reduction (packed bytes) done through {@link #big} (jrma.coll.sharedReduceMin, Max). */
+    /** Smallest and largest bcast or reduction (bytes) done through {@link #big} (jrma.coll.sharedLargeMin, Max). */
     private final long bigMin;
     private final long bigMax;
-    /** The large slots of the reductions beyond the inboxes' slots, made when first needed. */
+    /** The large slots of the reductions and bcasts beyond the inboxes' slots, made when first needed. */
     final BigSlots big;
 
     SharedColl(Collectives c, boolean enabled) {
@@ -65,8 +65,8 @@ final class SharedColl {
         this.me = c.me;
         this.p = c.p;
         this.on = enabled && p > 1 && m.flagBarrier();
-        this.bigMin = CollParams.count(m, "jrma.coll.sharedReduceMin");
-        this.bigMax = CollParams.count(m, "jrma.coll.sharedReduceMax");
+        this.bigMin = CollParams.count(m, "jrma.coll.sharedLargeMin");
+        this.bigMax = CollParams.count(m, "jrma.coll.sharedLargeMax");
         this.big = new BigSlots(c);
     }
 
@@ -76,6 +76,29 @@ final class SharedColl {
      */
     boolean reducesBig(long bytes) {
         return on && bytes >= bigMin && bytes <= bigMax && !reduces(bytes) && big.reserve(bytes);
+    }
+
+    /**
+     * Whether a bcast of {@code bytes} too large for the inboxes' slots goes through the large slots (same on every
+     * rank). Collective: it makes or grows the slots when they are too small.
+     */
+    boolean bcastsBig(long bytes) {
+        return on && bytes > SLOT && bytes >= bigMin && bytes <= bigMax && big.reserve(bytes);
+    }
+
+    /**
+     * Bcast of {@code u} through the large slots: the root packs it into its large slot, one barrier, every other
+     * rank unpacks it from there (one copy in, one copy out per rank, no message).
+     */
+    void bcastBig(UserBuf u, int root) {
+        int at = big.at(big.next());
+        if (me == root) {
+            u.packInto(big.mem(me), at);
+        }
+        c.barrier();
+        if (me != root) {
+            u.unpackFrom(big.mem(root), at, u.bytes);
+        }
     }
 
     /** Frees the large slots (collective, from {@link Messenger#free}). */

@@ -17,16 +17,16 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Allreduces, reduces and reduce_scatters beyond the inboxes' 4 KiB slots on shared memory ({@link LargeReductions}:
+ * Bcasts, allreduces, reduces and reduce_scatters beyond the inboxes' 4 KiB slots on shared memory ({@link LargeReductions}:
  * one barrier where P times the vector fits the combine budget and for reduce_scatter, reduce-scatter and copy-out
  * around two barriers above it), against the sequential model:
  * sizes that grow (the slots' window made again) and shrink, odd counts that do not split evenly into P blocks or
  * cache lines, in place, a strided receive type (not a plain copy), direct ByteBuffers, doubles summed to the same
  * bits on every rank, and back-to-back calls with uneven arrivals that reuse both slots; threads of one JVM (1..8
  * ranks) and ranks spread over 2 and 4 JVMs of this host, and the same with the large slots off
- * ({@code jrma.coll.sharedReduceMax=0}: recursive doubling and the ring by messages).
+ * ({@code jrma.coll.sharedLargeMax=0}: recursive doubling and the ring by messages).
  */
-class LargeSharedReductionsTest {
+class LargeSharedCollectivesTest {
     private static final Duration JOB_TIMEOUT = Duration.ofSeconds(90);
     /** Element counts (of 8-byte longs and doubles, 4-byte ints): around 4 KiB, the combine budget, and far above. */
     private static final int[] COUNTS = {513, 1025, 2049, 8191, 40_001, 3000, 131_073, 700};
@@ -46,9 +46,9 @@ class LargeSharedReductionsTest {
     @ParameterizedTest(name = "jvms={0} n={1} large slots={2}")
     @MethodSource("layouts")
     @Timeout(240)
-    void largeReductionsMatchTheModel(int jvms, int n, boolean large) {
+    void largeCollectivesMatchTheModel(int jvms, int n, boolean large) {
         Jrma.job(n).param("jrma.jvms", String.valueOf(jvms))
-                .param("jrma.coll.sharedReduceMax", large ? "16777216" : "0")
+                .param("jrma.coll.sharedLargeMax", large ? "16777216" : "0")
                 .timeout(JOB_TIMEOUT).run(world -> {
                     Messenger m = Messenger.create(world);
                     if (n > 1) {
@@ -86,6 +86,7 @@ class LargeSharedReductionsTest {
                             }
                             reduceScatter(c, k, op, me, n, count, s);
                         }
+                        bcast(c, me, n, count, ++salt);
                         strided(c, me, n, count, ++salt);
                         sameBits(c, me, n, count);
                         direct(c, me, n, count);
@@ -126,6 +127,40 @@ class LargeSharedReductionsTest {
             long want = Model.reduce(op, k, 0, n, (int) first + i, s);
             if (want != k.get(out, 1 + i)) {
                 assertEquals(want, k.get(out, 1 + i), "reduce_scatter " + k + " " + op + " i=" + i);
+            }
+        }
+    }
+
+    /** Bcast of longs at an offset from a root other than 0, then of a strided type (not a plain copy). */
+    private static void bcast(Collectives c, int me, int n, int count, int s) {
+        int root = (s + 1) % n;
+        long[] b = new long[count + 2];
+        if (me == root) {
+            for (int i = 0; i < count; i++) {
+                b[1 + i] = Model.mix(s * 1_000_003L + i);
+            }
+        }
+        c.bcast(b, 1, count, Datatype.LONG, root);
+        for (int i = 0; i < count; i++) {
+            if (b[1 + i] != Model.mix(s * 1_000_003L + i)) {
+                assertEquals(Model.mix(s * 1_000_003L + i), b[1 + i], "bcast from " + root + " element " + i);
+            }
+        }
+        assertEquals(0, b[0], "before the bcast data");
+        assertEquals(0, b[count + 1], "after the bcast data");
+        Datatype every2 = Datatype.vector(count, 1, 2, Datatype.LONG).commit();
+        long[] v = new long[2 * count];
+        if (me == root) {
+            for (int i = 0; i < count; i++) {
+                v[2 * i] = Model.mix(s + i);
+                v[2 * i + 1] = -1;
+            }
+        }
+        c.bcast(v, 0, 1, every2, root);
+        for (int i = 0; i < count; i++) {
+            if (v[2 * i] != Model.mix(s + i) || v[2 * i + 1] != (me == root ? -1 : 0)) {
+                assertEquals(Model.mix(s + i), v[2 * i], "strided bcast element " + i);
+                assertEquals(me == root ? -1 : 0, v[2 * i + 1], "strided bcast gap " + i);
             }
         }
     }
