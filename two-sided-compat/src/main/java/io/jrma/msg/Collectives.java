@@ -27,7 +27,10 @@ import java.util.Arrays;
  * message) and the small collectives go through the ranks' scratch slots and one such barrier, with no message:
  * bcast, gather(v), scatter(v), allgather(v), alltoall(v) ({@link SharedColl}; the v variants send the blocks that do
  * not fit by message), allreduce, reduce, reduce_scatter(_block), scan and exscan ({@link Reductions}), up to
- * {@value SharedColl#SLOT} bytes per slot.
+ * {@value SharedColl#SLOT} bytes per slot. Larger bcast, allreduce, reduce and reduce_scatter(_block) go through
+ * large shared slots ({@link BigSlots}; bcast: the root publishes, the others copy; the reductions: {@link
+ * LargeReductions}, each rank combines 1/P of the vector, one or two such barriers, no message) up to {@code
+ * jrma.coll.sharedLargeMax} bytes.
  *
  * <h2>By messages (chosen by size, as MPICH does)</h2>
  * <table>
@@ -125,6 +128,11 @@ public final class Collectives {
         this.red = new Reductions(this);
     }
 
+    /** Frees what the collectives hold beyond the messenger (collective, from {@link Messenger#free}). */
+    void free() {
+        shared.free();
+    }
+
     // ------------------------------------------------------------------ synchronization and data movement
 
     /** Returns once every rank has entered the barrier (MPI_Barrier). */
@@ -149,6 +157,8 @@ public final class Collectives {
         }
         if (shared.fits(u.bytes)) {
             shared.bcast(u, root);
+        } else if (shared.bcastsBig(u.bytes)) {
+            shared.bcastBig(u, root);
         } else {
             msg.bcast(u, buf, offset, count, type, root);
         }

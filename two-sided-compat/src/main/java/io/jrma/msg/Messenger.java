@@ -395,6 +395,13 @@ public final class Messenger implements AutoCloseable {
             }
             w.idle(work, this);
         }
+        Collectives coll;
+        synchronized (this) {
+            coll = collectives;
+        }
+        if (coll != null) {
+            coll.free();
+        }
         expose.free();
         inbox.free();
     }

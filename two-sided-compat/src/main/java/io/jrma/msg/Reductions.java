@@ -23,6 +23,8 @@ final class Reductions {
     /** Block bounds of reduce_scatter, kept between calls. */
     private final long[] rsLo;
     private final long[] rsLen;
+    /** The reductions through the large shared slots. */
+    private final LargeReductions big;
 
     Reductions(Collectives c) {
         this.c = c;
@@ -30,10 +32,11 @@ final class Reductions {
         this.p = c.p;
         this.rsLo = new long[p];
         this.rsLen = new long[p];
+        this.big = new LargeReductions(c);
     }
 
     /** The packed form of a reduction's data: {@code n} elements of {@code elem}, {@code es} bytes each. */
-    private static final class Packed {
+    static final class Packed {
         final Datatype elem;
         final long n;
         final int es;
@@ -106,7 +109,7 @@ final class Reductions {
     }
 
     /** acc[at..] = in[from..] op acc[at..] for {@code n} packed elements. */
-    private static void combine(Op op, Packed d, ByteBuffer in, long from, ByteBuffer acc, long at, long n) {
+    static void combine(Op op, Packed d, ByteBuffer in, long from, ByteBuffer acc, long at, long n) {
         if (n > 0) {
             op.reduceLocal(in, from, acc, at, n, d.elem);
         }
@@ -131,6 +134,11 @@ final class Reductions {
         Packed d = packed(sendBuf, sendOffset, count, type, op, "reduce");
         if (me == root) {
             UserBuf.of(recvBuf, recvOffset, count, type, "reduce receive buffer"); // fail before communicating
+        }
+        if (p > 1 && d.n > 0 && c.shared.reducesBig(d.bytes())) {
+            big.reduce(op, d, me == root ? UserBuf.of(recvBuf, recvOffset, count, type, "reduce receive buffer")
+                    : null, root);
+            return;
         }
         ByteBuffer acc = packSend(d);
         if (p > 1 && d.n > 0 && c.shared.reduces(d.bytes())) {
@@ -181,7 +189,11 @@ final class Reductions {
 
     void allreduce(Object sendBuf, long sendOffset, Object recvBuf, long recvOffset, long count, Datatype type, Op op) {
         Packed d = packed(sendBuf, sendOffset, count, type, op, "allreduce");
-        UserBuf.of(recvBuf, recvOffset, count, type, "allreduce receive buffer");
+        UserBuf recv = UserBuf.of(recvBuf, recvOffset, count, type, "allreduce receive buffer");
+        if (p > 1 && d.n > 0 && c.shared.reducesBig(d.bytes())) {
+            big.reduce(op, d, recv, -1);
+            return;
+        }
         ByteBuffer acc = packSend(d);
         if (p > 1 && d.n > 0) {
             if (c.shared.reduces(d.bytes())) {
@@ -318,6 +330,11 @@ final class Reductions {
             lo[r] = at * perType;
             len[r] = recvCounts[r] * perType;
             at += recvCounts[r];
+        }
+        if (p > 1 && d.n > 0 && !c.shared.fits(d.bytes()) && c.shared.reducesBig(d.bytes())) {
+            ByteBuffer res = big.reduceScatter(op, d, lo[me], len[me]);
+            unpackResult(res, 0, len[me] * d.es, recvBuf, recvOffset, recvCounts[me], type, "reduce_scatter");
+            return;
         }
         ByteBuffer acc = packSend(d);
         if (p > 1 && d.n > 0 && c.shared.fits(d.bytes())) {

@@ -25,7 +25,8 @@ import java.nio.ByteOrder;
  *       blocks' lengths; a block that does not fit goes by message (length -1), posted before the barrier and
  *       received after it</td><td>as gather, scatter, alltoall</td></tr>
  * </table>
- * The reductions on shared memory are in {@link Reductions}; they publish and read through this class.
+ * The reductions on shared memory are in {@link Reductions}; they publish and read through this class, and beyond
+ * its slots through {@link #big} ({@link LargeReductions}).
  *
  * <p>Slots: the e-th shared collective of a rank on this communicator uses slot {@code e mod 2} (every rank counts
  * them, whether it publishes or not, so all agree). A slot is written again two shared collectives later, by which
@@ -52,6 +53,11 @@ final class SharedColl {
     private final boolean on;
     /** Shared collectives this rank has made on this communicator: the slot of the next is their parity. */
     private long epochs;
+    /** Smallest and largest bcast or reduction (bytes) done through {@link #big} (jrma.coll.sharedLargeMin, Max). */
+    private final long bigMin;
+    private final long bigMax;
+    /** The large slots of the reductions and bcasts beyond the inboxes' slots, made when first needed. */
+    final BigSlots big;
 
     SharedColl(Collectives c, boolean enabled) {
         this.c = c;
@@ -59,6 +65,45 @@ final class SharedColl {
         this.me = c.me;
         this.p = c.p;
         this.on = enabled && p > 1 && m.flagBarrier();
+        this.bigMin = CollParams.count(m, "jrma.coll.sharedLargeMin");
+        this.bigMax = CollParams.count(m, "jrma.coll.sharedLargeMax");
+        this.big = new BigSlots(c);
+    }
+
+    /**
+     * Whether a reduction of {@code bytes} packed bytes that {@link #reduces} refuses goes through the large slots
+     * ({@link BigSlots}; same on every rank). Collective: it makes or grows the slots when they are too small.
+     */
+    boolean reducesBig(long bytes) {
+        return on && bytes >= bigMin && bytes <= bigMax && !reduces(bytes) && big.reserve(bytes);
+    }
+
+    /**
+     * Whether a bcast of {@code bytes} too large for the inboxes' slots goes through the large slots (same on every
+     * rank). Collective: it makes or grows the slots when they are too small.
+     */
+    boolean bcastsBig(long bytes) {
+        return on && bytes > SLOT && bytes >= bigMin && bytes <= bigMax && big.reserve(bytes);
+    }
+
+    /**
+     * Bcast of {@code u} through the large slots: the root packs it into its large slot, one barrier, every other
+     * rank unpacks it from there (one copy in, one copy out per rank, no message).
+     */
+    void bcastBig(UserBuf u, int root) {
+        int at = big.at(big.next());
+        if (me == root) {
+            u.packInto(big.mem(me), at);
+        }
+        c.barrier();
+        if (me != root) {
+            u.unpackFrom(big.mem(root), at, u.bytes);
+        }
+    }
+
+    /** Frees the large slots (collective, from {@link Messenger#free}). */
+    void free() {
+        big.free();
     }
 
     /** Whether a shared collective publishing up to {@code bytes} bytes per rank may run (same on every rank). */

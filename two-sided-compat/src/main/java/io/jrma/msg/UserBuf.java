@@ -206,6 +206,22 @@ final class UserBuf {
         }
     }
 
+    /**
+     * Copies {@code n} packed bytes from {@code src} at byte {@code srcOffset} into the data's bytes from byte
+     * {@code at} on; only for a {@link #raw} buffer, whose memory is its packed form.
+     */
+    void unpackRange(Object src, long srcOffset, long at, long n) {
+        if (n <= 0) {
+            return;
+        }
+        long from = BufferRef.offsetOf(src);
+        if (!raw || from == BufferRef.NONE || at < 0 || at + n > bytes || srcOffset < 0
+                || srcOffset + n > capacity(src, "unpack input")) {
+            throw new IllegalArgumentException("range copy of " + n + " bytes at " + at + " of " + bytes);
+        }
+        Memory.copy(BufferRef.baseOf(src), from + srcOffset, rawBase, rawOrigin + at, n);
+    }
+
     /** Unpacks {@code n <= bytes} packed bytes from {@code src} at byte {@code srcOffset} into the buffer. */
     void unpackFrom(Object src, long srcOffset, long n) {
         if (n <= 0) {

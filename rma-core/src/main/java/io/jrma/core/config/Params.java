@@ -211,8 +211,9 @@ public final class Params {
             "whether collectives on a communicator whose ranks all share memory (threads of a JVM, JVMs of a host "
             + "whose inboxes are mapped) move small data through 4 KiB slots of the ranks' inboxes and a barrier on "
             + "shared flags instead of messages: bcast, gather, scatter, allgather(v) and alltoall of up to 4 KiB per "
-            + "slot, reductions of up to 4 KiB (and P x size up to 64 KiB); `false`: always messages (barriers still "
-            + "use the shared flags)");
+            + "slot, reductions of up to 4 KiB (and P x size up to 64 KiB), and bcasts and reductions beyond them "
+            + "through large shared slots (`jrma.coll.sharedLargeMin`, `jrma.coll.sharedLargeMax`); `false`: always "
+            + "messages (barriers still use the shared flags)");
     /** Largest allgather done by Bruck's algorithm. */
     public static final Param COLL_ALLGATHER_SHORT = new Param("jrma.coll.allgatherShort", "65536", "job",
             "largest allgather (bytes gathered at each rank, all blocks) done by Bruck's algorithm on 3 or more "
@@ -224,6 +225,22 @@ public final class Params {
             + "vector of which each rank keeps its block, on 3 or more ranks: about log2 P messages per rank "
             + "instead of the ring's P - 1 dependent steps; larger ones use the ring; `0`: always the ring");
 
+    /** Smallest collective done through the large shared slots. */
+    public static final Param COLL_SHARED_LARGE_MIN = new Param("jrma.coll.sharedLargeMin", "0", "job",
+            "smallest bcast, allreduce, reduce or reduce_scatter (bytes of the data, of the whole vector) done on "
+            + "shared memory through large slots where every rank maps every other's memory (see "
+            + "`jrma.coll.shared`) when the inboxes' 4 KiB slots are too small, with no message: bcast, the root "
+            + "copies its data into its slot and after a barrier on shared flags the others copy it out; the "
+            + "reductions, each rank copies its vector into its slot, combines its 1/P of the P slots, and copies "
+            + "the P results out, around two barriers (reduce_scatter: one); smaller ones (beyond the 4 KiB slots) "
+            + "go by messages");
+    /** Largest collective done through the large shared slots. */
+    public static final Param COLL_SHARED_LARGE_MAX = new Param("jrma.coll.sharedLargeMax", "16777216", "job",
+            "largest bcast, allreduce, reduce or reduce_scatter (bytes) done through the large shared slots of "
+            + "`jrma.coll.sharedLargeMin` (each rank keeps two slots of the largest such size it has met, rounded "
+            + "up to a power of two, in an allocate window made by the first one that needs it; where that window "
+            + "cannot be had, that size and larger go by messages); larger ones go by messages; `0`: never the "
+            + "large slots");
     /** The mpi package: whether MPI.Init warms the JIT up before it returns. */
     public static final Param MPI_WARMUP = new Param("jrma.mpi.warmup", "auto", "job",
             "whether `MPI.Init` runs the `mpi` package's common loops (ping-pongs, windows of non-blocking sends, "
@@ -243,7 +260,7 @@ public final class Params {
             RANK_LOADERS, SHM_WINDOWS, CMA_MIN_BYTES, OP_SLOTS, OP_SLOTS_GETS, OP_SLOTS_WAIT_NS, SHM_DIR, TRANSPORTS,
             BIND, BIND_REPORT, BIND_CPUS, MSG_HANDOFF_MIN, MSG_EAGER_LIMIT, COLL_SPIN_NS, COLL_YIELDS, COLL_SHARED,
             COLL_ALLGATHER_SHORT,
-            COLL_REDUCE_SCATTER_SHORT, MPI_WARMUP, MPI_WARMUP_MS);
+            COLL_REDUCE_SCATTER_SHORT, COLL_SHARED_LARGE_MIN, COLL_SHARED_LARGE_MAX, MPI_WARMUP, MPI_WARMUP_MS);
 
     private Params() {
     }
