@@ -70,9 +70,24 @@ public final class WindowFactory implements Win.WindowProvider {
                 return build(comm, Flavor.ALLOCATE, own.memory, dispUnit, info, null, own.state,
                         plan, own.segment, null);
             }
-            plan.agreeNoError(comm);
-            return build(comm, Flavor.ALLOCATE, WindowMemory.allocate(size, false), dispUnit, info, null,
-                    null, plan, null, null);
+            // memory of the transport's own where it has some (UCX over its shared memory: mapped into the peers
+            // it reaches, so their puts and gets are stores and loads); else the JVM's
+            RemoteMemory.Allocation given = null;
+            String err = null;
+            try {
+                given = config.rdma ? RdmaLane.allocate(comm.job(), size) : null;
+            } catch (RmaException e) {
+                err = "rank " + comm.rank() + ": " + e.getMessage();
+            }
+            String bad = plan.agree(comm, err);
+            if (bad != null) {
+                if (given != null) {
+                    RdmaLane.memoryOf(comm.job()).unregister(given.registration());
+                }
+                throw new RmaException(ErrorClass.ERR_NO_MEM, "allocate: " + bad);
+            }
+            return build(comm, Flavor.ALLOCATE, given != null ? WindowMemory.allocatedBy(given, 0, size)
+                    : WindowMemory.allocate(size, false), dispUnit, info, null, null, plan, null, null);
         }
         if (plan.spansJvms) {
             int other = plan.firstOffHost();
@@ -281,7 +296,8 @@ public final class WindowFactory implements Win.WindowProvider {
         long memOffset = own == null || privateMemory ? 0 : arena != null ? arena.offset() : mem.address - segBase;
         // the RDMA lane (decided here, once): this rank's memory registered with the transport that has a memory side
         // (info jrma_rdma=false: neither the lane nor the atomic domain, packets in issue order to other JVMs)
-        RemoteMemory.Registration rdmaKey = config.rdma ? RdmaLane.register(job, flavor, mem) : null;
+        RemoteMemory.Registration rdmaKey = mem.registration != null ? mem.registration
+                : config.rdma ? RdmaLane.register(job, flavor, mem) : null;
         if (rdmaKey != null) {
             w.rdmaRegistration = rdmaKey;
             w.rdmaMemory = RdmaLane.memoryOf(job);

@@ -357,6 +357,7 @@ final class WindowImpl extends WindowSync {
         Info i = config.toInfo(anyPacketPeer ? "packet" : mixedPeers ? "mixed" : "direct");
         RdmaLane lane = rdma;
         i.set("jrma_rdma_peers", Integer.toString(lane == null ? 0 : lane.peers()));
+        i.set("jrma_rdma_mapped", Integer.toString(lane == null ? 0 : lane.mappedPeers()));
         i.set("jrma_rdma_atomics", Boolean.toString(atomics != null));
         Lanes l = lanes;
         i.set("jrma_peer_lanes", l == null ? "" : l.describe());

@@ -1,9 +1,12 @@
 package io.jrma.transport.ucx;
 
+import com.sun.jna.Pointer;
 import io.jrma.ErrorClass;
 import io.jrma.RmaException;
 import io.jrma.core.runtime.Job;
 import io.jrma.spi.RemoteMemory;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.LockSupport;
 
@@ -21,6 +24,8 @@ final class UcxMemory implements RemoteMemory {
     private static final int AGENT_EVERY = 64;
     private static final int SPINS_BEFORE_PARK = 4096;
     private static final long WAIT_PARK_NS = 10_000;
+    /** The largest memory given a ByteBuffer view. */
+    private static final long MAX_BUFFER = Integer.MAX_VALUE - 8192;
 
     private final UcxTransport transport;
     private final Job job;
@@ -28,6 +33,7 @@ final class UcxMemory implements RemoteMemory {
     private final UcxCounters counters;
     private final UcxAtomics atomics;
     private final boolean atomicDomain;
+    private final boolean allocates;
     private final long minBytes;
     private final ConcurrentHashMap<Long, UcxWorker.Registration> registrations = new ConcurrentHashMap<>();
     /** The endpoint to this JVM's own worker (its ranks' memory, for a window's atomic domain), once made; else 0. */
@@ -39,6 +45,7 @@ final class UcxMemory implements RemoteMemory {
         this.worker = worker;
         this.counters = counters;
         this.atomicDomain = Boolean.parseBoolean(UcxParams.ATOMICS.getChoice(job.params(), "true", "false"));
+        this.allocates = Boolean.parseBoolean(UcxParams.ALLOCATE.getChoice(job.params(), "true", "false"));
         this.minBytes = Math.max(0, UcxParams.RDMA_MIN_BYTES.getLong(job.params()));
         this.atomics = new UcxAtomics(this);
     }
@@ -63,6 +70,29 @@ final class UcxMemory implements RemoteMemory {
         UcxWorker.Registration r = worker.register(address, length);
         registrations.put(r.memh(), r);
         return new Registration(r.memh(), r.key());
+    }
+
+    /**
+     * Memory UCX allocates ({@link UcxWorker#allocate}), zeroed here: over UCX's shared-memory transports it comes
+     * from its sysv or posix domain, which peers of this host map ({@link #pointer}). Null with
+     * {@code jrma.ucx.allocate=false}.
+     */
+    @Override
+    public Allocation allocate(long length) {
+        if (!allocates) {
+            return null;
+        }
+        UcxWorker.Registration r = worker.allocate(length);
+        registrations.put(r.memh(), r);
+        Pointer p = new Pointer(r.address());
+        p.setMemory(0, length, (byte) 0);
+        ByteBuffer b = length > MAX_BUFFER ? null : p.getByteBuffer(0, length).order(ByteOrder.LITTLE_ENDIAN);
+        return new Allocation(r.address(), length, b, new Registration(r.memh(), r.key()));
+    }
+
+    @Override
+    public long pointer(long handle, long remote) {
+        return handle == 0 || transport.isClosed() ? 0 : worker.pointer(handle, remote);
     }
 
     @Override
