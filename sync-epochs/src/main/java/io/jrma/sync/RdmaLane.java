@@ -102,12 +102,12 @@ final class RdmaLane {
     }
 
     /**
-     * The memory of an allocate window (not shared) of {@code size} bytes from the transport with a memory side, where
-     * it has memory of its own to give ({@link RemoteMemory#allocate}: UCX's, mapped into the processes its
-     * shared-memory transports reach); null otherwise (an empty window, one JVM, no such transport).
+     * The memory of an allocate window (not shared) of {@code size} bytes, with its target state, from the transport
+     * with a memory side, where it has memory of its own to give ({@link RemoteMemory#allocate}: UCX's, mapped into
+     * the processes its shared-memory transports reach); null otherwise (one JVM, no such transport).
      */
     static RemoteMemory.Allocation allocate(Job job, long size) {
-        if (size == 0 || job.jvmCount() < 2) {
+        if (job.jvmCount() < 2) {
             return null;
         }
         RemoteMemory m = memoryOf(job);

@@ -16,30 +16,37 @@ import java.nio.ByteOrder;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * The suite's UCX run over UCX's shared memory ({@code jrma.ucx.tls=sm,self}), with window memory private to each JVM
- * ({@code jrma.shm.windows=false}, as bench/compare's UCX paths): an allocate window's memory is UCX's
- * ({@code ucp_mem_map} allocating it), which UCX maps into the other JVM, so every rank reaches the memory of the
- * other JVM's ranks by loads and stores ({@code jrma_rdma_mapped}); 8-byte puts and gets, far below the lane's
- * 4 KiB for UCP puts, send no packet and count as RDMA operations, and their data is right across the JVMs in lock
- * and fence epochs. Over {@code tcp,self} nothing maps the memory: the window reports 0 mapped peers.
+ * The suite's UCX run over UCX's shared memory ({@code jrma.ucx.tls=sm,self}), with no jrma shared segments
+ * ({@code jrma.shm.windows=false}, as bench/compare's UCX paths): an allocate window's memory and target state are
+ * UCX's ({@code ucp_mem_map} allocating them), which UCX maps into the other JVM. On path packet every rank reaches
+ * the memory of the other JVM's ranks through the RDMA lane by loads and stores ({@code jrma_rdma_mapped}): 8-byte
+ * puts and gets, far below the lane's 4 KiB for UCP puts, send no packet and count as RDMA operations, with the
+ * data right across the JVMs in lock and fence epochs. On path auto those ranks are direct peers: a passive-target
+ * epoch to a target computing without calling the library needs no packet. Over {@code tcp,self} nothing maps the
+ * memory: the window reports 0 mapped peers.
  */
 class MappedLaneTest {
     /** Rounds of one 8-byte put and one 8-byte get in one lock epoch. */
     static final int ROUNDS = 200;
     /** fetch_and_ops of each rank to each rank. */
     static final int ADDS = 50;
+    /** How long the target computes without calling the library. */
+    static final long COMPUTE_NS = 1_000_000_000L;
+    /** A linear congruential step (the target's computation). */
+    static final long LCG_A = 6364136223846793005L;
+    static final long LCG_C = 1442695040888963407L;
     /** Longs per rank's slot in a target's window. */
     static final int SLOT = 4;
     /** More packets per rank of the job than the unlock and the four fences' signals of one rank. */
     static final int SYNC_PACKETS_PER_RANK = 8;
 
-    @ParameterizedTest(name = "[{index}] path={0} n={1}")
-    @MethodSource("io.jrma.sync.conformance.Ranks#pathsAndSmallSizes")
+    @ParameterizedTest(name = "[{index}] n={0}")
+    @ValueSource(ints = {2, 4})
     @Timeout(90)
-    void smallPutsAndGetsToAnotherJvmAreStoresAndLoads(String path, int n) {
+    void smallPutsAndGetsToAnotherJvmAreStoresAndLoads(int n) {
         assumeTrue(Ranks.UCX && Ranks.JVMS > 1, "the suite's UCX run only");
         boolean sm = System.getProperty("jrma.ucx.tls", "").startsWith("sm")
                 && !"false".equals(System.getProperty("jrma.ucx.allocate")); // (a run may turn it off)
@@ -48,7 +55,8 @@ class MappedLaneTest {
         }
         assumeTrue(Ranks.UCX_MISSING == null, Ranks.UCX_MISSING);
         // window memory private to each JVM (jrma's shm would put it in its own shared segments otherwise)
-        Jrma.job(n).param("jrma.path", path).param("jrma.shm.windows", "false").timeout(Ranks.JOB_TIMEOUT)
+        // path packet: the peers stay on the RDMA lane (on path auto they are direct, the test below)
+        Jrma.job(n).param("jrma.path", "packet").param("jrma.shm.windows", "false").timeout(Ranks.JOB_TIMEOUT)
                 .run(world -> {
             Job job = ((CommCore) world).job();
             int size = world.size();
@@ -129,6 +137,68 @@ class MappedLaneTest {
             assertEquals((long) ADDS * size, c.buffer().getLong(0), "every rank's fetch_and_ops: " + c.counters());
             world.barrier();
             c.free();
+        });
+    }
+
+    /**
+     * Path auto: the peers whose memory UCX mapped are direct (their lock word, signals and memory by load/store, as
+     * a shared segment's), so a passive-target epoch to a target that computes without calling the library needs
+     * nothing of the target: lock / fetch_and_op / unlock while it computes for {@link #COMPUTE_NS}, no packet sent,
+     * every fetch_and_op applied (the time per epoch is printed: noisy).
+     */
+    @ParameterizedTest(name = "[{index}] n={0}")
+    @ValueSource(ints = {2, 4})
+    @Timeout(90)
+    void mappedPeersAreDirectAndAComputingTargetIsLockedWithoutIt(int n) {
+        assumeTrue(Ranks.UCX && Ranks.JVMS > 1, "the suite's UCX run only");
+        boolean sm = System.getProperty("jrma.ucx.tls", "").startsWith("sm")
+                && !"false".equals(System.getProperty("jrma.ucx.allocate"));
+        if (!sm) {
+            System.out.println("skipped: no mapping over UCX_TLS=" + System.getProperty("jrma.ucx.tls"));
+        }
+        assumeTrue(sm, "no mapping over " + System.getProperty("jrma.ucx.tls"));
+        if (Ranks.UCX_MISSING != null) {
+            System.out.println("skipped: the suite's UCX run needs libucp: " + Ranks.UCX_MISSING);
+        }
+        assumeTrue(Ranks.UCX_MISSING == null, Ranks.UCX_MISSING);
+        Jrma.job(n).param("jrma.path", "auto").param("jrma.shm.windows", "false").timeout(Ranks.JOB_TIMEOUT)
+                .run(world -> {
+            Job job = ((CommCore) world).job();
+            int me = world.rank();
+            Win w = Win.allocate(world, Long.BYTES, Long.BYTES, null);
+            assertEquals("direct", w.info().get("jrma_path"), "every peer direct: " + w.info().get("jrma_peer_lanes"));
+            assertEquals("0", w.info().get("jrma_rdma_peers"));
+            int target = n - 1; // in the other JVM than rank 0
+            assertTrue(!job.isLocal(target) || me != 0, "rank 0 and rank " + target + " in different JVMs");
+            world.barrier();
+            long packets = w.counters().get(Counter.PACKETS_SENT);
+            long[] epochs = new long[1];
+            if (me == target) {
+                long end = System.nanoTime() + COMPUTE_NS;
+                long x = 1;
+                while (System.nanoTime() < end) { // compute, no jrma calls
+                    x = x * LCG_A + LCG_C;
+                }
+                System.out.println("target computed " + Long.toHexString(x) + " without calling the library");
+            } else if (me == 0) {
+                long t0 = System.nanoTime();
+                long end = t0 + COMPUTE_NS;
+                while (System.nanoTime() < end) {
+                    w.lock(LockType.EXCLUSIVE, target, 0);
+                    w.fetchAndAddLong(target, 0, 1);
+                    w.unlock(target);
+                    epochs[0]++;
+                }
+                System.out.println("lock/fetch_and_op/unlock to a computing target whose memory UCX mapped: "
+                        + epochs[0] + " epochs, " + (System.nanoTime() - t0) / epochs[0] + " ns per epoch (noisy)");
+                assertEquals(packets, w.counters().get(Counter.PACKETS_SENT), "no packet: " + w.counters());
+            }
+            long total = (Long) ((CommCore) world).allgather(epochs[0])[0];
+            if (me == target) {
+                assertEquals(total, w.buffer().getLong(0), "every fetch_and_op applied");
+            }
+            world.barrier();
+            w.free();
         });
     }
 

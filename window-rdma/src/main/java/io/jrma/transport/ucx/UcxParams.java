@@ -30,11 +30,11 @@ public final class UcxParams {
             + "(its atomic domain; see docs/ucx.md); `false`: they stay packets and CPU atomics");
 
     public static final Param ALLOCATE = new Param("jrma.ucx.allocate", "true", "job",
-            "`true`: the memory of an allocate window of a job over several JVMs (where jrma's `shm` does not place it "
-            + "in a shared segment) is allocated by UCX (`ucp_mem_map` with its allocate flag), which its "
-            + "shared-memory transports map into the peers of the host: their puts and gets of any size are then "
-            + "copies by the origin's thread, with no packet and no UCX call; `false`: memory of the JVM, registered "
-            + "with UCX");
+            "`true`: an allocate window of a job over several JVMs whose memory jrma's `shm` does not place in a "
+            + "shared segment gets memory UCX allocates (`ucp_mem_map` with its allocate flag), its target state "
+            + "included, which UCX's shared-memory transports map into the other JVMs of the host: those reach it "
+            + "by loads, stores and CPU atomics, locks included (path `packet`: puts and gets of any size as copies "
+            + "through the RDMA lane); `false`: memory of the JVM, registered with UCX");
 
     public static final Param RDMA_MIN_BYTES = new Param("jrma.ucx.rdmaMinBytes", "4096", "job",
             "puts and gets of fewer bytes take the packets instead of the RDMA lane: packets are queued and sent in "
