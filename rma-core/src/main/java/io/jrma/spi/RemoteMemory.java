@@ -32,9 +32,8 @@ public interface RemoteMemory {
      * Zeroed memory of {@code length} bytes that the transport allocates, registered: for a window whose memory the
      * library allocates, where memory of the transport's own reaches peers in more ways than memory registered where
      * it lay (UCX maps memory it allocated into the processes its shared-memory transports reach, {@link #pointer}).
-     * Freed by {@link #unregister}. Null when the transport has no memory of its own to give.
-     *
-     * @throws io.jrma.RmaException ERR_NO_MEM when it cannot allocate that much
+     * Freed by {@link #unregister}. Null when the transport has no memory of its own to give; an
+     * {@code RmaException} ERR_NO_MEM when it cannot allocate that much.
      */
     default Allocation allocate(long length) {
         return null;

@@ -348,10 +348,14 @@ public final class WindowFactory implements Win.WindowProvider {
                 // state and memory that UCX allocated in another JVM, which UCX maps here when its shared-memory
                 // transports reach that JVM: locked, signalled and reached by load/store, as a shared segment
                 // (not through shared_query: size 0 there)
-                long p = w.mapPeer(o.worldRank(), o.rdmaKey(), o.rdmaState());
-                if (p != 0) {
-                    base = p + (o.base() - o.rdmaState());
-                    ts = new TargetState(p, all.length, base);
+                try {
+                    long p = w.mapPeer(o.worldRank(), o.rdmaKey(), o.rdmaState());
+                    if (p != 0) {
+                        base = p + (o.base() - o.rdmaState());
+                        ts = new TargetState(p, all.length, base);
+                    }
+                } catch (RmaException e) { // (every rank hears of it below, none waits for this one)
+                    mapError = "rank " + w.rank + " cannot reach the UCX memory of rank " + i + ": " + e.getMessage();
                 }
             } else if (dynamic || o.segment() == null) {
                 if (own != null && o.stateSegment() != null && o.host().equals(plan.myHost()) && mapError == null) {

@@ -5,8 +5,11 @@ import io.jrma.ErrorClass;
 import io.jrma.RmaException;
 import io.jrma.core.runtime.Job;
 import io.jrma.spi.RemoteMemory;
+import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.LockSupport;
 
@@ -26,6 +29,7 @@ final class UcxMemory implements RemoteMemory {
     private static final long WAIT_PARK_NS = 10_000;
     /** The largest memory given a ByteBuffer view. */
     private static final long MAX_BUFFER = Integer.MAX_VALUE - 8192;
+    private static final Path SHM = Path.of("/dev/shm");
 
     private final UcxTransport transport;
     private final Job job;
@@ -75,11 +79,13 @@ final class UcxMemory implements RemoteMemory {
     /**
      * Memory UCX allocates ({@link UcxWorker#allocate}), zeroed here: over UCX's shared-memory transports it comes
      * from its sysv or posix domain, which peers of this host map ({@link #pointer}). Null with
-     * {@code jrma.ucx.allocate=false}.
+     * {@code jrma.ucx.allocate=false}, and for more than half the room left in {@code /dev/shm} (or without it): UCX's
+     * posix domain fills its file whatever its size (asked for 100 GB here, it took all 24 GB of /dev/shm, and the
+     * kernel killed processes for memory), where the JVM's memory fails cleanly with ERR_NO_MEM.
      */
     @Override
     public Allocation allocate(long length) {
-        if (!allocates) {
+        if (!allocates || length > shmRoom() / 2) {
             return null;
         }
         UcxWorker.Registration r = worker.allocate(length);
@@ -88,6 +94,15 @@ final class UcxMemory implements RemoteMemory {
         p.setMemory(0, length, (byte) 0);
         ByteBuffer b = length > MAX_BUFFER ? null : p.getByteBuffer(0, length).order(ByteOrder.LITTLE_ENDIAN);
         return new Allocation(r.address(), length, b, new Registration(r.memh(), r.key()));
+    }
+
+    /** Bytes left in /dev/shm (RAM-backed, as UCX's sysv and posix allocations are), 0 when it cannot tell. */
+    private static long shmRoom() {
+        try {
+            return Files.getFileStore(SHM).getUsableSpace();
+        } catch (IOException | RuntimeException e) {
+            return 0;
+        }
     }
 
     @Override
