@@ -16,7 +16,7 @@ final class Peer {
     /** What every rank contributes at creation: plain values, so it can travel between JVMs. */
     record Info(int rank, int worldRank, long size, int dispUnit, long base, String host, String segment,
                 long segmentSize, long memoryOffset, String stateSegment, long stateSegmentSize, long stateOffset,
-                byte[] rdmaKey, boolean atomics) implements Serializable {
+                byte[] rdmaKey, long rdmaState, boolean atomics) implements Serializable {
     }
 
     final int rank;

@@ -4,6 +4,7 @@ import io.jrma.Flavor;
 import io.jrma.WinCounters.Counter;
 import io.jrma.core.runtime.Job;
 import io.jrma.spi.transport.RemoteMemory;
+import java.lang.invoke.VarHandle;
 import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 
@@ -54,18 +55,29 @@ final class RdmaLane {
     private final AtomicIntegerArray dirty;
     /** Per window rank: the smallest put or get the lane takes ({@link RemoteMemory#minBytes}). */
     private final long[] minBytes;
+    /**
+     * Per window rank: where its window memory is mapped in this process ({@link RemoteMemory#pointer}), its puts and
+     * gets then being copies by this thread of any size; 0: through the transport's put and get.
+     */
+    private final long[] mapped;
+    private final int mappedPeers;
 
-    private RdmaLane(WindowImpl w, RemoteMemory[] memory, long[] handles, long[] bases, int[] worldRanks) {
+    private RdmaLane(WindowImpl w, RemoteMemory[] memory, long[] handles, long[] bases, int[] worldRanks,
+            long[] mapped) {
         this.w = w;
         this.memory = memory;
         this.handles = handles;
         this.bases = bases;
         this.worldRanks = worldRanks;
+        this.mapped = mapped;
         this.dirty = new AtomicIntegerArray(memory.length);
         this.minBytes = new long[memory.length];
+        int m = 0;
         for (int t = 0; t < memory.length; t++) {
-            minBytes[t] = memory[t] == null ? Long.MAX_VALUE : Math.max(1, memory[t].minBytes());
+            minBytes[t] = memory[t] == null ? Long.MAX_VALUE : mapped[t] != 0 ? 1 : Math.max(1, memory[t].minBytes());
+            m += mapped[t] != 0 ? 1 : 0;
         }
+        this.mappedPeers = m;
         int k = 0;
         int[] ts = new int[memory.length];
         for (int t = 0; t < memory.length; t++) {
@@ -90,6 +102,19 @@ final class RdmaLane {
     }
 
     /**
+     * The memory of an allocate window (not shared) of {@code size} bytes, with its target state, from the transport
+     * with a memory side, where it has memory of its own to give ({@link RemoteMemory#allocate}: UCX's, mapped into
+     * the processes its shared-memory transports reach); null otherwise (one JVM, no such transport).
+     */
+    static RemoteMemory.Allocation allocate(Job job, long size) {
+        if (job.jvmCount() < 2) {
+            return null;
+        }
+        RemoteMemory m = memoryOf(job);
+        return m == null ? null : m.allocate(size);
+    }
+
+    /**
      * Registers this rank's window memory for the lane before the ranks exchange what they know (null: the flavor,
      * the window or the job does not take the lane).
      */
@@ -109,6 +134,7 @@ final class RdmaLane {
         RemoteMemory[] memory = new RemoteMemory[peers.length];
         long[] handles = new long[peers.length];
         int[] worldRanks = new int[peers.length];
+        long[] mapped = new long[peers.length];
         boolean any = false;
         for (int t = 0; t < peers.length; t++) {
             worldRanks[t] = peers[t].worldRank;
@@ -120,10 +146,11 @@ final class RdmaLane {
             if (h != 0) {
                 memory[t] = m;
                 handles[t] = h;
+                mapped[t] = peers[t].size == 0 ? 0 : m.pointer(h, bases[t]);
                 any = true;
             }
         }
-        return any ? new RdmaLane(w, memory, handles, bases, worldRanks) : null;
+        return any ? new RdmaLane(w, memory, handles, bases, worldRanks, mapped) : null;
     }
 
     /** Whether peer {@code t} is on this lane. */
@@ -134,6 +161,11 @@ final class RdmaLane {
     /** How many peers are on this lane. */
     int peers() {
         return lanePeers.length;
+    }
+
+    /** How many of them it reaches through a mapping of their memory (loads and stores). */
+    int mappedPeers() {
+        return mappedPeers;
     }
 
     /**
@@ -160,7 +192,15 @@ final class RdmaLane {
         long remote = bases[a.target] + lo;
         long h = handles[a.target];
         long origin = a.origin.offset + a.originLayout.dataLow(a.originCount);
-        if (a.origin.base == null && contiguous) {
+        if (mapped[a.target] != 0) {
+            // mapped: a copy straight between the origin and the peer's memory (a scattered origin is at most STAGE)
+            long at = mapped[a.target] + lo;
+            if (put) {
+                Staging.pack(a, contiguous, origin, 0, at, a.bytes);
+            } else {
+                Staging.unpack(a, contiguous, origin, 0, at, a.bytes);
+            }
+        } else if (a.origin.base == null && contiguous) {
             if (put) {
                 m.put(wr, origin, a.bytes, remote, h);
             } else {
@@ -188,10 +228,14 @@ final class RdmaLane {
         return true;
     }
 
-    /** Completes at target {@code t} what this lane did there. */
+    /** Completes at target {@code t} what this lane did there (a mapped peer: a full fence after the stores). */
     void flush(int t) {
         if (memory[t] != null && dirty.get(t) != 0 && dirty.getAndSet(t, 0) != 0) {
-            memory[t].flush(worldRanks[t]);
+            if (mapped[t] != 0) {
+                VarHandle.fullFence();
+            } else {
+                memory[t].flush(worldRanks[t]);
+            }
         }
     }
 

@@ -73,9 +73,31 @@ public final class WindowFactory implements Win.WindowProvider {
                 return build(comm, Flavor.ALLOCATE, own.memory, dispUnit, info, null, own.state,
                         plan, own.segment, null);
             }
-            plan.agreeNoError(comm);
-            return build(comm, Flavor.ALLOCATE, WindowMemory.allocate(size, false), dispUnit, info, null,
-                    null, plan, null, null);
+            // memory of the transport's own where it has some (UCX over its shared memory: mapped into the peers
+            // it reaches, so their puts and gets are stores and loads); else the JVM's
+            // (its target state first, then its memory: a peer that maps it locks and signals by load/store too)
+            long header = stateBytes(comm.size());
+            RemoteMemory.Allocation given = null;
+            String err = null;
+            try {
+                given = config.rdma ? RdmaLane.allocate(comm.job(), header + size) : null;
+            } catch (RmaException e) {
+                err = "rank " + comm.rank() + ": " + e.getMessage();
+            }
+            String bad = plan.agree(comm, err);
+            if (bad != null) {
+                if (given != null) {
+                    RdmaLane.memoryOf(comm.job()).unregister(given.registration());
+                }
+                throw new RmaException(ErrorClass.ERR_NO_MEM, "allocate: " + bad);
+            }
+            if (given == null) {
+                return build(comm, Flavor.ALLOCATE, WindowMemory.allocate(size, false), dispUnit, info, null, null,
+                        plan, null, null);
+            }
+            WindowMemory mem = WindowMemory.allocatedBy(given, header, size);
+            return build(comm, Flavor.ALLOCATE, mem, dispUnit, info, null,
+                    new TargetState(given.address(), comm.size(), mem.address), plan, null, null);
         }
         if (plan.spansJvms) {
             int other = plan.firstOffHost();
@@ -285,7 +307,8 @@ public final class WindowFactory implements Win.WindowProvider {
         long memOffset = own == null || privateMemory ? 0 : arena != null ? arena.offset() : mem.address - segBase;
         // the RDMA lane (decided here, once): this rank's memory registered with the transport that has a memory side
         // (info jrma_rdma=false: neither the lane nor the atomic domain, packets in issue order to other JVMs)
-        RemoteMemory.Registration rdmaKey = config.rdma ? RdmaLane.register(job, flavor, mem) : null;
+        RemoteMemory.Registration rdmaKey = mem.registration != null ? mem.registration
+                : config.rdma ? RdmaLane.register(job, flavor, mem) : null;
         if (rdmaKey != null) {
             w.rdmaRegistration = rdmaKey;
             w.rdmaMemory = RdmaLane.memoryOf(job);
@@ -298,6 +321,7 @@ public final class WindowFactory implements Win.WindowProvider {
                 plan.myHost(), memSeg, memSegSize, memOffset, own == null ? null : own.name(),
                 own == null ? 0 : own.size(),
                 own == null ? 0 : state.address() - segBase, rdmaKey == null ? null : rdmaKey.key(),
+                mem.registration != null && state != null ? state.address() : 0,
                 AtomicDomain.able(atomicSide, rdmaKey != null || mem.length == 0, w.worldRanks)));
         byte[][] rdmaKeys = new byte[all.length][];
         boolean[] atomicsAble = new boolean[all.length];
@@ -324,6 +348,19 @@ public final class WindowFactory implements Win.WindowProvider {
             if (local[i] != null && !inMySegment) {
                 ts = local[i].target;
                 view = local[i].memory;
+            } else if (o.rdmaState() != 0 && w.rdmaMemory != null && !config.forcePacket && mapError == null) {
+                // state and memory that UCX allocated in another JVM, which UCX maps here when its shared-memory
+                // transports reach that JVM: locked, signalled and reached by load/store, as a shared segment
+                // (not through shared_query: size 0 there)
+                try {
+                    long p = w.mapPeer(o.worldRank(), o.rdmaKey(), o.rdmaState());
+                    if (p != 0) {
+                        base = p + (o.base() - o.rdmaState());
+                        ts = new TargetState(p, all.length, base);
+                    }
+                } catch (RmaException e) { // (every rank hears of it below, none waits for this one)
+                    mapError = "rank " + w.rank + " cannot reach the UCX memory of rank " + i + ": " + e.getMessage();
+                }
             } else if (dynamic || o.segment() == null) {
                 if (own != null && o.stateSegment() != null && o.host().equals(plan.myHost()) && mapError == null) {
                     // a rank of another JVM here: lock word and signals by load/store, attached regions (a create

@@ -15,6 +15,8 @@ import io.jrma.core.runtime.Sleeper;
 import io.jrma.shm.ShmSegment;
 import io.jrma.shm.window.OpSlots;
 import io.jrma.spi.transport.RemoteMemory;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.function.BooleanSupplier;
 
 /**
@@ -50,6 +52,8 @@ final class WindowImpl extends WindowSync {
     /** This rank's memory registered for peers' RDMA lanes, and with whom, or null; released at free. */
     RemoteMemory.Registration rdmaRegistration;
     RemoteMemory rdmaMemory;
+    /** Handles of peers' memory the transport mapped here ({@link #mapPeer}), detached at free. */
+    private final List<Long> mappedPeers = new ArrayList<>();
     /**
      * Whether operations to a direct peer may travel as packets: a dynamic window (or a create window over private
      * memory) whose ranks in other JVMs of the host are direct for regions in shared segments and reached by kernel
@@ -357,6 +361,7 @@ final class WindowImpl extends WindowSync {
         Info i = config.toInfo(anyPacketPeer ? "packet" : mixedPeers ? "mixed" : "direct");
         RdmaLane lane = rdma;
         i.set("jrma_rdma_peers", Integer.toString(lane == null ? 0 : lane.peers()));
+        i.set("jrma_rdma_mapped", Integer.toString(lane == null ? 0 : lane.mappedPeers()));
         i.set("jrma_rdma_atomics", Boolean.toString(atomics != null));
         Lanes l = lanes;
         i.set("jrma_peer_lanes", l == null ? "" : l.describe());
@@ -406,9 +411,32 @@ final class WindowImpl extends WindowSync {
         segments.add(seg);
     }
 
+    /**
+     * Where the transport maps, in this process, the memory at {@code remote} that world rank {@code worldRank}
+     * registered with {@code key} ({@link RemoteMemory#pointer}), kept until free; 0 when it does not.
+     */
+    long mapPeer(int worldRank, byte[] key, long remote) {
+        long h = key == null ? 0 : rdmaMemory.attach(worldRank, key);
+        long p = h == 0 ? 0 : rdmaMemory.pointer(h, remote);
+        if (p != 0) {
+            synchronized (mappedPeers) {
+                mappedPeers.add(h);
+            }
+        } else if (h != 0) {
+            rdmaMemory.detach(h);
+        }
+        return p;
+    }
+
     private void releaseMemory() {
         if (rdma != null) {
             rdma.release();
+        }
+        synchronized (mappedPeers) {
+            for (long h : mappedPeers) {
+                rdmaMemory.detach(h);
+            }
+            mappedPeers.clear();
         }
         if (atomics != null) {
             atomics.release();

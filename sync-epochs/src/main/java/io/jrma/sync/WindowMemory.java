@@ -6,6 +6,7 @@ import io.jrma.core.mem.Memory;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import io.jrma.shm.ShmSegment;
+import io.jrma.spi.transport.RemoteMemory;
 import net.openhft.chronicle.bytes.BytesStore;
 
 /**
@@ -26,15 +27,26 @@ final class WindowMemory {
     private final boolean owned;
     /** The shared segment this memory lives in, unmapped at release (null: private memory). */
     final ShmSegment segment;
+    /**
+     * The registration of memory a transport allocated ({@link #allocatedBy}), which frees it when the window
+     * unregisters it (not {@link #release()}); null otherwise.
+     */
+    final RemoteMemory.Registration registration;
 
     private WindowMemory(long address, long length, BytesStore<?, ?> bytes, ByteBuffer buffer, boolean owned,
                          ShmSegment segment) {
+        this(address, length, bytes, buffer, owned, segment, null);
+    }
+
+    private WindowMemory(long address, long length, BytesStore<?, ?> bytes, ByteBuffer buffer, boolean owned,
+                         ShmSegment segment, RemoteMemory.Registration registration) {
         this.address = address;
         this.length = length;
         this.bytes = bytes;
         this.buffer = buffer;
         this.owned = owned;
         this.segment = segment;
+        this.registration = registration;
     }
 
     /**
@@ -46,6 +58,20 @@ final class WindowMemory {
         ByteBuffer b = seg.buffer(offset, len);
         BytesStore<?, ?> bs = len == 0 ? null : b != null ? BytesStore.wrap(b) : BytesStore.wrap(a, len);
         return new WindowMemory(a, len, bs, b, false, ownsSegment ? seg : null);
+    }
+
+    /**
+     * {@code len} bytes at {@code offset} of memory a transport allocated and registered
+     * ({@link RemoteMemory#allocate}), freed by unregistering it.
+     */
+    static WindowMemory allocatedBy(RemoteMemory.Allocation a, long offset, long len) {
+        if (len == 0) {
+            return new WindowMemory(a.address() + offset, 0, null, null, false, null, a.registration());
+        }
+        ByteBuffer b = a.buffer() == null ? null : a.buffer().duplicate().clear().position((int) offset)
+                .limit((int) (offset + len)).slice().order(ByteOrder.LITTLE_ENDIAN);
+        BytesStore<?, ?> bs = b != null ? BytesStore.wrap(b) : BytesStore.wrap(a.address() + offset, len);
+        return new WindowMemory(a.address() + offset, len, bs, b, false, null, a.registration());
     }
 
     /** Library-owned zeroed memory; page aligned when {@code pageAligned}. */

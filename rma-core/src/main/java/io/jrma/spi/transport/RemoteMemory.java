@@ -1,5 +1,7 @@
 package io.jrma.spi.transport;
 
+import java.nio.ByteBuffer;
+
 /**
  * The memory side of a transport that can reach a peer's registered memory without the peer's CPU (RDMA, or UCX's
  * emulation of it over shared memory and TCP): what the window engine's RDMA lane uses. It sees addresses, lengths,
@@ -26,7 +28,27 @@ public interface RemoteMemory {
     /** Registers {@code length} bytes at {@code address} of this process for peers' access; returns its key. */
     Registration register(long address, long length);
 
-    /** Undoes {@link #register}; no peer may access the memory any more. */
+    /**
+     * Zeroed memory of {@code length} bytes that the transport allocates, registered: for a window whose memory the
+     * library allocates, where memory of the transport's own reaches peers in more ways than memory registered where
+     * it lay (UCX maps memory it allocated into the processes its shared-memory transports reach, {@link #pointer}).
+     * Freed by {@link #unregister}. Null when the transport has no memory of its own to give; an
+     * {@code RmaException} ERR_NO_MEM when it cannot allocate that much.
+     */
+    default Allocation allocate(long length) {
+        return null;
+    }
+
+    /**
+     * Where the memory at {@code remote} of the registration behind {@code handle} ({@link #attach}) is mapped in
+     * this process, or 0 when it is not: loads and stores at that address are the peer's memory (the peer sees a
+     * store once a full fence on this side followed it). Valid until {@link #detach}.
+     */
+    default long pointer(long handle, long remote) {
+        return 0;
+    }
+
+    /** Undoes {@link #register} (and frees memory {@link #allocate} gave); no peer may access it any more. */
     void unregister(Registration registration);
 
     /** A handle to reach world rank {@code worldRank}'s memory registered with {@code key}; 0 if it cannot. */
@@ -128,5 +150,16 @@ public interface RemoteMemory {
      * @param key what a peer passes to {@link #attach} to reach it
      */
     record Registration(long handle, byte[] key) {
+    }
+
+    /**
+     * Memory the transport allocated ({@link #allocate}).
+     *
+     * @param address where it starts in this process
+     * @param length its length in bytes
+     * @param buffer a little-endian view of it, or null when it is larger than a ByteBuffer can be
+     * @param registration its registration, whose key peers attach
+     */
+    record Allocation(long address, long length, ByteBuffer buffer, Registration registration) {
     }
 }

@@ -3,6 +3,7 @@ package io.jrma.sync.conformance;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.jrma.Flavor;
 import io.jrma.Jrma;
 import io.jrma.Win;
 import io.jrma.testsupport.JobMatrix;
@@ -36,6 +37,12 @@ final class Ranks {
 
     /** Whether the run names the ucx transport ({@code -Djrma.transports=tcp,ucx}: the suite's UCX run). */
     static final boolean UCX = isUcxRun();
+    /**
+     * Whether allocate windows get memory UCX allocates and maps into the other JVM (a UCX run over its shared memory
+     * with jrma.ucx.allocate on): then their peers in the other JVM are direct on path auto whatever SHM_WINDOWS says.
+     */
+    static final boolean UCX_MAPS = UCX && System.getProperty("jrma.ucx.tls", "").startsWith("sm")
+            && !"false".equals(System.getProperty("jrma.ucx.allocate"));
     /** Why UCX cannot run here (libucp missing), or null. */
     static final String UCX_MISSING = UCX && JVMS > 1 ? UcxWorker.unavailableReason() : null;
 
@@ -75,7 +82,8 @@ final class Ranks {
 
     /** Asserts that the window really uses the path the job asked for. */
     static void assertPath(Win w, String path) {
-        String expected = path.equals("packet") || (JVMS > 1 && !SHM_WINDOWS) ? "packet" : "direct";
+        boolean mapped = UCX_MAPS && w.flavor() == Flavor.ALLOCATE;
+        String expected = path.equals("packet") || (JVMS > 1 && !SHM_WINDOWS && !mapped) ? "packet" : "direct";
         assertEquals(expected, w.info().get("jrma_path"), "path chosen for peers");
     }
 

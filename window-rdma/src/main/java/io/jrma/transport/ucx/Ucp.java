@@ -31,6 +31,7 @@ final class Ucp {
     // ucs_status_t
     static final int UCS_OK = 0;
     static final int UCS_INPROGRESS = 1;
+    static final int UCS_ERR_NO_MEMORY = -4;
     static final int UCS_ERR_BUSY = -15;
     /** Error statuses are small negative numbers; a status pointer below this (as unsigned) is an error. */
     static final long UCS_ERR_LAST = -100;
@@ -67,6 +68,15 @@ final class Ucp {
     static final int MEM_MAP_LENGTH = 16;
     static final long UCP_MEM_MAP_PARAM_FIELD_ADDRESS = 1;
     static final long UCP_MEM_MAP_PARAM_FIELD_LENGTH = 2;
+    static final int MEM_MAP_FLAGS = 24;
+    static final long UCP_MEM_MAP_PARAM_FIELD_FLAGS = 4;
+    /** UCX allocates the memory (from its allocators' order, {@code UCX_ALLOC_PRIO}: sysv, posix, ... heap). */
+    static final int UCP_MEM_MAP_ALLOCATE = 2;
+
+    // ucp_mem_attr_t: 32 bytes
+    static final int MEM_ATTR_SIZE = 32;
+    static final int MEM_ATTR_ADDRESS = 8;
+    static final long UCP_MEM_ATTR_FIELD_ADDRESS = 1;
 
     // ucp_request_param_t: 72 bytes
     static final int REQ_PARAM_SIZE = 72;
@@ -184,6 +194,10 @@ final class Ucp {
     static native int ucp_mem_map(long context, long params, long[] memh);
 
     static native int ucp_mem_unmap(long context, long memh);
+
+    static native int ucp_mem_query(long memh, long attr);
+
+    static native int ucp_rkey_ptr(long rkey, long remoteAddr, long[] addr);
 
     static native int ucp_rkey_pack(long context, long memh, long[] buffer, long[] size);
 

@@ -1,9 +1,15 @@
 package io.jrma.transport.ucx;
 
+import com.sun.jna.Pointer;
 import io.jrma.ErrorClass;
 import io.jrma.RmaException;
 import io.jrma.core.runtime.Job;
 import io.jrma.spi.transport.RemoteMemory;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.LockSupport;
 
@@ -21,6 +27,9 @@ final class UcxMemory implements RemoteMemory {
     private static final int AGENT_EVERY = 64;
     private static final int SPINS_BEFORE_PARK = 4096;
     private static final long WAIT_PARK_NS = 10_000;
+    /** The largest memory given a ByteBuffer view. */
+    private static final long MAX_BUFFER = Integer.MAX_VALUE - 8192;
+    private static final Path SHM = Path.of("/dev/shm");
 
     private final UcxTransport transport;
     private final Job job;
@@ -28,6 +37,7 @@ final class UcxMemory implements RemoteMemory {
     private final UcxCounters counters;
     private final UcxAtomics atomics;
     private final boolean atomicDomain;
+    private final boolean allocates;
     private final long minBytes;
     private final ConcurrentHashMap<Long, UcxWorker.Registration> registrations = new ConcurrentHashMap<>();
     /** The endpoint to this JVM's own worker (its ranks' memory, for a window's atomic domain), once made; else 0. */
@@ -39,6 +49,7 @@ final class UcxMemory implements RemoteMemory {
         this.worker = worker;
         this.counters = counters;
         this.atomicDomain = Boolean.parseBoolean(UcxParams.ATOMICS.getChoice(job.params(), "true", "false"));
+        this.allocates = Boolean.parseBoolean(UcxParams.ALLOCATE.getChoice(job.params(), "true", "false"));
         this.minBytes = Math.max(0, UcxParams.RDMA_MIN_BYTES.getLong(job.params()));
         this.atomics = new UcxAtomics(this);
     }
@@ -63,6 +74,40 @@ final class UcxMemory implements RemoteMemory {
         UcxWorker.Registration r = worker.register(address, length);
         registrations.put(r.memh(), r);
         return new Registration(r.memh(), r.key());
+    }
+
+    /**
+     * Memory UCX allocates ({@link UcxWorker#allocate}), zeroed here: over UCX's shared-memory transports it comes
+     * from its sysv or posix domain, which peers of this host map ({@link #pointer}). Null with
+     * {@code jrma.ucx.allocate=false}, and for more than half the room left in {@code /dev/shm} (or without it): UCX's
+     * posix domain fills its file whatever its size (asked for 100 GB here, it took all 24 GB of /dev/shm, and the
+     * kernel killed processes for memory), where the JVM's memory fails cleanly with ERR_NO_MEM.
+     */
+    @Override
+    public Allocation allocate(long length) {
+        if (!allocates || length > shmRoom() / 2) {
+            return null;
+        }
+        UcxWorker.Registration r = worker.allocate(length);
+        registrations.put(r.memh(), r);
+        Pointer p = new Pointer(r.address());
+        p.setMemory(0, length, (byte) 0);
+        ByteBuffer b = length > MAX_BUFFER ? null : p.getByteBuffer(0, length).order(ByteOrder.LITTLE_ENDIAN);
+        return new Allocation(r.address(), length, b, new Registration(r.memh(), r.key()));
+    }
+
+    /** Bytes left in /dev/shm (RAM-backed, as UCX's sysv and posix allocations are), 0 when it cannot tell. */
+    private static long shmRoom() {
+        try {
+            return Files.getFileStore(SHM).getUsableSpace();
+        } catch (IOException | RuntimeException e) {
+            return 0;
+        }
+    }
+
+    @Override
+    public long pointer(long handle, long remote) {
+        return handle == 0 || transport.isClosed() ? 0 : worker.pointer(handle, remote);
     }
 
     @Override

@@ -29,6 +29,13 @@ public final class UcxParams {
             + "get_accumulates, fetch_and_ops and compare_and_swaps by UCP atomics, every rank, every target "
             + "(its atomic domain; see docs/ucx.md); `false`: they stay packets and CPU atomics");
 
+    public static final Param ALLOCATE = new Param("jrma.ucx.allocate", "true", "job",
+            "`true`: an allocate window of a job over several JVMs whose memory jrma's `shm` does not place in a "
+            + "shared segment gets memory UCX allocates (`ucp_mem_map` with its allocate flag), its target state "
+            + "included, which UCX's shared-memory transports map into the other JVMs of the host: those reach it "
+            + "by loads, stores and CPU atomics, locks included (path `packet`: puts and gets of any size as copies "
+            + "through the RDMA lane); `false`: memory of the JVM, registered with UCX");
+
     public static final Param RDMA_MIN_BYTES = new Param("jrma.ucx.rdmaMinBytes", "4096", "job",
             "puts and gets of fewer bytes take the packets instead of the RDMA lane: packets are queued and sent in "
             + "batches, while each lane operation waits for its own completion (a stream of small gets would pay a "
@@ -39,7 +46,8 @@ public final class UcxParams {
             + "the TCP selector (whose timeouts are whole milliseconds), since UCX's shared-memory transport does not "
             + "always signal its event descriptor; 0: sleep in the selector, woken by UCX's event descriptor only");
 
-    public static final List<Param> ALL = List.of(AUTO, TLS, SEND_QUEUE_BYTES, RDMA, ATOMICS, RDMA_MIN_BYTES, NAP_NS);
+    public static final List<Param> ALL = List.of(AUTO, TLS, SEND_QUEUE_BYTES, RDMA, ATOMICS, ALLOCATE, RDMA_MIN_BYTES,
+            NAP_NS);
 
     private UcxParams() {
     }

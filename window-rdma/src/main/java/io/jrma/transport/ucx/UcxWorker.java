@@ -190,7 +190,11 @@ public final class UcxWorker implements AutoCloseable {
         scratch.setLong(Ucp.MEM_MAP_ADDRESS, address);
         scratch.setLong(Ucp.MEM_MAP_LENGTH, length);
         check(Ucp.ucp_mem_map(context, scratchAddress, out), "ucp_mem_map of " + length + " bytes");
-        long memh = out[0];
+        return keep(out[0], address, length);
+    }
+
+    /** Packs the remote key of mapped memory {@code memh} and records the registration (unmapped on a failure). */
+    private Registration keep(long memh, long address, long length) {
         int s = Ucp.ucp_rkey_pack(context, memh, out, out2);
         if (s != Ucp.UCS_OK) {
             Ucp.ucp_mem_unmap(context, memh);
@@ -201,6 +205,49 @@ public final class UcxWorker implements AutoCloseable {
         Registration r = new Registration(memh, address, length, key);
         registrations.add(r);
         return r;
+    }
+
+    /**
+     * Memory of {@code length} bytes that UCX allocates ({@code ucp_mem_map} with {@code UCP_MEM_MAP_ALLOCATE}),
+     * registered, with its packed remote key. UCX takes it from the first of its allocators that works
+     * ({@code UCX_ALLOC_PRIO}: its sysv and posix shared-memory domains first, where the context has them), so a peer
+     * whose endpoint reaches it by one of those may map it ({@link #pointer}). Freed by {@link #unregister}. Its
+     * contents are not defined (UCX's heap allocator does not clear it).
+     */
+    public synchronized Registration allocate(long length) {
+        checkOpen();
+        if (length <= 0) {
+            throw new RmaException(ErrorClass.ERR_ARG, "UCX: cannot allocate " + length + " bytes");
+        }
+        scratch.clear(Ucp.MEM_MAP_PARAMS_SIZE);
+        scratch.setLong(0, Ucp.UCP_MEM_MAP_PARAM_FIELD_LENGTH | Ucp.UCP_MEM_MAP_PARAM_FIELD_FLAGS);
+        scratch.setLong(Ucp.MEM_MAP_LENGTH, length);
+        scratch.setInt(Ucp.MEM_MAP_FLAGS, Ucp.UCP_MEM_MAP_ALLOCATE);
+        int s = Ucp.ucp_mem_map(context, scratchAddress, out);
+        if (s != Ucp.UCS_OK) {
+            throw new RmaException(ErrorClass.ERR_NO_MEM, "UCX: ucp_mem_map cannot allocate " + length + " bytes: "
+                    + Ucp.text(s));
+        }
+        long memh = out[0];
+        scratch.clear(Ucp.MEM_ATTR_SIZE);
+        scratch.setLong(0, Ucp.UCP_MEM_ATTR_FIELD_ADDRESS);
+        s = Ucp.ucp_mem_query(memh, scratchAddress);
+        long address = scratch.getLong(Ucp.MEM_ATTR_ADDRESS);
+        if (s != Ucp.UCS_OK || address == 0) {
+            Ucp.ucp_mem_unmap(context, memh);
+            check(s == Ucp.UCS_OK ? Ucp.UCS_ERR_NO_MEMORY : s, "ucp_mem_query");
+        }
+        return keep(memh, address, length);
+    }
+
+    /**
+     * Where the memory at {@code remote} of a peer's registration ({@code rkey}, {@link #unpack}) is mapped in this
+     * process, or 0 when no transport of the endpoint maps it ({@code ucp_rkey_ptr}: UCX's shared-memory transports
+     * map memory UCX allocated with its sysv or posix domain; nothing maps memory registered where it lay).
+     */
+    public synchronized long pointer(long rkey, long remote) {
+        checkOpen();
+        return Ucp.ucp_rkey_ptr(rkey, remote, out) == Ucp.UCS_OK ? out[0] : 0;
     }
 
     /** Undoes {@link #register}; the memory must no longer be the target of any peer's operation. */

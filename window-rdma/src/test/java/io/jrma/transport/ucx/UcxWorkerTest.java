@@ -234,6 +234,43 @@ class UcxWorkerTest {
         }
     }
 
+    /**
+     * Memory UCX allocates: over its shared-memory transports the other worker's endpoint maps it
+     * ({@code ucp_rkey_ptr}), and stores and loads there are the memory's (both ways); UCP put and get still reach
+     * it. Over TCP nothing maps it, and memory registered where it lay is not mapped over either.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {UcxTls.SM, UcxTls.TCP})
+    @Timeout(60)
+    void allocatedMemoryIsMappedIntoPeersOverSharedMemory(String tls) {
+        assumeUcx();
+        try (UcxWorker a = UcxWorker.open(tls); UcxWorker b = UcxWorker.open(tls); Memory local = new Memory(64);
+             Memory plain = new Memory(4096)) {
+            long ep = a.connect(b.address());
+            Registration reg = b.allocate(1 << 16);
+            Pointer mem = new Pointer(reg.address());
+            long rkey = a.unpack(ep, reg.key());
+            long at = a.pointer(rkey, reg.address() + 64);
+            Registration other = b.register(Pointer.nativeValue(plain), plain.size());
+            assertEquals(0, a.pointer(a.unpack(ep, other.key()), other.address()), "registered memory: no mapping");
+            b.unregister(other);
+            if (tls.equals(UcxTls.SM)) {
+                assertNotEquals(0, at, "UCX maps the memory it allocated over sm");
+                new Pointer(at).setLong(0, 0x1234_5678_9abcL);
+                assertEquals(0x1234_5678_9abcL, mem.getLong(64), "a store through the mapping is the memory's");
+                mem.setLong(128, 77);
+                assertEquals(77, new Pointer(at).getLong(64), "and a load sees the owner's store");
+            } else {
+                assertEquals(0, at, "no mapping over " + tls);
+            }
+            local.setLong(0, 5);
+            both(a, b, a.put(ep, Pointer.nativeValue(local), 8, reg.address() + 256, rkey));
+            both(a, b, a.flush(ep));
+            assertEquals(5, mem.getLong(256), "a UCP put reaches it too");
+            b.unregister(reg);
+        }
+    }
+
     /** Drives both workers until {@code req} (of either) completes. */
     static void both(UcxWorker a, UcxWorker b, long req) {
         long deadline = System.nanoTime() + TIMEOUT_NS;
