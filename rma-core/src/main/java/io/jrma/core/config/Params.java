@@ -248,8 +248,10 @@ public final class Params {
             + "compilers of the job's JVMs are quiet, so that they compile these paths inside `Init` and not inside "
             + "the program's first loops; `auto`: when the job has more than one rank; `on`; `off`");
     /** The mpi package: the longest warm-up of MPI.Init. */
-    public static final Param MPI_WARMUP_MS = new Param("jrma.mpi.warmupMs", "3000", "job",
-            "longest time (ms) `MPI.Init`'s warm-up (`jrma.mpi.warmup`) runs, however busy the JIT still is");
+    public static final Param MPI_WARMUP_MS = new Param("jrma.mpi.warmupMs", "1000", "job",
+            "longest time (ms) `MPI.Init`'s warm-up (`jrma.mpi.warmup`) runs, however busy the JIT still is: what "
+            + "every job pays at start for faster first loops (3000 measured better first loops on 2 cores, at 2-3 s "
+            + "a job instead of about 1; docs/mpi-package.md#warm-up)");
 
     /** All parameters, for listing. */
     public static final List<Param> ALL = List.of(PATH, PROGRESS, WAIT_SPINS, WAIT_SPIN_NS, WAIT_YIELDS,
