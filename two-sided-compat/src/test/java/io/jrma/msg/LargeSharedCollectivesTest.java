@@ -17,14 +17,14 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Bcasts, allreduces, reduces and reduce_scatters beyond the inboxes' 4 KiB slots on shared memory
- * ({@link LargeReductions}: one barrier where P times the vector fits the combine budget and for reduce_scatter, reduce-scatter and copy-out
- * around two barriers above it), against the sequential model:
- * sizes that grow (the slots' window made again) and shrink, odd counts that do not split evenly into P blocks or
- * cache lines, in place, a strided receive type (not a plain copy), direct ByteBuffers, doubles summed to the same
- * bits on every rank, and back-to-back calls with uneven arrivals that reuse both slots; threads of one JVM (1..8
- * ranks) and ranks spread over 2 and 4 JVMs of this host, and the same with the large slots off
- * ({@code jrma.coll.sharedLargeMax=0}: recursive doubling and the ring by messages).
+ * Bcasts, allreduces, reduces and reduce_scatters beyond the inboxes' 4 KiB slots on shared memory ({@link
+ * LargeReductions}: one barrier where P times the vector fits the combine budget and for reduce_scatter, reduce-scatter
+ * and copy-out around two barriers above it), against the sequential model: sizes that grow (the slots' window made
+ * again) and shrink, odd counts that do not split evenly into P blocks or cache lines, in place, a strided receive type
+ * (not a plain copy), direct ByteBuffers, doubles summed to the same bits on every rank, and back-to-back calls with
+ * uneven arrivals that reuse both slots; threads of one JVM (1..8 ranks) and ranks spread over 2 and 4 JVMs of this
+ * host, and the same with the large slots off ({@code jrma.coll.sharedLargeMax=0}: recursive doubling and the ring by
+ * messages).
  */
 class LargeSharedCollectivesTest {
     private static final Duration JOB_TIMEOUT = Duration.ofSeconds(90);
