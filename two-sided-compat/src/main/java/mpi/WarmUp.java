@@ -20,10 +20,12 @@ import java.util.concurrent.locks.LockSupport;
  * <p>A first pass of {@link #FIRST_ROUNDS} rounds makes every loop pass C2's thresholds; then each rank sleeps while
  * its JVM's compilers are busy ({@link CompilationMXBean}), so that they have the cores; then single rounds follow, as
  * long as the last pass still made the compilers work (code recompiled after a deoptimization), up to {@link
- * #MAX_PASSES} passes. The time budget ({@code jrma.mpi.warmupMs}) ends it early, between rounds. Every decision to go
- * on is collective (a MAX allreduce of every rank's verdict), so every rank runs the same rounds. Everything runs on a
- * duplicate of {@code COMM_WORLD}, where no message of the program's can match, and on windows freed before {@code
- * Init} returns.
+ * #MAX_PASSES} passes. The time budget ({@code jrma.mpi.warmupMs}) ends every loop at its deadline, by agreement where
+ * ranks run it together: a ping-pong carries the verdict of the rank that sends first in its first byte, a window of
+ * sends in its answer, a collective loop in a MAX allreduce each iteration; a rank stops its own one-sided operations
+ * alone (the target is passive). So a slow link (TCP between hosts) or an interpreted first round cannot stretch it.
+ * Every decision to go on is collective, so every rank runs the same rounds. Everything runs on a duplicate of {@code
+ * COMM_WORLD}, where no message of the program's can match, and on windows freed before {@code Init} returns.
  */
 final class WarmUp {
     /** Ping-pongs of 8 bytes in one round. */
@@ -60,6 +62,9 @@ final class WarmUp {
 
     private final Intracomm comm;
     private final int rank;
+    /** When the budget ends (System.nanoTime()); every loop stops at it, by agreement where ranks run it together. */
+    private long deadline;
+    private final long[] flag = new long[1];
     /** The ranks this one runs the pair loops with, in order, and whether it sends first to each. */
     private final int[] others;
     private final boolean[] first;
@@ -121,7 +126,7 @@ final class WarmUp {
     }
 
     private int rounds(long budgetMs) throws MPIException {
-        long deadline = System.nanoTime() + budgetMs * 1_000_000L;
+        deadline = System.nanoTime() + budgetMs * 1_000_000L;
         ByteBuffer allocMem = MPI.newByteBuffer(WIN_BYTES);
         Win allocated = new Win(WIN_BYTES, 1, MPI.INFO_NULL, comm, allocMem, Win.FLAVOR_PRIVATE);
         ByteBuffer createdMem = MPI.newByteBuffer(WIN_BYTES);
@@ -135,8 +140,7 @@ final class WarmUp {
                 for (int r = 0; r < rounds && verdict[0] == 0; r++) {
                     round(allocated, created);
                     // the budget ends a pass between rounds too, on every rank at once (slow links: TCP hosts)
-                    verdict[0] = System.nanoTime() < deadline ? 0 : 1;
-                    comm.allReduce(verdict, 1, MPI.LONG, MPI.MAX);
+                    verdict[0] = agreedLate() ? 1 : 0;
                 }
                 verdict[0] = 0;
                 awaitQuiet(deadline);
@@ -195,14 +199,22 @@ final class WarmUp {
         oneSided(created, other, MEDIUM);
     }
 
+    /**
+     * A ping-pong that ends at the deadline: the rank that sends first puts its verdict in the message's first byte,
+     * the other echoes it, so both leave after the same iteration (a slow link cannot stretch the budget).
+     */
     private void pingPong(ByteBuffer buf, int bytes, int iterations, int other, boolean first) throws MPIException {
         for (int i = 0; i < iterations; i++) {
             if (first) {
+                buf.put(0, late());
                 comm.send(buf, bytes, MPI.BYTE, other, TAG);
                 comm.recv(buf, bytes, MPI.BYTE, other, TAG);
             } else {
                 comm.recv(buf, bytes, MPI.BYTE, other, TAG);
                 comm.send(buf, bytes, MPI.BYTE, other, TAG);
+            }
+            if (buf.get(0) != 0) {
+                return;
             }
         }
     }
@@ -210,13 +222,22 @@ final class WarmUp {
     private void pingPongHeap(int other, boolean first) throws MPIException {
         for (int i = 0; i < MEDIUM; i++) {
             if (first) {
+                heap[0] = late();
                 comm.send(heap, heap.length, MPI.BYTE, other, TAG);
                 comm.recv(heap, heap.length, MPI.BYTE, other, TAG);
             } else {
                 comm.recv(heap, heap.length, MPI.BYTE, other, TAG);
                 comm.send(heap, heap.length, MPI.BYTE, other, TAG);
             }
+            if (heap[0] != 0) {
+                return;
+            }
         }
+    }
+
+    /** 1 once the budget is spent, else 0: the verdict a message carries to the other rank of a pair. */
+    private byte late() {
+        return (byte) (System.nanoTime() - deadline >= 0 ? 1 : 0);
     }
 
     /** OSU's osu_bw loop: a window of non-blocking sends, answered by a short message. */
@@ -230,7 +251,11 @@ final class WarmUp {
             if (first) {
                 comm.recv(small, Long.BYTES, MPI.BYTE, other, TAG);
             } else {
+                small.put(0, late()); // the answer carries the receiver's verdict: both stop after this window
                 comm.send(small, Long.BYTES, MPI.BYTE, other, TAG);
+            }
+            if (small.get(0) != 0) {
+                return;
             }
         }
     }
@@ -251,15 +276,16 @@ final class WarmUp {
         win.lock(MPI.LOCK_SHARED, other, 0);
         rmaOps(win, other, base, ops / 2);
         win.unlock(other);
-        for (int i = 0; i < LARGE; i++) {
+        for (int i = 0; i < LARGE && late() == 0; i++) {
             win.lock(MPI.LOCK_SHARED, other, 0);
             win.put(small, Long.BYTES, MPI.BYTE, other, base, Long.BYTES, MPI.BYTE);
             win.unlock(other);
         }
     }
 
+    /** The 8-byte operations, until the deadline: each rank is origin alone (passive target), so it stops alone. */
     private void rmaOps(Win win, int other, int base, int ops) throws MPIException {
-        for (int i = 0; i < ops; i++) {
+        for (int i = 0; i < ops && late() == 0; i++) {
             win.put(small, Long.BYTES, MPI.BYTE, other, base, Long.BYTES, MPI.BYTE);
             win.flush(other);
             win.get(medium, Long.BYTES, MPI.BYTE, other, base + Long.BYTES, Long.BYTES, MPI.BYTE);
@@ -273,15 +299,22 @@ final class WarmUp {
         }
     }
 
+    /** Whether any rank's budget is spent (a MAX allreduce: every rank gets the same answer). Collective. */
+    private boolean agreedLate() throws MPIException {
+        flag[0] = late();
+        comm.allReduce(flag, 1, MPI.LONG, MPI.MAX);
+        return flag[0] != 0;
+    }
+
     private void collectives(Win win) throws MPIException {
-        for (int i = 0; i < COLL; i++) {
+        for (int i = 0; i < COLL && !agreedLate(); i++) {
             comm.allReduce(dIn, dOut, 1, MPI.DOUBLE, MPI.SUM);
             comm.allReduce(dArray, 1, MPI.DOUBLE, MPI.SUM);
             dArray[0] = 1;
             comm.barrier();
             comm.bcast(small, Long.BYTES, MPI.BYTE, 0);
         }
-        for (int i = 0; i < COLL_OTHER; i++) {
+        for (int i = 0; i < COLL_OTHER && !agreedLate(); i++) {
             comm.allGather(blocksOut, Long.BYTES, MPI.BYTE, blocksIn, Long.BYTES, MPI.BYTE);
             comm.allToAll(blocksOut, Long.BYTES, MPI.BYTE, blocksIn, Long.BYTES, MPI.BYTE);
             comm.reduceScatter(floatsOut, floatsIn, counts, MPI.FLOAT, MPI.SUM);
@@ -290,7 +323,7 @@ final class WarmUp {
             comm.scatter(blocksOut, Long.BYTES, MPI.BYTE, small, Long.BYTES, MPI.BYTE, 0);
         }
         int next = (rank + 1) % comm.getSize();
-        for (int i = 0; i < LARGE; i++) {
+        for (int i = 0; i < LARGE && !agreedLate(); i++) {
             win.fence(0);
             win.put(small, Long.BYTES, MPI.BYTE, next, 0, Long.BYTES, MPI.BYTE);
             win.fence(0);
